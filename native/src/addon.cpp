@@ -1,0 +1,119 @@
+#include "addon.hpp"
+
+#include "core/device.hpp"
+#include "core/event.hpp"
+#include "core/kernel.hpp"
+#include "core/memory.hpp"
+#include "core/module.hpp"
+#include "core/program.hpp"
+#include "core/stream.hpp"
+#include "cuda/nvrtc.hpp"
+
+namespace rxcuda {
+
+void Addon::use(Napi::Env env, cu::Context ctx) {
+  if (current == ctx) return;
+  check(env, cu::call(cu::driver().cuCtxSetCurrent, ctx), "cuCtxSetCurrent");
+  current = ctx;
+}
+
+void Addon::throwCuda(Napi::Env env, cu::Result r, const char* call) const {
+  std::string name = cu::errorName(r);
+  std::string message = call + std::string(" failed: ") + name + " (" + cu::errorString(r) + ")";
+  throw Napi::Error(env, cudaError.New({Napi::Number::New(env, r), Napi::String::New(env, name),
+                                        Napi::String::New(env, call),
+                                        Napi::String::New(env, message)}));
+}
+
+void Addon::throwNvrtc(Napi::Env env, int code, const std::string& message,
+                       const std::string& log) const {
+  throw Napi::Error(env, nvrtcError.New({Napi::Number::New(env, code),
+                                         Napi::String::New(env, message),
+                                         Napi::String::New(env, log)}));
+}
+
+const cu::Driver& Addon::driver(Napi::Env env) const {
+  const cu::Driver& d = cu::driver();
+  if (!d.problem.empty()) {
+    int code = d.initResult != cu::kSuccess ? d.initResult : cu::kErrorNotInitialized;
+    throw Napi::Error(env, cudaError.New({Napi::Number::New(env, code),
+                                          Napi::String::New(env, cu::errorName(code)),
+                                          Napi::String::New(env, "cuInit"),
+                                          Napi::String::New(env, d.problem)}));
+  }
+  return d;
+}
+
+uint64_t toU64(const Napi::Value& v) {
+  if (v.IsBigInt()) {
+    bool lossless = false;
+    return v.As<Napi::BigInt>().Uint64Value(&lossless);
+  }
+  return static_cast<uint64_t>(v.As<Napi::Number>().Int64Value());
+}
+
+namespace {
+
+// Driver facts for `rxcuda info` and for the errors TypeScript raises: never throws.
+Napi::Value driverInfo(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const cu::Driver& d = cu::driver();
+  const nvrtc::Nvrtc& n = nvrtc::nvrtc();
+  auto out = Napi::Object::New(env);
+  out["available"] = Napi::Boolean::New(env, d.problem.empty());
+  out["version"] = Napi::Number::New(env, d.version);
+  out["problem"] = Napi::String::New(env, d.problem);
+  int count = 0;
+  if (d.problem.empty()) cu::call(d.cuDeviceGetCount, &count);
+  out["deviceCount"] = Napi::Number::New(env, count);
+  auto nv = Napi::Object::New(env);
+  nv["available"] = Napi::Boolean::New(env, n.problem.empty());
+  nv["version"] = Napi::String::New(env, n.problem.empty() ? std::to_string(n.major) + "." +
+                                                                 std::to_string(n.minor)
+                                                           : "");
+  nv["path"] = Napi::String::New(env, n.path);
+  nv["problem"] = Napi::String::New(env, n.problem);
+  out["nvrtc"] = nv;
+  return out;
+}
+
+// init({ CudaError, NvrtcError, onCompletions }): TypeScript hands over its error classes and the
+// function that receives drained completions.
+Napi::Value init(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
+  auto options = info[0].As<Napi::Object>();
+  addon.cudaError = Napi::Persistent(options.Get("CudaError").As<Napi::Function>());
+  addon.nvrtcError = Napi::Persistent(options.Get("NvrtcError").As<Napi::Function>());
+  if (!addon.completion)
+    addon.completion = Completion::open(env, options.Get("onCompletions").As<Napi::Function>());
+  return env.Undefined();
+}
+
+Napi::Value pendingCompletions(const Napi::CallbackInfo& info) {
+  Addon& addon = Addon::of(info.Env());
+  return Napi::Number::New(info.Env(), addon.completion ? addon.completion->pending() : 0);
+}
+
+Napi::Object initModule(Napi::Env env, Napi::Object exports) {
+  env.SetInstanceData(new Addon());
+  exports["init"] = Napi::Function::New(env, init, "init");
+  exports["driverInfo"] = Napi::Function::New(env, driverInfo, "driverInfo");
+  exports["pendingCompletions"] = Napi::Function::New(env, pendingCompletions);
+  DeviceObject::define(env, exports);
+  StreamObject::define(env, exports);
+  EventObject::define(env, exports);
+  ModuleObject::define(env, exports);
+  KernelObject::define(env, exports);
+  defineMemory(env, exports);
+  defineProgram(env, exports);
+  return exports;
+}
+
+}  // namespace
+}  // namespace rxcuda
+
+static Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  return rxcuda::initModule(env, exports);
+}
+NODE_API_MODULE(rxcuda, Init)

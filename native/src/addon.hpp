@@ -1,0 +1,35 @@
+// Per-environment state: one Addon per Node.js environment (main thread or worker), handed to every
+// class. Nothing here is global.
+#pragma once
+#include <napi.h>
+
+#include "completion.hpp"
+#include "cuda/driver.hpp"
+
+namespace rxcuda {
+
+struct Addon {
+  Napi::FunctionReference deviceClass, streamClass, eventClass, moduleClass, kernelClass;
+  Napi::FunctionReference cudaError, nvrtcError;  // constructors handed over by TypeScript
+  Completion* completion = nullptr;
+  cu::Context current = nullptr;  // the context last made current on this thread
+
+  static Addon& of(Napi::Env env) { return *env.GetInstanceData<Addon>(); }
+
+  // Makes ctx current on the main thread, skipping the call when it already is.
+  void use(Napi::Env env, cu::Context ctx);
+  // Throws a CudaError for r (when it is not CUDA_SUCCESS), naming the driver call.
+  void check(Napi::Env env, cu::Result r, const char* call) const {
+    if (r != cu::kSuccess) throwCuda(env, r, call);
+  }
+  [[noreturn]] void throwCuda(Napi::Env env, cu::Result r, const char* call) const;
+  [[noreturn]] void throwNvrtc(Napi::Env env, int code, const std::string& message,
+                               const std::string& log) const;
+  // The driver table, or a CudaError that says why there is none.
+  const cu::Driver& driver(Napi::Env env) const;
+};
+
+// BigInt or safe-integer Number to an unsigned 64-bit value (handles and pointers).
+uint64_t toU64(const Napi::Value& v);
+
+}  // namespace rxcuda

@@ -1,0 +1,59 @@
+// The completion road: the one way from a driver (or worker) thread back to the JS main thread.
+// A foreign thread pushes a preallocated record onto a lock-free stack and, unless a wake-up is
+// already on its way, wakes the main thread (one Node-API threadsafe-function call, never
+// blocking); the main thread drains every record at once and hands their ids to JavaScript.
+#pragma once
+#include <napi.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "cuda/types.hpp"
+
+namespace rxcuda {
+
+class Completion {
+ public:
+  // A record is allocated on the main thread when work is enqueued and travels as the callback's
+  // user data; the foreign thread only links it in.
+  struct Record {
+    Record* next = nullptr;
+    Completion* road = nullptr;
+    uint32_t id = 0;
+    int32_t status = 0;
+  };
+
+  // onDrain(ids: Uint32Array, statuses: Int32Array) is called on the main thread.
+  static Completion* open(Napi::Env env, Napi::Function onDrain);
+
+  // A record for id, counted as pending (keeps the event loop alive) until it is drained.
+  Record* record(uint32_t id);
+  // Gives back a record whose enqueue failed, without calling JavaScript.
+  void cancel(Record* r);
+  uint32_t pending() const { return pending_; }
+
+  // Safe to call from any thread; never blocks, never calls JS or CUDA.
+  static void push(Record* r, int32_t status);
+  static void streamCallback(cu::Stream, cu::Result status, void* userData);
+  static void hostFunction(void* userData);
+
+ private:
+  Completion() = default;
+  static void onWake(napi_env env, napi_value, void* context, void*);
+  static void onEnvCleanup(void* arg);
+  void drain(bool callJs);
+  void release();
+  void track(int delta);
+
+  napi_env env_ = nullptr;
+  napi_threadsafe_function wake_ = nullptr;
+  Napi::FunctionReference onDrain_;
+  std::atomic<Record*> head_{nullptr};
+  std::atomic<bool> wakePending_{false};
+  std::atomic<int> senders_{0};
+  std::atomic<bool> closed_{false};
+  std::atomic<int> refs_{1};  // the environment's, plus one per record not yet drained
+  uint32_t pending_ = 0;      // main thread only
+};
+
+}  // namespace rxcuda

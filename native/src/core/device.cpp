@@ -1,0 +1,89 @@
+#include "device.hpp"
+
+namespace rxcuda {
+
+void DeviceObject::define(Napi::Env env, Napi::Object exports) {
+  Napi::Function cls = DefineClass(env, "Device",
+                                   {
+                                       InstanceMethod<&DeviceObject::properties>("properties"),
+                                       InstanceMethod<&DeviceObject::memoryInfo>("memoryInfo"),
+                                       InstanceMethod<&DeviceObject::attribute>("attribute"),
+                                   });
+  Addon::of(env).deviceClass = Napi::Persistent(cls);
+  exports["Device"] = cls;
+}
+
+DeviceObject::DeviceObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<DeviceObject>(info) {
+  Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
+  const cu::Driver& d = addon.driver(env);
+  int ordinal = info[0].As<Napi::Number>().Int32Value();
+  addon.check(env, cu::call(d.cuDeviceGet, &dev_, ordinal), "cuDeviceGet");
+  addon.check(env, cu::call(d.cuDevicePrimaryCtxRetain, &ctx_, dev_), "cuDevicePrimaryCtxRetain");
+}
+
+DeviceObject::~DeviceObject() {
+  if (ctx_) cu::call(cu::driver().cuDevicePrimaryCtxRelease, dev_);
+}
+
+Napi::Value DeviceObject::properties(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
+  const cu::Driver& d = cu::driver();
+  char name[256] = {0};
+  addon.check(env, cu::call(d.cuDeviceGetName, name, static_cast<int>(sizeof name) - 1, dev_),
+              "cuDeviceGetName");
+  size_t total = 0;
+  addon.check(env, cu::call(d.cuDeviceTotalMem, &total, dev_), "cuDeviceTotalMem");
+  auto out = Napi::Object::New(env);
+  out["name"] = Napi::String::New(env, name);
+  out["totalMemory"] = Napi::Number::New(env, static_cast<double>(total));
+  static const std::pair<const char*, int> attributes[] = {
+      {"major", cu::kAttrComputeCapabilityMajor},
+      {"minor", cu::kAttrComputeCapabilityMinor},
+      {"multiprocessors", cu::kAttrMultiprocessorCount},
+      {"maxThreadsPerBlock", cu::kAttrMaxThreadsPerBlock},
+      {"maxBlockX", cu::kAttrMaxBlockDimX},
+      {"maxBlockY", cu::kAttrMaxBlockDimY},
+      {"maxBlockZ", cu::kAttrMaxBlockDimZ},
+      {"maxGridX", cu::kAttrMaxGridDimX},
+      {"maxGridY", cu::kAttrMaxGridDimY},
+      {"maxGridZ", cu::kAttrMaxGridDimZ},
+      {"sharedMemoryPerBlock", cu::kAttrMaxSharedMemoryPerBlock},
+      {"sharedMemoryPerBlockOptin", cu::kAttrMaxSharedMemoryPerBlockOptin},
+      {"warpSize", cu::kAttrWarpSize},
+      {"cooperativeLaunch", cu::kAttrCooperativeLaunch},
+      {"clusterLaunch", cu::kAttrClusterLaunch},
+      {"memoryPools", cu::kAttrMemoryPoolsSupported},
+  };
+  for (const auto& [key, attr] : attributes) {
+    int value = 0;
+    addon.check(env, cu::call(d.cuDeviceGetAttribute, &value, attr, dev_), "cuDeviceGetAttribute");
+    out[key] = Napi::Number::New(env, value);
+  }
+  return out;
+}
+
+Napi::Value DeviceObject::attribute(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int value = 0;
+  Addon::of(env).check(env,
+                       cu::call(cu::driver().cuDeviceGetAttribute, &value,
+                                info[0].As<Napi::Number>().Int32Value(), dev_),
+                       "cuDeviceGetAttribute");
+  return Napi::Number::New(env, value);
+}
+
+Napi::Value DeviceObject::memoryInfo(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
+  addon.use(env, ctx_);
+  size_t free = 0, total = 0;
+  addon.check(env, cu::call(cu::driver().cuMemGetInfo, &free, &total), "cuMemGetInfo");
+  auto out = Napi::Object::New(env);
+  out["free"] = Napi::Number::New(env, static_cast<double>(free));
+  out["total"] = Napi::Number::New(env, static_cast<double>(total));
+  return out;
+}
+
+}  // namespace rxcuda

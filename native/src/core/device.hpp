@@ -1,0 +1,28 @@
+// A CUDA device and its primary context, retained for as long as this object lives.
+#pragma once
+#include <napi.h>
+
+#include "../addon.hpp"
+
+namespace rxcuda {
+
+class DeviceObject : public Napi::ObjectWrap<DeviceObject> {
+ public:
+  static void define(Napi::Env env, Napi::Object exports);
+  explicit DeviceObject(const Napi::CallbackInfo& info);  // new Device(ordinal)
+  ~DeviceObject() override;
+
+  cu::Context context() const { return ctx_; }
+  cu::Device device() const { return dev_; }
+  static DeviceObject* from(const Napi::Value& v) { return Unwrap(v.As<Napi::Object>()); }
+
+ private:
+  Napi::Value properties(const Napi::CallbackInfo& info);
+  Napi::Value memoryInfo(const Napi::CallbackInfo& info);
+  Napi::Value attribute(const Napi::CallbackInfo& info);
+
+  cu::Device dev_ = 0;
+  cu::Context ctx_ = nullptr;
+};
+
+}  // namespace rxcuda

@@ -1,0 +1,66 @@
+#include "event.hpp"
+
+#include "device.hpp"
+
+namespace rxcuda {
+
+void EventObject::define(Napi::Env env, Napi::Object exports) {
+  Napi::Function cls = DefineClass(env, "Event",
+                                   {
+                                       InstanceMethod<&EventObject::query>("query"),
+                                       InstanceMethod<&EventObject::elapsed>("elapsed"),
+                                       InstanceMethod<&EventObject::destroy>("destroy"),
+                                   });
+  Addon::of(env).eventClass = Napi::Persistent(cls);
+  exports["Event"] = cls;
+}
+
+EventObject::EventObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<EventObject>(info) {
+  Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
+  const cu::Driver& d = addon.driver(env);
+  ctx_ = DeviceObject::from(info[0])->context();
+  device_ = Napi::Persistent(info[0].As<Napi::Object>());
+  addon.use(env, ctx_);
+  addon.check(env, cu::call(d.cuEventCreate, &event_, info[1].As<Napi::Number>().Uint32Value()),
+              "cuEventCreate");
+}
+
+EventObject::~EventObject() {
+  if (event_) cu::call(cu::driver().cuEventDestroy, event_);
+}
+
+Napi::Value EventObject::query(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
+  addon.use(env, ctx_);
+  cu::Result r = cu::call(cu::driver().cuEventQuery, event_);
+  if (r == cu::kErrorNotReady) return Napi::Boolean::New(env, false);
+  addon.check(env, r, "cuEventQuery");
+  return Napi::Boolean::New(env, true);
+}
+
+// elapsed(end): milliseconds from this event to end; both must have completed.
+Napi::Value EventObject::elapsed(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
+  addon.use(env, ctx_);
+  auto* end = Unwrap(info[0].As<Napi::Object>());
+  float ms = 0;
+  addon.check(env, cu::call(cu::driver().cuEventElapsedTime, &ms, event_, end->event_),
+              "cuEventElapsedTime");
+  return Napi::Number::New(env, ms);
+}
+
+Napi::Value EventObject::destroy(const Napi::CallbackInfo& info) {
+  if (event_) {
+    Napi::Env env = info.Env();
+    Addon::of(env).use(env, ctx_);
+    cu::call(cu::driver().cuEventDestroy, event_);
+    event_ = nullptr;
+  }
+  device_.Reset();
+  return info.Env().Undefined();
+}
+
+}  // namespace rxcuda

@@ -1,0 +1,26 @@
+// A CUDA event, created on a device's primary context.
+#pragma once
+#include <napi.h>
+
+#include "../addon.hpp"
+
+namespace rxcuda {
+
+class EventObject : public Napi::ObjectWrap<EventObject> {
+ public:
+  static void define(Napi::Env env, Napi::Object exports);
+  explicit EventObject(const Napi::CallbackInfo& info);  // new Event(device, flags)
+  ~EventObject() override;
+  cu::Event event() const { return event_; }
+
+ private:
+  Napi::Value query(const Napi::CallbackInfo& info);
+  Napi::Value elapsed(const Napi::CallbackInfo& info);
+  Napi::Value destroy(const Napi::CallbackInfo& info);
+
+  cu::Event event_ = nullptr;
+  cu::Context ctx_ = nullptr;
+  Napi::ObjectReference device_;
+};
+
+}  // namespace rxcuda

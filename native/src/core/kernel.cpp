@@ -1,0 +1,169 @@
+#include "kernel.hpp"
+
+#include <cstring>
+
+#include "module.hpp"
+
+namespace rxcuda {
+
+void KernelObject::define(Napi::Env env, Napi::Object exports) {
+  Napi::Function cls = DefineClass(
+      env, "Kernel",
+      {
+          InstanceMethod<&KernelObject::handle>("handle"),
+          InstanceMethod<&KernelObject::paramInfo>("paramInfo"),
+          InstanceMethod<&KernelObject::attributes>("attributes"),
+          InstanceMethod<&KernelObject::setAttribute>("setAttribute"),
+          InstanceMethod<&KernelObject::occupancy>("occupancy"),
+          InstanceMethod<&KernelObject::suggestBlockSize>("suggestBlockSize"),
+          InstanceMethod<&KernelObject::bind>("bind"),
+          InstanceMethod<&KernelObject::launch>("launch"),
+      });
+  Addon::of(env).kernelClass = Napi::Persistent(cls);
+  exports["Kernel"] = cls;
+}
+
+KernelObject::KernelObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<KernelObject>(info) {
+  Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
+  const cu::Driver& d = addon.driver(env);
+  auto* module = ModuleObject::Unwrap(info[0].As<Napi::Object>());
+  module_ = Napi::Persistent(info[0].As<Napi::Object>());
+  ctx_ = module->context();
+  addon.use(env, ctx_);
+  std::string name = info[1].As<Napi::String>();
+  addon.check(env, cu::call(d.cuModuleGetFunction, &fn_, module->module(), name.c_str()),
+              "cuModuleGetFunction");
+}
+
+Napi::Value KernelObject::handle(const Napi::CallbackInfo& info) {
+  return Napi::BigInt::New(info.Env(), static_cast<uint64_t>(reinterpret_cast<uintptr_t>(fn_)));
+}
+
+// [{ offset, size }] per parameter, or null where the driver cannot say (before CUDA 12.4).
+Napi::Value KernelObject::paramInfo(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const cu::Driver& d = cu::driver();
+  if (!d.cuFuncGetParamInfo) return env.Null();
+  auto out = Napi::Array::New(env);
+  for (size_t i = 0;; i++) {
+    size_t offset = 0, size = 0;
+    cu::Result r = d.cuFuncGetParamInfo(fn_, i, &offset, &size);
+    if (r == cu::kErrorInvalidValue) break;  // past the last parameter
+    if (r != cu::kSuccess) return env.Null();
+    auto entry = Napi::Object::New(env);
+    entry["offset"] = Napi::Number::New(env, static_cast<double>(offset));
+    entry["size"] = Napi::Number::New(env, static_cast<double>(size));
+    out[static_cast<uint32_t>(i)] = entry;
+  }
+  return out;
+}
+
+Napi::Value KernelObject::attributes(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
+  static const std::pair<const char*, int> names[] = {
+      {"maxThreadsPerBlock", cu::kFuncMaxThreadsPerBlock},
+      {"sharedSizeBytes", cu::kFuncSharedSizeBytes},
+      {"constSizeBytes", cu::kFuncConstSizeBytes},
+      {"localSizeBytes", cu::kFuncLocalSizeBytes},
+      {"numRegs", cu::kFuncNumRegs},
+      {"ptxVersion", cu::kFuncPtxVersion},
+      {"binaryVersion", cu::kFuncBinaryVersion},
+      {"maxDynamicSharedSizeBytes", cu::kFuncMaxDynamicSharedSizeBytes},
+  };
+  auto out = Napi::Object::New(env);
+  for (const auto& [key, attr] : names) {
+    int value = 0;
+    addon.check(env, cu::call(cu::driver().cuFuncGetAttribute, &value, attr, fn_),
+                "cuFuncGetAttribute");
+    out[key] = Napi::Number::New(env, value);
+  }
+  return out;
+}
+
+Napi::Value KernelObject::setAttribute(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
+  addon.use(env, ctx_);
+  addon.check(env,
+              cu::call(cu::driver().cuFuncSetAttribute, fn_, info[0].As<Napi::Number>().Int32Value(),
+                       info[1].As<Napi::Number>().Int32Value()),
+              "cuFuncSetAttribute");
+  return env.Undefined();
+}
+
+// occupancy(blockSize, sharedMem): active blocks per multiprocessor.
+Napi::Value KernelObject::occupancy(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
+  addon.use(env, ctx_);
+  int blocks = 0;
+  addon.check(env,
+              cu::call(cu::driver().cuOccupancyMaxActiveBlocksPerMultiprocessor, &blocks, fn_,
+                       info[0].As<Napi::Number>().Int32Value(),
+                       static_cast<size_t>(info[1].As<Napi::Number>().Int64Value())),
+              "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  return Napi::Number::New(env, blocks);
+}
+
+// suggestBlockSize(sharedMem, blockLimit): { minGridSize, blockSize } for full occupancy.
+Napi::Value KernelObject::suggestBlockSize(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
+  addon.use(env, ctx_);
+  int minGrid = 0, block = 0;
+  addon.check(env,
+              cu::call(cu::driver().cuOccupancyMaxPotentialBlockSize, &minGrid, &block, fn_,
+                       static_cast<void*>(nullptr),
+                       static_cast<size_t>(info[0].As<Napi::Number>().Int64Value()),
+                       info[1].As<Napi::Number>().Int32Value()),
+              "cuOccupancyMaxPotentialBlockSize");
+  auto out = Napi::Object::New(env);
+  out["minGridSize"] = Napi::Number::New(env, minGrid);
+  out["blockSize"] = Napi::Number::New(env, block);
+  return out;
+}
+
+// bind(block: ArrayBuffer, offsets: Uint32Array): once per kernel, from its signature.
+Napi::Value KernelObject::bind(const Napi::CallbackInfo& info) {
+  auto block = info[0].As<Napi::ArrayBuffer>();
+  auto offsets = info[1].As<Napi::Uint32Array>();
+  block_ = Napi::Persistent(block);
+  data_ = static_cast<uint8_t*>(block.Data());
+  params_.resize(offsets.ElementLength());
+  for (size_t i = 0; i < params_.size(); i++) params_[i] = data_ + kArgsOffset + offsets[i];
+  return info.Env().Undefined();
+}
+
+// launch(): everything it needs is already in the block. Returns nothing; throws CudaError.
+Napi::Value KernelObject::launch(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
+  addon.use(env, ctx_);
+  uint32_t h[11];
+  std::memcpy(h, data_, sizeof h);
+  uint64_t stream = 0;
+  std::memcpy(&stream, data_ + kStreamOffset, sizeof stream);
+  cu::LaunchAttribute attrs[2];
+  unsigned n = 0;
+  if (h[kFlags] & kFlagCooperative) {
+    attrs[n].id = cu::kLaunchAttrCooperative;
+    attrs[n].value.cooperative = 1;
+    n++;
+  }
+  if (h[kFlags] & kFlagCluster) {
+    attrs[n].id = cu::kLaunchAttrClusterDimension;
+    attrs[n].value.clusterDim = {h[kClusterX], h[kClusterY], h[kClusterZ]};
+    n++;
+  }
+  cu::LaunchConfig config{h[kGridX],  h[kGridY],  h[kGridZ],   h[kBlockX],
+                          h[kBlockY], h[kBlockZ], h[kSharedMem], reinterpret_cast<cu::Stream>(stream),
+                          n ? attrs : nullptr, n};
+  cu::Result r = cu::call(cu::driver().cuLaunchKernelEx, &config, fn_,
+                          params_.empty() ? nullptr : params_.data(), static_cast<void**>(nullptr));
+  if (r != cu::kSuccess) addon.throwCuda(env, r, "cuLaunchKernelEx");
+  return env.Undefined();
+}
+
+}  // namespace rxcuda

@@ -1,0 +1,44 @@
+// A kernel of a loaded module and its launch fast path: TypeScript writes the launch header and
+// the packed arguments into one preallocated block; launch() reads it and calls cuLaunchKernelEx.
+#pragma once
+#include <napi.h>
+
+#include <vector>
+
+#include "../addon.hpp"
+
+namespace rxcuda {
+
+// The block's header, in 32-bit words; the stream handle is a 64-bit word at kStreamOffset.
+enum LaunchHeader : unsigned {
+  kGridX, kGridY, kGridZ, kBlockX, kBlockY, kBlockZ, kSharedMem, kFlags,
+  kClusterX, kClusterY, kClusterZ,
+};
+constexpr unsigned kStreamOffset = 48;
+constexpr unsigned kArgsOffset = 64;
+constexpr unsigned kFlagCooperative = 1, kFlagCluster = 2;
+
+class KernelObject : public Napi::ObjectWrap<KernelObject> {
+ public:
+  static void define(Napi::Env env, Napi::Object exports);
+  explicit KernelObject(const Napi::CallbackInfo& info);  // new Kernel(module, name)
+
+ private:
+  Napi::Value handle(const Napi::CallbackInfo& info);
+  Napi::Value paramInfo(const Napi::CallbackInfo& info);
+  Napi::Value attributes(const Napi::CallbackInfo& info);
+  Napi::Value setAttribute(const Napi::CallbackInfo& info);
+  Napi::Value occupancy(const Napi::CallbackInfo& info);
+  Napi::Value suggestBlockSize(const Napi::CallbackInfo& info);
+  Napi::Value bind(const Napi::CallbackInfo& info);
+  Napi::Value launch(const Napi::CallbackInfo& info);
+
+  cu::Function fn_ = nullptr;
+  cu::Context ctx_ = nullptr;
+  Napi::ObjectReference module_;  // the module stays loaded while its kernels live
+  Napi::Reference<Napi::ArrayBuffer> block_;
+  uint8_t* data_ = nullptr;
+  std::vector<void*> params_;  // pointers into the block, one per parameter
+};
+
+}  // namespace rxcuda

@@ -1,0 +1,42 @@
+#include "module.hpp"
+
+#include "device.hpp"
+
+namespace rxcuda {
+
+void ModuleObject::define(Napi::Env env, Napi::Object exports) {
+  Napi::Function cls =
+      DefineClass(env, "Module", {InstanceMethod<&ModuleObject::unload>("unload")});
+  Addon::of(env).moduleClass = Napi::Persistent(cls);
+  exports["Module"] = cls;
+}
+
+ModuleObject::ModuleObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ModuleObject>(info) {
+  Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
+  const cu::Driver& d = addon.driver(env);
+  ctx_ = DeviceObject::from(info[0])->context();
+  device_ = Napi::Persistent(info[0].As<Napi::Object>());
+  addon.use(env, ctx_);
+  auto image = info[1].As<Napi::Uint8Array>();
+  addon.check(env, cu::call(d.cuModuleLoadData, &module_, static_cast<const void*>(image.Data())),
+              "cuModuleLoadData");
+}
+
+ModuleObject::~ModuleObject() {
+  if (module_) cu::call(cu::driver().cuModuleUnload, module_);
+}
+
+Napi::Value ModuleObject::unload(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (module_) {
+    Addon& addon = Addon::of(env);
+    addon.use(env, ctx_);
+    cu::Module m = module_;
+    module_ = nullptr;
+    addon.check(env, cu::call(cu::driver().cuModuleUnload, m), "cuModuleUnload");
+  }
+  return env.Undefined();
+}
+
+}  // namespace rxcuda

@@ -1,0 +1,25 @@
+// A loaded module (cubin, fatbin or PTX image) on a device's primary context.
+#pragma once
+#include <napi.h>
+
+#include "../addon.hpp"
+
+namespace rxcuda {
+
+class ModuleObject : public Napi::ObjectWrap<ModuleObject> {
+ public:
+  static void define(Napi::Env env, Napi::Object exports);
+  explicit ModuleObject(const Napi::CallbackInfo& info);  // new Module(device, image: Uint8Array)
+  ~ModuleObject() override;
+  cu::Module module() const { return module_; }
+  cu::Context context() const { return ctx_; }
+
+ private:
+  Napi::Value unload(const Napi::CallbackInfo& info);
+
+  cu::Module module_ = nullptr;
+  cu::Context ctx_ = nullptr;
+  Napi::ObjectReference device_;
+};
+
+}  // namespace rxcuda

@@ -1,0 +1,211 @@
+#include "stream.hpp"
+
+#include "device.hpp"
+#include "event.hpp"
+
+namespace rxcuda {
+
+void StreamObject::define(Napi::Env env, Napi::Object exports) {
+  Napi::Function cls = DefineClass(
+      env, "Stream",
+      {
+          InstanceMethod<&StreamObject::handle>("handle"),
+          InstanceMethod<&StreamObject::destroy>("destroy"),
+          InstanceMethod<&StreamObject::query>("query"),
+          InstanceMethod<&StreamObject::priority>("priority"),
+          InstanceMethod<&StreamObject::flags>("flags"),
+          InstanceMethod<&StreamObject::capturing>("capturing"),
+          InstanceMethod<&StreamObject::record>("record"),
+          InstanceMethod<&StreamObject::waitEvent>("waitEvent"),
+          InstanceMethod<&StreamObject::notify>("notify"),
+          InstanceMethod<&StreamObject::hostFunction>("hostFunction"),
+          InstanceMethod<&StreamObject::alloc>("alloc"),
+          InstanceMethod<&StreamObject::free>("free"),
+          InstanceMethod<&StreamObject::copy>("copy"),
+          InstanceMethod<&StreamObject::fill>("fill"),
+      });
+  Addon::of(env).streamClass = Napi::Persistent(cls);
+  exports["Stream"] = cls;
+}
+
+StreamObject::StreamObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<StreamObject>(info) {
+  Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
+  const cu::Driver& d = addon.driver(env);
+  auto* device = DeviceObject::from(info[0]);
+  device_ = Napi::Persistent(info[0].As<Napi::Object>());
+  ctx_ = device->context();
+  addon.use(env, ctx_);
+  if (info.Length() > 3 && !info[3].IsUndefined()) {
+    stream_ = reinterpret_cast<cu::Stream>(toU64(info[3]));
+    cu::Context owner = nullptr;
+    addon.check(env, cu::call(d.cuStreamGetCtx, stream_, &owner), "cuStreamGetCtx");
+    if (owner != ctx_)
+      throw Napi::RangeError::New(
+          env, "Expected `handle` to be a stream of this device's primary context");
+    return;
+  }
+  addon.check(env,
+              cu::call(d.cuStreamCreateWithPriority, &stream_, info[1].As<Napi::Number>().Uint32Value(),
+                       info[2].As<Napi::Number>().Int32Value()),
+              "cuStreamCreateWithPriority");
+  owned_ = true;
+}
+
+StreamObject::~StreamObject() {
+  // Work still queued completes first: the driver releases the stream after it.
+  if (owned_ && stream_) cu::call(cu::driver().cuStreamDestroy, stream_);
+}
+
+const cu::Driver& StreamObject::enter(Napi::Env env) {
+  Addon::of(env).use(env, ctx_);
+  return cu::driver();
+}
+
+Napi::Value StreamObject::handle(const Napi::CallbackInfo& info) {
+  return Napi::BigInt::New(info.Env(), static_cast<uint64_t>(reinterpret_cast<uintptr_t>(stream_)));
+}
+
+Napi::Value StreamObject::destroy(const Napi::CallbackInfo& info) {
+  if (owned_ && stream_) {
+    Napi::Env env = info.Env();
+    Addon::of(env).check(env, cu::call(enter(env).cuStreamDestroy, stream_), "cuStreamDestroy");
+  }
+  stream_ = nullptr;
+  device_.Reset();
+  return info.Env().Undefined();
+}
+
+Napi::Value StreamObject::query(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  cu::Result r = cu::call(enter(env).cuStreamQuery, stream_);
+  if (r == cu::kErrorNotReady) return Napi::Boolean::New(env, false);
+  Addon::of(env).check(env, r, "cuStreamQuery");
+  return Napi::Boolean::New(env, true);
+}
+
+Napi::Value StreamObject::priority(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int priority = 0;
+  Addon::of(env).check(env, cu::call(enter(env).cuStreamGetPriority, stream_, &priority),
+                       "cuStreamGetPriority");
+  return Napi::Number::New(env, priority);
+}
+
+Napi::Value StreamObject::flags(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  unsigned flags = 0;
+  Addon::of(env).check(env, cu::call(enter(env).cuStreamGetFlags, stream_, &flags),
+                       "cuStreamGetFlags");
+  return Napi::Number::New(env, flags);
+}
+
+Napi::Value StreamObject::capturing(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  cu::StreamCaptureStatus status = cu::kCaptureNone;
+  Addon::of(env).check(env, cu::call(enter(env).cuStreamIsCapturing, stream_, &status),
+                       "cuStreamIsCapturing");
+  return Napi::Boolean::New(env, status != cu::kCaptureNone);
+}
+
+Napi::Value StreamObject::record(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto* event = EventObject::Unwrap(info[0].As<Napi::Object>());
+  Addon::of(env).check(env, cu::call(enter(env).cuEventRecord, event->event(), stream_),
+                       "cuEventRecord");
+  return env.Undefined();
+}
+
+Napi::Value StreamObject::waitEvent(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto* event = EventObject::Unwrap(info[0].As<Napi::Object>());
+  Addon::of(env).check(env, cu::call(enter(env).cuStreamWaitEvent, stream_, event->event(), 0u),
+                       "cuStreamWaitEvent");
+  return env.Undefined();
+}
+
+// notify(id): when the work enqueued so far has finished (or failed), id comes back through the
+// completion road with the stream's status.
+Napi::Value StreamObject::notify(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
+  const cu::Driver& d = enter(env);
+  Completion::Record* r = addon.completion->record(info[0].As<Napi::Number>().Uint32Value());
+  cu::Result result = cu::call(d.cuStreamAddCallback, stream_, &Completion::streamCallback, r, 0u);
+  if (result != cu::kSuccess) {
+    addon.completion->cancel(r);
+    addon.throwCuda(env, result, "cuStreamAddCallback");
+  }
+  return env.Undefined();
+}
+
+// hostFunction(fn, userData): a native CUhostFn enqueued as it is; it runs on a driver thread.
+Napi::Value StreamObject::hostFunction(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto fn = reinterpret_cast<cu::HostFn>(toU64(info[0]));
+  auto data = reinterpret_cast<void*>(toU64(info[1]));
+  Addon::of(env).check(env, cu::call(enter(env).cuLaunchHostFunc, stream_, fn, data),
+                       "cuLaunchHostFunc");
+  return env.Undefined();
+}
+
+Napi::Value StreamObject::alloc(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  cu::DevicePtr ptr = 0;
+  size_t bytes = static_cast<size_t>(info[0].As<Napi::Number>().Int64Value());
+  Addon::of(env).check(env, cu::call(enter(env).cuMemAllocAsync, &ptr, bytes, stream_),
+                       "cuMemAllocAsync");
+  return Napi::BigInt::New(env, static_cast<uint64_t>(ptr));
+}
+
+Napi::Value StreamObject::free(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Addon::of(env).check(env, cu::call(enter(env).cuMemFreeAsync, toU64(info[0]), stream_),
+                       "cuMemFreeAsync");
+  return env.Undefined();
+}
+
+// copy(dst, src, bytes): addresses are unified, so one call serves every direction.
+Napi::Value StreamObject::copy(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  size_t bytes = static_cast<size_t>(info[2].As<Napi::Number>().Int64Value());
+  Addon::of(env).check(
+      env, cu::call(enter(env).cuMemcpyAsync, toU64(info[0]), toU64(info[1]), bytes, stream_),
+      "cuMemcpyAsync");
+  return env.Undefined();
+}
+
+// fill(ptr, elementSize, count, low, high): writes a 1, 2, 4 or 8 byte pattern count times.
+Napi::Value StreamObject::fill(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
+  const cu::Driver& d = enter(env);
+  cu::DevicePtr ptr = toU64(info[0]);
+  unsigned size = info[1].As<Napi::Number>().Uint32Value();
+  size_t count = static_cast<size_t>(info[2].As<Napi::Number>().Int64Value());
+  unsigned low = info[3].As<Napi::Number>().Uint32Value();
+  unsigned high = info[4].As<Napi::Number>().Uint32Value();
+  switch (size) {
+    case 1:
+      addon.check(env, cu::call(d.cuMemsetD8Async, ptr, static_cast<unsigned char>(low), count, stream_),
+                  "cuMemsetD8Async");
+      break;
+    case 2:
+      addon.check(env, cu::call(d.cuMemsetD16Async, ptr, static_cast<unsigned short>(low), count, stream_),
+                  "cuMemsetD16Async");
+      break;
+    case 4:
+      addon.check(env, cu::call(d.cuMemsetD32Async, ptr, low, count, stream_), "cuMemsetD32Async");
+      break;
+    default:
+      // An 8-byte pattern as two strided 4-byte fills: one column of low words, one of high.
+      addon.check(env, cu::call(d.cuMemsetD2D32Async, ptr, size_t{8}, low, size_t{1}, count, stream_),
+                  "cuMemsetD2D32Async");
+      addon.check(env,
+                  cu::call(d.cuMemsetD2D32Async, ptr + 4, size_t{8}, high, size_t{1}, count, stream_),
+                  "cuMemsetD2D32Async");
+  }
+  return env.Undefined();
+}
+
+}  // namespace rxcuda

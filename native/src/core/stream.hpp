@@ -1,0 +1,45 @@
+// A CUDA stream: owned (created here) or foreign (wrapped from a handle made by other CUDA code).
+// Every method enqueues and returns; none waits for the device.
+#pragma once
+#include <napi.h>
+
+#include "../addon.hpp"
+
+namespace rxcuda {
+
+class StreamObject : public Napi::ObjectWrap<StreamObject> {
+ public:
+  static void define(Napi::Env env, Napi::Object exports);
+  // new Stream(device, flags, priority) creates; new Stream(device, 0, 0, handle) wraps.
+  explicit StreamObject(const Napi::CallbackInfo& info);
+  ~StreamObject() override;
+
+  cu::Stream stream() const { return stream_; }
+  cu::Context context() const { return ctx_; }
+
+ private:
+  Napi::Value handle(const Napi::CallbackInfo& info);
+  Napi::Value destroy(const Napi::CallbackInfo& info);
+  Napi::Value query(const Napi::CallbackInfo& info);
+  Napi::Value priority(const Napi::CallbackInfo& info);
+  Napi::Value flags(const Napi::CallbackInfo& info);
+  Napi::Value capturing(const Napi::CallbackInfo& info);
+  Napi::Value record(const Napi::CallbackInfo& info);
+  Napi::Value waitEvent(const Napi::CallbackInfo& info);
+  Napi::Value notify(const Napi::CallbackInfo& info);
+  Napi::Value hostFunction(const Napi::CallbackInfo& info);
+  Napi::Value alloc(const Napi::CallbackInfo& info);
+  Napi::Value free(const Napi::CallbackInfo& info);
+  Napi::Value copy(const Napi::CallbackInfo& info);
+  Napi::Value fill(const Napi::CallbackInfo& info);
+
+  // Makes the stream's context current and returns the driver table.
+  const cu::Driver& enter(Napi::Env env);
+
+  cu::Stream stream_ = nullptr;
+  cu::Context ctx_ = nullptr;
+  bool owned_ = false;
+  Napi::ObjectReference device_;  // keeps the primary context retained while the stream lives
+};
+
+}  // namespace rxcuda

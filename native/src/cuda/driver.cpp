@@ -1,0 +1,78 @@
+#include "driver.hpp"
+
+#include <dlfcn.h>
+
+#include <mutex>
+
+namespace rxcuda::cu {
+namespace {
+
+using GetProcAddressFn = Result (*)(const char* symbol, void** fn, int version, uint64_t flags,
+                                    ProcAddressQueryResult* status);
+using DriverGetVersionFn = Result (*)(int* version);
+
+std::string describeVersion(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+void load(Driver& d) {
+  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char* why = dlerror();
+    d.problem = std::string("no NVIDIA driver: libcuda.so.1 was not found on the loader path (") +
+                (why ? why : "dlopen failed") + ")";
+    return;
+  }
+  // These two are the only symbols taken by name: their ABI has never changed.
+  auto getVersion = reinterpret_cast<DriverGetVersionFn>(dlsym(lib, "cuDriverGetVersion"));
+  auto getProc = reinterpret_cast<GetProcAddressFn>(dlsym(lib, "cuGetProcAddress_v2"));
+  if (!getVersion || getVersion(&d.version) != kSuccess) {
+    d.problem = "libcuda.so.1 was found but does not answer cuDriverGetVersion";
+    return;
+  }
+  if (d.version < kMinDriverVersion || !getProc) {
+    d.problem = "the NVIDIA driver supports CUDA " + describeVersion(d.version) +
+                "; rxcuda needs a driver for CUDA " + describeVersion(kMinDriverVersion) +
+                " or newer";
+    return;
+  }
+#define RXCUDA_RESOLVE_ENTRY(name, version, params)                                      \
+  {                                                                                      \
+    void* fn = nullptr;                                                                  \
+    ProcAddressQueryResult status = kProcSymbolNotFound;                                 \
+    if (getProc(#name, &fn, version, 0, &status) == kSuccess && status == kProcFound) {  \
+      d.name = reinterpret_cast<decltype(d.name)>(fn);                                   \
+    }                                                                                    \
+  }
+  RXCUDA_DRIVER_ENTRY_POINTS(RXCUDA_RESOLVE_ENTRY)
+#undef RXCUDA_RESOLVE_ENTRY
+  d.initResult = call(d.cuInit, 0u);
+  if (d.initResult == kErrorNoDevice) {
+    d.problem = "the NVIDIA driver (CUDA " + describeVersion(d.version) + ") sees no CUDA device";
+  } else if (d.initResult != kSuccess) {
+    d.problem = "cuInit failed: " + errorName(d.initResult) + " (" + errorString(d.initResult) + ")";
+  }
+}
+
+}  // namespace
+
+const Driver& driver() {
+  static Driver table;
+  static std::once_flag once;
+  std::call_once(once, [] { load(table); });
+  return table;
+}
+
+std::string errorName(Result r) {
+  const char* s = nullptr;
+  if (call(driver().cuGetErrorName, r, &s) == kSuccess && s) return s;
+  return "CUDA_ERROR_" + std::to_string(r);
+}
+
+std::string errorString(Result r) {
+  const char* s = nullptr;
+  if (call(driver().cuGetErrorString, r, &s) == kSuccess && s) return s;
+  return "unknown CUDA error " + std::to_string(r);
+}
+
+}  // namespace rxcuda::cu

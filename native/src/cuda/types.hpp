@@ -1,0 +1,103 @@
+// The CUDA driver types rxcuda uses, declared here so the addon builds without the toolkit.
+// check.cpp compares them with cuda.h wherever the toolkit is present at build time.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace rxcuda::cu {
+
+using Result = int;
+using Device = int;
+using DevicePtr = unsigned long long;
+using Context = struct CtxSt*;
+using Stream = struct StreamSt*;
+using Event = struct EventSt*;
+using Module = struct ModSt*;
+using Function = struct FuncSt*;
+using HostFn = void (*)(void* userData);
+using StreamCallback = void (*)(Stream stream, Result status, void* userData);
+
+constexpr Result kSuccess = 0;
+constexpr Result kErrorInvalidValue = 1;
+constexpr Result kErrorNotInitialized = 3;
+constexpr Result kErrorNoDevice = 100;
+constexpr Result kErrorNotFound = 500;
+constexpr Result kErrorNotReady = 600;
+
+// Errors after which the context can no longer be used (the "sticky" errors).
+constexpr bool isSticky(Result r) {
+  return r == 700 /* ILLEGAL_ADDRESS */ || r == 714 /* HARDWARE_STACK_ERROR */ ||
+         r == 715 /* ILLEGAL_INSTRUCTION */ || r == 716 /* MISALIGNED_ADDRESS */ ||
+         r == 717 /* INVALID_ADDRESS_SPACE */ || r == 718 /* INVALID_PC */ ||
+         r == 719 /* LAUNCH_FAILED */ || r == 720 /* COOPERATIVE_LAUNCH_TOO_LARGE */;
+}
+
+enum DeviceAttribute : int {
+  kAttrMaxThreadsPerBlock = 1,
+  kAttrMaxBlockDimX = 2,
+  kAttrMaxBlockDimY = 3,
+  kAttrMaxBlockDimZ = 4,
+  kAttrMaxGridDimX = 5,
+  kAttrMaxGridDimY = 6,
+  kAttrMaxGridDimZ = 7,
+  kAttrMaxSharedMemoryPerBlock = 8,
+  kAttrWarpSize = 10,
+  kAttrClockRate = 13,
+  kAttrMultiprocessorCount = 16,
+  kAttrComputeCapabilityMajor = 75,
+  kAttrComputeCapabilityMinor = 76,
+  kAttrMaxSharedMemoryPerBlockOptin = 97,
+  kAttrCooperativeLaunch = 95,
+  kAttrCanUseStreamWaitValueNor = 123,
+  kAttrMemoryPoolsSupported = 115,
+  kAttrClusterLaunch = 120,
+};
+
+enum FunctionAttribute : int {
+  kFuncMaxThreadsPerBlock = 0,
+  kFuncSharedSizeBytes = 1,
+  kFuncConstSizeBytes = 2,
+  kFuncLocalSizeBytes = 3,
+  kFuncNumRegs = 4,
+  kFuncPtxVersion = 5,
+  kFuncBinaryVersion = 6,
+  kFuncMaxDynamicSharedSizeBytes = 8,
+};
+
+constexpr unsigned kStreamNonBlocking = 0x1;
+constexpr unsigned kEventDisableTiming = 0x2;
+constexpr unsigned kMemHostAllocPortable = 0x1;
+
+enum LaunchAttributeId : int {
+  kLaunchAttrCooperative = 2,
+  kLaunchAttrClusterDimension = 4,
+};
+
+union LaunchAttributeValue {
+  char pad[64];
+  int cooperative;
+  struct {
+    unsigned x, y, z;
+  } clusterDim;
+};
+
+struct LaunchAttribute {
+  LaunchAttributeId id;
+  char pad[8 - sizeof(LaunchAttributeId)];
+  LaunchAttributeValue value;
+};
+
+struct LaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  Stream hStream;
+  LaunchAttribute* attrs;
+  unsigned numAttrs;
+};
+
+enum StreamCaptureStatus : int { kCaptureNone = 0, kCaptureActive = 1, kCaptureInvalidated = 2 };
+
+enum ProcAddressQueryResult : int { kProcFound = 0, kProcSymbolNotFound = 1, kProcVersionTooLow = 2 };
+
+}  // namespace rxcuda::cu
