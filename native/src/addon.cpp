@@ -35,9 +35,8 @@ void Addon::throwNvrtc(Napi::Env env, int code, const std::string& message,
 const cu::Driver& Addon::driver(Napi::Env env) const {
   const cu::Driver& d = cu::driver();
   if (!d.problem.empty()) {
-    int code = d.initResult != cu::kSuccess ? d.initResult : cu::kErrorNotInitialized;
-    throw Napi::Error(env, cudaError.New({Napi::Number::New(env, code),
-                                          Napi::String::New(env, cu::errorName(code)),
+    throw Napi::Error(env, cudaError.New({Napi::Number::New(env, d.unavailable),
+                                          Napi::String::New(env, cu::errorName(d.unavailable)),
                                           Napi::String::New(env, "cuInit"),
                                           Napi::String::New(env, d.problem)}));
   }
@@ -63,6 +62,8 @@ Napi::Value driverInfo(const Napi::CallbackInfo& info) {
   out["available"] = Napi::Boolean::New(env, d.problem.empty());
   out["version"] = Napi::Number::New(env, d.version);
   out["problem"] = Napi::String::New(env, d.problem);
+  out["code"] = Napi::Number::New(env, d.unavailable);
+  out["codeName"] = Napi::String::New(env, d.problem.empty() ? "" : cu::errorName(d.unavailable));
   int count = 0;
   if (d.problem.empty()) cu::call(d.cuDeviceGetCount, &count);
   out["deviceCount"] = Napi::Number::New(env, count);
@@ -90,6 +91,15 @@ Napi::Value init(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+Napi::Value describeError(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int code = info[0].As<Napi::Number>().Int32Value();
+  auto out = Napi::Object::New(env);
+  out["name"] = Napi::String::New(env, cu::errorName(code));
+  out["message"] = Napi::String::New(env, cu::errorString(code));
+  return out;
+}
+
 Napi::Value pendingCompletions(const Napi::CallbackInfo& info) {
   Addon& addon = Addon::of(info.Env());
   return Napi::Number::New(info.Env(), addon.completion ? addon.completion->pending() : 0);
@@ -99,6 +109,7 @@ Napi::Object initModule(Napi::Env env, Napi::Object exports) {
   env.SetInstanceData(new Addon());
   exports["init"] = Napi::Function::New(env, init, "init");
   exports["driverInfo"] = Napi::Function::New(env, driverInfo, "driverInfo");
+  exports["describeError"] = Napi::Function::New(env, describeError, "describeError");
   exports["pendingCompletions"] = Napi::Function::New(env, pendingCompletions);
   DeviceObject::define(env, exports);
   StreamObject::define(env, exports);

@@ -19,6 +19,7 @@ void load(Driver& d) {
   void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     const char* why = dlerror();
+    d.unavailable = kErrorNoDevice;
     d.problem = std::string("no NVIDIA driver: libcuda.so.1 was not found on the loader path (") +
                 (why ? why : "dlopen failed") + ")";
     return;
@@ -27,10 +28,12 @@ void load(Driver& d) {
   auto getVersion = reinterpret_cast<DriverGetVersionFn>(dlsym(lib, "cuDriverGetVersion"));
   auto getProc = reinterpret_cast<GetProcAddressFn>(dlsym(lib, "cuGetProcAddress_v2"));
   if (!getVersion || getVersion(&d.version) != kSuccess) {
+    d.unavailable = kErrorNotInitialized;
     d.problem = "libcuda.so.1 was found but does not answer cuDriverGetVersion";
     return;
   }
   if (d.version < kMinDriverVersion || !getProc) {
+    d.unavailable = kErrorNotSupported;
     d.problem = "the NVIDIA driver supports CUDA " + describeVersion(d.version) +
                 "; rxcuda needs a driver for CUDA " + describeVersion(kMinDriverVersion) +
                 " or newer";
@@ -46,11 +49,11 @@ void load(Driver& d) {
   }
   RXCUDA_DRIVER_ENTRY_POINTS(RXCUDA_RESOLVE_ENTRY)
 #undef RXCUDA_RESOLVE_ENTRY
-  d.initResult = call(d.cuInit, 0u);
-  if (d.initResult == kErrorNoDevice) {
+  d.unavailable = call(d.cuInit, 0u);
+  if (d.unavailable == kErrorNoDevice) {
     d.problem = "the NVIDIA driver (CUDA " + describeVersion(d.version) + ") sees no CUDA device";
-  } else if (d.initResult != kSuccess) {
-    d.problem = "cuInit failed: " + errorName(d.initResult) + " (" + errorString(d.initResult) + ")";
+  } else if (d.unavailable != kSuccess) {
+    d.problem = "cuInit failed: " + errorName(d.unavailable) + " (" + errorString(d.unavailable) + ")";
   }
 }
 
@@ -66,7 +69,14 @@ const Driver& driver() {
 std::string errorName(Result r) {
   const char* s = nullptr;
   if (call(driver().cuGetErrorName, r, &s) == kSuccess && s) return s;
-  return "CUDA_ERROR_" + std::to_string(r);
+  // Without a driver to ask, name the codes rxcuda itself reports.
+  switch (r) {
+    case kErrorNotInitialized: return "CUDA_ERROR_NOT_INITIALIZED";
+    case kErrorNotSupported: return "CUDA_ERROR_NOT_SUPPORTED";
+    case kErrorNoDevice: return "CUDA_ERROR_NO_DEVICE";
+    case kErrorNotFound: return "CUDA_ERROR_NOT_FOUND";
+    default: return "CUDA_ERROR_" + std::to_string(r);
+  }
 }
 
 std::string errorString(Result r) {

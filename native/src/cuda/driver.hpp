@@ -69,7 +69,7 @@ struct Driver {
 #undef RXCUDA_DECLARE_ENTRY
   int version = 0;        // cuDriverGetVersion, 0 when no driver was found
   std::string problem;    // why the driver cannot be used; empty when it can
-  int initResult = kSuccess;
+  Result unavailable = kSuccess;  // the CUresult that stands for `problem`
 };
 
 // Opens the driver once per process and initialises it; later calls return the same table.

@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+// The rxcuda command: `rxcuda info` lists CUDA devices, or says precisely why there are none.
+import { Command } from 'commander';
+import { Device } from '../core/device.js';
+
+function gib(bytes: number): string {
+  return `${(bytes / 2 ** 30).toFixed(1)} GiB`;
+}
+
+function version(cudaVersion: number): string {
+  return `${Math.floor(cudaVersion / 1000)}.${(cudaVersion % 1000) / 10}`;
+}
+
+/** Prints the driver, NVRTC and every device; exits 0 whether or not a device is usable. */
+function info(options: { json?: boolean }): void {
+  const driver = Device.driverInfo();
+  const devices = driver.available ? Device.all() : [];
+  if (options.json) {
+    const list = devices.map((d) => ({ ordinal: d.ordinal, arch: d.arch, ...d.properties }));
+    console.log(JSON.stringify({ driver, devices: list }, null, 2));
+    return;
+  }
+  console.log(`rxcuda on Node.js ${process.version}`);
+  console.log(driver.version ? `driver: CUDA ${version(driver.version)}` : 'driver: none');
+  const nv = driver.nvrtc;
+  console.log(nv.available ? `NVRTC: ${nv.version} (${nv.path})` : `NVRTC: not available: ${nv.problem}`);
+  if (!driver.available) {
+    console.log(`No CUDA device: ${driver.problem}.`);
+    return;
+  }
+  if (devices.length === 0) console.log('No CUDA device: the driver sees none.');
+  for (const d of devices) {
+    const p = d.properties;
+    const features = [
+      p.cooperativeLaunch && 'cooperative launch',
+      p.clusterLaunch && 'cluster launch',
+      p.memoryPools && 'memory pools',
+    ].filter(Boolean);
+    console.log(
+      `[${d.ordinal}] ${p.name}: compute ${p.major}.${p.minor} (${d.arch}), ${p.multiprocessors} multiprocessors, ` +
+        `${gib(p.totalMemory)}, ${features.join(', ')}`,
+    );
+  }
+}
+
+const program = new Command('rxcuda').description('Reactive stream scheduling for NVIDIA GPUs');
+program.command('info').description('list CUDA devices, driver and NVRTC versions').option('--json', 'print JSON').action(info);
+program.parse();

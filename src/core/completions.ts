@@ -1,0 +1,43 @@
+// The JavaScript end of the completion road: ids handed to the addon when work is enqueued come
+// back here, drained in batches on the main thread, and settle what was waiting for them.
+
+/** Called with the stream's CUresult (0 when the work before the notification succeeded). */
+export type CompletionHandler = (status: number) => void;
+
+const handlers = new Map<number, CompletionHandler>();
+let nextId = 1;
+
+/** Reserves an id whose completion calls `handler`; pass the id to the addon's notify. */
+export function expectCompletion(handler: CompletionHandler): number {
+  let id = nextId;
+  while (handlers.has(id)) id = (id % 0xffff_ffff) + 1;
+  nextId = (id % 0xffff_ffff) + 1;
+  handlers.set(id, handler);
+  return id;
+}
+
+/** Forgets an id whose enqueue failed: nothing will come back for it. */
+export function cancelCompletion(id: number): void {
+  handlers.delete(id);
+}
+
+/** How many completions are still owed. */
+export function pendingCompletions(): number {
+  return handlers.size;
+}
+
+/** Entry point for the addon: one call per wake-up, with every record drained. */
+export function drainCompletions(ids: Uint32Array, statuses: Int32Array): void {
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]!;
+    const handler = handlers.get(id);
+    if (!handler) continue;
+    handlers.delete(id);
+    try {
+      handler(statuses[i]!);
+    } catch (error) {
+      // A handler is rxcuda's own code; a throw here is a bug, reported without stopping the drain.
+      process.emitWarning(error as Error);
+    }
+  }
+}

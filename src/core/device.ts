@@ -1,0 +1,178 @@
+// CUDA devices: enumeration, properties, and the factories for streams, events, memory, modules.
+import { addon, type DeviceProperties, type DriverInfo, type NativeDevice } from './native.js';
+import { CudaError, checkCount, checkOptions, rangeError, typeError } from './errors.js';
+import { DTYPES, isDType, type DType } from './dtype.js';
+import { HostArray } from './memory.js';
+import { Stream, type StreamOptions } from './stream.js';
+import { Event, type EventOptions } from './event.js';
+import { Module, type ModuleImage } from './module.js';
+import { compileProgram, type CompileOptions } from './program.js';
+
+const devices = new Map<number, Device>();
+
+/** The reason no CUDA device can be used, as a CudaError (for `Device.get` and friends). */
+function unavailable(info: DriverInfo): CudaError {
+  if (info.code === 0) return new CudaError(100, 'CUDA_ERROR_NO_DEVICE', 'cuDeviceGetCount', 'the NVIDIA driver sees no CUDA device');
+  return new CudaError(info.code, info.codeName, 'cuInit', info.problem);
+}
+
+/**
+ * A CUDA device and its primary context, which rxcuda retains and makes current for you.
+ * Get one with `Device.get(ordinal)` or `Device.default()`.
+ */
+export class Device {
+  /** The device's ordinal, as CUDA numbers them. */
+  readonly ordinal: number;
+  /** Facts about the device, read once. */
+  readonly properties: DeviceProperties;
+  /** @internal */
+  readonly native: NativeDevice;
+  #poisoned: CudaError | undefined;
+  #service: Stream | undefined;
+
+  private constructor(ordinal: number) {
+    this.ordinal = ordinal;
+    this.native = new addon.Device(ordinal);
+    this.properties = Object.freeze(this.native.properties());
+  }
+
+  /** The driver's state: version, whether it can be used (and why not), NVRTC's version and path. */
+  static driverInfo(): DriverInfo {
+    return addon.driverInfo();
+  }
+
+  /** Number of CUDA devices; 0 where there is no driver or no device. */
+  static count(): number {
+    return addon.driverInfo().deviceCount;
+  }
+
+  /**
+   * The device with this ordinal.
+   * @throws CudaError when no CUDA driver or device can be used (its message says why).
+   * @throws RangeError when `ordinal` is not below {@link Device.count}.
+   */
+  static get(ordinal: number): Device {
+    checkCount('ordinal', ordinal);
+    const existing = devices.get(ordinal);
+    if (existing) return existing;
+    const info = addon.driverInfo();
+    if (!info.available) throw unavailable(info);
+    if (ordinal >= info.deviceCount)
+      rangeError('ordinal', `below the device count ${info.deviceCount}`, ordinal);
+    const device = new Device(ordinal);
+    devices.set(ordinal, device);
+    return device;
+  }
+
+  /** Every CUDA device, in ordinal order (empty where there is none). */
+  static all(): Device[] {
+    return Array.from({ length: Device.count() }, (_, i) => Device.get(i));
+  }
+
+  /**
+   * The first CUDA device.
+   * @throws CudaError when there is none, saying why (no driver, driver too old, no device).
+   */
+  static default(): Device {
+    return Device.get(0);
+  }
+
+  /** The device's name, e.g. "NVIDIA H200". */
+  get name(): string {
+    return this.properties.name;
+  }
+
+  /** Compute capability as `[major, minor]`, e.g. `[9, 0]`. */
+  get computeCapability(): readonly [number, number] {
+    return [this.properties.major, this.properties.minor];
+  }
+
+  /** The real architecture NVRTC compiles for by default, e.g. `sm_90`. */
+  get arch(): string {
+    return `sm_${this.properties.major}${this.properties.minor}`;
+  }
+
+  /** Free and total device memory in bytes, as the driver reports them now. */
+  memoryInfo(): { free: number; total: number } {
+    return this.native.memoryInfo();
+  }
+
+  /**
+   * The sticky error that broke this device's context (an illegal address, a launch failure), or
+   * undefined. Once set, every call on the device fails fast with it.
+   */
+  get poisoned(): CudaError | undefined {
+    return this.#poisoned;
+  }
+
+  /** @internal Records a sticky error and rethrows any error as it is. */
+  fail(error: unknown): never {
+    if (error instanceof CudaError && error.sticky) this.#poisoned ??= error;
+    throw error;
+  }
+
+  /** @internal Throws the sticky error, if there is one. */
+  checkUsable(): void {
+    if (this.#poisoned) throw this.#poisoned;
+  }
+
+  /**
+   * A new stream on this device.
+   * @param options `priority` (lower is more urgent, default 0) and `nonBlocking` (default false).
+   */
+  createStream(options?: StreamOptions): Stream {
+    this.checkUsable();
+    return Stream.create(this, options);
+  }
+
+  /** A new event, to be recorded later with {@link Stream.record}. */
+  createEvent(options?: EventOptions): Event {
+    this.checkUsable();
+    return Event.create(this, options);
+  }
+
+  /**
+   * A typed array of `length` elements in pinned host memory: the device reads and writes it
+   * asynchronously, and `data` is a TypedArray over it.
+   * @throws TypeError for an unknown `dtype`, RangeError for a negative or non-integer `length`.
+   */
+  allocHost<D extends DType>(dtype: D, length: number): HostArray<D> {
+    if (!isDType(dtype)) typeError('dtype', `one of ${Object.keys(DTYPES).join(', ')}`, dtype);
+    checkCount('length', length);
+    this.checkUsable();
+    return HostArray.allocate(this, dtype, length);
+  }
+
+  /**
+   * Loads a module from a cubin, fatbin or PTX image (PTX may be given as a string).
+   * @throws CudaError when the driver rejects the image.
+   */
+  loadModule(image: ModuleImage): Module {
+    this.checkUsable();
+    return Module.load(this, image);
+  }
+
+  /**
+   * Compiles CUDA C++ with NVRTC (on a worker thread) for this device and loads the result.
+   * Compiled code is cached on disk, keyed by source, options, NVRTC version and architecture.
+   * @throws NvrtcError with the compiler's log when compilation fails.
+   */
+  async compile(source: string, options?: CompileOptions): Promise<Module> {
+    if (typeof source !== 'string' || source.length === 0) typeError('source', 'CUDA C++ source text', source);
+    checkOptions('options', options);
+    this.checkUsable();
+    const compiled = await compileProgram(source, this.arch, options ?? {});
+    return Module.load(this, compiled.image, compiled.names, compiled.log, compiled.fromCache);
+  }
+
+  /**
+   * @internal A private stream that has waited for the work of `streams` (open or closed), for
+   * frees and notifications that must follow work spread over several streams.
+   */
+  serviceStream(streams: readonly Stream[] = []): Stream {
+    this.#service ??= Stream.create(this, { nonBlocking: true });
+    for (const stream of streams) if (stream !== this.#service) this.#service.native.waitEvent(stream.tail());
+    return this.#service;
+  }
+}
+

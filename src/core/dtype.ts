@@ -1,0 +1,72 @@
+// Element types of device and host arrays, and the scalar parameter types of kernels.
+
+/** An element type: signed/unsigned integers of 8–64 bits, and IEEE floats of 16, 32, 64 bits. */
+export type DType = 'i8' | 'u8' | 'i16' | 'u16' | 'i32' | 'u32' | 'i64' | 'u64' | 'f16' | 'f32' | 'f64';
+
+/** The TypedArray that holds each element type on the host (f16 as its raw 16-bit patterns). */
+export interface TypedArrayOf {
+  i8: Int8Array;
+  u8: Uint8Array;
+  i16: Int16Array;
+  u16: Uint16Array;
+  i32: Int32Array;
+  u32: Uint32Array;
+  i64: BigInt64Array;
+  u64: BigUint64Array;
+  f16: Uint16Array;
+  f32: Float32Array;
+  f64: Float64Array;
+}
+
+type TypedArrayConstructor<T> = new (buffer: ArrayBufferLike, byteOffset: number, length: number) => T;
+
+/** Size in bytes and host TypedArray of each element type. */
+export const DTYPES: { readonly [D in DType]: { readonly size: number; readonly Array: TypedArrayConstructor<TypedArrayOf[D]> } } = {
+  i8: { size: 1, Array: Int8Array },
+  u8: { size: 1, Array: Uint8Array },
+  i16: { size: 2, Array: Int16Array },
+  u16: { size: 2, Array: Uint16Array },
+  i32: { size: 4, Array: Int32Array },
+  u32: { size: 4, Array: Uint32Array },
+  i64: { size: 8, Array: BigInt64Array },
+  u64: { size: 8, Array: BigUint64Array },
+  f16: { size: 2, Array: Uint16Array },
+  f32: { size: 4, Array: Float32Array },
+  f64: { size: 8, Array: Float64Array },
+};
+
+/** True when `value` names an element type. */
+export function isDType(value: unknown): value is DType {
+  return typeof value === 'string' && Object.hasOwn(DTYPES, value);
+}
+
+const f64 = new Float64Array(1);
+const f64Words = new Uint32Array(f64.buffer);
+
+/** The IEEE binary16 bit pattern nearest to `value` (round to nearest, ties to even). */
+export function toHalfBits(value: number): number {
+  if (Number.isNaN(value)) return 0x7e00;
+  f64[0] = value;
+  const sign = (f64Words[1]! >>> 16) & 0x8000;
+  const exponent = ((f64Words[1]! >>> 20) & 0x7ff) - 1023;
+  if (exponent >= 16) return sign | 0x7c00; // beyond 65520: infinity
+  // Count the value in units of the result's last place (2^-24 below the normal range): the
+  // scaling by a power of two is exact, so one rounding of the count is the only rounding.
+  const e = Math.max(exponent, -14);
+  const units = Math.abs(value) * 2 ** (10 - e);
+  const whole = Math.floor(units);
+  const rest = units - whole;
+  const rounded = rest > 0.5 || (rest === 0.5 && whole % 2 === 1) ? whole + 1 : whole;
+  const bits = ((e + 15) << 10) + rounded - 1024;
+  return sign | Math.min(bits, 0x7c00);
+}
+
+/** The number that an IEEE binary16 bit pattern stands for. */
+export function fromHalfBits(bits: number): number {
+  const sign = bits & 0x8000 ? -1 : 1;
+  const exp = (bits >>> 10) & 0x1f;
+  const mant = bits & 0x3ff;
+  if (exp === 0) return sign * mant * 2 ** -24;
+  if (exp === 0x1f) return mant ? NaN : sign * Infinity;
+  return sign * (1 + mant / 1024) * 2 ** (exp - 15);
+}

@@ -1,0 +1,86 @@
+// Error classes that the addon throws as real instances, and the argument checks that produce
+// TypeError/RangeError messages of one shape: Expected `name` to be …, got ….
+
+/** A CUDA driver call failed. */
+export class CudaError extends Error {
+  /** The CUresult number, e.g. 1 for CUDA_ERROR_INVALID_VALUE. */
+  readonly code: number;
+  /** The CUresult name, e.g. `CUDA_ERROR_INVALID_VALUE`. */
+  override readonly name: string;
+  /** The driver call that failed, e.g. `cuLaunchKernelEx`. */
+  readonly call: string;
+
+  constructor(code: number, name: string, call: string, message: string) {
+    super(message);
+    this.code = code;
+    this.name = name;
+    this.call = call;
+  }
+
+  /** Errors after which the context cannot be used again (illegal address, launch failure, …). */
+  get sticky(): boolean {
+    return STICKY.has(this.code);
+  }
+}
+
+const STICKY = new Set([700, 714, 715, 716, 717, 718, 719, 720]);
+
+/** NVRTC failed to compile a program; `log` holds the compiler's output. */
+export class NvrtcError extends Error {
+  /** The nvrtcResult number (-1 when NVRTC itself could not be loaded). */
+  readonly code: number;
+  /** The compiler's log: errors and warnings with line numbers. */
+  readonly log: string;
+  override readonly name = 'NvrtcError';
+
+  constructor(code: number, message: string, log: string) {
+    super(log ? `${message}\n${log}` : message);
+    this.code = code;
+    this.log = log;
+  }
+}
+
+/** A description of what was received, printed as it is (not quoted) in argument errors. */
+export class Received {
+  constructor(readonly text: string) {}
+}
+
+/** Marks `text` as a description of the value received, e.g. `received('a closed Stream')`. */
+export function received(text: string): Received {
+  return new Received(text);
+}
+
+/** A human-readable rendering of a value received, for argument errors. */
+export function describe(value: unknown): string {
+  if (value instanceof Received) return value.text;
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(describe).join(', ')}]`;
+  if (value === null || value === undefined || typeof value !== 'object') return String(value);
+  const name = value.constructor?.name;
+  return name && name !== 'Object' ? `a ${name}` : JSON.stringify(value);
+}
+
+/** Throws a TypeError that names the argument, what it should be and what it was. */
+export function typeError(name: string, expected: string, got: unknown): never {
+  throw new TypeError(`Expected \`${name}\` to be ${expected}, got ${describe(got)}`);
+}
+
+/** Throws a RangeError that names the argument, what it should be and what it was. */
+export function rangeError(name: string, expected: string, got: unknown): never {
+  throw new RangeError(`Expected \`${name}\` to be ${expected}, got ${describe(got)}`);
+}
+
+/** A non-negative safe integer, or a TypeError/RangeError naming `name`. */
+export function checkCount(name: string, value: unknown, min = 0): number {
+  if (typeof value !== 'number' || !Number.isInteger(value)) typeError(name, 'an integer', value);
+  if (value < min || value > Number.MAX_SAFE_INTEGER)
+    rangeError(name, `an integer ≥ ${min}`, value);
+  return value;
+}
+
+/** Throws unless `value` is a plain options object (or undefined). */
+export function checkOptions(name: string, value: unknown): void {
+  if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value)))
+    typeError(name, 'an options object', value);
+}

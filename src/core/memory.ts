@@ -1,0 +1,221 @@
+// Device arrays (stream-ordered pool memory) and pinned host arrays, with the bookkeeping that
+// frees them only after every stream that used them has finished with them.
+import { addon } from './native.js';
+import { DTYPES, type DType, type TypedArrayOf } from './dtype.js';
+import { checkCount, rangeError } from './errors.js';
+import type { Device } from './device.js';
+import type { Stream } from './stream.js';
+
+/** @internal One allocation, shared by an array and every view of it. */
+export abstract class Allocation {
+  #last: Stream | undefined;
+  #others: Set<Stream> | undefined;
+  freed = false;
+  /** Whether every device can address it (pinned host memory), not only its own. */
+  abstract readonly portable: boolean;
+
+  constructor(
+    readonly device: Device,
+    readonly ptr: bigint,
+  ) {}
+
+  /** Notes that work on `stream` uses this memory; cheap when it is the same stream as before. */
+  use(stream: Stream): void {
+    if (this.#last === stream) return;
+    if (this.#last) (this.#others ??= new Set()).add(this.#last);
+    this.#others?.delete(stream);
+    this.#last = stream;
+  }
+
+  /** Every stream whose enqueued work may still touch this memory, the latest last. */
+  protected streams(): Stream[] {
+    const streams = this.#others ? [...this.#others] : [];
+    if (this.#last) streams.push(this.#last);
+    return streams;
+  }
+
+  /** Frees the memory once the work of every stream that used it is done. Idempotent. */
+  abstract release(): void;
+}
+
+class DeviceAllocation extends Allocation {
+  readonly portable = false;
+
+  release(): void {
+    if (this.freed) return;
+    this.freed = true;
+    const streams = this.streams();
+    const only = streams.length === 1 ? streams[0]! : undefined;
+    // Stream-ordered free: behind the work of the one stream that used it, or behind all of them.
+    const target = only && !only.closed ? only : this.device.serviceStream(streams);
+    target.native.free(this.ptr);
+  }
+}
+
+class HostAllocation extends Allocation {
+  readonly portable = true;
+
+  constructor(
+    device: Device,
+    ptr: bigint,
+    readonly buffer: WeakRef<ArrayBuffer>,
+  ) {
+    super(device, ptr);
+  }
+
+  release(): void {
+    if (this.freed) return;
+    this.freed = true;
+    const free = () =>
+      addon.freeHost(this.device.native, this.ptr, this.buffer.deref() ?? new ArrayBuffer(0));
+    const streams = this.streams();
+    if (streams.length === 0) free();
+    else this.device.serviceStream(streams).notify(free);
+  }
+}
+
+const collected = new FinalizationRegistry<Allocation>((allocation) => {
+  try {
+    allocation.release();
+  } catch {
+    // The device is gone (process teardown): the driver reclaims the memory with the context.
+  }
+});
+
+/** Memory that kernels and copies can address: a device array or a pinned host array. */
+export abstract class Memory<D extends DType = DType> {
+  /** The element type. */
+  readonly dtype: D;
+  /** Number of elements. */
+  readonly length: number;
+  /** Size in bytes. */
+  readonly byteLength: number;
+  /** The address of the first element, for interoperation with other CUDA code. */
+  readonly ptr: bigint;
+  /** @internal Low and high 32 bits of `ptr`, so a launch packs pointers without BigInt work. */
+  readonly lo: number;
+  /** @internal */
+  readonly hi: number;
+  /** @internal */
+  readonly allocation: Allocation;
+
+  protected constructor(allocation: Allocation, dtype: D, byteOffset: number, length: number) {
+    this.allocation = allocation;
+    this.dtype = dtype;
+    this.length = length;
+    this.byteLength = length * DTYPES[dtype].size;
+    this.ptr = allocation.ptr + BigInt(byteOffset);
+    this.lo = Number(this.ptr & 0xffff_ffffn);
+    this.hi = Number(this.ptr >> 32n);
+  }
+
+  /** The device whose context owns this memory. */
+  get device(): Device {
+    return this.allocation.device;
+  }
+
+  /** True once the memory has been closed (freeing may still be pending behind enqueued work). */
+  get closed(): boolean {
+    return this.allocation.freed;
+  }
+
+  /** @internal Checks begin/end of a view and returns its byte offset and length. */
+  protected range(begin: number, end: number): [number, number] {
+    checkCount('begin', begin);
+    checkCount('end', end);
+    if (end > this.length) rangeError('end', `at most the length ${this.length}`, end);
+    if (begin > end) rangeError('begin', `at most \`end\` (${end})`, begin);
+    return [begin * DTYPES[this.dtype].size, end - begin];
+  }
+
+  /** Frees the memory after the work already enqueued on it completes. Idempotent. */
+  abstract close(): void;
+
+  [Symbol.dispose](): void {
+    this.close();
+  }
+}
+
+/**
+ * A typed array in device memory, allocated from the device's stream-ordered pool.
+ * Create with {@link Stream.alloc}; free with `close()` (or `using`): the free is stream-ordered,
+ * so work already enqueued that reads or writes it completes first.
+ */
+export class DeviceArray<D extends DType = DType> extends Memory<D> {
+  readonly #root: DeviceArray<D> | undefined;
+  readonly #byteOffset: number;
+
+  /** @internal Use {@link Stream.alloc}. */
+  constructor(allocation: Allocation, dtype: D, byteOffset: number, length: number, root?: DeviceArray<D>) {
+    super(allocation, dtype, byteOffset, length);
+    this.#root = root;
+    this.#byteOffset = byteOffset;
+  }
+
+  /** @internal */
+  static allocate<D extends DType>(stream: Stream, dtype: D, length: number): DeviceArray<D> {
+    const ptr = stream.native.alloc(Math.max(1, length) * DTYPES[dtype].size);
+    const allocation = new DeviceAllocation(stream.device, ptr);
+    allocation.use(stream);
+    const array = new DeviceArray(allocation, dtype, 0, length);
+    collected.register(array, allocation, allocation);
+    return array;
+  }
+
+  /**
+   * A view of elements `begin` (inclusive) to `end` (exclusive), sharing this memory.
+   * @throws RangeError when the range is outside the array.
+   */
+  subarray(begin = 0, end = this.length): DeviceArray<D> {
+    const [offset, length] = this.range(begin, end);
+    return new DeviceArray(this.allocation, this.dtype, this.#byteOffset + offset, length, this.#root ?? this);
+  }
+
+  /** Frees the allocation (stream-ordered). On a view, frees the whole allocation it belongs to. */
+  close(): void {
+    collected.unregister(this.allocation);
+    this.allocation.release();
+  }
+}
+
+/**
+ * A typed array in pinned (page-locked) host memory, which the device can copy from and to
+ * asynchronously. `data` is a real TypedArray over that memory. Create with
+ * {@link Device.allocHost}; `close()` frees it once the work that uses it has completed, and
+ * empties `data`.
+ */
+export class HostArray<D extends DType = DType> extends Memory<D> {
+  /** The elements, readable and writable from JavaScript (f16 as raw bit patterns). */
+  readonly data: TypedArrayOf[D];
+
+  /** @internal Use {@link Device.allocHost}. */
+  constructor(allocation: Allocation, dtype: D, data: TypedArrayOf[D]) {
+    super(allocation, dtype, data.byteOffset, data.length);
+    this.data = data;
+  }
+
+  /** @internal */
+  static allocate<D extends DType>(device: Device, dtype: D, length: number): HostArray<D> {
+    const { ptr, buffer } = addon.allocHost(device.native, Math.max(1, length) * DTYPES[dtype].size);
+    const allocation = new HostAllocation(device, ptr, new WeakRef(buffer));
+    // Freed when the buffer itself is collected: only then can no TypedArray reach the memory.
+    collected.register(buffer, allocation, allocation);
+    return new HostArray(allocation, dtype, new DTYPES[dtype].Array(buffer, 0, length));
+  }
+
+  /**
+   * A view of elements `begin` (inclusive) to `end` (exclusive), sharing this memory.
+   * @throws RangeError when the range is outside the array.
+   */
+  subarray(begin = 0, end = this.length): HostArray<D> {
+    const [offset, length] = this.range(begin, end);
+    const view = new DTYPES[this.dtype].Array(this.data.buffer, this.data.byteOffset + offset, length);
+    return new HostArray(this.allocation, this.dtype, view);
+  }
+
+  /** Frees the pinned memory once work already enqueued on it completes; `data` then empties. */
+  close(): void {
+    collected.unregister(this.allocation);
+    this.allocation.release();
+  }
+}

@@ -1,0 +1,106 @@
+// Modules: cubin, fatbin or PTX images loaded on a device, and the kernels looked up in them.
+import { addon, type NativeModule } from './native.js';
+import { typeError, received } from './errors.js';
+import { Kernel, type Signature } from './kernel.js';
+import type { Device } from './device.js';
+import type { Stream } from './stream.js';
+
+/** A module image: PTX text, or cubin / fatbin / PTX bytes. */
+export type ModuleImage = string | Uint8Array | ArrayBuffer;
+
+const ELF_MAGIC = [0x7f, 0x45, 0x4c, 0x46];
+const FATBIN_MAGIC = [0x50, 0xed, 0x55, 0xba];
+
+function startsWith(bytes: Uint8Array, magic: number[]): boolean {
+  return magic.every((b, i) => bytes[i] === b);
+}
+
+/** The bytes the driver expects: PTX text must end in a NUL byte, binaries are passed as they are. */
+function imageBytes(image: ModuleImage): Uint8Array {
+  if (typeof image === 'string') return new TextEncoder().encode(`${image}\0`);
+  const bytes = image instanceof ArrayBuffer ? new Uint8Array(image) : image;
+  if (!(bytes instanceof Uint8Array) || bytes.length === 0)
+    typeError('image', 'PTX text or non-empty cubin, fatbin or PTX bytes (Uint8Array)', image);
+  if (startsWith(bytes, ELF_MAGIC) || startsWith(bytes, FATBIN_MAGIC) || bytes[bytes.length - 1] === 0) return bytes;
+  const terminated = new Uint8Array(bytes.length + 1);
+  terminated.set(bytes);
+  return terminated;
+}
+
+/** A loaded module. Get one with {@link Device.loadModule} or {@link Device.compile}. */
+export class Module {
+  /** The device it is loaded on. */
+  readonly device: Device;
+  /** @internal */
+  readonly native: NativeModule;
+  /** What NVRTC printed while compiling it (warnings), or '' for loaded images. */
+  readonly log: string;
+  /** Whether the compiled code came from the on-disk cache. */
+  readonly fromCache: boolean;
+  readonly #names: ReadonlyMap<string, string>;
+  readonly #streams = new Set<Stream>();
+  #closed = false;
+
+  private constructor(device: Device, native: NativeModule, names: ReadonlyMap<string, string>, log: string, fromCache: boolean) {
+    this.device = device;
+    this.native = native;
+    this.#names = names;
+    this.log = log;
+    this.fromCache = fromCache;
+  }
+
+  /** @internal Use {@link Device.loadModule} or {@link Device.compile}. */
+  static load(device: Device, image: ModuleImage, names: ReadonlyMap<string, string> = new Map(), log = '', fromCache = false): Module {
+    const bytes = imageBytes(image);
+    try {
+      return new Module(device, new addon.Module(device.native, bytes), names, log, fromCache);
+    } catch (error) {
+      device.fail(error);
+    }
+  }
+
+  /** True once `close()` was called. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * The kernel `name` (an `extern "C"` name, a mangled name, or a name expression given to
+   * `compile` such as `scale<float>`), with its parameter types.
+   * @throws TypeError for a bad signature, or one the driver's parameter info contradicts;
+   * CudaError (CUDA_ERROR_NOT_FOUND) when the module has no such kernel.
+   */
+  kernel<const S extends Signature>(name: string, signature: S): Kernel<S> {
+    if (typeof name !== 'string' || name === '') typeError('name', 'a kernel name', name);
+    if (this.#closed) typeError('module', 'a loaded Module', received('a closed Module'));
+    let native;
+    try {
+      native = new addon.Kernel(this.native, this.#names.get(name) ?? name);
+    } catch (error) {
+      this.device.fail(error);
+    }
+    return new Kernel(this, name, native, signature);
+  }
+
+  /** @internal Notes a stream that launched kernels of this module, so `close()` waits for it. */
+  usedOn(stream: Stream): void {
+    this.#streams.add(stream);
+  }
+
+  /**
+   * Unloads the module once every launch already enqueued from it has finished; its kernels can
+   * no longer be launched. Idempotent.
+   */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    const streams = [...this.#streams];
+    this.#streams.clear();
+    if (streams.length === 0) this.native.unload();
+    else this.device.serviceStream(streams).notify(() => this.native.unload());
+  }
+
+  [Symbol.dispose](): void {
+    this.close();
+  }
+}

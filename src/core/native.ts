@@ -1,0 +1,146 @@
+// The one binary loader: finds the compiled addon, initialises it with rxcuda's error classes and
+// the completion drain, and describes its surface to TypeScript.
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { dirname, resolve } from 'node:path';
+import { CudaError, NvrtcError } from './errors.js';
+import { drainCompletions } from './completions.js';
+
+/** What the native Device class offers. */
+export interface NativeDevice {
+  properties(): DeviceProperties;
+  memoryInfo(): { free: number; total: number };
+  attribute(attribute: number): number;
+}
+
+/** Facts about a CUDA device, read once. */
+export interface DeviceProperties {
+  readonly name: string;
+  readonly totalMemory: number;
+  readonly major: number;
+  readonly minor: number;
+  readonly multiprocessors: number;
+  readonly maxThreadsPerBlock: number;
+  readonly maxBlockX: number;
+  readonly maxBlockY: number;
+  readonly maxBlockZ: number;
+  readonly maxGridX: number;
+  readonly maxGridY: number;
+  readonly maxGridZ: number;
+  readonly sharedMemoryPerBlock: number;
+  readonly sharedMemoryPerBlockOptin: number;
+  readonly warpSize: number;
+  readonly cooperativeLaunch: number;
+  readonly clusterLaunch: number;
+  readonly memoryPools: number;
+}
+
+export interface NativeStream {
+  handle(): bigint;
+  destroy(): void;
+  query(): boolean;
+  priority(): number;
+  flags(): number;
+  capturing(): boolean;
+  record(event: NativeEvent): void;
+  waitEvent(event: NativeEvent): void;
+  notify(id: number): void;
+  hostFunction(fn: bigint, userData: bigint): void;
+  alloc(bytes: number): bigint;
+  free(ptr: bigint): void;
+  copy(dst: bigint, src: bigint, bytes: number): void;
+  fill(ptr: bigint, elementSize: number, count: number, low: number, high: number): void;
+}
+
+export interface NativeEvent {
+  query(): boolean;
+  elapsed(end: NativeEvent): number;
+  destroy(): void;
+}
+
+export interface NativeModule {
+  unload(): void;
+}
+
+export interface KernelAttributes {
+  readonly maxThreadsPerBlock: number;
+  readonly sharedSizeBytes: number;
+  readonly constSizeBytes: number;
+  readonly localSizeBytes: number;
+  readonly numRegs: number;
+  readonly ptxVersion: number;
+  readonly binaryVersion: number;
+  readonly maxDynamicSharedSizeBytes: number;
+}
+
+export interface NativeKernel {
+  handle(): bigint;
+  paramInfo(): { offset: number; size: number }[] | null;
+  attributes(): KernelAttributes;
+  setAttribute(attribute: number, value: number): void;
+  occupancy(blockSize: number, sharedMem: number): number;
+  suggestBlockSize(sharedMem: number, blockLimit: number): { minGridSize: number; blockSize: number };
+  bind(block: ArrayBuffer, offsets: Uint32Array): void;
+  launch(): void;
+}
+
+export interface DriverInfo {
+  available: boolean;
+  version: number;
+  problem: string;
+  /** The CUresult that stands for `problem` (0 when the driver can be used). */
+  code: number;
+  codeName: string;
+  deviceCount: number;
+  nvrtc: { available: boolean; version: string; path: string; problem: string };
+}
+
+export interface CompileOutput {
+  ptx: string;
+  cubin: Uint8Array | null;
+  log: string;
+  lowered: string[];
+}
+
+export interface Addon {
+  driverInfo(): DriverInfo;
+  pendingCompletions(): number;
+  describeError(code: number): { name: string; message: string };
+  Device: new (ordinal: number) => NativeDevice;
+  Stream: new (device: NativeDevice, flags: number, priority: number, handle?: bigint) => NativeStream;
+  Event: new (device: NativeDevice, flags: number) => NativeEvent;
+  Module: new (device: NativeDevice, image: Uint8Array) => NativeModule;
+  Kernel: new (module: NativeModule, name: string) => NativeKernel;
+  allocHost(device: NativeDevice, bytes: number): { ptr: bigint; buffer: ArrayBuffer };
+  freeHost(device: NativeDevice, ptr: bigint, buffer: ArrayBuffer): void;
+  compile(source: string, name: string, options: string[], expressions: string[]): Promise<CompileOutput>;
+}
+
+function load(): Addon {
+  const require = createRequire(import.meta.url);
+  const here = dirname(fileURLToPath(import.meta.url));
+  const candidates = [
+    process.env.RXCUDA_ADDON,
+    resolve(here, '../../build/Release/rxcuda.node'), // from src/core
+    resolve(here, '../../../build/Release/rxcuda.node'), // from dist/src/core
+    resolve(here, '../../build/Debug/rxcuda.node'),
+    resolve(here, '../../../build/Debug/rxcuda.node'),
+  ].filter((path): path is string => typeof path === 'string' && path !== '');
+  const failures: string[] = [];
+  for (const path of candidates) {
+    try {
+      const addon = require(path) as Addon & { init(options: object): void };
+      addon.init({ CudaError, NvrtcError, onCompletions: drainCompletions });
+      return addon;
+    } catch (error) {
+      failures.push(`  ${path}: ${(error as Error).message.split('\n')[0]}`);
+    }
+  }
+  throw new Error(
+    `The rxcuda native addon could not be loaded. Build it with \`npm run build:native\` ` +
+      `(cmake and a C++20 compiler; no CUDA toolkit needed). Tried:\n${failures.join('\n')}`,
+  );
+}
+
+/** The addon of this environment (main thread or worker), loaded once. */
+export const addon: Addon = load();

@@ -1,0 +1,281 @@
+// Streams: ordered lanes of device work. Every method enqueues and returns at once; completion
+// comes back as a Promise resolved from the completion road, never by blocking or polling.
+import { addon, type NativeEvent, type NativeStream } from './native.js';
+import { CudaError, checkCount, checkOptions, rangeError, typeError, received } from './errors.js';
+import { DTYPES, isDType, type DType } from './dtype.js';
+import { DeviceArray, Memory } from './memory.js';
+import { checkScalar, scalarBits } from './scalar.js';
+import { cancelCompletion, expectCompletion } from './completions.js';
+import { Event, type EventOptions } from './event.js';
+import type { Device } from './device.js';
+import type { Kernel, KernelArgs, Signature } from './kernel.js';
+import type { LaunchConfig, LaunchOptions } from './launch-config.js';
+
+/** Options for {@link Device.createStream}. */
+export interface StreamOptions {
+  /**
+   * Scheduling priority; lower numbers are more urgent (CUDA's range is typically -5..0).
+   * @default 0
+   */
+  readonly priority?: number;
+  /**
+   * Whether the stream skips implicit synchronization with the legacy default stream.
+   * @default false
+   */
+  readonly nonBlocking?: boolean;
+}
+
+const NON_BLOCKING = 0x1;
+const DISABLE_TIMING = 0x2;
+
+/** An ordered lane of device work on one device. Create with {@link Device.createStream}. */
+export class Stream {
+  /** The device the stream belongs to. */
+  readonly device: Device;
+  /** @internal */
+  readonly native: NativeStream;
+  /** Scheduling priority (lower is more urgent). */
+  readonly priority: number;
+  /** Whether the stream skips implicit synchronization with the legacy default stream. */
+  readonly nonBlocking: boolean;
+  /** @internal The handle's low and high 32 bits, written into each launch's header. */
+  readonly lo: number;
+  /** @internal */
+  readonly hi: number;
+  readonly #handle: bigint;
+  readonly #owned: boolean;
+  #tail: NativeEvent | undefined;
+
+  private constructor(device: Device, native: NativeStream, owned: boolean) {
+    this.device = device;
+    this.native = native;
+    this.#owned = owned;
+    this.#handle = native.handle();
+    this.lo = Number(this.#handle & 0xffff_ffffn);
+    this.hi = Number(this.#handle >> 32n);
+    this.priority = native.priority();
+    this.nonBlocking = (native.flags() & NON_BLOCKING) !== 0;
+  }
+
+  /** @internal Use {@link Device.createStream}. */
+  static create(device: Device, options: StreamOptions = {}): Stream {
+    checkOptions('options', options);
+    const { priority = 0, nonBlocking = false } = options;
+    if (!Number.isInteger(priority)) typeError('priority', 'an integer', priority);
+    if (typeof nonBlocking !== 'boolean') typeError('nonBlocking', 'a boolean', nonBlocking);
+    try {
+      return new Stream(device, new addon.Stream(device.native, nonBlocking ? NON_BLOCKING : 0, priority), true);
+    } catch (error) {
+      device.fail(error);
+    }
+  }
+
+  /**
+   * Wraps a stream created by other CUDA code (another addon, a library). rxcuda never destroys
+   * a wrapped stream; `close()` only stops this object from enqueuing.
+   * @param handle the CUstream, as a bigint
+   * @param device the device whose primary context owns the stream
+   * @throws RangeError when the stream belongs to another context.
+   */
+  static fromHandle(handle: bigint, device: Device): Stream {
+    if (typeof handle !== 'bigint' || handle <= 0n || handle >= 2n ** 64n)
+      typeError('handle', 'a CUstream handle as a non-zero bigint', handle);
+    device.checkUsable();
+    return new Stream(device, new addon.Stream(device.native, 0, 0, handle), false);
+  }
+
+  /** The CUstream handle, for other CUDA code. */
+  get handle(): bigint {
+    return this.#handle;
+  }
+
+  /** True once `close()` was called; nothing more can be enqueued. */
+  get closed(): boolean {
+    return this.#tail !== undefined;
+  }
+
+  /** @internal Throws unless work can be enqueued on this stream. */
+  checkOpen(): void {
+    if (this.#tail) throw new TypeError('Expected `stream` to be open, got a closed Stream');
+    this.device.checkUsable();
+  }
+
+  /**
+   * Allocates `length` elements of `dtype` from the device's memory pool, ordered on this
+   * stream: the memory can be used by work enqueued on this stream from now on.
+   * @throws TypeError for an unknown `dtype`, RangeError for a bad `length`.
+   */
+  alloc<D extends DType>(dtype: D, length: number): DeviceArray<D> {
+    if (!isDType(dtype)) typeError('dtype', `one of ${Object.keys(DTYPES).join(', ')}`, dtype);
+    checkCount('length', length);
+    this.checkOpen();
+    try {
+      return DeviceArray.allocate(this, dtype, length);
+    } catch (error) {
+      this.device.fail(error);
+    }
+  }
+
+  /**
+   * Copies all of `src` into `dst` (host→device, device→host or device→device), in stream order.
+   * Use `subarray` for parts of arrays.
+   * @throws TypeError for non-memory or closed arguments, RangeError for different sizes or memory
+   * of another device. Nothing is enqueued when it throws.
+   */
+  copy(dst: Memory, src: Memory): void {
+    this.#checkMemory('dst', dst);
+    this.#checkMemory('src', src);
+    if (src.byteLength !== dst.byteLength)
+      rangeError('src', `${dst.byteLength} bytes, as \`dst\` is`, received(`${src.byteLength} bytes`));
+    this.checkOpen();
+    try {
+      this.native.copy(dst.ptr, src.ptr, dst.byteLength);
+    } catch (error) {
+      this.device.fail(error);
+    }
+    dst.allocation.use(this);
+    src.allocation.use(this);
+  }
+
+  /**
+   * Sets every element of `dst` to `value`, in stream order.
+   * @throws TypeError/RangeError when `value` does not fit `dst.dtype`.
+   */
+  fill<D extends DType>(dst: Memory<D>, value: D extends 'i64' | 'u64' ? number | bigint : number): void {
+    this.#checkMemory('dst', dst);
+    checkScalar('value', dst.dtype, value);
+    this.checkOpen();
+    const [low, high] = scalarBits(dst.dtype, value);
+    try {
+      if (dst.length > 0) this.native.fill(dst.ptr, DTYPES[dst.dtype].size, dst.length, low, high);
+    } catch (error) {
+      this.device.fail(error);
+    }
+    dst.allocation.use(this);
+  }
+
+  /**
+   * Launches `kernel` with a grid, a block and arguments that match its signature. Everything is
+   * checked before anything is enqueued; the launch itself is one native call.
+   * @throws TypeError/RangeError naming the bad argument; CudaError when the driver refuses.
+   */
+  launch<S extends Signature>(kernel: Kernel<S>, config: LaunchConfig | LaunchOptions, args: KernelArgs<S>): void {
+    kernel.launchOn(this, config, args);
+  }
+
+  /**
+   * Records an event at this point of the stream.
+   * @param options `timing: true` to use the event for elapsed-time measurements (default false).
+   */
+  record(options?: EventOptions | Event): Event {
+    this.checkOpen();
+    const event = options instanceof Event ? options : Event.create(this.device, options);
+    if (event.device !== this.device) rangeError('event', `an event of device ${this.device.ordinal}`, event);
+    try {
+      this.native.record(event.native);
+    } catch (error) {
+      this.device.fail(error);
+    }
+    event.recordedOn(this);
+    return event;
+  }
+
+  /**
+   * Makes work enqueued on this stream from now on wait until `event` has completed (work of
+   * another stream can be ordered after this one this way). Returns at once.
+   */
+  wait(event: Event): void {
+    if (!(event instanceof Event)) typeError('event', 'an Event', event);
+    if (event.device !== this.device) rangeError('event', `an event of device ${this.device.ordinal}`, event);
+    if (event.closed) typeError('event', 'an open Event', received('a closed Event'));
+    this.checkOpen();
+    try {
+      this.native.waitEvent(event.native);
+    } catch (error) {
+      this.device.fail(error);
+    }
+  }
+
+  /** True when all work enqueued so far has completed. Never waits. */
+  query(): boolean {
+    this.checkOpen();
+    try {
+      return this.native.query();
+    } catch (error) {
+      this.device.fail(error);
+    }
+  }
+
+  /**
+   * Resolves when all work enqueued so far has completed, without blocking the main thread:
+   * the driver's callback wakes it. Rejects with the CudaError that stopped the stream.
+   */
+  synchronized(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.notify((status) => {
+        if (status === 0) resolve();
+        else reject(this.#statusError(status));
+      });
+    });
+  }
+
+  /**
+   * @internal Calls `done(status)` on the main thread when the work enqueued so far has finished.
+   * Works on closed streams too (rxcuda's own bookkeeping uses it after a close).
+   */
+  notify(done: (status: number) => void): void {
+    const id = expectCompletion(done);
+    try {
+      this.native.notify(id);
+    } catch (error) {
+      cancelCompletion(id);
+      this.device.fail(error);
+    }
+  }
+
+  /** @internal An event behind all work enqueued so far (the one recorded at close, once closed). */
+  tail(): NativeEvent {
+    if (this.#tail) return this.#tail;
+    const event = new addon.Event(this.device.native, DISABLE_TIMING);
+    this.native.record(event);
+    return event;
+  }
+
+  /**
+   * Stops enqueuing and releases the stream; work already enqueued still runs to completion.
+   * Idempotent. A stream from {@link Stream.fromHandle} is left to its owner.
+   */
+  close(): void {
+    if (this.#tail) return;
+    try {
+      this.#tail = this.tail();
+    } catch {
+      this.#tail = new addon.Event(this.device.native, DISABLE_TIMING); // poisoned: nothing runs anyway
+    }
+    if (this.#owned) this.native.destroy();
+  }
+
+  [Symbol.dispose](): void {
+    this.close();
+  }
+
+  #checkMemory(name: string, memory: Memory): void {
+    if (!(memory instanceof Memory)) typeError(name, 'a DeviceArray or HostArray', memory);
+    if (memory.closed) typeError(name, `open memory`, received(`a closed ${memory.constructor.name}`));
+    if (memory instanceof DeviceArray && memory.device !== this.device)
+      rangeError(name, `memory of device ${this.device.ordinal}`, received(`memory of device ${memory.device.ordinal}`));
+  }
+
+  #statusError(status: number): CudaError {
+    const sticky = this.device.poisoned;
+    if (sticky && sticky.code === status) return sticky;
+    const { name, message } = addon.describeError(status);
+    const error = new CudaError(status, name, 'stream', `work enqueued on the stream failed: ${name} (${message})`);
+    try {
+      this.device.fail(error);
+    } catch {
+      // recorded as the device's sticky error when it is one
+    }
+    return error;
+  }
+}

@@ -1,0 +1,12 @@
+// rxcuda: reactive stream scheduling for NVIDIA GPUs from Node.js.
+export { Device } from './core/device.js';
+export type { DeviceProperties, DriverInfo, KernelAttributes } from './core/native.js';
+export { Stream, type StreamOptions } from './core/stream.js';
+export { Event, type EventOptions } from './core/event.js';
+export { Memory, DeviceArray, HostArray } from './core/memory.js';
+export { DTYPES, isDType, toHalfBits, fromHalfBits, type DType, type TypedArrayOf } from './core/dtype.js';
+export { Module, type ModuleImage } from './core/module.js';
+export { compile, type CompileOptions, type CompiledProgram } from './core/program.js';
+export { Kernel, type Signature, type ParamType, type StructParam, type KernelArgs, type ArgOf } from './core/kernel.js';
+export { LaunchConfig, type LaunchOptions, type Dim3 } from './core/launch-config.js';
+export { CudaError, NvrtcError } from './core/errors.js';

@@ -1,0 +1,71 @@
+// Stand-ins for the native objects a Kernel launches through, so that argument packing and
+// validation are tested on machines without a GPU: `launches` records each header and argument
+// block exactly as the native launch would read it.
+import { DeviceArray, HostArray, Kernel, type Signature } from '../../src/index.js';
+import type { Device, Module, Stream } from '../../src/index.js';
+
+export const properties = {
+  name: 'Fake GPU', totalMemory: 2 ** 34, major: 9, minor: 0, multiprocessors: 4,
+  maxThreadsPerBlock: 1024, maxBlockX: 1024, maxBlockY: 1024, maxBlockZ: 64,
+  maxGridX: 2 ** 31 - 1, maxGridY: 65535, maxGridZ: 65535,
+  sharedMemoryPerBlock: 49152, sharedMemoryPerBlockOptin: 232448, warpSize: 32,
+  cooperativeLaunch: 1, clusterLaunch: 1, memoryPools: 1,
+};
+
+export function fakeDevice(ordinal = 0): Device {
+  return { ordinal, properties, checkUsable() {}, fail(e: unknown) { throw e; } } as unknown as Device;
+}
+
+export interface FakeLaunch {
+  header: Uint32Array;
+  stream: bigint;
+  args: DataView;
+}
+
+export function fakeKernel<S extends Signature>(signature: S, options: { device?: Device; paramSizes?: number[] } = {}) {
+  const device = options.device ?? fakeDevice();
+  const launches: FakeLaunch[] = [];
+  let block: ArrayBuffer | undefined;
+  let offsets: Uint32Array | undefined;
+  const native = {
+    paramInfo: () => options.paramSizes?.map((size, i) => ({ offset: i * 8, size })) ?? null,
+    bind(b: ArrayBuffer, o: Uint32Array) { block = b; offsets = o; },
+    launch() {
+      const copy = block!.slice(0);
+      launches.push({
+        header: new Uint32Array(copy, 0, 11),
+        stream: new BigUint64Array(copy, 48, 1)[0]!,
+        args: new DataView(copy, 64),
+      });
+    },
+  };
+  const module = { device, closed: false, usedOn() {} } as unknown as Module;
+  const kernel = new Kernel(module, 'fake', native as never, signature);
+  return { kernel, launches, device, offsets: () => [...offsets!] };
+}
+
+export function fakeStream(device: Device, handle = 0x1234_5678_9abcn) {
+  let closed = false;
+  const stream = {
+    device,
+    lo: Number(handle & 0xffffffffn),
+    hi: Number(handle >> 32n),
+    checkOpen() { if (closed) throw new TypeError('Expected `stream` to be open, got a closed Stream'); },
+    close() { closed = true; },
+  };
+  return stream as unknown as Stream & { close(): void };
+}
+
+export function fakeAllocation(device: Device, ptr: bigint, portable = false) {
+  const uses: unknown[] = [];
+  return { device, ptr, freed: false, portable, uses, use(s: unknown) { uses.push(s); }, release() { this.freed = true; } };
+}
+
+export function fakeDeviceArray(device: Device, ptr = 0x7f00_0000_1000n, length = 16) {
+  return new DeviceArray(fakeAllocation(device, ptr) as never, 'f32', 0, length);
+}
+
+export function fakeHostArray(device: Device, length = 4) {
+  const data = new Float32Array(length);
+  return new HostArray(fakeAllocation(device, 0x5000n, true) as never, 'f32', data);
+}
