@@ -1,0 +1,65 @@
+// bench/launch: host cost of one kernel launch through rxcuda against the raw driver call from
+// C++ (cuLaunchKernelEx), same kernels, same process. Bursts of 256 launches are timed; the drain
+// after each burst is not, so the GPU's drain rate is not what is measured.
+import { Device, LaunchConfig } from '../dist/src/index.js';
+import { baseline, median, report } from './support.mjs';
+
+const BURST = 256;
+const BURSTS = 200;
+const ROUNDS = 5;
+
+const SOURCE = `
+extern "C" __global__ void args0() {}
+extern "C" __global__ void args1(float* a) {}
+extern "C" __global__ void args4(unsigned n, float a, const float* x, float* y) {}
+extern "C" __global__ void args16(unsigned a0, unsigned a1, unsigned a2, unsigned a3,
+                                  float f0, float f1, float f2, float f3,
+                                  float* p0, float* p1, float* p2, float* p3,
+                                  float* p4, float* p5, float* p6, float* p7) {}
+`;
+
+const device = Device.default();
+const stream = device.createStream({ nonBlocking: true });
+const module = await device.compile(SOURCE, { name: 'bench-launch.cu' });
+const buffer = stream.alloc('f32', 1024);
+const cases = [
+  { args: 0, kernel: module.kernel('args0', []), values: [] },
+  { args: 1, kernel: module.kernel('args1', ['ptr']), values: [buffer] },
+  { args: 4, kernel: module.kernel('args4', ['u32', 'f32', 'ptr', 'ptr']), values: [1024, 2.5, buffer, buffer] },
+  {
+    args: 16,
+    kernel: module.kernel('args16', [...Array(4).fill('u32'), ...Array(4).fill('f32'), ...Array(8).fill('ptr')]),
+    values: [1, 2, 3, 4, 0.5, 1.5, 2.5, 3.5, ...Array(8).fill(buffer)],
+  },
+];
+const config = new LaunchConfig({ grid: 1, block: 32 });
+
+async function rxcudaBursts(kernel, values) {
+  const perLaunch = [];
+  for (let b = 0; b < BURSTS; b++) {
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < BURST; i++) stream.launch(kernel, config, values);
+    const end = process.hrtime.bigint();
+    await stream.synchronized();
+    perLaunch.push(Number(end - start) / BURST);
+  }
+  return perLaunch;
+}
+
+const rows = [];
+for (const { args, kernel, values } of cases) {
+  const sizes = Uint32Array.from(kernel.signature.map((p) => (p === 'ptr' ? 8 : 4)));
+  const ours = [];
+  const theirs = [];
+  await rxcudaBursts(kernel, values); // warm-up: JIT, caches
+  baseline.launchBursts(kernel.handle, stream.handle, sizes, 20, BURST);
+  for (let round = 0; round < ROUNDS; round++) {
+    ours.push(...(await rxcudaBursts(kernel, values)));
+    theirs.push(...baseline.launchBursts(kernel.handle, stream.handle, sizes, BURSTS, BURST));
+  }
+  const rx = median(ours);
+  const native = median(theirs);
+  rows.push({ args, rxcuda_us: rx / 1000, native_us: native / 1000, ratio: rx / native });
+}
+report('launch', `per-launch host cost, ${device.name}, bursts of ${BURST}, median of ${ROUNDS * BURSTS} bursts`, rows, 'ratio ≤ 1.10');
+stream.close();

@@ -1,0 +1,29 @@
+// Shared pieces of the benchmarks: the native baseline addon, statistics, and the report.
+import { createRequire } from 'node:module';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const require = createRequire(import.meta.url);
+
+/** The native C++ baselines, built beside the addon by cmake-js. */
+export const baseline = require('../build/Release/rxcuda_bench.node');
+
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+export function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** Prints a table and writes it as JSON to $OUT (or bench/results/) as <name>.json. */
+export function report(name, title, rows, target) {
+  console.log(`\n${name}: ${title}${target ? ` (target: ${target})` : ''}`);
+  console.table(rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'number' ? Number(v.toFixed(3)) : v]))));
+  const dir = process.env.OUT || join(import.meta.dirname, 'results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${name}.json`), JSON.stringify({ name, title, target, rows, node: process.version, date: new Date().toISOString() }, null, 2));
+}

@@ -1,0 +1,89 @@
+// CUDA C++ used by the GPU tests, compiled once per test file.
+import { Device, type Module } from '../../src/index.js';
+
+export const SOURCE = String.raw`
+#include <cuda_fp16.h>
+
+__device__ unsigned long long now() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+extern "C" __global__ void saxpy(unsigned n, float a, const float* x, float* y) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+
+// Stores each argument widened, so the host sees how the kernel read its sign and width.
+extern "C" __global__ void scalars(signed char i8, unsigned char u8, short i16, unsigned short u16,
+                                   int i32, unsigned u32, long long i64, unsigned long long u64,
+                                   __half f16, float f32, double f64, unsigned char* out) {
+  *(int*)(out + 0) = i8;
+  *(unsigned*)(out + 4) = u8;
+  *(int*)(out + 8) = i16;
+  *(unsigned*)(out + 12) = u16;
+  *(int*)(out + 16) = i32;
+  *(unsigned*)(out + 20) = u32;
+  *(long long*)(out + 24) = i64;
+  *(unsigned long long*)(out + 32) = u64;
+  *(float*)(out + 40) = __half2float(f16);
+  *(float*)(out + 44) = f32;
+  *(double*)(out + 48) = f64;
+}
+
+struct Params { int a; float b; double c; short d; };
+
+extern "C" __global__ void by_value(Params p, unsigned char* out) {
+  *(int*)(out + 0) = p.a;
+  *(float*)(out + 4) = p.b;
+  *(double*)(out + 8) = p.c;
+  *(int*)(out + 16) = p.d;
+}
+
+// Holds its stream until the host writes a non-zero flag (or the timeout passes), then stores value.
+extern "C" __global__ void latch(volatile unsigned* flag, unsigned* out, unsigned value, unsigned long long timeout) {
+  unsigned long long start = now();
+  while (*flag == 0) {
+    if (now() - start > timeout) { *out = 0xdead; return; }
+  }
+  *out = value;
+}
+
+extern "C" __global__ void copy_u32(const unsigned* src, unsigned* dst) { *dst = *src; }
+
+extern "C" __global__ void spin(unsigned long long ns) {
+  unsigned long long start = now();
+  while (now() - start < ns) {}
+}
+
+extern "C" __global__ void count(unsigned* counter) { atomicAdd(counter, 1u); }
+
+extern "C" __global__ void shared_sum(unsigned* out) {
+  extern __shared__ unsigned scratch[];
+  scratch[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned s = 0;
+    for (unsigned i = 0; i < blockDim.x; i++) s += scratch[i];
+    *out = s;
+  }
+}
+
+template <typename T>
+__global__ void scale(T* x, T a, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= a;
+}
+`;
+
+let compiled: Promise<Module> | undefined;
+
+/** The test kernels on the default device (compiled without FMA contraction, for exact results). */
+export function testModule(): Promise<Module> {
+  return (compiled ??= Device.default().compile(SOURCE, {
+    name: 'test-kernels.cu',
+    options: ['--fmad=false'],
+    expressions: ['scale<float>', 'scale<double>'],
+  }));
+}

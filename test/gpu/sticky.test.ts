@@ -1,0 +1,28 @@
+// A sticky error (an illegal address) breaks the whole context, so it runs in a child process.
+import { execFileSync } from 'node:child_process';
+import { expect, it } from 'vitest';
+import { describeGpu } from '../support/gpu.js';
+
+const script = `
+import { Device } from './dist/src/index.js';
+const device = Device.default();
+const s = device.createStream();
+const module = await device.compile('extern "C" __global__ void poke(int* p) { *p = 1; }', { cache: false });
+const poke = module.kernel('poke', ['ptr']);
+s.launch(poke, { grid: 1, block: 1 }, [16n]);
+const result = {};
+try { await s.synchronized(); } catch (e) { result.wait = { type: e.constructor.name, code: e.code, name: e.name }; }
+result.poisoned = device.poisoned?.name;
+try { s.alloc('u32', 1); } catch (e) { result.after = { code: e.code, name: e.name }; }
+console.log(JSON.stringify(result));
+`;
+
+describeGpu('sticky errors', () => {
+  it('reject pending work with the error and make later calls fail fast', () => {
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: new URL('../..', import.meta.url).pathname });
+    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    expect(result.wait).toEqual({ type: 'CudaError', code: 700, name: 'CUDA_ERROR_ILLEGAL_ADDRESS' });
+    expect(result.poisoned).toBe('CUDA_ERROR_ILLEGAL_ADDRESS');
+    expect(result.after).toEqual({ code: 700, name: 'CUDA_ERROR_ILLEGAL_ADDRESS' });
+  });
+});
