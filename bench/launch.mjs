@@ -1,6 +1,7 @@
 // bench/launch: host cost of one kernel launch through rxcuda against the raw driver call from
 // C++ (cuLaunchKernelEx), same kernels, same process. Bursts of 256 launches are timed; the drain
-// after each burst is not, so the GPU's drain rate is not what is measured.
+// after each burst is not, so the GPU's drain rate is not what is measured, and both sides drain
+// the same way (a blocking cuStreamSynchronize from the baseline addon).
 import { Device, LaunchConfig } from '../dist/src/index.js';
 import { baseline, median, report } from './support.mjs';
 
@@ -34,16 +35,22 @@ const cases = [
 ];
 const config = new LaunchConfig({ grid: 1, block: 32 });
 
-async function rxcudaBursts(kernel, values) {
+function rxcudaBursts(kernel, values) {
   const perLaunch = [];
   for (let b = 0; b < BURSTS; b++) {
     const start = process.hrtime.bigint();
     for (let i = 0; i < BURST; i++) stream.launch(kernel, config, values);
     const end = process.hrtime.bigint();
-    await stream.synchronized();
+    baseline.synchronize(stream.handle);
     perLaunch.push(Number(end - start) / BURST);
   }
   return perLaunch;
+}
+
+function napiCallCost() {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < 1e6; i++) baseline.noop();
+  return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
 const rows = [];
@@ -51,15 +58,18 @@ for (const { args, kernel, values } of cases) {
   const sizes = Uint32Array.from(kernel.signature.map((p) => (p === 'ptr' ? 8 : 4)));
   const ours = [];
   const theirs = [];
-  await rxcudaBursts(kernel, values); // warm-up: JIT, caches
+  rxcudaBursts(kernel, values); // warm-up: JIT, caches
   baseline.launchBursts(kernel.handle, stream.handle, sizes, 20, BURST);
   for (let round = 0; round < ROUNDS; round++) {
-    ours.push(...(await rxcudaBursts(kernel, values)));
+    ours.push(...rxcudaBursts(kernel, values));
     theirs.push(...baseline.launchBursts(kernel.handle, stream.handle, sizes, BURSTS, BURST));
   }
   const rx = median(ours);
   const native = median(theirs);
   rows.push({ args, rxcuda_us: rx / 1000, native_us: native / 1000, ratio: rx / native });
 }
+await stream.synchronized();
+napiCallCost();
+console.log(`an empty Node-API call from JavaScript costs ${napiCallCost().toFixed(1)} ns here`);
 report('launch', `per-launch host cost, ${device.name}, bursts of ${BURST}, median of ${ROUNDS * BURSTS} bursts`, rows, 'ratio ≤ 1.10');
 stream.close();

@@ -58,8 +58,24 @@ Napi::Value launchBursts(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// synchronize(stream: bigint): blocks until the stream is idle. Benchmarks use it for their untimed
+// drains, so rxcuda and the baseline drain the same way.
+Napi::Value synchronize(const Napi::CallbackInfo& info) {
+  bool lossless = false;
+  auto stream = reinterpret_cast<rxcuda::cu::Stream>(info[0].As<Napi::BigInt>().Uint64Value(&lossless));
+  check(info.Env(), call(driver().cuStreamSynchronize, stream), "cuStreamSynchronize");
+  return info.Env().Undefined();
+}
+
+// noop(): an empty Node-API call, to show what crossing from JavaScript into C++ costs.
+napi_value noop(napi_env, napi_callback_info) { return nullptr; }
+
 Napi::Object init(Napi::Env env, Napi::Object exports) {
   exports["launchBursts"] = Napi::Function::New(env, launchBursts, "launchBursts");
+  exports["synchronize"] = Napi::Function::New(env, synchronize, "synchronize");
+  napi_value fn = nullptr;
+  napi_create_function(env, "noop", NAPI_AUTO_LENGTH, noop, nullptr, &fn);
+  exports["noop"] = Napi::Value(env, fn);
   return exports;
 }
 

@@ -140,6 +140,7 @@ export class Kernel<S extends Signature = Signature> {
   /** The declared parameter types. */
   readonly signature: S;
   readonly #native: NativeKernel;
+  readonly #launch: () => void;
   readonly #header: Uint32Array;
   readonly #pack: (args: readonly unknown[], stream: Stream) => void;
   #lastConfig: LaunchConfig | undefined;
@@ -183,7 +184,7 @@ export class Kernel<S extends Signature = Signature> {
       },
     };
     this.#pack = buildPacker(signature, offsets, device, views);
-    native.bind(block, Uint32Array.from(offsets));
+    this.#launch = native.bind(block, Uint32Array.from(offsets));
   }
 
   static #checkAgainstDriver(native: NativeKernel, sizes: number[], signature: Signature): void {
@@ -261,7 +262,7 @@ export class Kernel<S extends Signature = Signature> {
     }
     this.#pack(args, stream);
     try {
-      this.#native.launch();
+      this.#launch();
     } catch (error) {
       stream.device.fail(error);
     }

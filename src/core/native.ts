@@ -80,8 +80,8 @@ export interface NativeKernel {
   setAttribute(attribute: number, value: number): void;
   occupancy(blockSize: number, sharedMem: number): number;
   suggestBlockSize(sharedMem: number, blockLimit: number): { minGridSize: number; blockSize: number };
-  bind(block: ArrayBuffer, offsets: Uint32Array): void;
-  launch(): void;
+  /** Binds the argument block; returns the function that launches with what it holds. */
+  bind(block: ArrayBuffer, offsets: Uint32Array): () => void;
 }
 
 export interface DriverInfo {

@@ -29,7 +29,11 @@ export function fakeKernel<S extends Signature>(signature: S, options: { device?
   let offsets: Uint32Array | undefined;
   const native = {
     paramInfo: () => options.paramSizes?.map((size, i) => ({ offset: i * 8, size })) ?? null,
-    bind(b: ArrayBuffer, o: Uint32Array) { block = b; offsets = o; },
+    bind(b: ArrayBuffer, o: Uint32Array) {
+      block = b;
+      offsets = o;
+      return () => native.launch();
+    },
     launch() {
       const copy = block!.slice(0);
       launches.push({

@@ -17,7 +17,6 @@ void KernelObject::define(Napi::Env env, Napi::Object exports) {
           InstanceMethod<&KernelObject::occupancy>("occupancy"),
           InstanceMethod<&KernelObject::suggestBlockSize>("suggestBlockSize"),
           InstanceMethod<&KernelObject::bind>("bind"),
-          InstanceMethod<&KernelObject::launch>("launch"),
       });
   Addon::of(env).kernelClass = Napi::Persistent(cls);
   exports["Kernel"] = cls;
@@ -34,6 +33,8 @@ KernelObject::KernelObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Ke
   std::string name = info[1].As<Napi::String>();
   addon.check(env, cu::call(d.cuModuleGetFunction, &fn_, module->module(), name.c_str()),
               "cuModuleGetFunction");
+  addon_ = &addon;
+  launchKernel_ = d.cuLaunchKernelEx;
 }
 
 Napi::Value KernelObject::handle(const Napi::CallbackInfo& info) {
@@ -125,26 +126,32 @@ Napi::Value KernelObject::suggestBlockSize(const Napi::CallbackInfo& info) {
   return out;
 }
 
-// bind(block: ArrayBuffer, offsets: Uint32Array): once per kernel, from its signature.
+// bind(block: ArrayBuffer, offsets: Uint32Array) -> launch(): once per kernel, from its
+// signature. The returned function launches with whatever the block holds.
 Napi::Value KernelObject::bind(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
   auto block = info[0].As<Napi::ArrayBuffer>();
   auto offsets = info[1].As<Napi::Uint32Array>();
   block_ = Napi::Persistent(block);
   data_ = static_cast<uint8_t*>(block.Data());
   params_.resize(offsets.ElementLength());
   for (size_t i = 0; i < params_.size(); i++) params_[i] = data_ + kArgsOffset + offsets[i];
-  return info.Env().Undefined();
+  napi_value fn = nullptr;
+  NAPI_THROW_IF_FAILED(env, napi_create_function(env, "launch", NAPI_AUTO_LENGTH, &KernelObject::launch, this, &fn),
+                       Napi::Value());
+  return Napi::Value(env, fn);
 }
 
-// launch(): everything it needs is already in the block. Returns nothing; throws CudaError.
-Napi::Value KernelObject::launch(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Addon& addon = Addon::of(env);
-  addon.use(env, ctx_);
+napi_value KernelObject::launch(napi_env env, napi_callback_info info) {
+  void* data = nullptr;
+  napi_get_cb_info(env, info, nullptr, nullptr, nullptr, &data);
+  auto* self = static_cast<KernelObject*>(data);
+  Addon& addon = *self->addon_;
+  const uint8_t* block = self->data_;
   uint32_t h[11];
-  std::memcpy(h, data_, sizeof h);
+  std::memcpy(h, block, sizeof h);
   uint64_t stream = 0;
-  std::memcpy(&stream, data_ + kStreamOffset, sizeof stream);
+  std::memcpy(&stream, block + kStreamOffset, sizeof stream);
   cu::LaunchAttribute attrs[2];
   unsigned n = 0;
   if (h[kFlags] & kFlagCooperative) {
@@ -157,13 +164,20 @@ Napi::Value KernelObject::launch(const Napi::CallbackInfo& info) {
     attrs[n].value.clusterDim = {h[kClusterX], h[kClusterY], h[kClusterZ]};
     n++;
   }
-  cu::LaunchConfig config{h[kGridX],  h[kGridY],  h[kGridZ],   h[kBlockX],
+  cu::LaunchConfig config{h[kGridX],  h[kGridY],  h[kGridZ],     h[kBlockX],
                           h[kBlockY], h[kBlockZ], h[kSharedMem], reinterpret_cast<cu::Stream>(stream),
                           n ? attrs : nullptr, n};
-  cu::Result r = cu::call(cu::driver().cuLaunchKernelEx, &config, fn_,
-                          params_.empty() ? nullptr : params_.data(), static_cast<void**>(nullptr));
-  if (r != cu::kSuccess) addon.throwCuda(env, r, "cuLaunchKernelEx");
-  return env.Undefined();
+  // C++ exceptions must not leave a plain Node-API callback: errors become pending JS exceptions.
+  try {
+    Napi::Env jsEnv(env);
+    addon.use(jsEnv, self->ctx_);
+    cu::Result r = cu::call(self->launchKernel_, &config, self->fn_,
+                            self->params_.empty() ? nullptr : self->params_.data(), static_cast<void**>(nullptr));
+    if (r != cu::kSuccess) addon.throwCuda(jsEnv, r, "cuLaunchKernelEx");
+  } catch (const Napi::Error& error) {
+    error.ThrowAsJavaScriptException();
+  }
+  return nullptr;
 }
 
 }  // namespace rxcuda

@@ -31,7 +31,9 @@ class KernelObject : public Napi::ObjectWrap<KernelObject> {
   Napi::Value occupancy(const Napi::CallbackInfo& info);
   Napi::Value suggestBlockSize(const Napi::CallbackInfo& info);
   Napi::Value bind(const Napi::CallbackInfo& info);
-  Napi::Value launch(const Napi::CallbackInfo& info);
+  // The launch itself, as a plain Node-API callback bound to this kernel: no unwrapping and no
+  // argument handling on the hot path.
+  static napi_value launch(napi_env env, napi_callback_info info);
 
   cu::Function fn_ = nullptr;
   cu::Context ctx_ = nullptr;
@@ -39,6 +41,8 @@ class KernelObject : public Napi::ObjectWrap<KernelObject> {
   Napi::Reference<Napi::ArrayBuffer> block_;
   uint8_t* data_ = nullptr;
   std::vector<void*> params_;  // pointers into the block, one per parameter
+  Addon* addon_ = nullptr;
+  decltype(cu::Driver::cuLaunchKernelEx) launchKernel_ = nullptr;
 };
 
 }  // namespace rxcuda
