@@ -119,13 +119,15 @@ export interface Addon {
 function load(): Addon {
   const require = createRequire(import.meta.url);
   const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [
-    process.env.RXCUDA_ADDON,
-    resolve(here, '../../build/Release/rxcuda.node'), // from src/core
-    resolve(here, '../../../build/Release/rxcuda.node'), // from dist/src/core
-    resolve(here, '../../build/Debug/rxcuda.node'),
-    resolve(here, '../../../build/Debug/rxcuda.node'),
-  ].filter((path): path is string => typeof path === 'string' && path !== '');
+  // RXCUDA_ADDON names one build to use instead (the sanitizer build, say), and nothing else.
+  const candidates = process.env.RXCUDA_ADDON
+    ? [process.env.RXCUDA_ADDON]
+    : [
+        resolve(here, '../../build/Release/rxcuda.node'), // from src/core
+        resolve(here, '../../../build/Release/rxcuda.node'), // from dist/src/core
+        resolve(here, '../../build/Debug/rxcuda.node'),
+        resolve(here, '../../../build/Debug/rxcuda.node'),
+      ];
   const failures: string[] = [];
   for (const path of candidates) {
     try {

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Runs the test suite against an AddressSanitizer/UBSan build of the addon (build-asan/).
+# Node itself is not instrumented, so the sanitizer runtime is preloaded. Leak checking is off for
+# Node's own allocations at exit; what the addon leaks on the way is still reported by ASan as
+# errors of its own kind when it touches freed memory.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${RXCUDA_ASAN_BUILD:-build-asan}
+if [[ ! -f $build/Release/rxcuda.node ]]; then
+  npx cmake-js compile --out "$build" --CDRXCUDA_SANITIZE=ON
+fi
+runtime=$build/libasan.so.8
+[[ -f $runtime ]] || runtime=$(gcc -print-file-name=libasan.so)
+export RXCUDA_ADDON=$PWD/$build/Release/rxcuda.node
+export LD_PRELOAD="$(readlink -f "$runtime")"
+# protect_shadow_gap=0: the CUDA driver maps memory where ASan's shadow gap would be.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:protect_shadow_gap=0:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+exec npx vitest run "$@"
