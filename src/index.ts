@@ -1,7 +1,8 @@
 // rxcuda: reactive stream scheduling for NVIDIA GPUs from Node.js.
 export { Device } from './core/device.js';
 export type { DeviceProperties, DriverInfo, KernelAttributes } from './core/native.js';
-export { Stream, type StreamOptions } from './core/stream.js';
+export { Stream, type StreamOptions, type StreamEvents } from './core/stream.js';
+export type { HostLaunchOptions, HostStepContext, UserData } from './core/host-steps.js';
 export { Event, type EventOptions } from './core/event.js';
 export { Memory, DeviceArray, HostArray } from './core/memory.js';
 export { DTYPES, isDType, toHalfBits, fromHalfBits, type DType, type TypedArrayOf } from './core/dtype.js';

@@ -3,8 +3,11 @@
 #include <napi.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "../../native/src/cuda/driver.hpp"
@@ -58,6 +61,90 @@ Napi::Value launchBursts(const Napi::CallbackInfo& info) {
   return out;
 }
 
+double micros(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double, std::micro>(to - from).count();
+}
+
+rxcuda::cu::Stream streamArg(const Napi::Value& v) {
+  bool lossless = false;
+  return reinterpret_cast<rxcuda::cu::Stream>(v.As<Napi::BigInt>().Uint64Value(&lossless));
+}
+
+rxcuda::cu::Function functionArg(const Napi::Value& v) {
+  bool lossless = false;
+  return reinterpret_cast<rxcuda::cu::Function>(v.As<Napi::BigInt>().Uint64Value(&lossless));
+}
+
+struct Wakeup {
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool done = false;
+};
+
+void wake(void* data) {
+  auto* w = static_cast<Wakeup*>(data);
+  std::lock_guard<std::mutex> lock(w->mutex);
+  w->done = true;
+  w->cv.notify_one();
+}
+
+// hostCallbackRoundTrips(kernel, stream, count) -> Float64Array of microseconds: an empty kernel
+// launched, then cuLaunchHostFunc waking this thread through a condition variable.
+Napi::Value hostCallbackRoundTrips(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto fn = functionArg(info[0]);
+  auto stream = streamArg(info[1]);
+  uint32_t count = info[2].As<Napi::Number>().Uint32Value();
+  const auto& d = driver();
+  rxcuda::cu::LaunchConfig config{1, 1, 1, 1, 1, 1, 0, stream, nullptr, 0};
+  auto out = Napi::Float64Array::New(env, count);
+  Wakeup w;
+  for (uint32_t i = 0; i < count; i++) {
+    w.done = false;
+    auto start = Clock::now();
+    check(env, d.cuLaunchKernelEx(&config, fn, nullptr, nullptr), "cuLaunchKernelEx");
+    check(env, call(d.cuLaunchHostFunc, stream, &wake, static_cast<void*>(&w)), "cuLaunchHostFunc");
+    std::unique_lock<std::mutex> lock(w.mutex);
+    w.cv.wait(lock, [&] { return w.done; });
+    out[i] = micros(start, Clock::now());
+  }
+  return out;
+}
+
+// gateRoundTrips(store, stream, gate, flag, count) -> Float64Array of microseconds: the stream
+// waits (cuStreamWaitValue32) on the pinned word `gate`; behind the wait, `store(flag, i)`. Timed
+// from the host's store to the gate until this thread sees the kernel's write to `flag`.
+Napi::Value gateRoundTrips(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto fn = functionArg(info[0]);
+  auto stream = streamArg(info[1]);
+  bool lossless = false;
+  auto* gate = reinterpret_cast<volatile uint32_t*>(info[2].As<Napi::BigInt>().Uint64Value(&lossless));
+  auto* flag = reinterpret_cast<volatile uint32_t*>(info[3].As<Napi::BigInt>().Uint64Value(&lossless));
+  uint32_t count = info[4].As<Napi::Number>().Uint32Value();
+  const auto& d = driver();
+  rxcuda::cu::LaunchConfig config{1, 1, 1, 1, 1, 1, 0, stream, nullptr, 0};
+  auto out = Napi::Float64Array::New(env, count);
+  *gate = 0;
+  *flag = 0;
+  uint64_t flagAddress = reinterpret_cast<uintptr_t>(flag);
+  for (uint32_t i = 1; i <= count; i++) {
+    uint32_t value = i;
+    void* params[] = {&flagAddress, &value};
+    check(env, call(d.cuStreamWaitValue32, stream, reinterpret_cast<uintptr_t>(gate), i, 0u), "cuStreamWaitValue32");
+    check(env, d.cuLaunchKernelEx(&config, fn, params, nullptr), "cuLaunchKernelEx");
+    // Let the stream reach the wait, as it has when a host step runs.
+    auto engaged = Clock::now() + std::chrono::microseconds(100);
+    while (Clock::now() < engaged) {}
+    auto start = Clock::now();
+    *gate = i;
+    while (*flag != i) {}
+    out[i - 1] = micros(start, Clock::now());
+  }
+  check(env, call(d.cuStreamSynchronize, stream), "cuStreamSynchronize");
+  return out;
+}
+
 // synchronize(stream: bigint): blocks until the stream is idle. Benchmarks use it for their untimed
 // drains, so rxcuda and the baseline drain the same way.
 Napi::Value synchronize(const Napi::CallbackInfo& info) {
@@ -73,6 +160,8 @@ napi_value noop(napi_env, napi_callback_info) { return nullptr; }
 Napi::Object init(Napi::Env env, Napi::Object exports) {
   exports["launchBursts"] = Napi::Function::New(env, launchBursts, "launchBursts");
   exports["synchronize"] = Napi::Function::New(env, synchronize, "synchronize");
+  exports["hostCallbackRoundTrips"] = Napi::Function::New(env, hostCallbackRoundTrips, "hostCallbackRoundTrips");
+  exports["gateRoundTrips"] = Napi::Function::New(env, gateRoundTrips, "gateRoundTrips");
   napi_value fn = nullptr;
   napi_create_function(env, "noop", NAPI_AUTO_LENGTH, noop, nullptr, &fn);
   exports["noop"] = Napi::Value(env, fn);

@@ -1,5 +1,6 @@
 // Streams: ordered lanes of device work. Every method enqueues and returns at once; completion
 // comes back as a Promise resolved from the completion road, never by blocking or polling.
+import { EventEmitter } from 'eventemitter3';
 import { addon, type NativeEvent, type NativeStream } from './native.js';
 import { CudaError, checkCount, checkOptions, rangeError, typeError, received } from './errors.js';
 import { DTYPES, isDType, type DType } from './dtype.js';
@@ -10,6 +11,13 @@ import { Event, type EventOptions } from './event.js';
 import type { Device } from './device.js';
 import type { Kernel, KernelArgs, Signature } from './kernel.js';
 import type { LaunchConfig, LaunchOptions } from './launch-config.js';
+import { enqueueHostStep, enqueueNotification, Gate, type HostLaunchOptions, type HostStepContext, type UserData } from './host-steps.js';
+
+/** Events a stream emits. */
+export interface StreamEvents {
+  /** A host step or notification threw or rejected; the stream went on. */
+  error: (error: unknown, context: HostStepContext) => void;
+}
 
 /** Options for {@link Device.createStream}. */
 export interface StreamOptions {
@@ -28,8 +36,11 @@ export interface StreamOptions {
 const NON_BLOCKING = 0x1;
 const DISABLE_TIMING = 0x2;
 
-/** An ordered lane of device work on one device. Create with {@link Device.createStream}. */
-export class Stream {
+/**
+ * An ordered lane of device work on one device. Create with {@link Device.createStream}.
+ * Emits `error` when a host step fails (see {@link StreamEvents}).
+ */
+export class Stream extends EventEmitter<StreamEvents> {
   /** The device the stream belongs to. */
   readonly device: Device;
   /** @internal */
@@ -45,8 +56,10 @@ export class Stream {
   readonly #handle: bigint;
   readonly #owned: boolean;
   #tail: NativeEvent | undefined;
+  #gate: Gate | undefined;
 
   private constructor(device: Device, native: NativeStream, owned: boolean) {
+    super();
     this.device = device;
     this.native = native;
     this.#owned = owned;
@@ -207,6 +220,63 @@ export class Stream {
   }
 
   /**
+   * Runs `fn` on the main thread when the stream reaches this point, and holds the stream until
+   * it settles: device work enqueued after it waits for it, also when `fn` is async (until its
+   * Promise settles). The device does the waiting, on a word of pinned memory, so no thread is
+   * blocked and other streams are not held.
+   *
+   * `fn` must not wait for device work of its own stream (that work waits for `fn`: a deadlock).
+   * A step that throws or rejects is reported through the stream's `error` event (a process
+   * warning when nobody listens) and the stream goes on.
+   * @param options `userData`: bytes copied now; `fn` receives the copy.
+   * @throws TypeError for a non-function or unreadable `userData`; CudaError
+   * (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) on a stream under graph capture. Nothing is enqueued
+   * when it throws.
+   */
+  hostLaunch<D extends UserData = ArrayBuffer>(
+    fn: (userData: D | undefined) => unknown,
+    options: HostLaunchOptions<D> = {},
+  ): void {
+    if (typeof fn !== 'function') typeError('fn', 'a function', fn);
+    checkOptions('options', options);
+    this.checkOpen();
+    this.#gate ??= new Gate(this);
+    enqueueHostStep(this, this.#gate, fn, options);
+  }
+
+  /**
+   * Calls `fn` on the main thread once the work enqueued so far has finished, without holding
+   * the stream (later work does not wait for `fn`). `fn` gets the CudaError that stopped the
+   * stream, if one did. Failures of `fn` are reported like those of host steps.
+   * @throws CudaError (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) on a stream under graph capture.
+   */
+  onDone(fn: (error: CudaError | undefined) => unknown): void {
+    if (typeof fn !== 'function') typeError('fn', 'a function', fn);
+    this.checkOpen();
+    enqueueNotification(this, fn);
+  }
+
+  /**
+   * Enqueues a native host function (a `CUhostFn` from compiled code) with its user-data pointer,
+   * as they are. It runs on a driver thread, not in JavaScript, and must not call CUDA. Memory
+   * passed as `userData` stays allocated until the function has run.
+   * @throws TypeError for a null or non-bigint function pointer.
+   */
+  launchHostFunction(fn: bigint, userData: bigint | Memory = 0n): void {
+    if (typeof fn !== 'bigint' || fn <= 0n || fn >= 2n ** 64n) typeError('fn', 'a CUhostFn pointer as a non-zero bigint', fn);
+    if (userData instanceof Memory) this.#checkMemory('userData', userData);
+    else if (typeof userData !== 'bigint' || userData < 0n || userData >= 2n ** 64n)
+      typeError('userData', 'a pointer as a bigint, or memory', userData);
+    this.checkOpen();
+    try {
+      this.native.hostFunction(fn, userData instanceof Memory ? userData.ptr : userData);
+    } catch (error) {
+      this.device.fail(error);
+    }
+    if (userData instanceof Memory) userData.allocation.use(this);
+  }
+
+  /**
    * Resolves when all work enqueued so far has completed, without blocking the main thread:
    * the driver's callback wakes it. Rejects with the CudaError that stopped the stream.
    */
@@ -214,7 +284,7 @@ export class Stream {
     return new Promise((resolve, reject) => {
       this.notify((status) => {
         if (status === 0) resolve();
-        else reject(this.#statusError(status));
+        else reject(this.statusError(status));
       });
     });
   }
@@ -253,6 +323,7 @@ export class Stream {
       this.#tail = new addon.Event(this.device.native, DISABLE_TIMING); // poisoned: nothing runs anyway
     }
     if (this.#owned) this.native.destroy();
+    this.#gate?.close();
   }
 
   [Symbol.dispose](): void {
@@ -266,7 +337,8 @@ export class Stream {
       rangeError(name, `memory of device ${this.device.ordinal}`, received(`memory of device ${memory.device.ordinal}`));
   }
 
-  #statusError(status: number): CudaError {
+  /** @internal The CudaError for a failed stream status (the device's sticky error if it is one). */
+  statusError(status: number): CudaError {
     const sticky = this.device.poisoned;
     if (sticky && sticky.code === status) return sticky;
     const { name, message } = addon.describeError(status);

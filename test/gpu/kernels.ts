@@ -50,6 +50,8 @@ extern "C" __global__ void latch(volatile unsigned* flag, unsigned* out, unsigne
   *out = value;
 }
 
+extern "C" __global__ void store(unsigned* p, unsigned value) { *p = value; }
+
 extern "C" __global__ void copy_u32(const unsigned* src, unsigned* dst) { *dst = *src; }
 
 extern "C" __global__ void spin(unsigned long long ns) {

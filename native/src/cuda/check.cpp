@@ -45,6 +45,8 @@ static_assert(c::kMemHostAllocPortable == CU_MEMHOSTALLOC_PORTABLE);
 static_assert(c::kLaunchAttrCooperative == CU_LAUNCH_ATTRIBUTE_COOPERATIVE);
 static_assert(c::kLaunchAttrClusterDimension == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION);
 static_assert(c::kCaptureActive == CU_STREAM_CAPTURE_STATUS_ACTIVE);
+static_assert(c::kCaptureModeRelaxed == CU_STREAM_CAPTURE_MODE_RELAXED);
+static_assert(c::kStreamWaitValueGeq == CU_STREAM_WAIT_VALUE_GEQ);
 static_assert(c::kProcFound == CU_GET_PROC_ADDRESS_SUCCESS);
 static_assert(sizeof(c::LaunchAttribute) == sizeof(CUlaunchAttribute));
 static_assert(offsetof(c::LaunchAttribute, value) == offsetof(CUlaunchAttribute, value));

@@ -32,6 +32,9 @@ namespace rxcuda::cu {
   X(cuStreamGetFlags, 5050, (Stream stream, unsigned* flags))                                      \
   X(cuStreamGetCtx, 9020, (Stream stream, Context * ctx))                                          \
   X(cuStreamIsCapturing, 10000, (Stream stream, StreamCaptureStatus * status))                     \
+  X(cuStreamBeginCapture, 10010, (Stream stream, StreamCaptureMode mode))                          \
+  X(cuStreamEndCapture, 10000, (Stream stream, Graph * graph))                                     \
+  X(cuGraphDestroy, 10000, (Graph graph))                                                          \
   X(cuStreamAddCallback, 5000, (Stream stream, StreamCallback cb, void* userData, unsigned flags)) \
   X(cuLaunchHostFunc, 10000, (Stream stream, HostFn fn, void* userData))                           \
   X(cuStreamWaitValue32, 11070, (Stream stream, DevicePtr addr, uint32_t value, unsigned flags))   \

@@ -14,6 +14,7 @@ using Stream = struct StreamSt*;
 using Event = struct EventSt*;
 using Module = struct ModSt*;
 using Function = struct FuncSt*;
+using Graph = struct GraphSt*;
 using HostFn = void (*)(void* userData);
 using StreamCallback = void (*)(Stream stream, Result status, void* userData);
 
@@ -98,6 +99,9 @@ struct LaunchConfig {
 };
 
 enum StreamCaptureStatus : int { kCaptureNone = 0, kCaptureActive = 1, kCaptureInvalidated = 2 };
+enum StreamCaptureMode : int { kCaptureModeGlobal = 0, kCaptureModeRelaxed = 2 };
+
+constexpr unsigned kStreamWaitValueGeq = 0x0;
 
 enum ProcAddressQueryResult : int { kProcFound = 0, kProcSymbolNotFound = 1, kProcVersionTooLow = 2 };
 

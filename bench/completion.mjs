@@ -1,0 +1,90 @@
+// bench/completion: the completion road against native baselines, in one process.
+// (a) device work done → JavaScript callback running, against cuLaunchHostFunc waking a C++
+//     thread through a condition variable (both: an empty kernel, then the notification).
+// (b) a held host step: from the moment the step settles to the next kernel's write seen on the
+//     host, against a native gate (cuStreamWaitValue32 on pinned memory, released by a host store).
+import { Device } from '../dist/src/index.js';
+import { baseline, median, percentile, report } from './support.mjs';
+
+const COUNT = 2000;
+const device = Device.default();
+const stream = device.createStream({ nonBlocking: true });
+const module = await device.compile(`
+extern "C" __global__ void empty() {}
+extern "C" __global__ void store(unsigned* p, unsigned value) { *(volatile unsigned*)p = value; }
+`, { name: 'bench-completion.cu' });
+const empty = module.kernel('empty', []);
+const store = module.kernel('store', ['ptr', 'u32']);
+const one = { grid: 1, block: 1 };
+const micros = (from, to) => Number(to - from) / 1000;
+
+async function callbackRoundTrips(count) {
+  const out = [];
+  for (let i = 0; i < count; i++) {
+    const start = process.hrtime.bigint();
+    stream.launch(empty, one, []);
+    const end = await new Promise((resolve) => stream.onDone(() => resolve(process.hrtime.bigint())));
+    out.push(micros(start, end));
+  }
+  return out;
+}
+
+async function heldStepRoundTrips(count) {
+  const flag = device.allocHost('u32', 1);
+  flag.data[0] = 0;
+  const out = [];
+  for (let i = 1; i <= count; i++) {
+    await new Promise((resolve) => {
+      let start;
+      stream.hostLaunch(() => {
+        start = process.hrtime.bigint();
+        // The gate is written as the step returns; watch for the kernel behind it right after.
+        queueMicrotask(() => {
+          while (flag.data[0] !== i) {}
+          out.push(micros(start, process.hrtime.bigint()));
+          resolve();
+        });
+      });
+      stream.launch(store, one, [flag, i]);
+    });
+  }
+  await stream.synchronized();
+  return out;
+}
+
+function summary(name, ours, theirs, target) {
+  return {
+    case: name,
+    rxcuda_median_us: median(ours),
+    native_median_us: median(theirs),
+    ratio: median(ours) / median(theirs),
+    rxcuda_p99_us: percentile(ours, 99),
+    native_p99_us: percentile(theirs, 99),
+    target,
+  };
+}
+
+await callbackRoundTrips(200); // warm-up
+baseline.hostCallbackRoundTrips(empty.handle, stream.handle, 200);
+const oursA = [];
+const theirsA = [];
+for (let round = 0; round < 4; round++) {
+  oursA.push(...(await callbackRoundTrips(COUNT / 4)));
+  theirsA.push(...baseline.hostCallbackRoundTrips(empty.handle, stream.handle, COUNT / 4));
+}
+
+const gate = device.allocHost('u32', 1);
+const flag = device.allocHost('u32', 1);
+await heldStepRoundTrips(100); // warm-up
+const oursB = [];
+const theirsB = [];
+for (let round = 0; round < 4; round++) {
+  oursB.push(...(await heldStepRoundTrips(COUNT / 4)));
+  theirsB.push(...baseline.gateRoundTrips(store.handle, stream.handle, gate.ptr, flag.ptr, COUNT / 4));
+}
+
+report('completion', `completion road on ${device.name}, ${COUNT} round trips each`, [
+  summary('device done → JS callback', oursA, theirsA, '≤ 1.1'),
+  summary('held step settles → next kernel seen', oursB, theirsB, '≤ 1.2'),
+]);
+stream.close();

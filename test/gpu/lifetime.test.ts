@@ -1,0 +1,70 @@
+// Whole-process behaviour of pending completions: exit, keep-alive, and memory over many steps.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { expect, it } from 'vitest';
+import { Device } from '../../src/index.js';
+import { describeGpu } from '../support/gpu.js';
+import { gc } from '../support/gc.js';
+
+const fixture = fileURLToPath(new URL('./fixtures/pending.mjs', import.meta.url));
+
+function run(mode: string): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [fixture, mode], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+      if (mode === 'sigterm' && stdout.includes('pending')) child.kill('SIGTERM');
+    });
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+describeGpu('a process with completions pending', () => {
+  it('stays alive until all 1000 have run, then exits 0 by itself', async () => {
+    const result = await run('end');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('{"ran":1000,"code":0}');
+  });
+
+  it('exits at once on process.exit, without crashing', async () => {
+    const result = await run('exit');
+    expect([result.code, result.signal]).toEqual([0, null]);
+    expect(result.stdout).toContain('"code":0');
+  });
+
+  it('exits with the uncaught exception, without crashing', async () => {
+    const result = await run('throw');
+    expect([result.code, result.signal]).toEqual([1, null]);
+    expect(result.stderr).toContain('deliberate');
+  });
+
+  it('ends on SIGTERM like any Node.js process', async () => {
+    const result = await run('sigterm');
+    expect([result.code, result.signal]).toEqual([null, 'SIGTERM']);
+  });
+});
+
+describeGpu('many host steps', () => {
+  it('run 10^5 steps with less than 20 MB of RSS growth', async () => {
+    const device = Device.default();
+    const s = device.createStream();
+    let ran = 0;
+    const step = () => void ran++;
+    const batch = async () => {
+      for (let i = 0; i < 1000; i++) s.hostLaunch(step, { userData: new Uint8Array(16) });
+      await s.synchronized();
+    };
+    for (let i = 0; i < 5; i++) await batch();
+    gc();
+    const before = process.memoryUsage.rss();
+    for (let i = 0; i < 100; i++) await batch();
+    gc();
+    const growth = process.memoryUsage.rss() - before;
+    expect(ran).toBe(105_000);
+    expect(growth).toBeLessThan(20 * 2 ** 20);
+    s.close();
+  });
+});

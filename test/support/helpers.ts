@@ -1,0 +1,8 @@
+// The native test helpers addon (test/native/helpers.cpp), built beside rxcuda by cmake-js.
+import { createRequire } from 'node:module';
+
+export const helpers = createRequire(import.meta.url)('../../build/Release/rxcuda_test.node') as {
+  countCalls: bigint;
+  beginCapture(stream: bigint): string;
+  endCapture(stream: bigint): string;
+};
