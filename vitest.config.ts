@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Lifetime tests collect garbage on purpose.
+    execArgv: ['--expose-gc'],
   },
 });

@@ -128,9 +128,14 @@ export function enqueueHostStep<D extends UserData>(
 ): void {
   const data = copyUserData(options.userData);
   checkNotCapturing(stream, 'cuStreamAddCallback');
+  stream.backlog.admit(2);
   const value = gate.next();
   const context: HostStepContext = { kind: 'hostLaunch', name: nameOf(fn) };
-  const release = () => gate.open(value);
+  let enqueued = false;
+  const release = () => {
+    gate.open(value);
+    if (enqueued) stream.backlog.stepReleased();
+  };
   const fail = (error: unknown) => {
     reportStepError(stream, error, context);
     release();
@@ -148,6 +153,8 @@ export function enqueueHostStep<D extends UserData>(
   });
   try {
     stream.native.hostStep(id, gate.address, value);
+    enqueued = true;
+    stream.backlog.stepEnqueued();
   } catch (error) {
     // The notification may already be enqueued: whatever comes back for it now finds nothing.
     cancelCompletion(id);

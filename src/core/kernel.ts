@@ -261,6 +261,7 @@ export class Kernel<S extends Signature = Signature> {
       this.module.usedOn(stream);
     }
     this.#pack(args, stream);
+    stream.backlog.admit(1);
     try {
       this.#launch();
     } catch (error) {

@@ -11,6 +11,7 @@ import { Event, type EventOptions } from './event.js';
 import type { Device } from './device.js';
 import type { Kernel, KernelArgs, Signature } from './kernel.js';
 import type { LaunchConfig, LaunchOptions } from './launch-config.js';
+import { Backlog } from './backlog.js';
 import { enqueueHostStep, enqueueNotification, Gate, type HostLaunchOptions, type HostStepContext, type UserData } from './host-steps.js';
 
 /** Events a stream emits. */
@@ -55,6 +56,8 @@ export class Stream extends EventEmitter<StreamEvents> {
   readonly hi: number;
   readonly #handle: bigint;
   readonly #owned: boolean;
+  /** @internal Work queued behind unfinished host steps. */
+  readonly backlog = new Backlog();
   #tail: NativeEvent | undefined;
   #gate: Gate | undefined;
 
@@ -141,6 +144,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     if (src.byteLength !== dst.byteLength)
       rangeError('src', `${dst.byteLength} bytes, as \`dst\` is`, received(`${src.byteLength} bytes`));
     this.checkOpen();
+    this.backlog.admit(1);
     try {
       this.native.copy(dst.ptr, src.ptr, dst.byteLength);
     } catch (error) {
@@ -159,6 +163,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     checkScalar('value', dst.dtype, value);
     this.checkOpen();
     const [low, high] = scalarBits(dst.dtype, value);
+    this.backlog.admit(2);
     try {
       if (dst.length > 0) this.native.fill(dst.ptr, DTYPES[dst.dtype].size, dst.length, low, high);
     } catch (error) {
@@ -184,6 +189,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.checkOpen();
     const event = options instanceof Event ? options : Event.create(this.device, options);
     if (event.device !== this.device) rangeError('event', `an event of device ${this.device.ordinal}`, event);
+    this.backlog.admit(1);
     try {
       this.native.record(event.native);
     } catch (error) {
@@ -202,6 +208,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     if (event.device !== this.device) rangeError('event', `an event of device ${this.device.ordinal}`, event);
     if (event.closed) typeError('event', 'an open Event', received('a closed Event'));
     this.checkOpen();
+    this.backlog.admit(1);
     try {
       this.native.waitEvent(event.native);
     } catch (error) {
@@ -268,6 +275,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     else if (typeof userData !== 'bigint' || userData < 0n || userData >= 2n ** 64n)
       typeError('userData', 'a pointer as a bigint, or memory', userData);
     this.checkOpen();
+    this.backlog.admit(1);
     try {
       this.native.hostFunction(fn, userData instanceof Memory ? userData.ptr : userData);
     } catch (error) {
@@ -294,6 +302,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    * Works on closed streams too (rxcuda's own bookkeeping uses it after a close).
    */
   notify(done: (status: number) => void): void {
+    this.backlog.admit(1);
     const id = expectCompletion(done);
     try {
       this.native.notify(id);

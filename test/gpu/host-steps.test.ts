@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, expect, it } from 'vitest';
-import { CudaError, Device, type Kernel, type Module, type Stream } from '../../src/index.js';
+import { BACKLOG_LIMIT, CudaError, Device, type Kernel, type Module, type Stream } from '../../src/index.js';
 import { describeGpu } from '../support/gpu.js';
 import { collectUntil, gc } from '../support/gc.js';
 import { helpers } from '../support/helpers.js';
@@ -177,6 +177,30 @@ describeGpu('Stream.hostLaunch', () => {
     expect(warnings.map((w) => [w.name, w.message])).toEqual([
       ['RxcudaWarning', "A hostLaunch step (unheard) failed and the stream has no 'error' listener: Error: nobody listens"],
     ]);
+  });
+
+  it('refuses work past the backlog limit behind an unfinished step, losing nothing', async () => {
+    const s = stream();
+    const slot = device.allocHost('u32', 1);
+    let open!: () => void;
+    const released = new Promise<void>((resolve) => (open = resolve));
+    s.hostLaunch(() => released);
+    let admitted = 0;
+    let error: unknown;
+    try {
+      for (; admitted < 2000; admitted++) s.launch(store, one, [slot, admitted]);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(RangeError);
+    expect((error as Error).message).toMatch(/Expected at most 512 commands queued behind the unfinished host steps/);
+    expect(admitted).toBe(BACKLOG_LIMIT);
+    open();
+    await s.synchronized();
+    expect(slot.data[0]).toBe(admitted - 1);
+    for (let i = 0; i < 2000; i++) s.launch(store, one, [slot, i]); // nothing held now: no limit
+    await s.synchronized();
+    expect(slot.data[0]).toBe(1999);
   });
 
   it('rejects host steps during graph capture, and the capture stays valid', () => {

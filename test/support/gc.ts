@@ -1,9 +1,7 @@
-// Garbage collection on demand, without starting the test process with --expose-gc.
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-
-setFlagsFromString('--expose-gc');
-export const gc = runInNewContext('gc') as () => void;
+// Garbage collection on demand: the test processes run with --expose-gc (vitest.config.ts).
+export const gc = (globalThis as { gc?: () => void }).gc ?? (() => {
+  throw new Error('run the tests with node --expose-gc');
+});
 
 /** Collects until `done()` holds, at most `rounds` times with a pause between; returns done(). */
 export async function collectUntil(done: () => boolean, rounds = 50): Promise<boolean> {

@@ -1,0 +1,39 @@
+// Bookkeeping of the device work queued behind a stream's unfinished host steps.
+//
+// While a held host step has not run, the device sits at its gate and the driver's queue for the
+// stream only fills. The queue is finite (on an H200 about a thousand commands; an enqueue past
+// that blocks until the device drains it), and the step can only run once the main thread is
+// free: an enqueue that blocked there would never return. So work behind unfinished steps is
+// counted, and past a bound it is refused with an error instead of blocking.
+
+/** Commands (in driver queue entries, counted high) allowed behind a stream's unfinished steps. */
+export const BACKLOG_LIMIT = 512;
+
+/** @internal */
+export class Backlog {
+  #units = 0;
+  readonly #marks: number[] = [];
+
+  /** Counts `units` of work about to be enqueued; throws, enqueuing nothing, past the limit. */
+  admit(units: number): void {
+    const oldest = this.#marks[0];
+    if (oldest !== undefined && this.#units + units - oldest > BACKLOG_LIMIT)
+      throw new RangeError(
+        `Expected at most ${BACKLOG_LIMIT} commands queued behind the unfinished host steps of this stream, ` +
+          `got ${this.#units + units - oldest}: the device waits for a step that runs on the main thread, and ` +
+          'more work would fill the driver queue and block that thread. Await the step (or ' +
+          'stream.synchronized()) before enqueuing more.',
+      );
+    this.#units += units;
+  }
+
+  /** A held step was enqueued: what follows waits for it. */
+  stepEnqueued(): void {
+    this.#marks.push(this.#units);
+  }
+
+  /** The oldest held step settled (steps of a stream settle in order). */
+  stepReleased(): void {
+    this.#marks.shift();
+  }
+}
