@@ -3,6 +3,7 @@
 // pinned memory that the main thread writes when the step settles. Nothing blocks a driver thread.
 import { CudaError, typeError, received } from './errors.js';
 import { cancelCompletion, expectCompletion } from './completions.js';
+import { HOST_STEP_UNITS } from './backlog.js';
 import { HostArray } from './memory.js';
 import type { Stream } from './stream.js';
 
@@ -128,7 +129,7 @@ export function enqueueHostStep<D extends UserData>(
 ): void {
   const data = copyUserData(options.userData);
   checkNotCapturing(stream, 'cuStreamAddCallback');
-  stream.backlog.admit(2);
+  stream.backlog.admit(HOST_STEP_UNITS);
   const value = gate.next();
   const context: HostStepContext = { kind: 'hostLaunch', name: nameOf(fn) };
   let enqueued = false;

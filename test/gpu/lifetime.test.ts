@@ -54,13 +54,13 @@ describeGpu('many host steps', () => {
     let ran = 0;
     const step = () => void ran++;
     const batch = async () => {
-      for (let i = 0; i < 200; i++) s.hostLaunch(step, { userData: new Uint8Array(16) });
+      for (let i = 0; i < 25; i++) s.hostLaunch(step, { userData: new Uint8Array(16) });
       await s.synchronized();
     };
-    for (let i = 0; i < 25; i++) await batch();
+    for (let i = 0; i < 200; i++) await batch();
     gc();
     const before = process.memoryUsage.rss();
-    for (let i = 0; i < 500; i++) await batch();
+    for (let i = 0; i < 4000; i++) await batch();
     gc();
     const growth = process.memoryUsage.rss() - before;
     expect(ran).toBe(105_000);

@@ -1,7 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { Backlog, BACKLOG_LIMIT } from '../../src/core/backlog.js';
+import { Backlog, BACKLOG_LIMIT, HOST_STEP_UNITS } from '../../src/core/backlog.js';
 
 describe('Backlog', () => {
+  it('lets at most 32 held steps wait behind an unfinished one', () => {
+    const backlog = new Backlog();
+    backlog.admit(HOST_STEP_UNITS);
+    backlog.stepEnqueued();
+    let steps = 0;
+    try {
+      for (; steps < 100; steps++) {
+        backlog.admit(HOST_STEP_UNITS);
+        backlog.stepEnqueued();
+      }
+    } catch (error) {
+      expect(error).toBeInstanceOf(RangeError);
+    }
+    expect(steps).toBe(32);
+  });
+
   it('admits any amount of work while no step is unfinished', () => {
     const backlog = new Backlog();
     for (let i = 0; i < 10 * BACKLOG_LIMIT; i++) backlog.admit(1);
