@@ -4,15 +4,21 @@
 // stream only fills. The queue is finite (on an H200 about a thousand commands; an enqueue past
 // that blocks until the device drains it), and the step can only run once the main thread is
 // free: an enqueue that blocked there would never return. So work behind unfinished steps is
-// counted, and past a bound it is refused with an error instead of blocking. A held step itself
-// weighs far more than a launch: on the H200 an enqueue blocked after 50 to 75 steps queued behind
-// an unfinished one, against about a thousand launches.
+// counted, and past a bound it is refused with an error instead of blocking. Weights are in units
+// of an argument-less launch, of which an H200 queued 1021 behind a stalled stream; a held step
+// weighs far more (an enqueue blocked after 50 to 75 of them) and a launch grows with its
+// arguments, which travel in the queue too.
 
 /** Commands (in driver queue entries, counted high) allowed behind a stream's unfinished steps. */
 export const BACKLOG_LIMIT = 512;
 
 /** What one held host step counts as: at most 32 of them wait behind an unfinished one. */
 export const HOST_STEP_UNITS = 16;
+
+/** What a launch with `argumentBytes` of packed arguments counts as. */
+export function launchUnits(argumentBytes: number): number {
+  return 1 + Math.ceil(argumentBytes / 16);
+}
 
 /** @internal */
 export class Backlog {

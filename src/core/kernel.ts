@@ -6,6 +6,7 @@ import { checkCount, rangeError, typeError, received } from './errors.js';
 import { Memory } from './memory.js';
 import { checkScalar } from './scalar.js';
 import { LaunchConfig, type LaunchOptions } from './launch-config.js';
+import { launchUnits } from './backlog.js';
 import type { Device } from './device.js';
 import type { Module } from './module.js';
 import type { Stream } from './stream.js';
@@ -143,6 +144,7 @@ export class Kernel<S extends Signature = Signature> {
   readonly #launch: () => void;
   readonly #header: Uint32Array;
   readonly #pack: (args: readonly unknown[], stream: Stream) => void;
+  readonly #queueUnits: number;
   #lastConfig: LaunchConfig | undefined;
   #lastStream: Stream | undefined;
   #attributes: KernelAttributes | undefined;
@@ -164,6 +166,7 @@ export class Kernel<S extends Signature = Signature> {
       end += size;
     }
     const block = new ArrayBuffer(HEADER_BYTES + Math.ceil(end / 16) * 16);
+    this.#queueUnits = launchUnits(end);
     this.#header = new Uint32Array(block);
     const device = module.device;
     const views = {
@@ -261,7 +264,7 @@ export class Kernel<S extends Signature = Signature> {
       this.module.usedOn(stream);
     }
     this.#pack(args, stream);
-    stream.backlog.admit(1);
+    stream.backlog.admit(this.#queueUnits);
     try {
       this.#launch();
     } catch (error) {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { Backlog, BACKLOG_LIMIT, HOST_STEP_UNITS } from '../../src/core/backlog.js';
+import { Backlog, BACKLOG_LIMIT, HOST_STEP_UNITS, launchUnits } from '../../src/core/backlog.js';
+
+describe('launchUnits', () => {
+  it('weighs a launch by its packed arguments', () => {
+    expect([launchUnits(0), launchUnits(8), launchUnits(16), launchUnits(17), launchUnits(96)]).toEqual([1, 2, 2, 3, 7]);
+  });
+});
 
 describe('Backlog', () => {
   it('lets at most 32 held steps wait behind an unfinished one', () => {

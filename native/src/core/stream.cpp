@@ -159,12 +159,10 @@ Napi::Value StreamObject::hostStep(const Napi::CallbackInfo& info) {
   Addon& addon = Addon::of(env);
   const cu::Driver& d = enter(env);
   Completion::Record* r = addon.completion->record(info[0].As<Napi::Number>().Uint32Value());
-  bool hostFunc = info.Length() > 3 && info[3].ToBoolean().Value();
-  cu::Result result = hostFunc ? cu::call(d.cuLaunchHostFunc, stream_, &Completion::hostFunction, static_cast<void*>(r))
-                               : cu::call(d.cuStreamAddCallback, stream_, &Completion::streamCallback, r, 0u);
+  cu::Result result = cu::call(d.cuStreamAddCallback, stream_, &Completion::streamCallback, r, 0u);
   if (result != cu::kSuccess) {
     addon.completion->cancel(r);
-    addon.throwCuda(env, result, hostFunc ? "cuLaunchHostFunc" : "cuStreamAddCallback");
+    addon.throwCuda(env, result, "cuStreamAddCallback");
   }
   // The record is enqueued and will come back whatever happens next; TypeScript releases the
   // gate itself when this throws.
