@@ -153,7 +153,10 @@ export function enqueueHostStep<D extends UserData>(
     else release();
   });
   try {
-    stream.native.hostStep(id, gate.address, value);
+    // The notification tells the main thread to run the step; the wait behind it holds the
+    // device until the main thread writes the gate. No driver thread ever waits for JavaScript.
+    stream.native.notify(id);
+    stream.native.waitValue(gate.address, value);
     enqueued = true;
     stream.backlog.stepEnqueued();
   } catch (error) {

@@ -46,7 +46,6 @@ export interface NativeStream {
   waitEvent(event: NativeEvent): void;
   notify(id: number): void;
   hostFunction(fn: bigint, userData: bigint): void;
-  hostStep(id: number, gate: bigint, value: number): void;
   waitValue(address: bigint, value: number): void;
   alloc(bytes: number): bigint;
   free(ptr: bigint): void;

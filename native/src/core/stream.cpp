@@ -19,7 +19,6 @@ void StreamObject::define(Napi::Env env, Napi::Object exports) {
           InstanceMethod<&StreamObject::waitEvent>("waitEvent"),
           InstanceMethod<&StreamObject::notify>("notify"),
           InstanceMethod<&StreamObject::hostFunction>("hostFunction"),
-          InstanceMethod<&StreamObject::hostStep>("hostStep"),
           InstanceMethod<&StreamObject::waitValue>("waitValue"),
           InstanceMethod<&StreamObject::alloc>("alloc"),
           InstanceMethod<&StreamObject::free>("free"),
@@ -151,29 +150,8 @@ Napi::Value StreamObject::hostFunction(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-// hostStep(id, gate, value): a host step that holds the stream. The completion road tells the main
-// thread to run the step; the stream then waits, on the device, until the main thread has written
-// at least `value` into the gate word (pinned host memory). No driver thread ever waits for JS.
-Napi::Value StreamObject::hostStep(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Addon& addon = Addon::of(env);
-  const cu::Driver& d = enter(env);
-  Completion::Record* r = addon.completion->record(info[0].As<Napi::Number>().Uint32Value());
-  cu::Result result = cu::call(d.cuStreamAddCallback, stream_, &Completion::streamCallback, r, 0u);
-  if (result != cu::kSuccess) {
-    addon.completion->cancel(r);
-    addon.throwCuda(env, result, "cuStreamAddCallback");
-  }
-  // The record is enqueued and will come back whatever happens next; TypeScript releases the
-  // gate itself when this throws.
-  addon.check(env,
-              cu::call(d.cuStreamWaitValue32, stream_, toU64(info[1]),
-                       info[2].As<Napi::Number>().Uint32Value(), cu::kStreamWaitValueGeq),
-              "cuStreamWaitValue32");
-  return env.Undefined();
-}
-
-// waitValue(address, value): work enqueued after this waits until the word at address >= value.
+// waitValue(address, value): work enqueued after this waits, on the device, until the word at
+// address (pinned host memory) is at least value. Host steps are a notification and this wait.
 Napi::Value StreamObject::waitValue(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon::of(env).check(env,

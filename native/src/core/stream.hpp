@@ -28,7 +28,6 @@ class StreamObject : public Napi::ObjectWrap<StreamObject> {
   Napi::Value waitEvent(const Napi::CallbackInfo& info);
   Napi::Value notify(const Napi::CallbackInfo& info);
   Napi::Value hostFunction(const Napi::CallbackInfo& info);
-  Napi::Value hostStep(const Napi::CallbackInfo& info);
   Napi::Value waitValue(const Napi::CallbackInfo& info);
   Napi::Value alloc(const Napi::CallbackInfo& info);
   Napi::Value free(const Napi::CallbackInfo& info);
