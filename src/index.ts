@@ -9,6 +9,7 @@ export { DTYPES, isDType, toHalfBits, fromHalfBits, type DType, type TypedArrayO
 export { Module, type ModuleImage } from './core/module.js';
 export { compile, type CompileOptions, type CompiledProgram } from './core/program.js';
 export { Kernel, type Signature, type ParamType, type StructParam, type KernelArgs, type ArgOf } from './core/kernel.js';
+export type { CpuKernel, CpuArgs, CpuArgOf } from './core/cpu-kernel.js';
 export { LaunchConfig, type LaunchOptions, type Dim3 } from './core/launch-config.js';
 export { CudaError, NvrtcError } from './core/errors.js';
 export { BACKLOG_LIMIT } from './core/backlog.js';

@@ -8,6 +8,9 @@
 #include "core/program.hpp"
 #include "core/stream.hpp"
 #include "cuda/nvrtc.hpp"
+#include "host/device.hpp"
+#include "host/event.hpp"
+#include "host/stream.hpp"
 
 namespace rxcuda {
 
@@ -118,6 +121,10 @@ Napi::Object initModule(Napi::Env env, Napi::Object exports) {
   KernelObject::define(env, exports);
   defineMemory(env, exports);
   defineProgram(env, exports);
+  host::HostDevice::define(env, exports);
+  host::HostStream::define(env, exports);
+  host::HostEvent::define(env, exports);
+  host::defineHostMemory(env, exports);
   return exports;
 }
 

@@ -1,5 +1,5 @@
 // CUDA devices: enumeration, properties, and the factories for streams, events, memory, modules.
-import { addon, type DeviceProperties, type DriverInfo, type NativeDevice } from './native.js';
+import { addon, backends, type Backend, type DeviceProperties, type DriverInfo, type NativeDevice } from './native.js';
 import { CudaError, checkCount, checkOptions, rangeError, typeError } from './errors.js';
 import { DTYPES, isDType, type DType } from './dtype.js';
 import { HostArray } from './memory.js';
@@ -9,6 +9,7 @@ import { Module, type ModuleImage } from './module.js';
 import { compileProgram, type CompileOptions } from './program.js';
 
 const devices = new Map<number, Device>();
+let hostDevice: Device | undefined;
 
 /** The reason no CUDA device can be used, as a CudaError (for `Device.get` and friends). */
 function unavailable(info: DriverInfo): CudaError {
@@ -17,12 +18,15 @@ function unavailable(info: DriverInfo): CudaError {
 }
 
 /**
- * A CUDA device and its primary context, which rxcuda retains and makes current for you.
- * Get one with `Device.get(ordinal)` or `Device.default()`.
+ * A CUDA device and its primary context, which rxcuda retains and makes current for you, or the
+ * host device (the CPU reference backend, with the same contract). Get one with
+ * `Device.get(ordinal)`, `Device.host()` or `Device.default()`.
  */
 export class Device {
-  /** The device's ordinal, as CUDA numbers them. */
+  /** The device's ordinal, as CUDA numbers them; -1 for the host device. */
   readonly ordinal: number;
+  /** @internal The native classes of this device's backend. */
+  readonly backend: Backend;
   /** Facts about the device, read once. */
   readonly properties: DeviceProperties;
   /** @internal */
@@ -30,9 +34,10 @@ export class Device {
   #poisoned: CudaError | undefined;
   #service: Stream | undefined;
 
-  private constructor(ordinal: number) {
+  private constructor(ordinal: number, backend: Backend) {
     this.ordinal = ordinal;
-    this.native = new addon.Device(ordinal);
+    this.backend = backend;
+    this.native = new backend.Device(ordinal);
     this.properties = Object.freeze(this.native.properties());
   }
 
@@ -59,7 +64,7 @@ export class Device {
     if (!info.available) throw unavailable(info);
     if (ordinal >= info.deviceCount)
       rangeError('ordinal', `below the device count ${info.deviceCount}`, ordinal);
-    const device = new Device(ordinal);
+    const device = new Device(ordinal, backends.cuda);
     devices.set(ordinal, device);
     return device;
   }
@@ -70,11 +75,27 @@ export class Device {
   }
 
   /**
-   * The first CUDA device.
-   * @throws CudaError when there is none, saying why (no driver, driver too old, no device).
+   * The host device: the CPU as a reference backend. Its streams are worker threads that run
+   * their commands in order, its memory is host memory, and events, host steps and completions
+   * behave as on a GPU. Kernels run there when they have a CPU implementation.
    */
+  static host(): Device {
+    return (hostDevice ??= new Device(-1, backends.host));
+  }
+
+  /** The first CUDA device where there is one, else the host device. */
   static default(): Device {
-    return Device.get(0);
+    return Device.count() > 0 ? Device.get(0) : Device.host();
+  }
+
+  /** Whether this is a CUDA device or the host device. */
+  get kind(): 'cuda' | 'host' {
+    return this.backend.kind;
+  }
+
+  /** `device 0`, or `the host device`. */
+  toString(): string {
+    return this.kind === 'host' ? 'the host device' : `device ${this.ordinal}`;
   }
 
   /** The device's name, e.g. "NVIDIA H200". */
@@ -89,7 +110,7 @@ export class Device {
 
   /** The real architecture NVRTC compiles for by default, e.g. `sm_90`. */
   get arch(): string {
-    return `sm_${this.properties.major}${this.properties.minor}`;
+    return this.kind === 'host' ? 'host' : `sm_${this.properties.major}${this.properties.minor}`;
   }
 
   /** Free and total device memory in bytes, as the driver reports them now. */
@@ -155,12 +176,15 @@ export class Device {
   /**
    * Compiles CUDA C++ with NVRTC (on a worker thread) for this device and loads the result.
    * Compiled code is cached on disk, keyed by source, options, NVRTC version and architecture.
+   * On the host device nothing is compiled: its kernels need CPU implementations
+   * (`module.kernel(name, signature, { cpu })`), which CUDA devices ignore.
    * @throws NvrtcError with the compiler's log when compilation fails.
    */
   async compile(source: string, options?: CompileOptions): Promise<Module> {
     if (typeof source !== 'string' || source.length === 0) typeError('source', 'CUDA C++ source text', source);
     checkOptions('options', options);
     this.checkUsable();
+    if (this.kind === 'host') return Module.forHost(this);
     const compiled = await compileProgram(source, this.arch, options ?? {});
     return Module.load(this, compiled.image, compiled.names, compiled.log, compiled.fromCache);
   }

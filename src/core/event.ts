@@ -1,5 +1,5 @@
 // Events: points in a stream's work, for cross-stream ordering, completion and timing.
-import { addon, type NativeEvent } from './native.js';
+import type { NativeEvent } from './native.js';
 import { checkOptions, rangeError, typeError, received } from './errors.js';
 import type { Device } from './device.js';
 import type { Stream } from './stream.js';
@@ -30,7 +30,7 @@ export class Event {
   private constructor(device: Device, timing: boolean) {
     this.device = device;
     this.timing = timing;
-    this.native = new addon.Event(device.native, timing ? 0 : DISABLE_TIMING);
+    this.native = new device.backend.Event(device.native, timing ? 0 : DISABLE_TIMING);
   }
 
   /** @internal Use {@link Stream.record} or {@link Device.createEvent}. */
@@ -80,7 +80,7 @@ export class Event {
    */
   elapsedSince(start: Event): number {
     if (!(start instanceof Event)) typeError('start', 'an Event', start);
-    if (start.device !== this.device) rangeError('start', `an event of device ${this.device.ordinal}`, start);
+    if (start.device !== this.device) rangeError('start', `an event of ${this.device}`, start);
     for (const [name, event] of [['start', start], ['end', this]] as const) {
       event.#check(name);
       if (!event.timing) typeError(name, 'an event recorded with { timing: true }', received('an untimed Event'));

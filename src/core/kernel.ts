@@ -1,6 +1,6 @@
 // Kernels with declared signatures and the launch fast path: the signature builds a packer once;
 // each launch writes its arguments into a preallocated block and makes one native call.
-import type { KernelAttributes, NativeKernel } from './native.js';
+import type { KernelAttributes, KernelLauncher, NativeKernel } from './native.js';
 import { DTYPES, isDType, toHalfBits, type DType } from './dtype.js';
 import { checkCount, rangeError, typeError, received } from './errors.js';
 import { Memory } from './memory.js';
@@ -70,7 +70,7 @@ function badArgument(signature: Signature, device: Device, i: number, value: unk
   if (p === 'ptr') {
     if (value instanceof Memory) {
       if (value.closed) typeError(name, 'open memory', received(`a closed ${value.constructor.name}`));
-      rangeError(name, `memory of device ${device.ordinal}`, received(`memory of device ${value.device.ordinal}`));
+      rangeError(name, `memory of ${device}`, received(`memory of ${value.device}`));
     }
     typeError(name, 'a DeviceArray, a HostArray or a device address as a bigint (ptr)', value);
   }
@@ -141,7 +141,7 @@ export class Kernel<S extends Signature = Signature> {
   /** The declared parameter types. */
   readonly signature: S;
   readonly #native: NativeKernel;
-  readonly #launch: () => void;
+  readonly #launch: KernelLauncher;
   readonly #header: Uint32Array;
   readonly #pack: (args: readonly unknown[], stream: Stream) => void;
   readonly #queueUnits: number;
@@ -250,9 +250,10 @@ export class Kernel<S extends Signature = Signature> {
     stream.checkOpen();
     if (this.module.closed) typeError('kernel', 'a kernel of a loaded module', received('a kernel of a closed Module'));
     if (stream.device !== this.module.device)
-      rangeError('stream', `a stream of device ${this.module.device.ordinal}`, received(`a stream of device ${stream.device.ordinal}`));
-    if (config !== this.#lastConfig) {
-      const checked = LaunchConfig.from(config);
+      rangeError('stream', `a stream of ${this.module.device}`, received(`a stream of ${stream.device}`));
+    let checked = this.#lastConfig;
+    if (config !== checked) {
+      checked = LaunchConfig.from(config);
       checked.checkFor(stream.device);
       this.#header.set(checked.header);
       this.#lastConfig = checked === config ? checked : undefined;
@@ -266,7 +267,7 @@ export class Kernel<S extends Signature = Signature> {
     this.#pack(args, stream);
     stream.backlog.admit(this.#queueUnits);
     try {
-      this.#launch();
+      this.#launch(stream, checked, args);
     } catch (error) {
       stream.device.fail(error);
     }

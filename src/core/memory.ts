@@ -1,6 +1,5 @@
 // Device arrays (stream-ordered pool memory) and pinned host arrays, with the bookkeeping that
 // frees them only after every stream that used them has finished with them.
-import { addon } from './native.js';
 import { DTYPES, type DType, type TypedArrayOf } from './dtype.js';
 import { checkCount, rangeError } from './errors.js';
 import type { Device } from './device.js';
@@ -67,7 +66,7 @@ class HostAllocation extends Allocation {
     if (this.freed) return;
     this.freed = true;
     const free = () =>
-      addon.freeHost(this.device.native, this.ptr, this.buffer.deref() ?? new ArrayBuffer(0));
+      this.device.backend.freeHost(this.device.native, this.ptr, this.buffer.deref() ?? new ArrayBuffer(0));
     const streams = this.streams();
     if (streams.length === 0) free();
     else this.device.serviceStream(streams).notify(free);
@@ -196,7 +195,7 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
 
   /** @internal */
   static allocate<D extends DType>(device: Device, dtype: D, length: number): HostArray<D> {
-    const { ptr, buffer } = addon.allocHost(device.native, Math.max(1, length) * DTYPES[dtype].size);
+    const { ptr, buffer } = device.backend.allocHost(device.native, Math.max(1, length) * DTYPES[dtype].size);
     const allocation = new HostAllocation(device, ptr, new WeakRef(buffer));
     // Freed when the buffer itself is collected: only then can no TypedArray reach the memory.
     collected.register(buffer, allocation, allocation);

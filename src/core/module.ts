@@ -2,6 +2,7 @@
 import { addon, type NativeModule } from './native.js';
 import { typeError, received } from './errors.js';
 import { Kernel, type Signature } from './kernel.js';
+import { CpuLauncher, type CpuKernel } from './cpu-kernel.js';
 import type { Device } from './device.js';
 import type { Stream } from './stream.js';
 
@@ -31,8 +32,8 @@ function imageBytes(image: ModuleImage): Uint8Array {
 export class Module {
   /** The device it is loaded on. */
   readonly device: Device;
-  /** @internal */
-  readonly native: NativeModule;
+  /** @internal The loaded image; none on the host device. */
+  readonly native: NativeModule | undefined;
   /** What NVRTC printed while compiling it (warnings), or '' for loaded images. */
   readonly log: string;
   /** Whether the compiled code came from the on-disk cache. */
@@ -41,7 +42,7 @@ export class Module {
   readonly #streams = new Set<Stream>();
   #closed = false;
 
-  private constructor(device: Device, native: NativeModule, names: ReadonlyMap<string, string>, log: string, fromCache: boolean) {
+  private constructor(device: Device, native: NativeModule | undefined, names: ReadonlyMap<string, string>, log: string, fromCache: boolean) {
     this.device = device;
     this.native = native;
     this.#names = names;
@@ -52,11 +53,18 @@ export class Module {
   /** @internal Use {@link Device.loadModule} or {@link Device.compile}. */
   static load(device: Device, image: ModuleImage, names: ReadonlyMap<string, string> = new Map(), log = '', fromCache = false): Module {
     const bytes = imageBytes(image);
+    if (device.kind === 'host')
+      typeError('device', 'a CUDA device to load a module image', received('the host device (give kernels CPU implementations instead)'));
     try {
       return new Module(device, new addon.Module(device.native, bytes), names, log, fromCache);
     } catch (error) {
       device.fail(error);
     }
+  }
+
+  /** @internal A module of the host device: its kernels run through their CPU implementations. */
+  static forHost(device: Device): Module {
+    return new Module(device, undefined, new Map(), '', false);
   }
 
   /** True once `close()` was called. */
@@ -70,9 +78,15 @@ export class Module {
    * @throws TypeError for a bad signature, or one the driver's parameter info contradicts;
    * CudaError (CUDA_ERROR_NOT_FOUND) when the module has no such kernel.
    */
-  kernel<const S extends Signature>(name: string, signature: S): Kernel<S> {
+  kernel<const S extends Signature>(name: string, signature: S, options: { readonly cpu?: CpuKernel<S> } = {}): Kernel<S> {
     if (typeof name !== 'string' || name === '') typeError('name', 'a kernel name', name);
     if (this.#closed) typeError('module', 'a loaded Module', received('a closed Module'));
+    if (options.cpu !== undefined && typeof options.cpu !== 'function') typeError('options.cpu', 'a function', options.cpu);
+    if (!this.native) {
+      if (!options.cpu)
+        typeError('options.cpu', `a CPU implementation of kernel '${name}' to run it on the host device`, undefined);
+      return new Kernel(this, name, new CpuLauncher(options.cpu as CpuKernel), signature);
+    }
     let native;
     try {
       native = new addon.Kernel(this.native, this.#names.get(name) ?? name);
@@ -96,8 +110,10 @@ export class Module {
     this.#closed = true;
     const streams = [...this.#streams];
     this.#streams.clear();
-    if (streams.length === 0) this.native.unload();
-    else this.device.serviceStream(streams).notify(() => this.native.unload());
+    const native = this.native;
+    if (!native) return;
+    if (streams.length === 0) native.unload();
+    else this.device.serviceStream(streams).notify(() => native.unload());
   }
 
   [Symbol.dispose](): void {

@@ -74,6 +74,9 @@ export interface KernelAttributes {
   readonly maxDynamicSharedSizeBytes: number;
 }
 
+/** Launches with what the bound block holds; the host backend also reads the arguments given. */
+export type KernelLauncher = (stream: unknown, config: unknown, args: readonly unknown[]) => void;
+
 export interface NativeKernel {
   handle(): bigint;
   paramInfo(): { offset: number; size: number }[] | null;
@@ -82,7 +85,7 @@ export interface NativeKernel {
   occupancy(blockSize: number, sharedMem: number): number;
   suggestBlockSize(sharedMem: number, blockLimit: number): { minGridSize: number; blockSize: number };
   /** Binds the argument block; returns the function that launches with what it holds. */
-  bind(block: ArrayBuffer, offsets: Uint32Array): () => void;
+  bind(block: ArrayBuffer, offsets: Uint32Array): KernelLauncher;
 }
 
 export interface DriverInfo {
@@ -103,6 +106,16 @@ export interface CompileOutput {
   lowered: string[];
 }
 
+/** The native classes of one backend: CUDA, or the host (CPU) reference backend. */
+export interface Backend {
+  readonly kind: 'cuda' | 'host';
+  Device: new (ordinal: number) => NativeDevice;
+  Stream: new (device: NativeDevice, flags: number, priority: number, handle?: bigint) => NativeStream;
+  Event: new (device: NativeDevice, flags: number) => NativeEvent;
+  allocHost(device: NativeDevice, bytes: number): { ptr: bigint; buffer: ArrayBuffer };
+  freeHost(device: NativeDevice, ptr: bigint, buffer: ArrayBuffer): void;
+}
+
 export interface Addon {
   driverInfo(): DriverInfo;
   pendingCompletions(): number;
@@ -115,6 +128,13 @@ export interface Addon {
   allocHost(device: NativeDevice, bytes: number): { ptr: bigint; buffer: ArrayBuffer };
   freeHost(device: NativeDevice, ptr: bigint, buffer: ArrayBuffer): void;
   compile(source: string, name: string, options: string[], expressions: string[]): Promise<CompileOutput>;
+  HostDevice: Backend['Device'];
+  HostStream: Backend['Stream'];
+  HostEvent: Backend['Event'];
+  hostAllocHost: Backend['allocHost'];
+  hostFreeHost: Backend['freeHost'];
+  /** An ArrayBuffer over memory of the host device, for CPU kernels. */
+  hostView(ptr: bigint, bytes: number): ArrayBuffer;
 }
 
 function load(): Addon {
@@ -147,3 +167,9 @@ function load(): Addon {
 
 /** The addon of this environment (main thread or worker), loaded once. */
 export const addon: Addon = load();
+
+/** The two backends' native classes, one contract. */
+export const backends: { readonly cuda: Backend; readonly host: Backend } = {
+  cuda: { kind: 'cuda', Device: addon.Device, Stream: addon.Stream, Event: addon.Event, allocHost: addon.allocHost, freeHost: addon.freeHost },
+  host: { kind: 'host', Device: addon.HostDevice, Stream: addon.HostStream, Event: addon.HostEvent, allocHost: addon.hostAllocHost, freeHost: addon.hostFreeHost },
+};

@@ -80,7 +80,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     if (!Number.isInteger(priority)) typeError('priority', 'an integer', priority);
     if (typeof nonBlocking !== 'boolean') typeError('nonBlocking', 'a boolean', nonBlocking);
     try {
-      return new Stream(device, new addon.Stream(device.native, nonBlocking ? NON_BLOCKING : 0, priority), true);
+      return new Stream(device, new device.backend.Stream(device.native, nonBlocking ? NON_BLOCKING : 0, priority), true);
     } catch (error) {
       device.fail(error);
     }
@@ -97,7 +97,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     if (typeof handle !== 'bigint' || handle <= 0n || handle >= 2n ** 64n)
       typeError('handle', 'a CUstream handle as a non-zero bigint', handle);
     device.checkUsable();
-    return new Stream(device, new addon.Stream(device.native, 0, 0, handle), false);
+    return new Stream(device, new device.backend.Stream(device.native, 0, 0, handle), false);
   }
 
   /** The CUstream handle, for other CUDA code. */
@@ -188,7 +188,7 @@ export class Stream extends EventEmitter<StreamEvents> {
   record(options?: EventOptions | Event): Event {
     this.checkOpen();
     const event = options instanceof Event ? options : Event.create(this.device, options);
-    if (event.device !== this.device) rangeError('event', `an event of device ${this.device.ordinal}`, event);
+    if (event.device !== this.device) rangeError('event', `an event of ${this.device}`, event);
     this.backlog.admit(1);
     try {
       this.native.record(event.native);
@@ -205,7 +205,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    */
   wait(event: Event): void {
     if (!(event instanceof Event)) typeError('event', 'an Event', event);
-    if (event.device !== this.device) rangeError('event', `an event of device ${this.device.ordinal}`, event);
+    if (event.device !== this.device) rangeError('event', `an event of ${this.device}`, event);
     if (event.closed) typeError('event', 'an open Event', received('a closed Event'));
     this.checkOpen();
     this.backlog.admit(1);
@@ -315,7 +315,7 @@ export class Stream extends EventEmitter<StreamEvents> {
   /** @internal An event behind all work enqueued so far (the one recorded at close, once closed). */
   tail(): NativeEvent {
     if (this.#tail) return this.#tail;
-    const event = new addon.Event(this.device.native, DISABLE_TIMING);
+    const event = new this.device.backend.Event(this.device.native, DISABLE_TIMING);
     this.native.record(event);
     return event;
   }
@@ -329,7 +329,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     try {
       this.#tail = this.tail();
     } catch {
-      this.#tail = new addon.Event(this.device.native, DISABLE_TIMING); // poisoned: nothing runs anyway
+      this.#tail = new this.device.backend.Event(this.device.native, DISABLE_TIMING); // poisoned: nothing runs anyway
     }
     if (this.#owned) this.native.destroy();
     this.#gate?.close();
@@ -343,7 +343,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     if (!(memory instanceof Memory)) typeError(name, 'a DeviceArray or HostArray', memory);
     if (memory.closed) typeError(name, `open memory`, received(`a closed ${memory.constructor.name}`));
     if (memory instanceof DeviceArray && memory.device !== this.device)
-      rangeError(name, `memory of device ${this.device.ordinal}`, received(`memory of device ${memory.device.ordinal}`));
+      rangeError(name, `memory of ${this.device}`, received(`memory of ${memory.device}`));
   }
 
   /** @internal The CudaError for a failed stream status (the device's sticky error if it is one). */

@@ -75,6 +75,7 @@ std::string errorName(Result r) {
     case kErrorNotSupported: return "CUDA_ERROR_NOT_SUPPORTED";
     case kErrorNoDevice: return "CUDA_ERROR_NO_DEVICE";
     case kErrorNotFound: return "CUDA_ERROR_NOT_FOUND";
+    case kErrorNotReady: return "CUDA_ERROR_NOT_READY";
     default: return "CUDA_ERROR_" + std::to_string(r);
   }
 }

@@ -1,0 +1,94 @@
+#include "device.hpp"
+
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <thread>
+
+#include "../addon.hpp"
+
+namespace rxcuda::host {
+
+void HostDevice::define(Napi::Env env, Napi::Object exports) {
+  exports["HostDevice"] = DefineClass(env, "HostDevice",
+                                      {
+                                          InstanceMethod<&HostDevice::properties>("properties"),
+                                          InstanceMethod<&HostDevice::memoryInfo>("memoryInfo"),
+                                          InstanceMethod<&HostDevice::attribute>("attribute"),
+                                      });
+}
+
+HostDevice::HostDevice(const Napi::CallbackInfo& info) : Napi::ObjectWrap<HostDevice>(info) {}
+
+// The limits a CUDA device of compute capability 9.0 has, so that configurations written for a
+// GPU are checked the same way on the host.
+Napi::Value HostDevice::properties(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto out = Napi::Object::New(env);
+  struct sysinfo si {};
+  sysinfo(&si);
+  out["name"] = Napi::String::New(env, "host (CPU reference backend)");
+  out["totalMemory"] = Napi::Number::New(env, static_cast<double>(si.totalram) * si.mem_unit);
+  const std::pair<const char*, double> values[] = {
+      {"major", 0}, {"minor", 0}, {"multiprocessors", std::thread::hardware_concurrency()},
+      {"maxThreadsPerBlock", 1024}, {"maxBlockX", 1024}, {"maxBlockY", 1024}, {"maxBlockZ", 64},
+      {"maxGridX", 2147483647}, {"maxGridY", 65535}, {"maxGridZ", 65535},
+      {"sharedMemoryPerBlock", 49152}, {"sharedMemoryPerBlockOptin", 232448}, {"warpSize", 32},
+      {"cooperativeLaunch", 0}, {"clusterLaunch", 0}, {"memoryPools", 1},
+  };
+  for (const auto& [key, value] : values) out[key] = Napi::Number::New(env, value);
+  return out;
+}
+
+Napi::Value HostDevice::memoryInfo(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  struct sysinfo si {};
+  sysinfo(&si);
+  auto out = Napi::Object::New(env);
+  out["free"] = Napi::Number::New(env, static_cast<double>(si.freeram) * si.mem_unit);
+  out["total"] = Napi::Number::New(env, static_cast<double>(si.totalram) * si.mem_unit);
+  return out;
+}
+
+Napi::Value HostDevice::attribute(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), 0);
+}
+
+namespace {
+
+Napi::Value allocHost(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  size_t bytes = static_cast<size_t>(info[1].As<Napi::Number>().Int64Value());
+  void* ptr = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+  if (!ptr) throw Napi::RangeError::New(env, "Out of host memory");
+  auto out = Napi::Object::New(env);
+  out["ptr"] = Napi::BigInt::New(env, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(ptr)));
+  out["buffer"] = Napi::ArrayBuffer::New(env, ptr, bytes);
+  return out;
+}
+
+Napi::Value freeHost(const Napi::CallbackInfo& info) {
+  auto buffer = info[2].As<Napi::ArrayBuffer>();
+  if (!buffer.IsDetached()) buffer.Detach();
+  std::free(reinterpret_cast<void*>(toU64(info[1])));
+  return info.Env().Undefined();
+}
+
+// A view of host-device memory for CPU kernels; valid while the memory is (the caller keeps the
+// allocation alive for as long as the view is used).
+Napi::Value view(const Napi::CallbackInfo& info) {
+  auto* ptr = reinterpret_cast<void*>(toU64(info[0]));
+  size_t bytes = static_cast<size_t>(info[1].As<Napi::Number>().Int64Value());
+  return Napi::ArrayBuffer::New(info.Env(), ptr, bytes);
+}
+
+}  // namespace
+
+void defineHostMemory(Napi::Env env, Napi::Object exports) {
+  exports["hostAllocHost"] = Napi::Function::New(env, allocHost, "hostAllocHost");
+  exports["hostFreeHost"] = Napi::Function::New(env, freeHost, "hostFreeHost");
+  exports["hostView"] = Napi::Function::New(env, view, "hostView");
+}
+
+}  // namespace rxcuda::host

@@ -1,0 +1,147 @@
+#include "stream.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "../addon.hpp"
+#include "event.hpp"
+
+namespace rxcuda::host {
+
+void HostStream::define(Napi::Env env, Napi::Object exports) {
+  exports["HostStream"] = DefineClass(
+      env, "HostStream",
+      {
+          InstanceMethod<&HostStream::handle>("handle"),
+          InstanceMethod<&HostStream::destroy>("destroy"),
+          InstanceMethod<&HostStream::query>("query"),
+          InstanceMethod<&HostStream::priority>("priority"),
+          InstanceMethod<&HostStream::flags>("flags"),
+          InstanceMethod<&HostStream::capturing>("capturing"),
+          InstanceMethod<&HostStream::record>("record"),
+          InstanceMethod<&HostStream::waitEvent>("waitEvent"),
+          InstanceMethod<&HostStream::notify>("notify"),
+          InstanceMethod<&HostStream::hostFunction>("hostFunction"),
+          InstanceMethod<&HostStream::waitValue>("waitValue"),
+          InstanceMethod<&HostStream::alloc>("alloc"),
+          InstanceMethod<&HostStream::free>("free"),
+          InstanceMethod<&HostStream::copy>("copy"),
+          InstanceMethod<&HostStream::fill>("fill"),
+      });
+}
+
+HostStream::HostStream(const Napi::CallbackInfo& info) : Napi::ObjectWrap<HostStream>(info) {
+  if (info.Length() > 3 && !info[3].IsUndefined())
+    throw Napi::TypeError::New(info.Env(), "The host device has no foreign streams to wrap");
+  flags_ = info[1].As<Napi::Number>().Uint32Value();
+  priority_ = info[2].As<Napi::Number>().Int32Value();
+  queue_ = Queue::start();
+}
+
+HostStream::~HostStream() {
+  if (queue_) queue_->close();  // queued work still runs, as on a CUDA stream
+}
+
+Napi::Value HostStream::handle(const Napi::CallbackInfo& info) {
+  return Napi::BigInt::New(info.Env(), static_cast<uint64_t>(reinterpret_cast<uintptr_t>(queue_.get())));
+}
+
+Napi::Value HostStream::destroy(const Napi::CallbackInfo& info) {
+  if (queue_) queue_->close();
+  return info.Env().Undefined();
+}
+
+Napi::Value HostStream::query(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), queue_->idle());
+}
+
+Napi::Value HostStream::priority(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), priority_);
+}
+
+Napi::Value HostStream::flags(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), flags_);
+}
+
+Napi::Value HostStream::capturing(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), false);
+}
+
+Napi::Value HostStream::record(const Napi::CallbackInfo& info) {
+  auto event = HostEvent::Unwrap(info[0].As<Napi::Object>())->state();
+  uint64_t generation;
+  {
+    std::lock_guard<std::mutex> lock(event->mutex);
+    generation = ++event->recorded;
+  }
+  queue_->push([event, generation] { event->reach(generation); });
+  return info.Env().Undefined();
+}
+
+Napi::Value HostStream::waitEvent(const Napi::CallbackInfo& info) {
+  auto event = HostEvent::Unwrap(info[0].As<Napi::Object>())->state();
+  uint64_t generation;
+  {
+    std::lock_guard<std::mutex> lock(event->mutex);
+    generation = event->recorded;
+  }
+  queue_->push([event, generation] { event->waitFor(generation); });
+  return info.Env().Undefined();
+}
+
+Napi::Value HostStream::notify(const Napi::CallbackInfo& info) {
+  Completion::Record* r = Addon::of(info.Env()).completion->record(info[0].As<Napi::Number>().Uint32Value());
+  queue_->push([r] { Completion::push(r, 0); });
+  return info.Env().Undefined();
+}
+
+Napi::Value HostStream::hostFunction(const Napi::CallbackInfo& info) {
+  auto fn = reinterpret_cast<cu::HostFn>(toU64(info[0]));
+  auto data = reinterpret_cast<void*>(toU64(info[1]));
+  queue_->push([fn, data] { fn(data); });
+  return info.Env().Undefined();
+}
+
+Napi::Value HostStream::waitValue(const Napi::CallbackInfo& info) {
+  auto* word = reinterpret_cast<const volatile uint32_t*>(toU64(info[0]));
+  uint32_t value = info[1].As<Napi::Number>().Uint32Value();
+  queue_->push([word, value] { waitForWord(word, value); });
+  return info.Env().Undefined();
+}
+
+// alloc(bytes): host memory, usable by this stream's work from now on, as with cuMemAllocAsync.
+Napi::Value HostStream::alloc(const Napi::CallbackInfo& info) {
+  size_t bytes = static_cast<size_t>(info[0].As<Napi::Number>().Int64Value());
+  void* ptr = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+  if (!ptr) throw Napi::RangeError::New(info.Env(), "Out of host memory");
+  return Napi::BigInt::New(info.Env(), static_cast<uint64_t>(reinterpret_cast<uintptr_t>(ptr)));
+}
+
+Napi::Value HostStream::free(const Napi::CallbackInfo& info) {
+  void* ptr = reinterpret_cast<void*>(toU64(info[0]));
+  queue_->push([ptr] { std::free(ptr); });
+  return info.Env().Undefined();
+}
+
+Napi::Value HostStream::copy(const Napi::CallbackInfo& info) {
+  auto* dst = reinterpret_cast<void*>(toU64(info[0]));
+  auto* src = reinterpret_cast<const void*>(toU64(info[1]));
+  size_t bytes = static_cast<size_t>(info[2].As<Napi::Number>().Int64Value());
+  queue_->push([dst, src, bytes] { std::memmove(dst, src, bytes); });
+  return info.Env().Undefined();
+}
+
+// fill(ptr, elementSize, count, low, high): the element's little-endian pattern, count times.
+Napi::Value HostStream::fill(const Napi::CallbackInfo& info) {
+  auto* ptr = reinterpret_cast<uint8_t*>(toU64(info[0]));
+  unsigned size = info[1].As<Napi::Number>().Uint32Value();
+  size_t count = static_cast<size_t>(info[2].As<Napi::Number>().Int64Value());
+  uint64_t pattern = info[3].As<Napi::Number>().Uint32Value() |
+                     (static_cast<uint64_t>(info[4].As<Napi::Number>().Uint32Value()) << 32);
+  queue_->push([ptr, size, count, pattern] {
+    for (size_t i = 0; i < count; i++) std::memcpy(ptr + i * size, &pattern, size);
+  });
+  return info.Env().Undefined();
+}
+
+}  // namespace rxcuda::host

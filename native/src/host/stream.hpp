@@ -1,0 +1,43 @@
+// The host backend's stream: the same methods as the CUDA StreamObject, executed in order by a
+// worker thread (host/queue.hpp) on host memory.
+#pragma once
+#include <napi.h>
+
+#include <memory>
+
+#include "queue.hpp"
+
+namespace rxcuda::host {
+
+class HostStream : public Napi::ObjectWrap<HostStream> {
+ public:
+  static void define(Napi::Env env, Napi::Object exports);
+  explicit HostStream(const Napi::CallbackInfo& info);  // new HostStream(device, flags, priority)
+  ~HostStream() override;
+
+  // The stream a handle names (the handle is the queue's address), for kernel launches.
+  static Queue* fromHandle(uint64_t handle) { return reinterpret_cast<Queue*>(handle); }
+
+ private:
+  Napi::Value handle(const Napi::CallbackInfo& info);
+  Napi::Value destroy(const Napi::CallbackInfo& info);
+  Napi::Value query(const Napi::CallbackInfo& info);
+  Napi::Value priority(const Napi::CallbackInfo& info);
+  Napi::Value flags(const Napi::CallbackInfo& info);
+  Napi::Value capturing(const Napi::CallbackInfo& info);
+  Napi::Value record(const Napi::CallbackInfo& info);
+  Napi::Value waitEvent(const Napi::CallbackInfo& info);
+  Napi::Value notify(const Napi::CallbackInfo& info);
+  Napi::Value hostFunction(const Napi::CallbackInfo& info);
+  Napi::Value waitValue(const Napi::CallbackInfo& info);
+  Napi::Value alloc(const Napi::CallbackInfo& info);
+  Napi::Value free(const Napi::CallbackInfo& info);
+  Napi::Value copy(const Napi::CallbackInfo& info);
+  Napi::Value fill(const Napi::CallbackInfo& info);
+
+  std::shared_ptr<Queue> queue_;
+  int priority_ = 0;
+  unsigned flags_ = 0;
+};
+
+}  // namespace rxcuda::host

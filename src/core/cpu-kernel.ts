@@ -1,0 +1,77 @@
+// Kernels on the host device: a JavaScript implementation run in stream order, as a held host
+// step, with pointer arguments turned into TypedArrays over the memory they point to.
+import { addon, type KernelAttributes, type KernelLauncher, type NativeKernel } from './native.js';
+import { DTYPES, type DType, type TypedArrayOf } from './dtype.js';
+import { HostArray, Memory } from './memory.js';
+import type { LaunchConfig } from './launch-config.js';
+import type { Signature } from './kernel.js';
+import type { Stream } from './stream.js';
+
+/** What a CPU implementation receives for each parameter type: memory as a TypedArray. */
+export type CpuArgOf<P> = P extends 'i64' | 'u64'
+  ? number | bigint
+  : P extends DType
+    ? number
+    : P extends 'ptr'
+      ? TypedArrayOf[DType] | bigint
+      : ArrayBuffer | ArrayBufferView;
+
+/** The arguments of a CPU implementation of a kernel with signature S. */
+export type CpuArgs<S extends Signature> = { readonly [K in keyof S]: CpuArgOf<S[K]> };
+
+/**
+ * A kernel's CPU implementation, for the host device: called once per launch, in stream order,
+ * with the launch configuration and the arguments (memory as TypedArrays over it). It may be
+ * async; later work on the stream waits for it.
+ */
+export type CpuKernel<S extends Signature = Signature> = (config: LaunchConfig, args: CpuArgs<S>) => unknown;
+
+function view(value: unknown): unknown {
+  if (value instanceof HostArray) return value.data;
+  if (!(value instanceof Memory)) return value;
+  const Array = DTYPES[value.dtype as DType].Array;
+  return new Array(addon.hostView(value.ptr, value.byteLength), 0, value.length);
+}
+
+const NO_ATTRIBUTES: KernelAttributes = Object.freeze({
+  maxThreadsPerBlock: 1024, sharedSizeBytes: 0, constSizeBytes: 0, localSizeBytes: 0,
+  numRegs: 0, ptxVersion: 0, binaryVersion: 0, maxDynamicSharedSizeBytes: 0,
+});
+
+/** @internal The host device's stand-in for a native kernel: it launches `cpu` as a host step. */
+export class CpuLauncher implements NativeKernel {
+  readonly #cpu: CpuKernel;
+
+  constructor(cpu: CpuKernel) {
+    this.#cpu = cpu;
+  }
+
+  handle(): bigint {
+    return 0n;
+  }
+
+  paramInfo(): null {
+    return null;
+  }
+
+  attributes(): KernelAttributes {
+    return NO_ATTRIBUTES;
+  }
+
+  setAttribute(): void {}
+
+  occupancy(): number {
+    return 1;
+  }
+
+  suggestBlockSize(): { minGridSize: number; blockSize: number } {
+    return { minGridSize: 1, blockSize: 256 };
+  }
+
+  bind(): KernelLauncher {
+    return (stream, config, args) => {
+      const cpu = this.#cpu;
+      (stream as Stream).hostLaunch(() => cpu(config as LaunchConfig, args.map(view) as never));
+    };
+  }
+}
