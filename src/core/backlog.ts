@@ -24,13 +24,19 @@ export function launchUnits(argumentBytes: number): number {
 export class Backlog {
   #units = 0;
   readonly #marks: number[] = [];
+  readonly #limit: number;
+
+  /** @param limit what the backend's queue takes behind a stall (Infinity: no bound). */
+  constructor(limit = BACKLOG_LIMIT) {
+    this.#limit = limit;
+  }
 
   /** Counts `units` of work about to be enqueued; throws, enqueuing nothing, past the limit. */
   admit(units: number): void {
     const oldest = this.#marks[0];
-    if (oldest !== undefined && this.#units + units - oldest > BACKLOG_LIMIT)
+    if (oldest !== undefined && this.#units + units - oldest > this.#limit)
       throw new RangeError(
-        `Expected at most ${BACKLOG_LIMIT} commands queued behind the unfinished host steps of this stream, ` +
+        `Expected at most ${this.#limit} commands queued behind the unfinished host steps of this stream, ` +
           `got ${this.#units + units - oldest}: the device waits for a step that runs on the main thread, and ` +
           'more work would fill the driver queue and block that thread. Await the step (or ' +
           'stream.synchronized()) before enqueuing more.',

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import { CudaError, NvrtcError } from './errors.js';
 import { drainCompletions } from './completions.js';
+import { BACKLOG_LIMIT } from './backlog.js';
 
 /** What the native Device class offers. */
 export interface NativeDevice {
@@ -109,6 +110,8 @@ export interface CompileOutput {
 /** The native classes of one backend: CUDA, or the host (CPU) reference backend. */
 export interface Backend {
   readonly kind: 'cuda' | 'host';
+  /** Commands a stream's queue takes behind an unfinished host step (see backlog.ts). */
+  readonly queueLimit: number;
   Device: new (ordinal: number) => NativeDevice;
   Stream: new (device: NativeDevice, flags: number, priority: number, handle?: bigint) => NativeStream;
   Event: new (device: NativeDevice, flags: number) => NativeEvent;
@@ -170,6 +173,7 @@ export const addon: Addon = load();
 
 /** The two backends' native classes, one contract. */
 export const backends: { readonly cuda: Backend; readonly host: Backend } = {
-  cuda: { kind: 'cuda', Device: addon.Device, Stream: addon.Stream, Event: addon.Event, allocHost: addon.allocHost, freeHost: addon.freeHost },
-  host: { kind: 'host', Device: addon.HostDevice, Stream: addon.HostStream, Event: addon.HostEvent, allocHost: addon.hostAllocHost, freeHost: addon.hostFreeHost },
+  cuda: { kind: 'cuda', queueLimit: BACKLOG_LIMIT, Device: addon.Device, Stream: addon.Stream, Event: addon.Event, allocHost: addon.allocHost, freeHost: addon.freeHost },
+  // The host backend's queues are unbounded lists: nothing there can block the main thread.
+  host: { kind: 'host', queueLimit: Infinity, Device: addon.HostDevice, Stream: addon.HostStream, Event: addon.HostEvent, allocHost: addon.hostAllocHost, freeHost: addon.hostFreeHost },
 };

@@ -57,12 +57,13 @@ export class Stream extends EventEmitter<StreamEvents> {
   readonly #handle: bigint;
   readonly #owned: boolean;
   /** @internal Work queued behind unfinished host steps. */
-  readonly backlog = new Backlog();
+  readonly backlog: Backlog;
   #tail: NativeEvent | undefined;
   #gate: Gate | undefined;
 
   private constructor(device: Device, native: NativeStream, owned: boolean) {
     super();
+    this.backlog = new Backlog(device.backend.queueLimit);
     this.device = device;
     this.native = native;
     this.#owned = owned;

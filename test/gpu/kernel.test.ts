@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CudaError, Device, LaunchConfig, type Module, type Stream } from '../../src/index.js';
 import { describeGpu } from '../support/gpu.js';
-import { testModule } from './kernels.js';
+import { testModule } from '../support/kernels.js';
 
 describeGpu('Kernel launches', () => {
   let device: Device;

@@ -16,16 +16,22 @@ describe.skipIf(gpu.available)('Device without a usable driver', () => {
     expect(Device.driverInfo().problem).toMatch(/libcuda\.so\.1|driver|device/);
   });
 
-  it('throws a CudaError naming the problem when a device is asked for', () => {
+  it('throws a CudaError naming the problem when a CUDA device is asked for', () => {
     let error: unknown;
     try {
-      Device.default();
+      Device.get(0);
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(CudaError);
     expect((error as CudaError).name).toMatch(/^CUDA_ERROR_/);
     expect((error as CudaError).message).toBe(Device.driverInfo().problem);
+  });
+
+  it('falls back to the host device by default', () => {
+    expect(Device.default()).toBe(Device.host());
+    expect(Device.default().kind).toBe('host');
+    expect(String(Device.default())).toBe('the host device');
   });
 });
 

@@ -14,7 +14,7 @@ export const properties = {
 };
 
 export function fakeDevice(ordinal = 0): Device {
-  return { ordinal, properties, checkUsable() {}, fail(e: unknown) { throw e; } } as unknown as Device;
+  return { ordinal, properties, checkUsable() {}, fail(e: unknown) { throw e; }, toString: () => `device ${ordinal}` } as unknown as Device;
 }
 
 export interface FakeLaunch {

@@ -1,17 +1,23 @@
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, beforeAll, expect, it } from 'vitest';
 import { Device, LaunchConfig, Stream } from '../../src/index.js';
-import { describeGpu } from '../support/gpu.js';
-import { testModule } from './kernels.js';
+import { describeBackends } from '../support/backends.js';
+import { testKernels } from '../support/kernels.js';
 
-const open: Stream[] = [];
-function stream(options?: Parameters<Device['createStream']>[0]): Stream {
-  const s = Device.default().createStream(options);
-  open.push(s);
-  return s;
-}
-afterEach(() => open.splice(0).forEach((s) => s.close()));
+describeBackends('Stream', (getDevice, backend) => {
+  let device: Device;
+  let kernels: Awaited<ReturnType<typeof testKernels>>;
+  const open: Stream[] = [];
+  beforeAll(async () => {
+    device = getDevice();
+    kernels = await testKernels(device);
+  });
+  afterEach(() => open.splice(0).forEach((s) => s.close()));
+  const stream = (options?: Parameters<Device['createStream']>[0]) => {
+    const s = device.createStream(options);
+    open.push(s);
+    return s;
+  };
 
-describeGpu('Stream', () => {
   it('exposes its handle, priority and flags', () => {
     const s = stream({ priority: -1, nonBlocking: true });
     expect(typeof s.handle).toBe('bigint');
@@ -23,49 +29,46 @@ describeGpu('Stream', () => {
   });
 
   it('is idle when empty, busy while a kernel runs, and resolves synchronized() when done', async () => {
-    const module = await testModule();
-    const spin = module.kernel('spin', ['u64']);
     const s = stream();
     expect(s.query()).toBe(true);
-    s.launch(spin, { grid: 1, block: 1 }, [50_000_000n]);
+    s.launch(kernels.spin, { grid: 1, block: 1 }, [50_000_000n]);
     expect(s.query()).toBe(false);
     await s.synchronized();
     expect(s.query()).toBe(true);
   });
 
   it('closes idempotently and refuses work afterwards, with nothing enqueued', async () => {
-    const module = await testModule();
-    const count = module.kernel('count', ['ptr']);
     const s = stream();
     const counter = s.alloc('u32', 1);
     s.fill(counter, 0);
-    s.launch(count, { grid: 1, block: 1 }, [counter]);
-    const host = Device.default().allocHost('u32', 1);
+    s.launch(kernels.count, { grid: 1, block: 1 }, [counter]);
+    const host = device.allocHost('u32', 1);
     s.copy(host, counter);
     await s.synchronized();
     s.close();
     s.close();
     expect(s.closed).toBe(true);
-    expect(() => s.launch(count, { grid: 1, block: 1 }, [counter])).toThrow(new TypeError('Expected `stream` to be open, got a closed Stream'));
+    expect(() => s.launch(kernels.count, { grid: 1, block: 1 }, [counter])).toThrow(new TypeError('Expected `stream` to be open, got a closed Stream'));
     expect(() => s.copy(host, counter)).toThrow(TypeError);
     expect(() => s.alloc('u32', 1)).toThrow(TypeError);
     expect(() => s.record()).toThrow(TypeError);
+    expect(() => s.hostLaunch(() => {})).toThrow(TypeError);
     expect(host.data[0]).toBe(1);
   });
 
   it('closes through Symbol.dispose', () => {
-    const s = Device.default().createStream();
+    const s = device.createStream();
     s[Symbol.dispose]();
     expect(s.closed).toBe(true);
   });
 
-  it('wraps a foreign handle without taking ownership', async () => {
+  it.skipIf(backend === 'host')('wraps a foreign handle without taking ownership', async () => {
     const owner = stream();
-    const wrapped = Stream.fromHandle(owner.handle, Device.default());
+    const wrapped = Stream.fromHandle(owner.handle, device);
     expect(wrapped.handle).toBe(owner.handle);
     const a = wrapped.alloc('u32', 4);
     wrapped.fill(a, 7);
-    const host = Device.default().allocHost('u32', 4);
+    const host = device.allocHost('u32', 4);
     wrapped.copy(host, a);
     await wrapped.synchronized();
     wrapped.close();
@@ -74,24 +77,22 @@ describeGpu('Stream', () => {
     owner.copy(host, a);
     await owner.synchronized();
     expect([...host.data]).toEqual([9, 9, 9, 9]);
-    expect(() => Stream.fromHandle(0n, Device.default())).toThrow(TypeError);
-    expect(() => Stream.fromHandle(5 as never, Device.default())).toThrow(TypeError);
+    expect(() => Stream.fromHandle(0n, device)).toThrow(TypeError);
+    expect(() => Stream.fromHandle(5 as never, device)).toThrow(TypeError);
   });
 
   it('rejects bad options', () => {
-    expect(() => Device.default().createStream({ priority: 0.5 })).toThrow(TypeError);
-    expect(() => Device.default().createStream({ nonBlocking: 1 as never })).toThrow(TypeError);
-    expect(() => Device.default().createStream('fast' as never)).toThrow(TypeError);
+    expect(() => device.createStream({ priority: 0.5 })).toThrow(TypeError);
+    expect(() => device.createStream({ nonBlocking: 1 as never })).toThrow(TypeError);
+    expect(() => device.createStream('fast' as never)).toThrow(TypeError);
   });
 
   it('keeps several synchronized() waits in order of enqueue', async () => {
-    const module = await testModule();
-    const spin = module.kernel('spin', ['u64']);
     const s = stream();
     const order: number[] = [];
     const config = new LaunchConfig({ grid: 1, block: 1 });
     const waits = [0, 1, 2].map((i) => {
-      s.launch(spin, config, [2_000_000n]);
+      s.launch(kernels.spin, config, [2_000_000n]);
       return s.synchronized().then(() => order.push(i));
     });
     await Promise.all(waits);

@@ -79,13 +79,51 @@ __global__ void scale(T* x, T a, unsigned n) {
 }
 `;
 
-let compiled: Promise<Module> | undefined;
+const compiled = new Map<Device, Promise<Module>>();
 
-/** The test kernels on the default device (compiled without FMA contraction, for exact results). */
-export function testModule(): Promise<Module> {
-  return (compiled ??= Device.default().compile(SOURCE, {
-    name: 'test-kernels.cu',
-    options: ['--fmad=false'],
-    expressions: ['scale<float>', 'scale<double>'],
-  }));
+/** The test kernels on `device` (compiled without FMA contraction, for exact results). */
+export function testModule(device: Device = Device.default()): Promise<Module> {
+  let module = compiled.get(device);
+  if (!module) {
+    module = device.compile(SOURCE, { name: 'test-kernels.cu', options: ['--fmad=false'], expressions: ['scale<float>', 'scale<double>'] });
+    compiled.set(device, module);
+  }
+  return module;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const u32 = (a: unknown) => a as Uint32Array;
+
+/**
+ * The kernels the behavioural tests launch, with CPU implementations so that they run on the
+ * host device too (CUDA devices ignore those). A latch or spin on the host is an async step:
+ * the stream waits, the main thread does not.
+ */
+export async function testKernels(device: Device) {
+  const module = await testModule(device);
+  return {
+    module,
+    store: module.kernel('store', ['ptr', 'u32'], { cpu: (_, [p, v]) => void (u32(p)[0] = v) }),
+    copy: module.kernel('copy_u32', ['ptr', 'ptr'], { cpu: (_, [src, dst]) => void (u32(dst)[0] = u32(src)[0]!) }),
+    count: module.kernel('count', ['ptr'], {
+      cpu: (config, [counter]) => void (u32(counter)[0]! += config.threadsPerBlock * config.grid.reduce((a, b) => a * b)),
+    }),
+    spin: module.kernel('spin', ['u64'], { cpu: (_, [ns]) => sleep(Number(ns) / 1e6) }),
+    latch: module.kernel('latch', ['ptr', 'ptr', 'u32', 'u64'], {
+      cpu: async (_, [flag, out, value, timeout]) => {
+        const deadline = performance.now() + Number(timeout) / 1e6;
+        while (u32(flag)[0] === 0) {
+          if (performance.now() > deadline) return void (u32(out)[0] = 0xdead);
+          await sleep(1);
+        }
+        u32(out)[0] = value as number;
+      },
+    }),
+    saxpy: module.kernel('saxpy', ['u32', 'f32', 'ptr', 'ptr'], {
+      cpu: (_, [n, a, x, y]) => {
+        const [xs, ys] = [x as Float32Array, y as Float32Array];
+        for (let i = 0; i < (n as number); i++) ys[i] = Math.fround(Math.fround((a as number) * xs[i]!) + ys[i]!);
+      },
+    }),
+  };
 }

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { Device, DeviceArray, HostArray, type DType, type Stream } from '../../src/index.js';
-import { describeGpu } from '../support/gpu.js';
+import { describeBackends } from '../support/backends.js';
 
-describeGpu('Stream memory', () => {
+describeBackends('Stream memory', (getDevice) => {
   let device: Device;
   let s: Stream;
   beforeAll(() => {
-    device = Device.default();
+    device = getDevice();
     s = device.createStream();
   });
   afterAll(() => s.close());
