@@ -47,7 +47,8 @@ describeBackends('a process with completions pending', (_, backend) => {
 });
 
 describeBackends('many host steps', (getDevice) => {
-  it('run 10^5 steps with less than 20 MB of RSS growth', async () => {
+  // AddressSanitizer keeps freed memory in quarantine: RSS there measures the sanitizer.
+  it.skipIf(process.env.RXCUDA_SANITIZER)('run 10^5 steps with less than 20 MB of RSS growth', async () => {
     const device = getDevice();
     const s = device.createStream();
     let ran = 0;
