@@ -13,3 +13,4 @@ export type { CpuKernel, CpuArgs, CpuArgOf } from './core/cpu-kernel.js';
 export { LaunchConfig, type LaunchOptions, type Dim3 } from './core/launch-config.js';
 export { CudaError, NvrtcError } from './core/errors.js';
 export { BACKLOG_LIMIT } from './core/backlog.js';
+export { Builtins, type BuiltinDType } from './core/builtins.js';

@@ -1,0 +1,220 @@
+// Built-in kernels with a CUDA implementation (compiled once per device by NVRTC) and a CPU
+// implementation (for the host device), behind one API. Elementwise results agree bit for bit
+// between the two (CUDA code is compiled without FMA contraction); reductions of floats agree
+// within rounding, since the GPU adds in a different order.
+import type { DType, TypedArrayOf } from './dtype.js';
+import { checkCount, rangeError, received, typeError } from './errors.js';
+import { LaunchConfig } from './launch-config.js';
+import { Memory } from './memory.js';
+import type { Device } from './device.js';
+import type { Kernel, ParamType } from './kernel.js';
+import type { Module } from './module.js';
+import type { Stream } from './stream.js';
+
+/** Element types the built-in kernels take. */
+export type BuiltinDType = 'i32' | 'u32' | 'f32' | 'f64';
+
+const C_TYPES: Record<BuiltinDType, string> = { i32: 'int', u32: 'unsigned', f32: 'float', f64: 'double' };
+const OPS = ['fill', 'iota', 'scale', 'axpy', 'add', 'mul', 'reduce_sum', 'transpose'] as const;
+type Op = (typeof OPS)[number];
+
+const SOURCE = String.raw`
+typedef unsigned long long u64;
+#define FOR_EACH(i, n) for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x)
+// Integer arithmetic wraps, as in the CPU implementation (no signed overflow): done unsigned.
+template <typename T> struct Bits { typedef T type; };
+template <> struct Bits<int> { typedef unsigned type; };
+template <typename T> __device__ T add_(T a, T b) { typedef typename Bits<T>::type U; return (T)((U)a + (U)b); }
+template <typename T> __device__ T mul_(T a, T b) { typedef typename Bits<T>::type U; return (T)((U)a * (U)b); }
+
+template <typename T> __global__ void fill(T* dst, T value, u64 n) { FOR_EACH(i, n) dst[i] = value; }
+template <typename T> __global__ void iota(T* dst, T start, T step, u64 n) { FOR_EACH(i, n) dst[i] = add_(start, mul_((T)i, step)); }
+template <typename T> __global__ void scale(T* dst, const T* src, T a, u64 n) { FOR_EACH(i, n) dst[i] = mul_(a, src[i]); }
+template <typename T> __global__ void axpy(T a, const T* x, T* y, u64 n) { FOR_EACH(i, n) y[i] = add_(mul_(a, x[i]), y[i]); }
+template <typename T> __global__ void add(T* dst, const T* a, const T* b, u64 n) { FOR_EACH(i, n) dst[i] = add_(a[i], b[i]); }
+template <typename T> __global__ void mul(T* dst, const T* a, const T* b, u64 n) { FOR_EACH(i, n) dst[i] = mul_(a[i], b[i]); }
+template <typename T> __global__ void reduce_sum(T* dst, const T* src, u64 n) {
+  __shared__ T partial[256];
+  T sum = 0;
+  FOR_EACH(i, n) sum = add_(sum, src[i]);
+  partial[threadIdx.x] = sum;
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s /= 2) {
+    if (threadIdx.x < s) partial[threadIdx.x] = add_(partial[threadIdx.x], partial[threadIdx.x + s]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) atomicAdd(dst, partial[0]);
+}
+template <typename T> __global__ void transpose(T* dst, const T* src, unsigned rows, unsigned cols) {
+  FOR_EACH(i, (u64)rows * cols) { u64 r = i / cols, c = i % cols; dst[c * rows + r] = src[i]; }
+}
+`;
+
+const modules = new Map<Device, Promise<Module>>();
+
+function expressions(): string[] {
+  return OPS.flatMap((op) => Object.values(C_TYPES).map((t) => `${op}<${t}>`));
+}
+
+/** How values of each type are rounded or wrapped on the host, as the device does. */
+const ROUND: Record<BuiltinDType, (x: number) => number> = {
+  i32: (x) => x | 0,
+  u32: (x) => x >>> 0,
+  f32: Math.fround,
+  f64: (x) => x,
+};
+
+type Arrays = TypedArrayOf[BuiltinDType];
+
+/** CPU implementations, written to round exactly where the CUDA code does. */
+function cpu(op: Op, dtype: BuiltinDType): (config: LaunchConfig, args: readonly unknown[]) => void {
+  const r = ROUND[dtype];
+  const mulRound = dtype === 'i32' || dtype === 'u32' ? (a: number, b: number) => r(Math.imul(a, b)) : (a: number, b: number) => r(a * b);
+  switch (op) {
+    case 'fill':
+      return (_, [dst, value, n]) => (dst as Arrays).fill(value as number, 0, Number(n));
+    case 'iota':
+      return (_, [dst, start, step, n]) => {
+        const d = dst as Arrays;
+        for (let i = 0; i < Number(n); i++) d[i] = r((start as number) + mulRound(r(i), step as number));
+      };
+    case 'scale':
+      return (_, [dst, src, a, n]) => {
+        const [d, s] = [dst as Arrays, src as Arrays];
+        for (let i = 0; i < Number(n); i++) d[i] = mulRound(a as number, s[i]!);
+      };
+    case 'axpy':
+      return (_, [a, x, y, n]) => {
+        const [xs, ys] = [x as Arrays, y as Arrays];
+        for (let i = 0; i < Number(n); i++) ys[i] = r(mulRound(a as number, xs[i]!) + ys[i]!);
+      };
+    case 'add':
+    case 'mul':
+      return (_, [dst, a, b, n]) => {
+        const [d, x, y] = [dst as Arrays, a as Arrays, b as Arrays];
+        for (let i = 0; i < Number(n); i++) d[i] = op === 'add' ? r(x[i]! + y[i]!) : mulRound(x[i]!, y[i]!);
+      };
+    case 'reduce_sum':
+      return (_, [dst, src, n]) => {
+        const [d, s] = [dst as Arrays, src as Arrays];
+        let sum = d[0]!;
+        for (let i = 0; i < Number(n); i++) sum = r(sum + s[i]!);
+        d[0] = sum;
+      };
+    case 'transpose':
+      return (_, [dst, src, rows, cols]) => {
+        const [d, s] = [dst as Arrays, src as Arrays];
+        const [R, C] = [rows as number, cols as number];
+        for (let i = 0; i < R * C; i++) d[(i % C) * R + Math.floor(i / C)] = s[i]!;
+      };
+  }
+}
+
+function signature(op: Op, t: BuiltinDType): ParamType[] {
+  switch (op) {
+    case 'fill': return ['ptr', t, 'u64'];
+    case 'iota': return ['ptr', t, t, 'u64'];
+    case 'scale': return ['ptr', 'ptr', t, 'u64'];
+    case 'axpy': return [t, 'ptr', 'ptr', 'u64'];
+    case 'reduce_sum': return ['ptr', 'ptr', 'u64'];
+    case 'transpose': return ['ptr', 'ptr', 'u32', 'u32'];
+    default: return ['ptr', 'ptr', 'ptr', 'u64'];
+  }
+}
+
+/**
+ * The built-in kernels of one device. Get them with `await Builtins.for(device)`; each call
+ * enqueues one kernel on the stream given and returns at once.
+ */
+export class Builtins {
+  readonly device: Device;
+  readonly #module: Module;
+  readonly #kernels = new Map<string, Kernel>();
+
+  private constructor(device: Device, module: Module) {
+    this.device = device;
+    this.#module = module;
+  }
+
+  /** The built-ins of `device`, compiled on first use (and cached on disk) for CUDA devices. */
+  static async for(device: Device): Promise<Builtins> {
+    let module = modules.get(device);
+    if (!module) {
+      module = device.compile(SOURCE, { name: 'rxcuda-builtins.cu', options: ['--fmad=false'], expressions: expressions() });
+      modules.set(device, module);
+    }
+    return new Builtins(device, await module);
+  }
+
+  /** dst[i] = value */
+  fill<D extends BuiltinDType>(stream: Stream, dst: Memory<D>, value: number): void {
+    this.#launch(stream, 'fill', dst.length, [dst], [dst, value, BigInt(dst.length)]);
+  }
+
+  /** dst[i] = start + i·step (integers wrap) */
+  iota<D extends BuiltinDType>(stream: Stream, dst: Memory<D>, start = 0, step = 1): void {
+    this.#launch(stream, 'iota', dst.length, [dst], [dst, start, step, BigInt(dst.length)]);
+  }
+
+  /** dst[i] = a·src[i] */
+  scale<D extends BuiltinDType>(stream: Stream, dst: Memory<D>, src: Memory<D>, a: number): void {
+    this.#launch(stream, 'scale', dst.length, [dst, src], [dst, src, a, BigInt(dst.length)]);
+  }
+
+  /** y[i] = a·x[i] + y[i] */
+  axpy<D extends BuiltinDType>(stream: Stream, a: number, x: Memory<D>, y: Memory<D>): void {
+    this.#launch(stream, 'axpy', y.length, [y, x], [a, x, y, BigInt(y.length)]);
+  }
+
+  /** dst[i] = a[i] + b[i] */
+  add<D extends BuiltinDType>(stream: Stream, dst: Memory<D>, a: Memory<D>, b: Memory<D>): void {
+    this.#launch(stream, 'add', dst.length, [dst, a, b], [dst, a, b, BigInt(dst.length)]);
+  }
+
+  /** dst[i] = a[i] · b[i] */
+  mul<D extends BuiltinDType>(stream: Stream, dst: Memory<D>, a: Memory<D>, b: Memory<D>): void {
+    this.#launch(stream, 'mul', dst.length, [dst, a, b], [dst, a, b, BigInt(dst.length)]);
+  }
+
+  /** dst[0] += Σ src[i] (dst is a one-element array; fill it with 0 first for a plain sum). */
+  reduceSum<D extends BuiltinDType>(stream: Stream, dst: Memory<D>, src: Memory<D>): void {
+    if (dst instanceof Memory && dst.length !== 1) rangeError('dst', 'a one-element array', received(`${dst.length} elements`));
+    this.#launch(stream, 'reduce_sum', src.length, [src, dst], [dst, src, BigInt(src.length)]);
+  }
+
+  /** dst (cols × rows) = the transpose of src (rows × cols), both row-major. */
+  transpose<D extends BuiltinDType>(stream: Stream, dst: Memory<D>, src: Memory<D>, rows: number, cols: number): void {
+    checkCount('rows', rows, 1);
+    checkCount('cols', cols, 1);
+    if (src instanceof Memory && src.length !== rows * cols) rangeError('src', `${rows * cols} elements (rows × cols)`, received(`${src.length}`));
+    this.#launch(stream, 'transpose', rows * cols, [src, dst], [dst, src, rows, cols]);
+  }
+
+  #launch(stream: Stream, op: Op, n: number, arrays: unknown[], args: unknown[]): void {
+    const first = arrays[0];
+    if (!(first instanceof Memory)) typeError('array', 'a DeviceArray or HostArray', first);
+    const dtype = first.dtype as DType;
+    if (!(dtype in C_TYPES)) typeError('dtype', `one of ${Object.keys(C_TYPES).join(', ')}`, dtype);
+    arrays.forEach((a, i) => {
+      if (!(a instanceof Memory)) typeError(`arrays[${i}]`, 'a DeviceArray or HostArray', a);
+      if (a.dtype !== dtype) typeError(`arrays[${i}]`, `of dtype ${dtype}, like the first`, a.dtype);
+      if (op !== 'reduce_sum' && op !== 'transpose' && a.length !== n)
+        rangeError(`arrays[${i}]`, `${n} elements, like the first`, received(`${a.length}`));
+      if (op === 'transpose' && a.length !== n) rangeError(`arrays[${i}]`, `${n} elements`, received(`${a.length}`));
+    });
+    const kernel = this.#kernel(op, dtype as BuiltinDType);
+    const blocks = Math.max(1, Math.min(Math.ceil(n / 256), 4096));
+    stream.launch(kernel, new LaunchConfig({ grid: blocks, block: 256 }), args as never);
+  }
+
+  #kernel(op: Op, dtype: BuiltinDType): Kernel {
+    const key = `${op}<${C_TYPES[dtype]}>`;
+    let kernel = this.#kernels.get(key);
+    if (!kernel) {
+      kernel = this.#module.kernel(key, signature(op, dtype), { cpu: cpu(op, dtype) as never });
+      this.#kernels.set(key, kernel);
+    }
+    return kernel;
+  }
+}
+
