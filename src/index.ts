@@ -14,3 +14,4 @@ export { LaunchConfig, type LaunchOptions, type Dim3 } from './core/launch-confi
 export { CudaError, NvrtcError } from './core/errors.js';
 export { BACKLOG_LIMIT } from './core/backlog.js';
 export { Builtins, type BuiltinDType } from './core/builtins.js';
+export * from './operators/index.js';

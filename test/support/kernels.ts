@@ -61,6 +61,14 @@ extern "C" __global__ void spin(unsigned long long ns) {
 
 extern "C" __global__ void count(unsigned* counter) { atomicAdd(counter, 1u); }
 
+extern "C" __global__ void invert(unsigned* x, unsigned n) {
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) x[i] = ~x[i];
+}
+
+extern "C" __global__ void add_u32(unsigned* x, unsigned value, unsigned n) {
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) x[i] += value;
+}
+
 extern "C" __global__ void shared_sum(unsigned* out) {
   extern __shared__ unsigned scratch[];
   scratch[threadIdx.x] = threadIdx.x;
@@ -117,6 +125,18 @@ export async function testKernels(device: Device) {
           await sleep(1);
         }
         u32(out)[0] = value as number;
+      },
+    }),
+    invert: module.kernel('invert', ['ptr', 'u32'], {
+      cpu: (_, [x, n]) => {
+        const xs = u32(x);
+        for (let i = 0; i < (n as number); i++) xs[i] = ~xs[i]! >>> 0;
+      },
+    }),
+    addU32: module.kernel('add_u32', ['ptr', 'u32', 'u32'], {
+      cpu: (_, [x, value, n]) => {
+        const xs = u32(x);
+        for (let i = 0; i < (n as number); i++) xs[i] = (xs[i]! + (value as number)) >>> 0;
       },
     }),
     saxpy: module.kernel('saxpy', ['u32', 'f32', 'ptr', 'ptr'], {

@@ -1,0 +1,23 @@
+import { Observable, type OperatorFunction } from 'rxjs';
+import { emitWhenDone, operate } from './operate.js';
+import type { Work } from './work.js';
+
+/**
+ * Emits each value on the main thread once the device work enqueued for it so far has finished.
+ *
+ * Use it where the next step needs the GPU's results in place (not copied back), or to pace a
+ * pipeline by completion.
+ *
+ * @example
+ * frames$.pipe(onStreams(device), upload(f => f.pixels), launch(...), completed())
+ *
+ * @returns an operator that emits each {@link Work} after its device work is done.
+ * @throws the CudaError that stopped the stream, to the subscriber.
+ * @see download
+ */
+export function completed<T>(): OperatorFunction<Work<T>, Work<T>> {
+  return (source) =>
+    new Observable((subscriber) =>
+      operate('completed', source, subscriber, (work, later) => emitWhenDone(work, subscriber, later)),
+    );
+}

@@ -1,0 +1,50 @@
+import { Observable, type OperatorFunction } from 'rxjs';
+import type { Stream } from '../core/stream.js';
+import { operate } from './operate.js';
+import type { Work } from './work.js';
+
+const branchStreams = new WeakMap<Stream, Stream[]>();
+
+/** The side streams of a lane's stream, made on first use and closed with it. */
+function branches(stream: Stream, count: number): Stream[] {
+  let list = branchStreams.get(stream);
+  if (!list) branchStreams.set(stream, (list = []));
+  while (list.length < count) list.push(stream.device.createStream({ nonBlocking: true }));
+  return list.slice(0, count);
+}
+
+/**
+ * Forks each value's work onto `count` side streams and joins it back: every branch starts after
+ * the device work enqueued for the value so far (an event on the value's stream), and work
+ * enqueued after this operator waits for every branch (an event on each). Re-emits at once.
+ *
+ * Use it to run independent kernels of one value concurrently.
+ *
+ * @example
+ * fanOut(2, (w, stream, i) => stream.launch(i === 0 ? blurX : blurY, config, [w.buffers.input!, n]))
+ *
+ * @param count how many branches.
+ * @param branch enqueues branch `i`'s work on `stream`.
+ * @returns an operator that re-emits each {@link Work} with its branches joined.
+ * @throws PipelineError (to the subscriber) when a branch throws; the branches already enqueued
+ * are joined all the same.
+ */
+export function fanOut<T>(count: number, branch: (work: Work<T>, stream: Stream, index: number) => void): OperatorFunction<Work<T>, Work<T>> {
+  if (!Number.isInteger(count) || count < 1) throw new RangeError(`Expected \`count\` to be a positive integer, got ${count}`);
+  return (source) =>
+    new Observable((subscriber) =>
+      operate(`fanOut(${count})`, source, subscriber, (work) => {
+        const fork = work.stream.record();
+        const sides = branches(work.stream, count);
+        try {
+          sides.forEach((side, i) => {
+            side.wait(fork);
+            branch(work, side, i);
+          });
+        } finally {
+          for (const side of sides) work.stream.wait(side.record());
+        }
+        subscriber.next(work);
+      }),
+    );
+}

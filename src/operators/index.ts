@@ -1,0 +1,10 @@
+// The reactive layer: RxJS operators over rxcuda streams.
+export { onStreams } from './on-streams.js';
+export { upload } from './upload.js';
+export { launch } from './launch.js';
+export { host } from './host.js';
+export { download } from './download.js';
+export { completed } from './completed.js';
+export { fanOut } from './fan-out.js';
+export { LanePool, Lane, type LanePoolOptions, type LanePoolStats } from './lane-pool.js';
+export { Work, PipelineError } from './work.js';

@@ -1,0 +1,130 @@
+// Stream lanes for the reactive layer: a few streams of one device, each with pools of device
+// and pinned memory reused from value to value, and the bound on values in flight.
+import type { DType } from '../core/dtype.js';
+import type { Device } from '../core/device.js';
+import { HostArray, type DeviceArray, type Memory } from '../core/memory.js';
+import type { Stream } from '../core/stream.js';
+
+/** Options for {@link LanePool}. */
+export interface LanePoolOptions {
+  /**
+   * Streams values are spread over, round robin.
+   * @default 2
+   */
+  readonly lanes?: number;
+  /**
+   * Values whose device work may be in flight at once; more wait upstream.
+   * @default twice the lanes
+   */
+  readonly inFlight?: number;
+}
+
+/** Counters of a pool, for seeing that the bound holds and that nothing is kept. */
+export interface LanePoolStats {
+  /** Values whose device work has not finished. */
+  readonly inFlight: number;
+  /** The most values ever in flight at once. */
+  readonly maxInFlight: number;
+  /** Pooled buffers handed out and not yet returned. */
+  readonly buffersInUse: number;
+  /** Pooled buffers ever allocated (steady state: this stops growing). */
+  readonly buffersCreated: number;
+}
+
+/** One stream of a pool and its memory pools. */
+export class Lane {
+  readonly index: number;
+  readonly stream: Stream;
+  readonly #pool: LanePool;
+  readonly #free = new Map<string, Memory[]>();
+  #closed = false;
+
+  constructor(pool: LanePool, index: number, stream: Stream) {
+    this.#pool = pool;
+    this.index = index;
+    this.stream = stream;
+  }
+
+  /** A device array from this lane's pool (allocated, stream-ordered, when the pool is empty). */
+  device<D extends DType>(dtype: D, length: number): DeviceArray<D> {
+    return this.#take(`d:${dtype}:${length}`, () => this.stream.alloc(dtype, length)) as DeviceArray<D>;
+  }
+
+  /** A pinned host array from this lane's pool. */
+  host<D extends DType>(dtype: D, length: number): HostArray<D> {
+    return this.#take(`h:${dtype}:${length}`, () => this.stream.device.allocHost(dtype, length)) as HostArray<D>;
+  }
+
+  /** Returns a pooled buffer; only once the work that used it on this lane has finished. */
+  give(memory: Memory): void {
+    this.#pool.counted(-1, 0);
+    if (this.#closed) return memory.close();
+    const key = `${memory instanceof HostArray ? 'h' : 'd'}:${memory.dtype}:${memory.length}`;
+    let list = this.#free.get(key);
+    if (!list) this.#free.set(key, (list = []));
+    list.push(memory);
+  }
+
+  /** Frees the pooled memory (stream-ordered) and closes the stream. */
+  close(): void {
+    this.#closed = true;
+    for (const list of this.#free.values()) for (const memory of list) memory.close();
+    this.#free.clear();
+    this.stream.close();
+  }
+
+  #take(key: string, create: () => Memory): Memory {
+    const reused = this.#free.get(key)?.pop();
+    this.#pool.counted(+1, reused ? 0 : 1);
+    return reused ?? create();
+  }
+}
+
+/**
+ * Lanes of one device for {@link onStreams}: streams with memory pools, and the bound on values
+ * in flight. One pool can serve one pipeline at a time.
+ */
+export class LanePool {
+  readonly device: Device;
+  readonly lanes: readonly Lane[];
+  readonly bound: number;
+  #inFlight = 0;
+  #maxInFlight = 0;
+  #inUse = 0;
+  #created = 0;
+
+  constructor(device: Device, options: LanePoolOptions = {}) {
+    const { lanes = 2, inFlight = lanes * 2 } = options;
+    if (!Number.isInteger(lanes) || lanes < 1) throw new RangeError(`Expected \`lanes\` to be a positive integer, got ${lanes}`);
+    if (!Number.isInteger(inFlight) || inFlight < 1) throw new RangeError(`Expected \`inFlight\` to be a positive integer, got ${inFlight}`);
+    this.device = device;
+    this.bound = inFlight;
+    this.lanes = Array.from({ length: lanes }, (_, i) => new Lane(this, i, device.createStream({ nonBlocking: true })));
+  }
+
+  get stats(): LanePoolStats {
+    return { inFlight: this.#inFlight, maxInFlight: this.#maxInFlight, buffersInUse: this.#inUse, buffersCreated: this.#created };
+  }
+
+  /** @internal Whether another value may start. */
+  get full(): boolean {
+    return this.#inFlight >= this.bound;
+  }
+
+  /** @internal A value started (+1) or finished (-1). */
+  flight(delta: 1 | -1): void {
+    this.#inFlight += delta;
+    this.#maxInFlight = Math.max(this.#maxInFlight, this.#inFlight);
+  }
+
+  /** @internal Buffer bookkeeping. */
+  counted(inUse: number, created: number): void {
+    this.#inUse += inUse;
+    this.#created += created;
+  }
+
+  /** Frees every lane's pooled memory and closes the streams. */
+  close(): void {
+    for (const lane of this.lanes) lane.close();
+  }
+}

@@ -1,0 +1,61 @@
+// The one subscription shape every operator shares: values in, errors and completion passed on,
+// and every throw of the operator's own code turned into a PipelineError for the subscriber.
+import type { Observable, Subscriber } from 'rxjs';
+import { PipelineError, type Work } from './work.js';
+
+/**
+ * Subscribes `subscriber` to `source`, calling `next` for each value. An operator that emits
+ * later (after device work) counts what it still owes with `later()`, and the subscriber
+ * completes only when the source has and nothing is owed.
+ */
+export function operate<T, R>(
+  name: string,
+  source: Observable<Work<T>>,
+  subscriber: Subscriber<R>,
+  next: (work: Work<T>, later: () => () => void) => void,
+) {
+  let owed = 0;
+  let sourceDone = false;
+  const later = () => {
+    owed++;
+    return () => {
+      owed--;
+      if (sourceDone && owed === 0) subscriber.complete();
+    };
+  };
+  return source.subscribe({
+    next: (work) => {
+      try {
+        next(work, later);
+      } catch (error) {
+        subscriber.error(new PipelineError(name, work.index, error));
+      }
+    },
+    error: (error) => subscriber.error(error),
+    complete: () => {
+      sourceDone = true;
+      if (owed === 0) subscriber.complete();
+    },
+  });
+}
+
+/**
+ * Emits `work` on the main thread once its device work so far has finished (the stream's error
+ * instead, if one stopped it), holding the value until then. `prepare` runs just before the
+ * emission, for operators that attach results.
+ */
+export function emitWhenDone<T>(work: Work<T>, subscriber: Subscriber<Work<T>>, later: () => () => void, prepare?: () => void): void {
+  work.hold();
+  const settle = later();
+  work.stream.onDone((error) => {
+    if (!subscriber.closed) {
+      if (error) subscriber.error(error);
+      else {
+        prepare?.();
+        subscriber.next(work);
+      }
+    }
+    work.releaseWhenDone();
+    settle();
+  });
+}

@@ -1,0 +1,85 @@
+// The envelope a value travels in through a GPU pipeline: the value, its lane (stream), the
+// device resources attached to it, and the count of operators still holding it.
+import type { DType } from '../core/dtype.js';
+import type { DeviceArray, Memory } from '../core/memory.js';
+import type { Stream } from '../core/stream.js';
+import type { Lane } from './lane-pool.js';
+
+/** A pipeline failure, with where it happened and for which value. */
+export class PipelineError extends Error {
+  override readonly name = 'PipelineError';
+  /** The operator that failed, e.g. `launch(saxpy)`. */
+  readonly operator: string;
+  /** The index of the value (0 for the first value of the source). */
+  readonly index: number;
+
+  constructor(operator: string, index: number, cause: unknown) {
+    super(`${operator} failed for value #${index}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.operator = operator;
+    this.index = index;
+  }
+}
+
+/** A value bound to a stream lane, with the device resources its work uses. */
+export class Work<T> {
+  /** The value from the source. */
+  readonly value: T;
+  /** Its position in the source, from 0. */
+  readonly index: number;
+  /** The lane whose stream carries its device work. */
+  readonly lane: Lane;
+  /** Device arrays attached by operators, by name (e.g. `upload` names its array `input`). */
+  readonly buffers: Record<string, DeviceArray<DType>> = {};
+  /** Host data attached by `download`, by name. */
+  readonly results: Record<string, ArrayLike<number | bigint>> = {};
+  readonly #pooled: Memory[] = [];
+  readonly #done: () => void;
+  #holds = 1;
+
+  /** @internal Created by {@link onStreams}. */
+  constructor(value: T, index: number, lane: Lane, done: () => void) {
+    this.value = value;
+    this.index = index;
+    this.lane = lane;
+    this.#done = done;
+  }
+
+  /** The stream this value's device work is enqueued on. */
+  get stream(): Stream {
+    return this.lane.stream;
+  }
+
+  /** A device array from the lane's pool, returned to it when this value's work is done. */
+  device<D extends DType>(dtype: D, length: number, name?: string): DeviceArray<D> {
+    const array = this.lane.device(dtype, length);
+    this.#pooled.push(array);
+    if (name !== undefined) this.buffers[name] = array as DeviceArray<DType>;
+    return array;
+  }
+
+  /** @internal A pinned staging array from the lane's pool, returned with the rest. */
+  staging<D extends DType>(dtype: D, length: number) {
+    const array = this.lane.host(dtype, length);
+    this.#pooled.push(array);
+    return array;
+  }
+
+  /** @internal An operator keeps the value (and its resources) until it lets go. */
+  hold(): void {
+    this.#holds++;
+  }
+
+  /**
+   * @internal Lets go once the device work enqueued on the lane so far has finished; the last to
+   * let go returns the pooled resources and frees the value's place in flight.
+   */
+  releaseWhenDone(): void {
+    this.stream.notify(() => this.#release());
+  }
+
+  #release(): void {
+    if (--this.#holds > 0) return;
+    for (const memory of this.#pooled.splice(0)) this.lane.give(memory);
+    this.#done();
+  }
+}

@@ -1,0 +1,142 @@
+// The reactive layer end to end, on each backend: values through lanes, results read back.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Subject, firstValueFrom, from, range, toArray, map, take } from 'rxjs';
+import {
+  LanePool, PipelineError, completed, download, fanOut, host, launch, onStreams, upload,
+  type Device, type Work,
+} from '../../src/index.js';
+import { describeBackends } from '../support/backends.js';
+import { testKernels } from '../support/kernels.js';
+
+const N = 1024;
+const frame = (i: number) => Uint32Array.from({ length: N }, (_, j) => (i * 7919 + j) >>> 0);
+const grid = { grid: 4, block: 256 };
+
+describeBackends('GPU pipelines', (getDevice) => {
+  let device: Device;
+  let kernels: Awaited<ReturnType<typeof testKernels>>;
+  const pools: LanePool[] = [];
+  beforeAll(async () => {
+    device = getDevice();
+    kernels = await testKernels(device);
+  });
+  afterAll(() => pools.forEach((p) => p.close()));
+  const pool = (lanes = 3, inFlight = 6) => {
+    const p = new LanePool(device, { lanes, inFlight });
+    pools.push(p);
+    return p;
+  };
+  const frames = (count: number) => range(0, count).pipe(map((i) => ({ i, pixels: frame(i) })));
+
+  it('carries 1000 frames through upload, two kernels, a host step and download, in bounds', async () => {
+    const lanes = pool();
+    const seenByHost: number[] = [];
+    const results = await firstValueFrom(
+      frames(1000).pipe(
+        onStreams(lanes),
+        upload((f) => f.pixels, 'pixels'),
+        launch(kernels.invert, (w) => ({ config: grid, args: [w.buffers.pixels!, N] })),
+        launch(kernels.addU32, (w) => ({ config: grid, args: [w.buffers.pixels!, w.value.i, N] })),
+        host((w) => void seenByHost.push(w.index)),
+        download((w) => w.buffers.pixels!, 'pixels'),
+        toArray(),
+      ),
+    );
+    expect(results).toHaveLength(1000);
+    for (const w of results) {
+      const expected = frame(w.value.i).map((v) => ((~v >>> 0) + w.value.i) >>> 0);
+      expect(w.results.pixels, `frame ${w.value.i}`).toEqual(expected);
+    }
+    expect([...seenByHost].sort((a, b) => a - b)).toEqual(Array.from({ length: 1000 }, (_, i) => i));
+    expect(lanes.stats.maxInFlight).toBeLessThanOrEqual(6);
+    expect(lanes.stats.maxInFlight).toBeGreaterThan(1);
+    expect(lanes.stats.inFlight).toBe(0);
+    expect(lanes.stats.buffersInUse).toBe(0);
+    // Pools, not allocations per value: each value in flight holds three pooled buffers (upload
+    // staging, device array, download staging), and a lane can have up to the whole bound in
+    // flight when the others run ahead.
+    expect(lanes.stats.buffersCreated).toBeLessThanOrEqual(3 * 6 * 3);
+  });
+
+  it('keeps the order of values within each lane', async () => {
+    const results = await firstValueFrom(frames(60).pipe(onStreams(pool(3, 6)), upload((f) => f.pixels), completed(), toArray()));
+    for (let lane = 0; lane < 3; lane++) {
+      const indices = results.filter((w) => w.lane.index === lane).map((w) => w.index);
+      expect(indices).toEqual([...indices].sort((a, b) => a - b));
+      expect(indices.every((i) => i % 3 === lane)).toBe(true);
+    }
+  });
+
+  it('runs forked branches and joins them before what follows', async () => {
+    const results = await firstValueFrom(
+      frames(20).pipe(
+        onStreams(pool(2, 4)),
+        upload((f) => f.pixels, 'a'),
+        upload((f) => f.pixels, 'b'),
+        fanOut(2, (w, stream, i) => stream.launch(i === 0 ? kernels.invert : kernels.addU32, grid, (i === 0 ? [w.buffers.a!, N] : [w.buffers.b!, 5, N]) as never)),
+        launch(kernels.addU32, (w) => ({ config: grid, args: [w.buffers.a!, 1, N] })),
+        download((w) => w.buffers.a!, 'a'),
+        download((w) => w.buffers.b!, 'b'),
+        toArray(),
+      ),
+    );
+    for (const w of results) {
+      expect(w.results.a).toEqual(frame(w.value.i).map((v) => ((~v >>> 0) + 1) >>> 0));
+      expect(w.results.b).toEqual(frame(w.value.i).map((v) => (v + 5) >>> 0));
+    }
+  });
+
+  it('stops on unsubscribe, emits nothing more, and returns every pooled buffer', async () => {
+    const lanes = pool(2, 4);
+    const source = new Subject<{ i: number; pixels: Uint32Array }>();
+    const emitted: number[] = [];
+    const subscription = source
+      .pipe(onStreams(lanes), upload((f) => f.pixels), launch(kernels.spin, () => ({ config: { grid: 1, block: 1 }, args: [5_000_000n] })), download((w) => w.buffers.input!))
+      .subscribe((w: Work<unknown>) => emitted.push(w.index));
+    for (let i = 0; i < 10; i++) source.next({ i, pixels: frame(i) });
+    expect(lanes.stats.inFlight).toBe(4); // the rest wait upstream
+    subscription.unsubscribe();
+    for (let i = 0; i < 5; i++) source.next({ i, pixels: frame(i) });
+    await Promise.all(lanes.lanes.map((l) => l.stream.synchronized()));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(emitted).toEqual([]);
+    expect(lanes.stats.inFlight).toBe(0);
+    expect(lanes.stats.buffersInUse).toBe(0);
+  });
+
+  it('reports a failed launch with the operator and the value, and emits nothing after', async () => {
+    const emitted: number[] = [];
+    const error = await new Promise<unknown>((resolve) =>
+      frames(10)
+        .pipe(
+          onStreams(pool(2, 2)),
+          upload((f) => f.pixels),
+          launch(kernels.addU32, (w) => ({ config: grid, args: [w.buffers.input!, w.index === 5 ? -1 : 1, N] })),
+          completed(),
+        )
+        .subscribe({ next: (w) => emitted.push(w.index), error: resolve }),
+    );
+    expect(error).toBeInstanceOf(PipelineError);
+    expect((error as PipelineError).operator).toBe('launch(add_u32)');
+    expect((error as PipelineError).index).toBe(5);
+    expect((error as PipelineError).cause).toBeInstanceOf(RangeError);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(emitted.every((i) => i < 5)).toBe(true);
+  });
+
+  it('reports a failing host step with its value', async () => {
+    const error = await firstValueFrom(
+      from([1, 2, 3]).pipe(
+        onStreams(pool(1, 2)),
+        host((w) => {
+          if (w.index === 1) throw new Error('bad value');
+        }),
+        completed(),
+        take(3),
+        toArray(),
+      ),
+    ).catch((e) => e);
+    expect(error).toBeInstanceOf(PipelineError);
+    expect(error.message).toBe('host failed for value #1: bad value');
+  });
+});
