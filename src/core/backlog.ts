@@ -44,6 +44,11 @@ export class Backlog {
     this.#units += units;
   }
 
+  /** Everything ever admitted, in units: unchanged between two moments means nothing was enqueued. */
+  get total(): number {
+    return this.#units;
+  }
+
   /** A held step was enqueued: what follows waits for it. */
   stepEnqueued(): void {
     this.#marks.push(this.#units);

@@ -51,6 +51,11 @@ export class Event {
     return this.#closed;
   }
 
+  /** The stream the event was last recorded on, if any. */
+  recordedStream(): Stream | undefined {
+    return this.#recorded;
+  }
+
   /** True when the work before the event has completed. Never waits. */
   query(): boolean {
     this.#check();

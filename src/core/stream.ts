@@ -14,10 +14,15 @@ import type { LaunchConfig, LaunchOptions } from './launch-config.js';
 import { Backlog } from './backlog.js';
 import { enqueueHostStep, enqueueNotification, Gate, type HostLaunchOptions, type HostStepContext, type UserData } from './host-steps.js';
 
-/** Events a stream emits. */
+/** Events a stream emits. Use RxJS's `fromEvent(stream, 'idle')` to observe them as streams. */
 export interface StreamEvents {
   /** A host step or notification threw or rejected; the stream went on. */
   error: (error: unknown, context: HostStepContext) => void;
+  /**
+   * All work enqueued so far has finished, as seen at a completion point (a `synchronized()`,
+   * `onDone`, host step or pipeline value) with nothing enqueued after it.
+   */
+  idle: () => void;
 }
 
 /** Options for {@link Device.createStream}. */
@@ -304,7 +309,11 @@ export class Stream extends EventEmitter<StreamEvents> {
    */
   notify(done: (status: number) => void): void {
     this.backlog.admit(1);
-    const id = expectCompletion(done);
+    const mark = this.backlog.total;
+    const id = expectCompletion((status) => {
+      done(status);
+      if (status === 0 && this.backlog.total === mark && this.listenerCount('idle') > 0) this.emit('idle');
+    });
     try {
       this.native.notify(id);
     } catch (error) {

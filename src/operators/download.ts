@@ -25,7 +25,7 @@ export function download<T>(select: (work: Work<T>) => Memory, name = 'output'):
       operate(`download(${name})`, source, subscriber, (work, later) => {
         const memory = select(work);
         const staging = work.staging(memory.dtype, memory.length);
-        work.stream.copy(staging, memory);
+        work.stage(`download ${name}`, () => work.stream.copy(staging, memory));
         emitWhenDone(work, subscriber, later, () => {
           const Array = DTYPES[memory.dtype].Array;
           work.results[name] = new Array(staging.data.slice().buffer, 0, memory.length) as never;

@@ -20,11 +20,13 @@ export function host<T>(fn: (work: Work<T>) => unknown): OperatorFunction<Work<T
     new Observable((subscriber) =>
       operate('host', source, subscriber, (work) => {
         work.stream.hostLaunch(async () => {
+          const start = performance.now();
           try {
             await fn(work);
           } catch (error) {
             subscriber.error(new PipelineError('host', work.index, error));
           }
+          work.lane.pool.timeline?.host(work.lane.index, work.index, 'host', start);
         });
         subscriber.next(work);
       }),

@@ -8,3 +8,4 @@ export { completed } from './completed.js';
 export { fanOut } from './fan-out.js';
 export { LanePool, Lane, type LanePoolOptions, type LanePoolStats } from './lane-pool.js';
 export { Work, PipelineError } from './work.js';
+export { Timeline, type Span } from './timeline.js';

@@ -4,6 +4,7 @@ import type { DType } from '../core/dtype.js';
 import type { Device } from '../core/device.js';
 import { HostArray, type DeviceArray, type Memory } from '../core/memory.js';
 import type { Stream } from '../core/stream.js';
+import type { Timeline } from './timeline.js';
 
 /** Options for {@link LanePool}. */
 export interface LanePoolOptions {
@@ -17,6 +18,8 @@ export interface LanePoolOptions {
    * @default twice the lanes
    */
   readonly inFlight?: number;
+  /** Records each value's stages, to look at the lanes overlapping. */
+  readonly timeline?: Timeline;
 }
 
 /** Counters of a pool, for seeing that the bound holds and that nothing is kept. */
@@ -35,12 +38,13 @@ export interface LanePoolStats {
 export class Lane {
   readonly index: number;
   readonly stream: Stream;
-  readonly #pool: LanePool;
+  /** The pool the lane belongs to. */
+  readonly pool: LanePool;
   readonly #free = new Map<string, Memory[]>();
   #closed = false;
 
   constructor(pool: LanePool, index: number, stream: Stream) {
-    this.#pool = pool;
+    this.pool = pool;
     this.index = index;
     this.stream = stream;
   }
@@ -57,7 +61,7 @@ export class Lane {
 
   /** Returns a pooled buffer; only once the work that used it on this lane has finished. */
   give(memory: Memory): void {
-    this.#pool.counted(-1, 0);
+    this.pool.counted(-1, 0);
     if (this.#closed) return memory.close();
     const key = `${memory instanceof HostArray ? 'h' : 'd'}:${memory.dtype}:${memory.length}`;
     let list = this.#free.get(key);
@@ -75,7 +79,7 @@ export class Lane {
 
   #take(key: string, create: () => Memory): Memory {
     const reused = this.#free.get(key)?.pop();
-    this.#pool.counted(+1, reused ? 0 : 1);
+    this.pool.counted(+1, reused ? 0 : 1);
     return reused ?? create();
   }
 }
@@ -88,6 +92,8 @@ export class LanePool {
   readonly device: Device;
   readonly lanes: readonly Lane[];
   readonly bound: number;
+  /** The timeline the pool's pipelines record into, if any. */
+  readonly timeline: Timeline | undefined;
   #inFlight = 0;
   #maxInFlight = 0;
   #inUse = 0;
@@ -99,6 +105,7 @@ export class LanePool {
     if (!Number.isInteger(inFlight) || inFlight < 1) throw new RangeError(`Expected \`inFlight\` to be a positive integer, got ${inFlight}`);
     this.device = device;
     this.bound = inFlight;
+    this.timeline = options.timeline;
     this.lanes = Array.from({ length: lanes }, (_, i) => new Lane(this, i, device.createStream({ nonBlocking: true })));
   }
 

@@ -26,7 +26,7 @@ export function launch<T, S extends Signature>(
     new Observable((subscriber) =>
       operate(`launch(${kernel.name})`, source, subscriber, (work) => {
         const { config, args } = configure(work);
-        work.stream.launch(kernel, config, args);
+        work.stage(kernel.name, () => work.stream.launch(kernel, config, args));
         subscriber.next(work);
       }),
     );

@@ -37,7 +37,7 @@ export function upload<T>(select: (value: T) => HostData, name = 'input'): Opera
         const staging = work.staging(dtype, data.length);
         staging.data.set(data as never);
         const target = work.device(dtype, data.length, name);
-        work.stream.copy(target, staging);
+        work.stage(`upload ${name}`, () => work.stream.copy(target, staging));
         subscriber.next(work);
       }),
     );

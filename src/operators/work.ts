@@ -64,6 +64,13 @@ export class Work<T> {
     return array;
   }
 
+  /** @internal Enqueues a stage's device work, timed when the pool has a timeline. */
+  stage(name: string, enqueue: () => void): void {
+    const timeline = this.lane.pool.timeline;
+    if (timeline) timeline.device(this.stream, this.lane.index, this.index, name, enqueue);
+    else enqueue();
+  }
+
   /** @internal An operator keeps the value (and its resources) until it lets go. */
   hold(): void {
     this.#holds++;

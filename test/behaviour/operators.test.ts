@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Subject, firstValueFrom, from, range, toArray, map, take } from 'rxjs';
 import {
-  LanePool, PipelineError, completed, download, fanOut, host, launch, onStreams, upload,
+  LanePool, PipelineError, Timeline, completed, download, fanOut, host, launch, onStreams, upload,
   type Device, type Work,
 } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
@@ -138,5 +138,36 @@ describeBackends('GPU pipelines', (getDevice) => {
     ).catch((e) => e);
     expect(error).toBeInstanceOf(PipelineError);
     expect(error.message).toBe('host failed for value #1: bad value');
+  });
+});
+
+describeBackends('Timeline', (getDevice) => {
+  it('records every stage of every value and exports a Chrome trace', async () => {
+    const device = getDevice();
+    const kernels = await testKernels(device);
+    const timeline = new Timeline();
+    const lanes = new LanePool(device, { lanes: 2, inFlight: 4, timeline });
+    await firstValueFrom(
+      range(0, 8).pipe(
+        map((i) => frame(i)),
+        onStreams(lanes),
+        upload((pixels) => pixels),
+        launch(kernels.invert, (w) => ({ config: grid, args: [w.buffers.input!, N] })),
+        host(() => {}),
+        download((w) => w.buffers.input!),
+        toArray(),
+      ),
+    );
+    const spans = timeline.spans();
+    const stages = new Set(spans.map((s) => `${s.kind}:${s.stage}`));
+    expect([...stages].sort()).toEqual(['device:download output', 'device:invert', 'device:upload input', 'host:host']);
+    for (const stage of stages) expect(spans.filter((s) => `${s.kind}:${s.stage}` === stage).map((s) => s.index).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(spans.every((s) => s.duration >= 0 && s.start >= 0)).toBe(true);
+    expect(new Set(spans.map((s) => s.lane))).toEqual(new Set([0, 1]));
+    const trace = timeline.toChromeTrace();
+    expect(trace.traceEvents).toHaveLength(32);
+    expect(trace.traceEvents[0]).toMatchObject({ ph: 'X', pid: 1 });
+    expect(timeline.summary()['device:invert']!.count).toBe(8);
+    lanes.close();
   });
 });

@@ -99,3 +99,20 @@ describeBackends('Stream', (getDevice, backend) => {
     expect(order).toEqual([0, 1, 2]);
   });
 });
+
+describeBackends('Stream events', (getDevice) => {
+  it('emits idle when the work enqueued so far has finished, and not while more is queued', async () => {
+    const s = getDevice().createStream();
+    let idle = 0;
+    s.on('idle', () => idle++);
+    const a = s.alloc('u32', 16);
+    s.fill(a, 1);
+    const first = s.synchronized();
+    s.fill(a, 2); // enqueued after the first completion point: that one is not idle
+    await first;
+    expect(idle).toBe(0);
+    await s.synchronized();
+    expect(idle).toBe(1);
+    s.close();
+  });
+});
