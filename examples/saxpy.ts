@@ -1,5 +1,5 @@
-// saxpy on the default device: y = a·x + y over a million floats, checked on the host.
-// Run: npx tsc && node dist/examples/saxpy.js   (or any TypeScript runner)
+// saxpy on the default device (a GPU, else the host device): y = a·x + y over a million floats,
+// checked on the host. Run: npx tsc && node dist/examples/saxpy.js
 import { Device, LaunchConfig } from 'rxcuda';
 
 const n = 1 << 20;
@@ -13,7 +13,13 @@ const module = await device.compile(`
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) y[i] = a * x[i] + y[i];
   }`, { options: ['--fmad=false'] });
-const saxpy = module.kernel('saxpy', ['u32', 'f32', 'ptr', 'ptr']);
+// The CPU implementation lets the same program run where there is no GPU.
+const saxpy = module.kernel('saxpy', ['u32', 'f32', 'ptr', 'ptr'], {
+  cpu: (_, [n, a, x, y]) => {
+    const [xs, ys] = [x as Float32Array, y as Float32Array];
+    for (let i = 0; i < n; i++) ys[i] = Math.fround(Math.fround(a * xs[i]!) + ys[i]!);
+  },
+});
 
 // Pinned host memory: the copies below are asynchronous and `data` is a plain Float32Array.
 const hx = device.allocHost('f32', n);

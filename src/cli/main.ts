@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // The rxcuda command: `rxcuda info` lists CUDA devices, or says precisely why there are none.
 import { Command } from 'commander';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Device } from '../core/device.js';
+import { demo } from './demo.js';
 
 function gib(bytes: number): string {
   return `${(bytes / 2 ** 30).toFixed(1)} GiB`;
@@ -45,4 +48,15 @@ function info(options: { json?: boolean }): void {
 
 const program = new Command('rxcuda').description('Reactive stream scheduling for NVIDIA GPUs');
 program.command('info').description('list CUDA devices, driver and NVRTC versions').option('--json', 'print JSON').action(info);
-program.parse();
+program
+  .command('demo')
+  .description('run a frame pipeline on the default device and say what happened')
+  .option('--frames <n>', 'frames to process', (v) => Number.parseInt(v, 10), 500)
+  .option('--pixels <n>', '32-bit pixels per frame', (v) => Number.parseInt(v, 10), 1 << 18)
+  .option('--lanes <n>', 'streams to spread frames over', (v) => Number.parseInt(v, 10), 3)
+  .option('--trace <path>', 'where to write the Chrome trace', join(tmpdir(), 'rxcuda-demo-trace.json'))
+  .option('--no-progress', 'no progress bar')
+  .action(async (options) => {
+    await demo({ ...options, progress: options.progress && process.stdout.isTTY === true });
+  });
+await program.parseAsync();

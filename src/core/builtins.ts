@@ -147,43 +147,43 @@ export class Builtins {
   }
 
   /** dst[i] = value */
-  fill<D extends BuiltinDType>(stream: Stream, dst: Memory<D>, value: number): void {
+  fill(stream: Stream, dst: Memory, value: number): void {
     this.#launch(stream, 'fill', dst.length, [dst], [dst, value, BigInt(dst.length)]);
   }
 
   /** dst[i] = start + i·step (integers wrap) */
-  iota<D extends BuiltinDType>(stream: Stream, dst: Memory<D>, start = 0, step = 1): void {
+  iota(stream: Stream, dst: Memory, start = 0, step = 1): void {
     this.#launch(stream, 'iota', dst.length, [dst], [dst, start, step, BigInt(dst.length)]);
   }
 
   /** dst[i] = a·src[i] */
-  scale<D extends BuiltinDType>(stream: Stream, dst: Memory<D>, src: Memory<D>, a: number): void {
+  scale(stream: Stream, dst: Memory, src: Memory, a: number): void {
     this.#launch(stream, 'scale', dst.length, [dst, src], [dst, src, a, BigInt(dst.length)]);
   }
 
   /** y[i] = a·x[i] + y[i] */
-  axpy<D extends BuiltinDType>(stream: Stream, a: number, x: Memory<D>, y: Memory<D>): void {
+  axpy(stream: Stream, a: number, x: Memory, y: Memory): void {
     this.#launch(stream, 'axpy', y.length, [y, x], [a, x, y, BigInt(y.length)]);
   }
 
   /** dst[i] = a[i] + b[i] */
-  add<D extends BuiltinDType>(stream: Stream, dst: Memory<D>, a: Memory<D>, b: Memory<D>): void {
+  add(stream: Stream, dst: Memory, a: Memory, b: Memory): void {
     this.#launch(stream, 'add', dst.length, [dst, a, b], [dst, a, b, BigInt(dst.length)]);
   }
 
   /** dst[i] = a[i] · b[i] */
-  mul<D extends BuiltinDType>(stream: Stream, dst: Memory<D>, a: Memory<D>, b: Memory<D>): void {
+  mul(stream: Stream, dst: Memory, a: Memory, b: Memory): void {
     this.#launch(stream, 'mul', dst.length, [dst, a, b], [dst, a, b, BigInt(dst.length)]);
   }
 
   /** dst[0] += Σ src[i] (dst is a one-element array; fill it with 0 first for a plain sum). */
-  reduceSum<D extends BuiltinDType>(stream: Stream, dst: Memory<D>, src: Memory<D>): void {
+  reduceSum(stream: Stream, dst: Memory, src: Memory): void {
     if (dst instanceof Memory && dst.length !== 1) rangeError('dst', 'a one-element array', received(`${dst.length} elements`));
     this.#launch(stream, 'reduce_sum', src.length, [src, dst], [dst, src, BigInt(src.length)]);
   }
 
   /** dst (cols × rows) = the transpose of src (rows × cols), both row-major. */
-  transpose<D extends BuiltinDType>(stream: Stream, dst: Memory<D>, src: Memory<D>, rows: number, cols: number): void {
+  transpose(stream: Stream, dst: Memory, src: Memory, rows: number, cols: number): void {
     checkCount('rows', rows, 1);
     checkCount('cols', cols, 1);
     if (src instanceof Memory && src.length !== rows * cols) rangeError('src', `${rows * cols} elements (rows × cols)`, received(`${src.length}`));

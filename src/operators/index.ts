@@ -6,6 +6,7 @@ export { host } from './host.js';
 export { download } from './download.js';
 export { completed } from './completed.js';
 export { fanOut } from './fan-out.js';
+export { enqueue } from './enqueue.js';
 export { LanePool, Lane, type LanePoolOptions, type LanePoolStats } from './lane-pool.js';
 export { Work, PipelineError } from './work.js';
 export { Timeline, type Span } from './timeline.js';

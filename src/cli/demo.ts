@@ -1,0 +1,78 @@
+// `rxcuda demo`: a frame pipeline on the default device (a GPU, else the host device), with a
+// progress bar, a summary of what happened, and a Chrome trace of the lanes.
+import { SingleBar, Presets } from 'cli-progress';
+import { lastValueFrom, range, map, tap, count } from 'rxjs';
+import { Device } from '../core/device.js';
+import { download, host, launch, LanePool, onStreams, Timeline, upload } from '../operators/index.js';
+
+const SOURCE = String.raw`
+extern "C" __global__ void invert(unsigned* px, unsigned n) {
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) px[i] = ~px[i];
+}
+extern "C" __global__ void brighten(unsigned* px, unsigned amount, unsigned n) {
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) px[i] += amount;
+}`;
+
+export interface DemoOptions {
+  frames: number;
+  pixels: number;
+  lanes: number;
+  trace: string;
+  progress: boolean;
+}
+
+/** Runs the demo pipeline and prints what happened; throws if a frame comes back wrong. */
+export async function demo(options: DemoOptions): Promise<void> {
+  const device = Device.default();
+  const { frames, pixels, lanes } = options;
+  console.log(`rxcuda demo on ${device.name}${device.kind === 'host' ? ' (no GPU here)' : ''}: ${frames} frames of ${(pixels * 4) / 2 ** 20} MiB, ${lanes} lanes`);
+  const module = await device.compile(SOURCE, { name: 'demo.cu' });
+  const invert = module.kernel('invert', ['ptr', 'u32'], {
+    cpu: (_, [px, n]) => {
+      const p = px as Uint32Array;
+      for (let i = 0; i < (n as number); i++) p[i] = ~p[i]! >>> 0;
+    },
+  });
+  const brighten = module.kernel('brighten', ['ptr', 'u32', 'u32'], {
+    cpu: (_, [px, amount, n]) => {
+      const p = px as Uint32Array;
+      for (let i = 0; i < (n as number); i++) p[i] = (p[i]! + (amount as number)) >>> 0;
+    },
+  });
+  const timeline = new Timeline();
+  const pool = new LanePool(device, { lanes, inFlight: lanes * 2, timeline });
+  const config = { grid: Math.min(1024, Math.ceil(pixels / 256)), block: 256 };
+  const bar = options.progress ? new SingleBar({ format: '  {bar} {value}/{total} frames | {eta_formatted} left', hideCursor: true }, Presets.shades_classic) : undefined;
+  bar?.start(frames, 0);
+  let brightest = 0;
+  let wrong = 0;
+  const started = performance.now();
+  const done = await lastValueFrom(
+    range(0, frames).pipe(
+      map((i) => Uint32Array.from({ length: pixels }, (_, j) => (i + j) & 0xffff)),
+      onStreams(pool),
+      upload((frame) => frame, 'frame'),
+      launch(invert, (w) => ({ config, args: [w.buffers.frame!, pixels] })),
+      launch(brighten, (w) => ({ config, args: [w.buffers.frame!, w.index & 0xff, pixels] })),
+      host((w) => void (brightest = Math.max(brightest, w.index & 0xff))),
+      download((w) => w.buffers.frame!, 'frame'),
+      tap((w) => {
+        const out = w.results.frame as Uint32Array;
+        const j = w.index % pixels;
+        if (out[j] !== ((~((w.index + j) & 0xffff) >>> 0) + (w.index & 0xff)) >>> 0) wrong++;
+        bar?.increment();
+      }),
+      count(),
+    ),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  bar?.stop();
+  await timeline.write(options.trace);
+  pool.close();
+  console.log(`${done} frames in ${seconds.toFixed(2)} s: ${(done / seconds).toFixed(1)} frames/s, ${((done * pixels * 8) / 2 ** 20 / seconds).toFixed(1)} MiB/s through the device`);
+  console.log(`in flight at most ${pool.stats.maxInFlight} of ${pool.bound}; pooled buffers created: ${pool.stats.buffersCreated}`);
+  console.log('per stage (mean ms):');
+  for (const [stage, s] of Object.entries(timeline.summary())) console.log(`  ${stage.padEnd(24)} ${s.mean.toFixed(3)} ms × ${s.count}`);
+  console.log(`trace: ${options.trace} (open in chrome://tracing or ui.perfetto.dev)`);
+  if (wrong > 0) throw new Error(`${wrong} frames came back wrong`);
+}

@@ -1,0 +1,44 @@
+// The examples and `rxcuda demo` run as a user would run them, on the default device.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const node = (args: string[]) => execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8', timeout: 120_000 });
+
+describe('examples', () => {
+  it('saxpy gets every result exact', () => {
+    expect(node(['dist/examples/saxpy.js'])).toContain('all 1048576 results exact');
+  });
+
+  it('frame-pipeline thresholds 30 frames', () => {
+    const out = node(['dist/examples/frame-pipeline.js']);
+    expect(out.match(/^frame \d+ \(lane [0-2]\): 40\.0% above threshold$/gm)).toHaveLength(30);
+    expect(out).toMatch(/^done on /m);
+  });
+
+  it('fork-join joins both branches of every value', () => {
+    expect(node(['dist/examples/fork-join.js'])).toContain('fork/join ok');
+  });
+
+  it('batched-saxpy summarizes 12 batches', () => {
+    const out = node(['dist/examples/batched-saxpy.js']);
+    expect(out.match(/^batch \d+: mean/gm)).toHaveLength(12);
+    expect(out).toContain('sum of batch means: 95.6801');
+  });
+});
+
+describe('rxcuda demo', () => {
+  it('runs the frame pipeline, prints a summary and writes a trace', () => {
+    const trace = join(mkdtempSync(join(tmpdir(), 'rxcuda-demo-')), 'trace.json');
+    const out = node(['dist/src/cli/main.js', 'demo', '--frames', '40', '--pixels', '4096', '--no-progress', '--trace', trace]);
+    expect(out).toMatch(/^40 frames in [\d.]+ s: [\d.]+ frames\/s/m);
+    expect(out).toMatch(/in flight at most [1-6] of 6/);
+    expect(out).toContain(`trace: ${trace}`);
+    const events = JSON.parse(readFileSync(trace, 'utf8')).traceEvents;
+    expect(events.length).toBe(40 * 5);
+  });
+});
