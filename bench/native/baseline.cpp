@@ -145,6 +145,86 @@ Napi::Value gateRoundTrips(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// pipelineBaseline(kernel, frames, frameBytes, lanes) -> { seconds, h2dGBps, d2hGBps }: frames of
+// frameBytes through upload → kernel(ptr, u32 words) → download on `lanes` streams with pinned
+// staging buffers and events, as a hand-written C++ program would do it; plus the copy engines'
+// bandwidth measured alone, for the overlap.
+Napi::Value pipelineBaseline(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto fn = functionArg(info[0]);
+  uint32_t frames = info[1].As<Napi::Number>().Uint32Value();
+  size_t bytes = static_cast<size_t>(info[2].As<Napi::Number>().Int64Value());
+  uint32_t lanes = info[3].As<Napi::Number>().Uint32Value();
+  const auto& d = driver();
+  struct Lane {
+    rxcuda::cu::Stream stream = nullptr;
+    rxcuda::cu::Event done = nullptr;
+    void* in = nullptr;
+    void* out = nullptr;
+    rxcuda::cu::DevicePtr buffer = 0;
+    bool busy = false;
+  };
+  std::vector<Lane> pool(lanes);
+  for (auto& lane : pool) {
+    check(env, call(d.cuStreamCreateWithPriority, &lane.stream, rxcuda::cu::kStreamNonBlocking, 0), "cuStreamCreate");
+    check(env, call(d.cuEventCreate, &lane.done, rxcuda::cu::kEventDisableTiming), "cuEventCreate");
+    check(env, call(d.cuMemHostAlloc, &lane.in, bytes, 0u), "cuMemHostAlloc");
+    check(env, call(d.cuMemHostAlloc, &lane.out, bytes, 0u), "cuMemHostAlloc");
+    check(env, call(d.cuMemAllocAsync, &lane.buffer, bytes, lane.stream), "cuMemAllocAsync");
+    std::memset(lane.in, 1, bytes);
+  }
+  uint32_t words = static_cast<uint32_t>(bytes / 4);
+  rxcuda::cu::LaunchConfig config{std::min(1024u, (words + 255) / 256), 1, 1, 256, 1, 1, 0, nullptr, nullptr, 0};
+  // The same host work as the rxcuda pipeline: each frame is copied from its source into pinned
+  // staging, and each result out of pinned memory into memory of its own.
+  std::vector<unsigned char> source(bytes, 1), result(bytes);
+  auto start = Clock::now();
+  for (uint32_t f = 0; f < frames; f++) {
+    Lane& lane = pool[f % lanes];
+    if (lane.busy) {
+      check(env, call(d.cuEventSynchronize, lane.done), "cuEventSynchronize");
+      std::memcpy(result.data(), lane.out, bytes);
+    }
+    std::memcpy(lane.in, source.data(), bytes);
+    config.hStream = lane.stream;
+    void* params[] = {&lane.buffer, &words};
+    check(env, call(d.cuMemcpyAsync, lane.buffer, reinterpret_cast<uintptr_t>(lane.in), bytes, lane.stream), "cuMemcpyAsync");
+    check(env, d.cuLaunchKernelEx(&config, fn, params, nullptr), "cuLaunchKernelEx");
+    check(env, call(d.cuMemcpyAsync, reinterpret_cast<uintptr_t>(lane.out), lane.buffer, bytes, lane.stream), "cuMemcpyAsync");
+    check(env, call(d.cuEventRecord, lane.done, lane.stream), "cuEventRecord");
+    lane.busy = true;
+  }
+  for (auto& lane : pool) {
+    check(env, call(d.cuStreamSynchronize, lane.stream), "cuStreamSynchronize");
+    if (lane.busy) std::memcpy(result.data(), lane.out, bytes);
+  }
+  double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  auto bandwidth = [&](bool toDevice) {
+    Lane& lane = pool[0];
+    auto t0 = Clock::now();
+    for (int i = 0; i < 20; i++) {
+      if (toDevice) call(d.cuMemcpyAsync, lane.buffer, reinterpret_cast<uintptr_t>(lane.in), bytes, lane.stream);
+      else call(d.cuMemcpyAsync, reinterpret_cast<uintptr_t>(lane.out), lane.buffer, bytes, lane.stream);
+    }
+    call(d.cuStreamSynchronize, lane.stream);
+    return 20.0 * bytes / std::chrono::duration<double>(Clock::now() - t0).count() / 1e9;
+  };
+  double h2d = bandwidth(true), d2h = bandwidth(false);
+  for (auto& lane : pool) {
+    call(d.cuMemFreeAsync, lane.buffer, lane.stream);
+    call(d.cuStreamSynchronize, lane.stream);
+    call(d.cuMemFreeHost, lane.in);
+    call(d.cuMemFreeHost, lane.out);
+    call(d.cuEventDestroy, lane.done);
+    call(d.cuStreamDestroy, lane.stream);
+  }
+  auto out = Napi::Object::New(env);
+  out["seconds"] = seconds;
+  out["h2dGBps"] = h2d;
+  out["d2hGBps"] = d2h;
+  return out;
+}
+
 // synchronize(stream: bigint): blocks until the stream is idle. Benchmarks use it for their untimed
 // drains, so rxcuda and the baseline drain the same way.
 Napi::Value synchronize(const Napi::CallbackInfo& info) {
@@ -162,6 +242,7 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
   exports["synchronize"] = Napi::Function::New(env, synchronize, "synchronize");
   exports["hostCallbackRoundTrips"] = Napi::Function::New(env, hostCallbackRoundTrips, "hostCallbackRoundTrips");
   exports["gateRoundTrips"] = Napi::Function::New(env, gateRoundTrips, "gateRoundTrips");
+  exports["pipelineBaseline"] = Napi::Function::New(env, pipelineBaseline, "pipelineBaseline");
   napi_value fn = nullptr;
   napi_create_function(env, "noop", NAPI_AUTO_LENGTH, noop, nullptr, &fn);
   exports["noop"] = Napi::Value(env, fn);

@@ -42,6 +42,7 @@ namespace rxcuda::cu {
   X(cuEventCreate, 2000, (Event * event, unsigned flags))                                          \
   X(cuEventRecord, 2000, (Event event, Stream stream))                                             \
   X(cuEventQuery, 2000, (Event event))                                                             \
+  X(cuEventSynchronize, 2000, (Event event))                                                       \
   X(cuEventElapsedTime, 2000, (float* ms, Event start, Event end))                                 \
   X(cuEventDestroy, 4000, (Event event))                                                           \
   X(cuMemAllocAsync, 11020, (DevicePtr * ptr, size_t bytes, Stream stream))                        \
