@@ -9,7 +9,6 @@
 namespace rxcuda {
 
 struct Addon {
-  Napi::FunctionReference deviceClass, streamClass, eventClass, moduleClass, kernelClass;
   Napi::FunctionReference cudaError, nvrtcError;  // constructors handed over by TypeScript
   Completion* completion = nullptr;
   cu::Context current = nullptr;  // the context last made current on this thread

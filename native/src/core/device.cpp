@@ -2,6 +2,12 @@
 
 namespace rxcuda {
 
+void DeviceRef::bind(Napi::Env env, const Napi::Value& value) {
+  ctx = DeviceObject::from(value)->context();
+  device = Napi::Persistent(value.As<Napi::Object>());
+  Addon::of(env).use(env, ctx);
+}
+
 void DeviceObject::define(Napi::Env env, Napi::Object exports) {
   Napi::Function cls = DefineClass(env, "Device",
                                    {
@@ -9,7 +15,6 @@ void DeviceObject::define(Napi::Env env, Napi::Object exports) {
                                        InstanceMethod<&DeviceObject::memoryInfo>("memoryInfo"),
                                        InstanceMethod<&DeviceObject::attribute>("attribute"),
                                    });
-  Addon::of(env).deviceClass = Napi::Persistent(cls);
   exports["Device"] = cls;
 }
 

@@ -6,6 +6,16 @@
 
 namespace rxcuda {
 
+// What an object made on a device keeps: the device's context, and the device object itself, so
+// that the primary context stays retained for as long as the object lives.
+struct DeviceRef {
+  cu::Context ctx = nullptr;
+  Napi::ObjectReference device;
+
+  // Binds to the Device object `value` and makes its context current.
+  void bind(Napi::Env env, const Napi::Value& value);
+};
+
 class DeviceObject : public Napi::ObjectWrap<DeviceObject> {
  public:
   static void define(Napi::Env env, Napi::Object exports);

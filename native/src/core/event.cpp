@@ -11,7 +11,6 @@ void EventObject::define(Napi::Env env, Napi::Object exports) {
                                        InstanceMethod<&EventObject::elapsed>("elapsed"),
                                        InstanceMethod<&EventObject::destroy>("destroy"),
                                    });
-  Addon::of(env).eventClass = Napi::Persistent(cls);
   exports["Event"] = cls;
 }
 
@@ -19,9 +18,7 @@ EventObject::EventObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Even
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
   const cu::Driver& d = addon.driver(env);
-  ctx_ = DeviceObject::from(info[0])->context();
-  device_ = Napi::Persistent(info[0].As<Napi::Object>());
-  addon.use(env, ctx_);
+  device_.bind(env, info[0]);
   addon.check(env, cu::call(d.cuEventCreate, &event_, info[1].As<Napi::Number>().Uint32Value()),
               "cuEventCreate");
 }
@@ -33,7 +30,7 @@ EventObject::~EventObject() {
 Napi::Value EventObject::query(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
-  addon.use(env, ctx_);
+  addon.use(env, device_.ctx);
   cu::Result r = cu::call(cu::driver().cuEventQuery, event_);
   if (r == cu::kErrorNotReady) return Napi::Boolean::New(env, false);
   addon.check(env, r, "cuEventQuery");
@@ -44,7 +41,7 @@ Napi::Value EventObject::query(const Napi::CallbackInfo& info) {
 Napi::Value EventObject::elapsed(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
-  addon.use(env, ctx_);
+  addon.use(env, device_.ctx);
   auto* end = Unwrap(info[0].As<Napi::Object>());
   float ms = 0;
   addon.check(env, cu::call(cu::driver().cuEventElapsedTime, &ms, event_, end->event_),
@@ -55,11 +52,11 @@ Napi::Value EventObject::elapsed(const Napi::CallbackInfo& info) {
 Napi::Value EventObject::destroy(const Napi::CallbackInfo& info) {
   if (event_) {
     Napi::Env env = info.Env();
-    Addon::of(env).use(env, ctx_);
+    Addon::of(env).use(env, device_.ctx);
     cu::call(cu::driver().cuEventDestroy, event_);
     event_ = nullptr;
   }
-  device_.Reset();
+  device_.device.Reset();
   return info.Env().Undefined();
 }
 

@@ -3,6 +3,7 @@
 #include <napi.h>
 
 #include "../addon.hpp"
+#include "device.hpp"
 
 namespace rxcuda {
 
@@ -19,8 +20,7 @@ class EventObject : public Napi::ObjectWrap<EventObject> {
   Napi::Value destroy(const Napi::CallbackInfo& info);
 
   cu::Event event_ = nullptr;
-  cu::Context ctx_ = nullptr;
-  Napi::ObjectReference device_;
+  DeviceRef device_;
 };
 
 }  // namespace rxcuda

@@ -18,7 +18,6 @@ void KernelObject::define(Napi::Env env, Napi::Object exports) {
           InstanceMethod<&KernelObject::suggestBlockSize>("suggestBlockSize"),
           InstanceMethod<&KernelObject::bind>("bind"),
       });
-  Addon::of(env).kernelClass = Napi::Persistent(cls);
   exports["Kernel"] = cls;
 }
 

@@ -7,7 +7,6 @@ namespace rxcuda {
 void ModuleObject::define(Napi::Env env, Napi::Object exports) {
   Napi::Function cls =
       DefineClass(env, "Module", {InstanceMethod<&ModuleObject::unload>("unload")});
-  Addon::of(env).moduleClass = Napi::Persistent(cls);
   exports["Module"] = cls;
 }
 
@@ -15,9 +14,7 @@ ModuleObject::ModuleObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Mo
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
   const cu::Driver& d = addon.driver(env);
-  ctx_ = DeviceObject::from(info[0])->context();
-  device_ = Napi::Persistent(info[0].As<Napi::Object>());
-  addon.use(env, ctx_);
+  device_.bind(env, info[0]);
   auto image = info[1].As<Napi::Uint8Array>();
   addon.check(env, cu::call(d.cuModuleLoadData, &module_, static_cast<const void*>(image.Data())),
               "cuModuleLoadData");
@@ -31,7 +28,7 @@ Napi::Value ModuleObject::unload(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (module_) {
     Addon& addon = Addon::of(env);
-    addon.use(env, ctx_);
+    addon.use(env, device_.ctx);
     cu::Module m = module_;
     module_ = nullptr;
     addon.check(env, cu::call(cu::driver().cuModuleUnload, m), "cuModuleUnload");

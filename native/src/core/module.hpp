@@ -3,6 +3,7 @@
 #include <napi.h>
 
 #include "../addon.hpp"
+#include "device.hpp"
 
 namespace rxcuda {
 
@@ -12,14 +13,13 @@ class ModuleObject : public Napi::ObjectWrap<ModuleObject> {
   explicit ModuleObject(const Napi::CallbackInfo& info);  // new Module(device, image: Uint8Array)
   ~ModuleObject() override;
   cu::Module module() const { return module_; }
-  cu::Context context() const { return ctx_; }
+  cu::Context context() const { return device_.ctx; }
 
  private:
   Napi::Value unload(const Napi::CallbackInfo& info);
 
   cu::Module module_ = nullptr;
-  cu::Context ctx_ = nullptr;
-  Napi::ObjectReference device_;
+  DeviceRef device_;
 };
 
 }  // namespace rxcuda

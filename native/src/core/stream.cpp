@@ -25,7 +25,6 @@ void StreamObject::define(Napi::Env env, Napi::Object exports) {
           InstanceMethod<&StreamObject::copy>("copy"),
           InstanceMethod<&StreamObject::fill>("fill"),
       });
-  Addon::of(env).streamClass = Napi::Persistent(cls);
   exports["Stream"] = cls;
 }
 
@@ -33,15 +32,12 @@ StreamObject::StreamObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<St
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
   const cu::Driver& d = addon.driver(env);
-  auto* device = DeviceObject::from(info[0]);
-  device_ = Napi::Persistent(info[0].As<Napi::Object>());
-  ctx_ = device->context();
-  addon.use(env, ctx_);
+  device_.bind(env, info[0]);
   if (info.Length() > 3 && !info[3].IsUndefined()) {
     stream_ = reinterpret_cast<cu::Stream>(toU64(info[3]));
     cu::Context owner = nullptr;
     addon.check(env, cu::call(d.cuStreamGetCtx, stream_, &owner), "cuStreamGetCtx");
-    if (owner != ctx_)
+    if (owner != device_.ctx)
       throw Napi::RangeError::New(
           env, "Expected `handle` to be a stream of this device's primary context");
     return;
@@ -59,7 +55,7 @@ StreamObject::~StreamObject() {
 }
 
 const cu::Driver& StreamObject::enter(Napi::Env env) {
-  Addon::of(env).use(env, ctx_);
+  Addon::of(env).use(env, device_.ctx);
   return cu::driver();
 }
 
@@ -73,7 +69,7 @@ Napi::Value StreamObject::destroy(const Napi::CallbackInfo& info) {
     Addon::of(env).check(env, cu::call(enter(env).cuStreamDestroy, stream_), "cuStreamDestroy");
   }
   stream_ = nullptr;
-  device_.Reset();
+  device_.device.Reset();
   return info.Env().Undefined();
 }
 

@@ -4,6 +4,7 @@
 #include <napi.h>
 
 #include "../addon.hpp"
+#include "device.hpp"
 
 namespace rxcuda {
 
@@ -15,7 +16,7 @@ class StreamObject : public Napi::ObjectWrap<StreamObject> {
   ~StreamObject() override;
 
   cu::Stream stream() const { return stream_; }
-  cu::Context context() const { return ctx_; }
+  cu::Context context() const { return device_.ctx; }
 
  private:
   Napi::Value handle(const Napi::CallbackInfo& info);
@@ -38,9 +39,8 @@ class StreamObject : public Napi::ObjectWrap<StreamObject> {
   const cu::Driver& enter(Napi::Env env);
 
   cu::Stream stream_ = nullptr;
-  cu::Context ctx_ = nullptr;
   bool owned_ = false;
-  Napi::ObjectReference device_;  // keeps the primary context retained while the stream lives
+  DeviceRef device_;
 };
 
 }  // namespace rxcuda
