@@ -1,5 +1,5 @@
 // The reactive layer: RxJS operators over rxcuda streams.
-export { onStreams } from './on-streams.js';
+export { onStreams, lanesFrom } from './on-streams.js';
 export { upload } from './upload.js';
 export { launch } from './launch.js';
 export { host } from './host.js';

@@ -1,11 +1,59 @@
-import { Observable, type OperatorFunction } from 'rxjs';
+import { Observable, type OperatorFunction, type Subscriber } from 'rxjs';
 import { Device } from '../core/device.js';
 import { LanePool, type LanePoolOptions } from './lane-pool.js';
 import { PipelineError, Work } from './work.js';
 
 /**
+ * Starts values on lanes, round robin, within the pool's in-flight bound, for one subscriber.
+ * `onSlot` is called whenever a value's device work finished and another may start.
+ */
+function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: Device | LanePool, options: LanePoolOptions | undefined, onSlot: () => void) {
+  const owned = target instanceof Device;
+  const pool = owned ? new LanePool(target, options) : target;
+  let index = 0;
+  let sourceDone = false;
+  let stopped = false;
+  const finishIfDone = () => {
+    if (sourceDone && pool.stats.inFlight === 0) subscriber.complete();
+  };
+  return {
+    pool,
+    start(value: T): void {
+      const i = index++;
+      const lane = pool.lanes[i % pool.lanes.length]!;
+      pool.flight(+1);
+      const work = new Work(value, i, lane, () => {
+        pool.flight(-1);
+        if (stopped) return;
+        onSlot();
+        finishIfDone();
+      });
+      try {
+        subscriber.next(work);
+      } catch (error) {
+        subscriber.error(new PipelineError('onStreams', i, error));
+      }
+      // Everything downstream enqueued synchronously is covered by this release.
+      work.releaseWhenDone();
+    },
+    /** The source has no more values; complete once those in flight are done. */
+    finish(): void {
+      sourceDone = true;
+      finishIfDone();
+    },
+    stop(): void {
+      stopped = true;
+      // Work already on the GPU runs to completion; an owned pool is closed behind it.
+      if (owned) pool.device.serviceStream(pool.lanes.map((l) => l.stream)).notify(() => pool.close());
+    },
+  };
+}
+
+/**
  * Binds each value to a stream lane, round robin, with at most `inFlight` values whose device
  * work has not finished; values beyond that wait here, in arrival order, until one finishes.
+ * (A push source faster than the device fills that queue: for sources that can wait, such as
+ * async iterables of frames, use {@link lanesFrom}, which pulls only when a slot is free.)
  *
  * Use it first in a GPU pipeline: the operators after it (`upload`, `launch`, `host`,
  * `download`, `completed`) enqueue on the value's lane and re-emit at once.
@@ -28,49 +76,70 @@ import { PipelineError, Work } from './work.js';
 export function onStreams<T>(target: Device | LanePool, options?: LanePoolOptions): OperatorFunction<T, Work<T>> {
   return (source) =>
     new Observable<Work<T>>((subscriber) => {
-      const owned = target instanceof Device;
-      const pool = owned ? new LanePool(target, options) : target;
       const waiting: T[] = [];
-      let index = 0;
+      const lanes = dispatcher(subscriber, target, options, () => {
+        while (!lanes.pool.full && waiting.length > 0) lanes.start(waiting.shift()!);
+        if (waiting.length === 0 && sourceDone) lanes.finish();
+      });
       let sourceDone = false;
-      let stopped = false;
-
-      const finishIfDone = () => {
-        if (sourceDone && waiting.length === 0 && pool.stats.inFlight === 0) subscriber.complete();
-      };
-      const start = (value: T) => {
-        const i = index++;
-        const lane = pool.lanes[i % pool.lanes.length]!;
-        pool.flight(+1);
-        const work = new Work(value, i, lane, () => {
-          pool.flight(-1);
-          if (stopped) return;
-          while (!pool.full && waiting.length > 0) start(waiting.shift()!);
-          finishIfDone();
-        });
-        try {
-          subscriber.next(work);
-        } catch (error) {
-          subscriber.error(new PipelineError('onStreams', i, error));
-        }
-        // Everything downstream enqueued synchronously is covered by this release.
-        work.releaseWhenDone();
-      };
-
       const subscription = source.subscribe({
-        next: (value) => (pool.full ? waiting.push(value) : start(value)),
+        next: (value) => (lanes.pool.full ? waiting.push(value) : lanes.start(value)),
         error: (error) => subscriber.error(error),
         complete: () => {
           sourceDone = true;
-          finishIfDone();
+          if (waiting.length === 0) lanes.finish();
         },
       });
       return () => {
-        stopped = true;
         waiting.length = 0;
         subscription.unsubscribe();
-        // Work already on the GPU runs to completion; the pool is closed behind it.
-        if (owned) pool.lanes[0]!.stream.device.serviceStream(pool.lanes.map((l) => l.stream)).notify(() => pool.close());
+        lanes.stop();
       };
     });
+}
+
+/**
+ * Pulls values from an (async) iterable onto stream lanes, taking the next one only when a value
+ * in flight has finished: an endless source of frames runs in constant memory.
+ *
+ * @example
+ * lanesFrom(camera.frames(), device, { lanes: 3 }).pipe(upload((f) => f.pixels), ...)
+ *
+ * @param iterable the values, pulled one at a time.
+ * @param target a device or a {@link LanePool}, as for {@link onStreams}.
+ * @param options lanes and the in-flight bound, when `target` is a device.
+ * @returns an Observable of {@link Work} envelopes; unsubscribing stops pulling.
+ * @throws the iterable's errors, to the subscriber.
+ * @see onStreams
+ */
+export function lanesFrom<T>(iterable: AsyncIterable<T> | Iterable<T>, target: Device | LanePool, options?: LanePoolOptions): Observable<Work<T>> {
+  return new Observable<Work<T>>((subscriber) => {
+    const iterator = Symbol.asyncIterator in iterable ? iterable[Symbol.asyncIterator]() : iterable[Symbol.iterator]();
+    let pulling = false;
+    let done = false;
+    const pull = async () => {
+      if (pulling || done) return;
+      pulling = true;
+      try {
+        while (!done && !subscriber.closed && !lanes.pool.full) {
+          const next = await iterator.next();
+          if (next.done) {
+            done = true;
+            lanes.finish();
+          } else if (!subscriber.closed) lanes.start(next.value);
+        }
+      } catch (error) {
+        subscriber.error(error);
+      } finally {
+        pulling = false;
+      }
+    };
+    const lanes = dispatcher(subscriber, target, options, () => void pull());
+    void pull();
+    return () => {
+      done = true;
+      void iterator.return?.();
+      lanes.stop();
+    };
+  });
 }

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Subject, firstValueFrom, from, range, toArray, map, take } from 'rxjs';
 import {
-  LanePool, PipelineError, Timeline, completed, download, fanOut, host, launch, onStreams, upload,
+  LanePool, PipelineError, Timeline, completed, download, fanOut, host, lanesFrom, launch, onStreams, upload,
   type Device, type Work,
 } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
@@ -169,5 +169,31 @@ describeBackends('Timeline', (getDevice) => {
     expect(trace.traceEvents[0]).toMatchObject({ ph: 'X', pid: 1 });
     expect(timeline.summary()['device:invert']!.count).toBe(8);
     lanes.close();
+  });
+});
+
+describeBackends('lanesFrom', (getDevice) => {
+  it('pulls an endless source only as fast as values finish, and stops it on unsubscribe', async () => {
+    const device = getDevice();
+    let pulled = 0;
+    let stopped = false;
+    async function* frames() {
+      try {
+        for (;;) {
+          pulled++;
+          yield frame(pulled);
+        }
+      } finally {
+        stopped = true;
+      }
+    }
+    const pool = new LanePool(device, { lanes: 2, inFlight: 3 });
+    const results = await firstValueFrom(lanesFrom(frames(), pool).pipe(upload((f) => f), completed(), take(50), toArray()));
+    expect(results.map((w) => w.index)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    expect(pulled).toBeLessThanOrEqual(50 + 3);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(stopped).toBe(true);
+    expect(pool.stats.maxInFlight).toBeLessThanOrEqual(3);
+    pool.close();
   });
 });
