@@ -15,9 +15,12 @@ export const BACKLOG_LIMIT = 512;
 /** What one held host step counts as: at most 32 of them wait behind an unfinished one. */
 export const HOST_STEP_UNITS = 16;
 
-/** What a launch with `argumentBytes` of packed arguments counts as. */
+/**
+ * What a launch with `argumentBytes` of packed arguments counts as: counted high, since only
+ * argument-less launches were measured (a unit per 8 bytes of arguments).
+ */
 export function launchUnits(argumentBytes: number): number {
-  return 1 + Math.ceil(argumentBytes / 16);
+  return 1 + Math.ceil(argumentBytes / 8);
 }
 
 /** @internal */

@@ -3,7 +3,7 @@ import { Backlog, BACKLOG_LIMIT, HOST_STEP_UNITS, launchUnits } from '../../src/
 
 describe('launchUnits', () => {
   it('weighs a launch by its packed arguments', () => {
-    expect([launchUnits(0), launchUnits(8), launchUnits(16), launchUnits(17), launchUnits(96)]).toEqual([1, 2, 2, 3, 7]);
+    expect([launchUnits(0), launchUnits(8), launchUnits(16), launchUnits(17), launchUnits(96)]).toEqual([1, 2, 3, 4, 13]);
   });
 });
 
