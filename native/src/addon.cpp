@@ -1,5 +1,9 @@
 #include "addon.hpp"
 
+#include <dlfcn.h>
+
+#include <mutex>
+
 #include "core/device.hpp"
 #include "core/event.hpp"
 #include "core/kernel.hpp"
@@ -108,7 +112,20 @@ Napi::Value pendingCompletions(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), addon.completion ? addon.completion->pending() : 0);
 }
 
+// Driver threads and host-stream workers may call into this library after the environment that
+// loaded it is gone (a worker thread terminated with work pending). Node unloads an addon with
+// its last environment, so the library pins itself for the life of the process.
+void pinLibrary() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void*>(&pinLibrary), &info) && info.dli_fname)
+      dlopen(info.dli_fname, RTLD_NOW | RTLD_NODELETE);
+  });
+}
+
 Napi::Object initModule(Napi::Env env, Napi::Object exports) {
+  pinLibrary();
   env.SetInstanceData(new Addon());
   exports["init"] = Napi::Function::New(env, init, "init");
   exports["driverInfo"] = Napi::Function::New(env, driverInfo, "driverInfo");
