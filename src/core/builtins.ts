@@ -127,6 +127,7 @@ function signature(op: Op, t: BuiltinDType): ParamType[] {
  * enqueues one kernel on the stream given and returns at once.
  */
 export class Builtins {
+  /** The device the kernels run on. */
   readonly device: Device;
   readonly #module: Module;
   readonly #kernels = new Map<string, Kernel>();

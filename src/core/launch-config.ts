@@ -45,10 +45,15 @@ function dim3(name: string, value: unknown, optional: boolean): readonly [number
  * LaunchConfig object skips every check that was already made.
  */
 export class LaunchConfig {
+  /** Blocks in the grid, x/y/z. */
   readonly grid: readonly [number, number, number];
+  /** Threads in a block, x/y/z. */
   readonly block: readonly [number, number, number];
+  /** Dynamic shared memory per block, in bytes. */
   readonly sharedMem: number;
+  /** Blocks per cluster, x/y/z, or undefined for no clusters. */
   readonly cluster: readonly [number, number, number] | undefined;
+  /** Whether the kernel is launched cooperatively. */
   readonly cooperative: boolean;
   /** @internal The first 11 words of the native launch header. */
   readonly header: Uint32Array;

@@ -36,7 +36,9 @@ export interface LanePoolStats {
 
 /** One stream of a pool and its memory pools. */
 export class Lane {
+  /** The lane's position in its pool. */
   readonly index: number;
+  /** The stream values on this lane are enqueued on. */
   readonly stream: Stream;
   /** The pool the lane belongs to. */
   readonly pool: LanePool;
@@ -89,8 +91,11 @@ export class Lane {
  * in flight. One pool can serve one pipeline at a time.
  */
 export class LanePool {
+  /** The device the lanes' streams belong to. */
   readonly device: Device;
+  /** The lanes, in round-robin order. */
   readonly lanes: readonly Lane[];
+  /** The most values in flight at once. */
   readonly bound: number;
   /** The timeline the pool's pipelines record into, if any. */
   readonly timeline: Timeline | undefined;
@@ -109,6 +114,7 @@ export class LanePool {
     this.lanes = Array.from({ length: lanes }, (_, i) => new Lane(this, i, device.createStream({ nonBlocking: true })));
   }
 
+  /** The pool's counters now. */
   get stats(): LanePoolStats {
     return { inFlight: this.#inFlight, maxInFlight: this.#maxInFlight, buffersInUse: this.#inUse, buffersCreated: this.#created };
   }
