@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The whole verification on a machine with a GPU, each step under a deadline so that one that
+# hangs is reported and the rest still run: the smoke checks, each GPU and behavioural test file
+# alone, the examples, the demo and the benchmarks. Logs go to $OUT (default: ./gpu-results).
+# Run after the build: bash scripts/gpu-check.sh   (with compute-sanitizer: MEMCHECK=1)
+set -u
+cd "$(dirname "$0")/.."
+out=${OUT:-gpu-results}
+mkdir -p "$out"
+summary="$out/summary.txt"
+: > "$summary"
+
+step() { # step NAME SECONDS COMMAND...
+  local name=$1 limit=$2
+  shift 2
+  local started=$SECONDS
+  timeout "$limit" "$@" >> "$out/log.txt" 2>&1
+  local rc=$?
+  local verdict=ok
+  [[ $rc -eq 124 ]] && verdict="HUNG (killed after ${limit}s)"
+  [[ $rc -ne 0 && $rc -ne 124 ]] && verdict="failed (exit $rc)"
+  printf '%-48s %-28s %4ss\n' "$name" "$verdict" $((SECONDS - started)) | tee -a "$summary"
+}
+
+echo "== $(date -u) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)" >> "$out/log.txt"
+step 'rxcuda info' 30 node dist/src/cli/main.js info
+step 'smoke: host steps' 120 node scripts/gpu-smoke.mjs
+for file in test/gpu/*.test.ts test/behaviour/*.test.ts; do
+  echo "== $file" >> "$out/log.txt"
+  step "$file" 240 npx vitest run "$file" --reporter=verbose
+done
+for example in dist/examples/*.js; do step "$example" 60 node "$example"; done
+step 'demo' 120 node dist/src/cli/main.js demo --no-progress --trace "$out/demo-trace.json"
+for bench in launch completion pipeline; do OUT=$out step "bench/$bench" 300 node "bench/$bench.mjs"; done
+if [[ ${MEMCHECK:-0} == 1 ]]; then
+  step 'compute-sanitizer memcheck (GPU tests)' 600 compute-sanitizer --tool memcheck --target-processes all \
+    npx vitest run test/gpu --exclude test/gpu/sticky.test.ts
+fi
+cat "$summary"
