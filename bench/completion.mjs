@@ -4,6 +4,7 @@
 // (b) a held host step: from the moment the step settles to the next kernel's write seen on the
 //     host, against a native gate (cuStreamWaitValue32 on pinned memory, released by a host store).
 import { Device } from '../dist/src/index.js';
+import { expectCompletion } from '../dist/src/core/completions.js';
 import { baseline, median, percentile, report } from './support.mjs';
 
 const COUNT = 2000;
@@ -24,6 +25,18 @@ async function callbackRoundTrips(count) {
     const start = process.hrtime.bigint();
     stream.launch(empty, one, []);
     const end = await new Promise((resolve) => stream.onDone(() => resolve(process.hrtime.bigint())));
+    out.push(micros(start, end));
+  }
+  return out;
+}
+
+/** The same round trip with the notification enqueued by cuLaunchHostFunc instead. */
+async function hostFunctionRoundTrips(count) {
+  const out = [];
+  for (let i = 0; i < count; i++) {
+    const start = process.hrtime.bigint();
+    stream.launch(empty, one, []);
+    const end = await new Promise((resolve) => stream.native.notifyByHostFunction(expectCompletion(() => resolve(process.hrtime.bigint()))));
     out.push(micros(start, end));
   }
   return out;
@@ -73,6 +86,10 @@ for (let round = 0; round < 4; round++) {
   theirsA.push(...baseline.hostCallbackRoundTrips(empty.handle, stream.handle, COUNT / 4));
 }
 
+await hostFunctionRoundTrips(200);
+const oursHostFunction = [];
+for (let round = 0; round < 4; round++) oursHostFunction.push(...(await hostFunctionRoundTrips(COUNT / 4)));
+
 const gate = device.allocHost('u32', 1);
 const flag = device.allocHost('u32', 1);
 await heldStepRoundTrips(100); // warm-up
@@ -85,6 +102,7 @@ for (let round = 0; round < 4; round++) {
 
 report('completion', `completion road on ${device.name}, ${COUNT} round trips each`, [
   summary('device done → JS callback', oursA, theirsA, '≤ 1.1'),
+  summary('… notified by cuLaunchHostFunc instead', oursHostFunction, theirsA, 'to compare'),
   summary('held step settles → next kernel seen', oursB, theirsB, '≤ 1.2'),
 ]);
 stream.close();

@@ -18,6 +18,7 @@ void StreamObject::define(Napi::Env env, Napi::Object exports) {
           InstanceMethod<&StreamObject::record>("record"),
           InstanceMethod<&StreamObject::waitEvent>("waitEvent"),
           InstanceMethod<&StreamObject::notify>("notify"),
+          InstanceMethod<&StreamObject::notifyByHostFunction>("notifyByHostFunction"),
           InstanceMethod<&StreamObject::hostFunction>("hostFunction"),
           InstanceMethod<&StreamObject::waitValue>("waitValue"),
           InstanceMethod<&StreamObject::alloc>("alloc"),
@@ -132,6 +133,21 @@ Napi::Value StreamObject::notify(const Napi::CallbackInfo& info) {
   if (result != cu::kSuccess) {
     addon.completion->cancel(r);
     addon.throwCuda(env, result, "cuStreamAddCallback");
+  }
+  return env.Undefined();
+}
+
+// notifyByHostFunction(id): notify() through cuLaunchHostFunc, which does not run (and so never
+// reports) once the context has failed. bench/completion compares the two; rxcuda uses notify().
+Napi::Value StreamObject::notifyByHostFunction(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
+  const cu::Driver& d = enter(env);
+  Completion::Record* r = addon.completion->record(info[0].As<Napi::Number>().Uint32Value());
+  cu::Result result = cu::call(d.cuLaunchHostFunc, stream_, &Completion::hostFunction, static_cast<void*>(r));
+  if (result != cu::kSuccess) {
+    addon.completion->cancel(r);
+    addon.throwCuda(env, result, "cuLaunchHostFunc");
   }
   return env.Undefined();
 }

@@ -28,6 +28,7 @@ class StreamObject : public Napi::ObjectWrap<StreamObject> {
   Napi::Value record(const Napi::CallbackInfo& info);
   Napi::Value waitEvent(const Napi::CallbackInfo& info);
   Napi::Value notify(const Napi::CallbackInfo& info);
+  Napi::Value notifyByHostFunction(const Napi::CallbackInfo& info);
   Napi::Value hostFunction(const Napi::CallbackInfo& info);
   Napi::Value waitValue(const Napi::CallbackInfo& info);
   Napi::Value alloc(const Napi::CallbackInfo& info);
