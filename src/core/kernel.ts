@@ -1,11 +1,11 @@
 // Kernels with declared signatures and the launch fast path: the signature builds a packer once;
 // each launch writes its arguments into a preallocated block and makes one native call.
 import type { KernelAttributes, KernelLauncher, NativeKernel } from './native.js';
-import { DTYPES, isDType, toHalfBits, type DType } from './dtype.js';
+import { toHalfBits, type DType } from './dtype.js';
 import { checkCount, rangeError, typeError, received } from './errors.js';
 import { Memory } from './memory.js';
-import { checkScalar } from './scalar.js';
 import { LaunchConfig, type LaunchOptions } from './launch-config.js';
+import { HEADER_BYTES, STREAM_WORD, badArgument, buildPacker, checkSignature, describeParam, paramLayout } from './packer.js';
 import { launchUnits } from './backlog.js';
 import type { Device } from './device.js';
 import type { Module } from './module.js';
@@ -34,100 +34,6 @@ export type ArgOf<P> = P extends 'i64' | 'u64'
 
 /** Arguments of a kernel with signature S, one per parameter. */
 export type KernelArgs<S extends Signature> = { readonly [K in keyof S]: ArgOf<S[K]> };
-
-const HEADER_BYTES = 64;
-const STREAM_WORD = 12;
-
-function describeParam(p: ParamType): string {
-  return typeof p === 'string' ? p : `struct(${p.struct})`;
-}
-
-function paramLayout(p: ParamType): { size: number; align: number } {
-  if (p === 'ptr') return { size: 8, align: 8 };
-  if (typeof p === 'string') return { size: DTYPES[p].size, align: DTYPES[p].size };
-  return { size: p.struct, align: p.align ?? 8 };
-}
-
-function checkSignature(signature: unknown): asserts signature is Signature {
-  if (!Array.isArray(signature)) typeError('signature', 'an array of parameter types', signature);
-  signature.forEach((p: unknown, i) => {
-    if (p === 'ptr' || isDType(p)) return;
-    const s = p as StructParam;
-    if (typeof p === 'object' && p !== null && Number.isInteger(s.struct) && s.struct > 0 &&
-        (s.align === undefined || [1, 2, 4, 8, 16].includes(s.align))) return;
-    typeError(`signature[${i}]`, `one of ${Object.keys(DTYPES).join(', ')}, 'ptr' or { struct: bytes, align? }`, p);
-  });
-}
-
-/** The error for argument i that failed the packer's inline check. */
-function badArgument(signature: Signature, device: Device, i: number, value: unknown): never {
-  const p = signature[i]!;
-  const name = `args[${i}]`;
-  if (typeof p === 'string' && p !== 'ptr') {
-    checkScalar(name, p, value);
-    typeError(name, p, value);
-  }
-  if (p === 'ptr') {
-    if (value instanceof Memory) {
-      if (value.closed) typeError(name, 'open memory', received(`a closed ${value.constructor.name}`));
-      rangeError(name, `memory of ${device}`, received(`memory of ${value.device}`));
-    }
-    typeError(name, 'a DeviceArray, a HostArray or a device address as a bigint (ptr)', value);
-  }
-  const size = p.struct;
-  typeError(name, `${size} bytes (an ArrayBuffer or a view) for struct(${size})`, value);
-}
-
-/**
- * Builds the packer for a signature: straight-line code with one inline check and one store per
- * parameter, no allocation and no lookups by name.
- */
-function buildPacker(signature: Signature, offsets: number[], device: Device, views: Record<string, unknown>) {
-  const lines = [
-    `if (!Array.isArray(a) || a.length !== ${signature.length}) wrongCount(a);`,
-    'let v;',
-  ];
-  signature.forEach((p, i) => {
-    const at = HEADER_BYTES + offsets[i]!;
-    const bad = `bad(${i}, v)`;
-    lines.push(`v = a[${i}];`);
-    switch (p) {
-      case 'i8': lines.push(`if (typeof v !== 'number' || (v << 24 >> 24) !== v) ${bad}; i8[${at}] = v;`); break;
-      case 'u8': lines.push(`if (typeof v !== 'number' || (v & 0xff) !== v) ${bad}; u8[${at}] = v;`); break;
-      case 'i16': lines.push(`if (typeof v !== 'number' || (v << 16 >> 16) !== v) ${bad}; i16[${at / 2}] = v;`); break;
-      case 'u16': lines.push(`if (typeof v !== 'number' || (v & 0xffff) !== v) ${bad}; u16[${at / 2}] = v;`); break;
-      case 'i32': lines.push(`if (typeof v !== 'number' || (v | 0) !== v) ${bad}; i32[${at / 4}] = v;`); break;
-      case 'u32': lines.push(`if (typeof v !== 'number' || (v >>> 0) !== v) ${bad}; u32[${at / 4}] = v;`); break;
-      case 'f16': lines.push(`if (typeof v !== 'number') ${bad}; u16[${at / 2}] = half(v);`); break;
-      case 'f32': lines.push(`if (typeof v !== 'number') ${bad}; f32[${at / 4}] = v;`); break;
-      case 'f64': lines.push(`if (typeof v !== 'number') ${bad}; f64[${at / 8}] = v;`); break;
-      case 'i64':
-      case 'u64': {
-        const [lo, hi] = p === 'i64' ? ['-(2n ** 63n)', '2n ** 63n - 1n'] : ['0n', '2n ** 64n - 1n'];
-        const min = p === 'i64' ? '-Number.MAX_SAFE_INTEGER' : '0';
-        lines.push(
-          `if (typeof v === 'number') { if (!Number.isSafeInteger(v) || v < ${min}) ${bad};`,
-          `  const h = Math.floor(v / 4294967296); u32[${at / 4}] = v - h * 4294967296; u32[${at / 4 + 1}] = h >>> 0; }`,
-          `else if (typeof v === 'bigint' && v >= ${lo} && v <= ${hi}) ${p}[${at / 8}] = v; else ${bad};`,
-        );
-        break;
-      }
-      case 'ptr':
-        lines.push(
-          `if (v instanceof Memory) { if (v.allocation.freed || (v.allocation.device !== device && !v.allocation.portable)) ${bad};`,
-          `  v.allocation.use(stream); u32[${at / 4}] = v.lo; u32[${at / 4 + 1}] = v.hi; }`,
-          `else if (typeof v === 'bigint' && v >= 0n && v < 2n ** 64n) u64[${at / 8}] = v; else ${bad};`,
-        );
-        break;
-      default:
-        lines.push(`u8.set(structBytes(${i}, v, ${p.struct}), ${at});`);
-    }
-  });
-  const names = Object.keys(views);
-  // The source is assembled from fixed templates and numbers only: no user text reaches it.
-  const factory = new Function(...names, `return (a, stream) => {\n${lines.join('\n')}\n};`);
-  return factory(...names.map((n) => views[n])) as (args: readonly unknown[], stream: Stream) => void;
-}
 
 /**
  * A kernel of a loaded module, with its declared signature. Get one with {@link Module.kernel};
@@ -186,7 +92,7 @@ export class Kernel<S extends Signature = Signature> {
         return bytes;
       },
     };
-    this.#pack = buildPacker(signature, offsets, device, views);
+    this.#pack = buildPacker(signature, offsets, views);
     this.#launch = native.bind(block, Uint32Array.from(offsets));
   }
 
