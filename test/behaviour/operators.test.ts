@@ -73,7 +73,9 @@ describeBackends('GPU pipelines', (getDevice) => {
         onStreams(pool(2, 4)),
         upload((f) => f.pixels, 'a'),
         upload((f) => f.pixels, 'b'),
-        fanOut(2, (w, stream, i) => stream.launch(i === 0 ? kernels.invert : kernels.addU32, grid, (i === 0 ? [w.buffers.a!, N] : [w.buffers.b!, 5, N]) as never)),
+        fanOut(2, (w, stream, i) =>
+          i === 0 ? stream.launch(kernels.invert, grid, [w.buffers.a!, N]) : stream.launch(kernels.addU32, grid, [w.buffers.b!, 5, N]),
+        ),
         launch(kernels.addU32, (w) => ({ config: grid, args: [w.buffers.a!, 1, N] })),
         download((w) => w.buffers.a!, 'a'),
         download((w) => w.buffers.b!, 'b'),

@@ -12,7 +12,7 @@ describe('LaunchConfig', () => {
   it('is immutable', () => {
     const config = new LaunchConfig({ grid: 1, block: 1 });
     expect(() => ((config as { sharedMem: number }).sharedMem = 5)).toThrow(TypeError);
-    expect(() => (config.grid as number[]).push(1)).toThrow(TypeError);
+    expect(() => (config.grid as unknown as number[]).push(1)).toThrow(TypeError);
   });
 
   it('rejects zero, negative and fractional dimensions, naming them', () => {
