@@ -138,6 +138,7 @@ Napi::Object initModule(Napi::Env env, Napi::Object exports) {
   KernelObject::define(env, exports);
   defineMemory(env, exports);
   defineProgram(env, exports);
+  defineSpinner(env, exports);
   host::HostDevice::define(env, exports);
   host::HostStream::define(env, exports);
   host::HostEvent::define(env, exports);

@@ -3,14 +3,18 @@
 #pragma once
 #include <napi.h>
 
+#include <memory>
+
 #include "completion.hpp"
 #include "cuda/driver.hpp"
+#include "spinner.hpp"
 
 namespace rxcuda {
 
 struct Addon {
   Napi::FunctionReference cudaError, nvrtcError;  // constructors handed over by TypeScript
   Completion* completion = nullptr;
+  std::unique_ptr<Spinner> spinner;  // started by the first low-latency wait
   cu::Context current = nullptr;  // the context last made current on this thread
 
   static Addon& of(Napi::Env env) { return *env.GetInstanceData<Addon>(); }

@@ -77,9 +77,9 @@ export function checkNotCapturing(stream: Stream, call: string): void {
 }
 
 /**
- * @internal The stream's gate: a pinned word the device waits on. Steps of one stream run one
- * after another, so one word with an increasing target serves them all (the comparison the
- * device makes is wrap-safe).
+ * @internal A word of pinned memory shared by a stream and the host, with increasing values: the
+ * gate the device waits on for held steps (the host writes it), or the signal the device writes
+ * for low-latency waits (the host watches it). Comparisons of its values are wrap-safe.
  */
 export class Gate {
   readonly #word: HostArray<'u32'>;

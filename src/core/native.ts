@@ -48,6 +48,7 @@ export interface NativeStream {
   notify(id: number): void;
   hostFunction(fn: bigint, userData: bigint): void;
   waitValue(address: bigint, value: number): void;
+  writeValue(address: bigint, value: number): void;
   alloc(bytes: number): bigint;
   free(ptr: bigint): void;
   copy(dst: bigint, src: bigint, bytes: number): void;
@@ -123,6 +124,8 @@ export interface Addon {
   driverInfo(): DriverInfo;
   pendingCompletions(): number;
   describeError(code: number): { name: string; message: string };
+  /** Sends id through the completion road when the word at address reaches value (-1: gave up). */
+  watch(id: number, address: bigint, value: number, microseconds: number): void;
   Device: new (ordinal: number) => NativeDevice;
   Stream: new (device: NativeDevice, flags: number, priority: number, handle?: bigint) => NativeStream;
   Event: new (device: NativeDevice, flags: number) => NativeEvent;

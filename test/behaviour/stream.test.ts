@@ -116,3 +116,25 @@ describeBackends('Stream events', (getDevice) => {
     s.close();
   });
 });
+
+describeBackends('Stream.synchronized({ spin })', (getDevice) => {
+  it('resolves after the work before it, whether the watcher sees it or the callback does', async () => {
+    const device = getDevice();
+    const { spin, store } = await testKernels(device);
+    const s = device.createStream();
+    const slot = device.allocHost('u32', 1);
+    for (let i = 0; i < 200; i++) {
+      s.launch(store, { grid: 1, block: 1 }, [slot, i]);
+      await s.synchronized({ spin: 1000 });
+      expect(slot.data[0]).toBe(i);
+    }
+    // Longer than the watcher waits: the callback settles it.
+    s.launch(spin, { grid: 1, block: 1 }, [20_000_000n]);
+    s.launch(store, { grid: 1, block: 1 }, [slot, 7777]);
+    await s.synchronized({ spin: 100 });
+    expect(slot.data[0]).toBe(7777);
+    expect(() => s.synchronized({ spin: -1 })).toThrow(RangeError);
+    s.close();
+    expect(() => s.synchronized()).toThrow(TypeError);
+  });
+});

@@ -21,6 +21,7 @@ void StreamObject::define(Napi::Env env, Napi::Object exports) {
           InstanceMethod<&StreamObject::notifyByHostFunction>("notifyByHostFunction"),
           InstanceMethod<&StreamObject::hostFunction>("hostFunction"),
           InstanceMethod<&StreamObject::waitValue>("waitValue"),
+          InstanceMethod<&StreamObject::writeValue>("writeValue"),
           InstanceMethod<&StreamObject::alloc>("alloc"),
           InstanceMethod<&StreamObject::free>("free"),
           InstanceMethod<&StreamObject::copy>("copy"),
@@ -170,6 +171,17 @@ Napi::Value StreamObject::waitValue(const Napi::CallbackInfo& info) {
                        cu::call(enter(env).cuStreamWaitValue32, stream_, toU64(info[0]),
                                 info[1].As<Napi::Number>().Uint32Value(), cu::kStreamWaitValueGeq),
                        "cuStreamWaitValue32");
+  return env.Undefined();
+}
+
+// writeValue(address, value): the device writes value to the word at address (pinned host memory)
+// when the stream reaches this point; the low-latency wait watches for it.
+Napi::Value StreamObject::writeValue(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Addon::of(env).check(env,
+                       cu::call(enter(env).cuStreamWriteValue32, stream_, toU64(info[0]),
+                                info[1].As<Napi::Number>().Uint32Value(), 0u),
+                       "cuStreamWriteValue32");
   return env.Undefined();
 }
 

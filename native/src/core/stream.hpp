@@ -31,6 +31,7 @@ class StreamObject : public Napi::ObjectWrap<StreamObject> {
   Napi::Value notifyByHostFunction(const Napi::CallbackInfo& info);
   Napi::Value hostFunction(const Napi::CallbackInfo& info);
   Napi::Value waitValue(const Napi::CallbackInfo& info);
+  Napi::Value writeValue(const Napi::CallbackInfo& info);
   Napi::Value alloc(const Napi::CallbackInfo& info);
   Napi::Value free(const Napi::CallbackInfo& info);
   Napi::Value copy(const Napi::CallbackInfo& info);

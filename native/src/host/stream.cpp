@@ -23,6 +23,7 @@ void HostStream::define(Napi::Env env, Napi::Object exports) {
           InstanceMethod<&HostStream::notify>("notify"),
           InstanceMethod<&HostStream::hostFunction>("hostFunction"),
           InstanceMethod<&HostStream::waitValue>("waitValue"),
+          InstanceMethod<&HostStream::writeValue>("writeValue"),
           InstanceMethod<&HostStream::alloc>("alloc"),
           InstanceMethod<&HostStream::free>("free"),
           InstanceMethod<&HostStream::copy>("copy"),
@@ -106,6 +107,13 @@ Napi::Value HostStream::waitValue(const Napi::CallbackInfo& info) {
   auto* word = reinterpret_cast<const volatile uint32_t*>(toU64(info[0]));
   uint32_t value = info[1].As<Napi::Number>().Uint32Value();
   queue_->push([word, value] { waitForWord(word, value); });
+  return info.Env().Undefined();
+}
+
+Napi::Value HostStream::writeValue(const Napi::CallbackInfo& info) {
+  auto* word = reinterpret_cast<std::atomic<uint32_t>*>(toU64(info[0]));
+  uint32_t value = info[1].As<Napi::Number>().Uint32Value();
+  queue_->push([word, value] { word->store(value, std::memory_order_release); });
   return info.Env().Undefined();
 }
 

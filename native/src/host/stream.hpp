@@ -30,6 +30,7 @@ class HostStream : public Napi::ObjectWrap<HostStream> {
   Napi::Value notify(const Napi::CallbackInfo& info);
   Napi::Value hostFunction(const Napi::CallbackInfo& info);
   Napi::Value waitValue(const Napi::CallbackInfo& info);
+  Napi::Value writeValue(const Napi::CallbackInfo& info);
   Napi::Value alloc(const Napi::CallbackInfo& info);
   Napi::Value free(const Napi::CallbackInfo& info);
   Napi::Value copy(const Napi::CallbackInfo& info);

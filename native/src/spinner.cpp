@@ -1,0 +1,75 @@
+#include "spinner.hpp"
+
+#include "addon.hpp"
+
+namespace rxcuda {
+
+Spinner::Spinner() : thread_([this] { run(); }) {}
+
+Spinner::~Spinner() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_.store(true);
+  }
+  ready_.notify_one();
+  thread_.join();
+}
+
+void Spinner::watch(const volatile uint32_t* address, uint32_t value, Completion::Record* record,
+                    std::chrono::microseconds limit) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    incoming_.push_back({address, value, record, std::chrono::steady_clock::now() + limit});
+    hasIncoming_.store(true, std::memory_order_release);
+  }
+  ready_.notify_one();
+}
+
+void Spinner::run() {
+  std::vector<Watch> active;
+  while (!stopping_.load(std::memory_order_relaxed)) {
+    if (active.empty() || hasIncoming_.load(std::memory_order_acquire)) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      ready_.wait(lock, [&] { return stopping_.load() || !incoming_.empty() || !active.empty(); });
+      if (stopping_.load()) break;
+      active.insert(active.end(), incoming_.begin(), incoming_.end());
+      incoming_.clear();
+      hasIncoming_.store(false, std::memory_order_relaxed);
+    }
+    auto now = std::chrono::steady_clock::now();
+    for (size_t i = 0; i < active.size();) {
+      const Watch& w = active[i];
+      bool seen = static_cast<int32_t>(*w.address - w.value) >= 0;
+      if (seen || now > w.deadline) {
+        Completion::push(w.record, seen ? 0 : kGaveUp);
+        active[i] = active.back();
+        active.pop_back();
+      } else {
+        i++;
+      }
+    }
+  }
+  for (const Watch& w : active) Completion::push(w.record, kGaveUp);
+  for (const Watch& w : incoming_) Completion::push(w.record, kGaveUp);
+}
+
+namespace {
+
+Napi::Value watch(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
+  if (!addon.spinner) addon.spinner = std::make_unique<Spinner>();
+  Completion::Record* record = addon.completion->record(info[0].As<Napi::Number>().Uint32Value());
+  addon.spinner->watch(reinterpret_cast<const volatile uint32_t*>(toU64(info[1])),
+                       info[2].As<Napi::Number>().Uint32Value(), record,
+                       std::chrono::microseconds(info[3].As<Napi::Number>().Int64Value()));
+  return env.Undefined();
+}
+
+}  // namespace
+
+void defineSpinner(Napi::Env env, Napi::Object exports) {
+  exports["watch"] = Napi::Function::New(env, watch, "watch");
+}
+
+}  // namespace rxcuda
