@@ -17,6 +17,7 @@ describe('the completion road at teardown', () => {
            // The stream waits on a word nobody will write: everything behind it stays pending.
            stream.native.waitValue(flag.ptr, 1);
            for (let i = 0; i < 100; i++) stream.onDone(() => {});
+           stream.synchronized({ spin: 60_000_000 }); // a watcher thread busy for a minute
            const a = stream.alloc('f32', 1024);
            stream.fill(a, 1);
            require('node:worker_threads').parentPort.postMessage('pending');
