@@ -18,7 +18,6 @@ void StreamObject::define(Napi::Env env, Napi::Object exports) {
           InstanceMethod<&StreamObject::record>("record"),
           InstanceMethod<&StreamObject::waitEvent>("waitEvent"),
           InstanceMethod<&StreamObject::notify>("notify"),
-          InstanceMethod<&StreamObject::notifyByHostFunction>("notifyByHostFunction"),
           InstanceMethod<&StreamObject::hostFunction>("hostFunction"),
           InstanceMethod<&StreamObject::waitValue>("waitValue"),
           InstanceMethod<&StreamObject::writeValue>("writeValue"),
@@ -123,32 +122,23 @@ Napi::Value StreamObject::waitEvent(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-// notify(id): when the work enqueued so far has finished (or failed), id comes back through the
-// completion road with the stream's status.
+// notify(id, viaHostFunction?): when the work enqueued so far has finished (or failed), id comes
+// back through the completion road with the stream's status. By default through
+// cuStreamAddCallback, which reports a failed context; with viaHostFunction through
+// cuLaunchHostFunc, which then never runs (bench/completion compares the two).
 Napi::Value StreamObject::notify(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
   const cu::Driver& d = enter(env);
   Completion::Record* r = addon.completion->record(info[0].As<Napi::Number>().Uint32Value());
-  cu::Result result = cu::call(d.cuStreamAddCallback, stream_, &Completion::streamCallback, r, 0u);
+  bool viaHostFunction = info.Length() > 1 && info[1].ToBoolean().Value();
+  cu::Result result =
+      viaHostFunction
+          ? cu::call(d.cuLaunchHostFunc, stream_, &Completion::hostFunction, static_cast<void*>(r))
+          : cu::call(d.cuStreamAddCallback, stream_, &Completion::streamCallback, r, 0u);
   if (result != cu::kSuccess) {
     addon.completion->cancel(r);
-    addon.throwCuda(env, result, "cuStreamAddCallback");
-  }
-  return env.Undefined();
-}
-
-// notifyByHostFunction(id): notify() through cuLaunchHostFunc, which does not run (and so never
-// reports) once the context has failed. bench/completion compares the two; rxcuda uses notify().
-Napi::Value StreamObject::notifyByHostFunction(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Addon& addon = Addon::of(env);
-  const cu::Driver& d = enter(env);
-  Completion::Record* r = addon.completion->record(info[0].As<Napi::Number>().Uint32Value());
-  cu::Result result = cu::call(d.cuLaunchHostFunc, stream_, &Completion::hostFunction, static_cast<void*>(r));
-  if (result != cu::kSuccess) {
-    addon.completion->cancel(r);
-    addon.throwCuda(env, result, "cuLaunchHostFunc");
+    addon.throwCuda(env, result, viaHostFunction ? "cuLaunchHostFunc" : "cuStreamAddCallback");
   }
   return env.Undefined();
 }

@@ -28,7 +28,6 @@ class StreamObject : public Napi::ObjectWrap<StreamObject> {
   Napi::Value record(const Napi::CallbackInfo& info);
   Napi::Value waitEvent(const Napi::CallbackInfo& info);
   Napi::Value notify(const Napi::CallbackInfo& info);
-  Napi::Value notifyByHostFunction(const Napi::CallbackInfo& info);
   Napi::Value hostFunction(const Napi::CallbackInfo& info);
   Napi::Value waitValue(const Napi::CallbackInfo& info);
   Napi::Value writeValue(const Napi::CallbackInfo& info);
