@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // The rxcuda command: `rxcuda info` lists CUDA devices, or says precisely why there are none.
 import { Command } from 'commander';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Device } from '../core/device.js';
 import { demo } from './demo.js';
 
@@ -58,5 +60,16 @@ program
   .option('--no-progress', 'no progress bar')
   .action(async (options) => {
     await demo({ ...options, progress: options.progress && process.stdout.isTTY === true });
+  });
+program
+  .command('bench')
+  .description('run the benchmarks against their native baselines (from a checkout of rxcuda, on a GPU)')
+  .action(async () => {
+    const runner = join(dirname(fileURLToPath(import.meta.url)), '../../../bench/run.mjs');
+    if (!existsSync(runner)) {
+      console.log('The benchmarks and their native baselines come with a checkout of rxcuda, not with the package: run `npm run bench` there.');
+      return;
+    }
+    await import(runner);
   });
 await program.parseAsync();
