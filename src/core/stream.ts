@@ -151,12 +151,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     if (src.byteLength !== dst.byteLength)
       rangeError('src', `${dst.byteLength} bytes, as \`dst\` is`, received(`${src.byteLength} bytes`));
     this.checkOpen();
-    this.backlog.admit(1);
-    try {
-      this.native.copy(dst.ptr, src.ptr, dst.byteLength);
-    } catch (error) {
-      this.device.fail(error);
-    }
+    this.#enqueue(1, () => this.native.copy(dst.ptr, src.ptr, dst.byteLength));
     dst.allocation.use(this);
     src.allocation.use(this);
   }
@@ -170,12 +165,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     checkScalar('value', dst.dtype, value);
     this.checkOpen();
     const [low, high] = scalarBits(dst.dtype, value);
-    this.backlog.admit(2);
-    try {
-      if (dst.length > 0) this.native.fill(dst.ptr, DTYPES[dst.dtype].size, dst.length, low, high);
-    } catch (error) {
-      this.device.fail(error);
-    }
+    if (dst.length > 0) this.#enqueue(2, () => this.native.fill(dst.ptr, DTYPES[dst.dtype].size, dst.length, low, high));
     dst.allocation.use(this);
   }
 
@@ -196,12 +186,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.checkOpen();
     const event = options instanceof Event ? options : Event.create(this.device, options);
     if (event.device !== this.device) rangeError('event', `an event of ${this.device}`, event);
-    this.backlog.admit(1);
-    try {
-      this.native.record(event.native);
-    } catch (error) {
-      this.device.fail(error);
-    }
+    this.#enqueue(1, () => this.native.record(event.native));
     event.recordedOn(this);
     return event;
   }
@@ -215,12 +200,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     if (event.device !== this.device) rangeError('event', `an event of ${this.device}`, event);
     if (event.closed) typeError('event', 'an open Event', received('a closed Event'));
     this.checkOpen();
-    this.backlog.admit(1);
-    try {
-      this.native.waitEvent(event.native);
-    } catch (error) {
-      this.device.fail(error);
-    }
+    this.#enqueue(1, () => this.native.waitEvent(event.native));
   }
 
   /** True when all work enqueued so far has completed. Never waits. */
@@ -282,12 +262,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     else if (typeof userData !== 'bigint' || userData < 0n || userData >= 2n ** 64n)
       typeError('userData', 'a pointer as a bigint, or memory', userData);
     this.checkOpen();
-    this.backlog.admit(1);
-    try {
-      this.native.hostFunction(fn, userData instanceof Memory ? userData.ptr : userData);
-    } catch (error) {
-      this.device.fail(error);
-    }
+    this.#enqueue(1, () => this.native.hostFunction(fn, userData instanceof Memory ? userData.ptr : userData));
     if (userData instanceof Memory) userData.allocation.use(this);
   }
 
@@ -322,12 +297,8 @@ export class Stream extends EventEmitter<StreamEvents> {
   #watch(spin: number, settle: (status: number) => void): void {
     this.#signal ??= new Gate(this);
     const value = this.#signal.next();
-    this.backlog.admit(1);
-    try {
-      this.native.writeValue(this.#signal.address, value);
-    } catch (error) {
-      this.device.fail(error);
-    }
+    const signal = this.#signal;
+    this.#enqueue(1, () => this.native.writeValue(signal.address, value));
     // -1: the watcher gave up; the notification enqueued next settles instead.
     const id = expectCompletion((status) => status === 0 && settle(0));
     addon.watch(id, this.#signal.address, value, spin);
@@ -378,6 +349,19 @@ export class Stream extends EventEmitter<StreamEvents> {
 
   [Symbol.dispose](): void {
     this.close();
+  }
+
+  /**
+   * Counts `units` of work against the backlog, then makes the native call; a driver failure
+   * is recorded on the device (when sticky) and thrown.
+   */
+  #enqueue(units: number, call: () => void): void {
+    this.backlog.admit(units);
+    try {
+      call();
+    } catch (error) {
+      this.device.fail(error);
+    }
   }
 
   #checkMemory(name: string, memory: Memory): void {
