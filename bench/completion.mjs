@@ -19,40 +19,28 @@ const store = module.kernel('store', ['ptr', 'u32']);
 const one = { grid: 1, block: 1 };
 const micros = (from, to) => Number(to - from) / 1000;
 
-async function callbackRoundTrips(count) {
+const now = () => process.hrtime.bigint();
+
+/**
+ * Round trips of an empty kernel and a wait for it: `wait()` resolves to the moment JavaScript
+ * learned that the kernel had finished.
+ */
+async function roundTrips(count, wait) {
   const out = [];
   for (let i = 0; i < count; i++) {
-    const start = process.hrtime.bigint();
+    const start = now();
     stream.launch(empty, one, []);
-    const end = await new Promise((resolve) => stream.onDone(() => resolve(process.hrtime.bigint())));
-    out.push(micros(start, end));
+    out.push(micros(start, await wait()));
   }
   return out;
 }
 
-/** The same round trip with the notification enqueued by cuLaunchHostFunc instead. */
-async function hostFunctionRoundTrips(count) {
-  const out = [];
-  for (let i = 0; i < count; i++) {
-    const start = process.hrtime.bigint();
-    stream.launch(empty, one, []);
-    const end = await new Promise((resolve) => stream.native.notify(expectCompletion(() => resolve(process.hrtime.bigint())), true));
-    out.push(micros(start, end));
-  }
-  return out;
-}
-
+/** The default road: a notification through cuStreamAddCallback. */
+const byCallback = () => new Promise((resolve) => stream.onDone(() => resolve(now())));
+/** The same notification enqueued by cuLaunchHostFunc instead. */
+const byHostFunction = () => new Promise((resolve) => stream.native.notify(expectCompletion(() => resolve(now())), true));
 /** Low-latency mode: a native thread watches for the stream's write for up to 200 µs. */
-async function spinRoundTrips(count) {
-  const out = [];
-  for (let i = 0; i < count; i++) {
-    const start = process.hrtime.bigint();
-    stream.launch(empty, one, []);
-    await stream.synchronized({ spin: 200 });
-    out.push(micros(start, process.hrtime.bigint()));
-  }
-  return out;
-}
+const bySpinning = () => stream.synchronized({ spin: 200 }).then(now);
 
 async function heldStepRoundTrips(count) {
   const flag = device.allocHost('u32', 1);
@@ -89,23 +77,23 @@ function summary(name, ours, theirs, target) {
   };
 }
 
-await callbackRoundTrips(200); // warm-up
+await roundTrips(200, byCallback); // warm-up
 baseline.hostCallbackRoundTrips(empty.handle, stream.handle, 200);
 const oursA = [];
 const theirsA = [];
 for (let round = 0; round < 4; round++) {
-  oursA.push(...(await callbackRoundTrips(COUNT / 4)));
+  oursA.push(...(await roundTrips(COUNT / 4, byCallback)));
   theirsA.push(...baseline.hostCallbackRoundTrips(empty.handle, stream.handle, COUNT / 4));
 }
 
-await hostFunctionRoundTrips(200);
+await roundTrips(200, byHostFunction);
 const oursHostFunction = [];
-for (let round = 0; round < 4; round++) oursHostFunction.push(...(await hostFunctionRoundTrips(COUNT / 4)));
+for (let round = 0; round < 4; round++) oursHostFunction.push(...(await roundTrips(COUNT / 4, byHostFunction)));
 
-await spinRoundTrips(200);
+await roundTrips(200, bySpinning);
 const cpuBefore = process.cpuUsage();
 const spinStart = process.hrtime.bigint();
-const oursSpin = await spinRoundTrips(COUNT);
+const oursSpin = await roundTrips(COUNT, bySpinning);
 const cpu = process.cpuUsage(cpuBefore);
 const wall = micros(spinStart, process.hrtime.bigint());
 // CPU time of the whole process per wait, against wall time per wait: the watcher's busy core.
