@@ -107,11 +107,6 @@ Napi::Value describeError(const Napi::CallbackInfo& info) {
   return out;
 }
 
-Napi::Value pendingCompletions(const Napi::CallbackInfo& info) {
-  Addon& addon = Addon::of(info.Env());
-  return Napi::Number::New(info.Env(), addon.completion ? addon.completion->pending() : 0);
-}
-
 // Driver threads and host-stream workers may call into this library after the environment that
 // loaded it is gone (a worker thread terminated with work pending). Node unloads an addon with
 // its last environment, so the library pins itself for the life of the process.
@@ -130,7 +125,6 @@ Napi::Object initModule(Napi::Env env, Napi::Object exports) {
   exports["init"] = Napi::Function::New(env, init, "init");
   exports["driverInfo"] = Napi::Function::New(env, driverInfo, "driverInfo");
   exports["describeError"] = Napi::Function::New(env, describeError, "describeError");
-  exports["pendingCompletions"] = Napi::Function::New(env, pendingCompletions);
   DeviceObject::define(env, exports);
   StreamObject::define(env, exports);
   EventObject::define(env, exports);

@@ -30,7 +30,6 @@ class Completion {
   Record* record(uint32_t id);
   // Gives back a record whose enqueue failed, without calling JavaScript.
   void cancel(Record* r);
-  uint32_t pending() const { return pending_; }
 
   // Safe to call from any thread; never blocks, never calls JS or CUDA.
   static void push(Record* r, int32_t status);

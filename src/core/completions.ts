@@ -21,11 +21,6 @@ export function cancelCompletion(id: number): void {
   handlers.delete(id);
 }
 
-/** How many completions are still owed. */
-export function pendingCompletions(): number {
-  return handlers.size;
-}
-
 /** Entry point for the addon: one call per wake-up, with every record drained. */
 export function drainCompletions(ids: Uint32Array, statuses: Int32Array): void {
   for (let i = 0; i < ids.length; i++) {

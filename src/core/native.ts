@@ -11,7 +11,6 @@ import { BACKLOG_LIMIT } from './backlog.js';
 export interface NativeDevice {
   properties(): DeviceProperties;
   memoryInfo(): { free: number; total: number };
-  attribute(attribute: number): number;
 }
 
 /** Facts about a CUDA device, read once. */
@@ -122,7 +121,6 @@ export interface Backend {
 
 export interface Addon {
   driverInfo(): DriverInfo;
-  pendingCompletions(): number;
   describeError(code: number): { name: string; message: string };
   /** Sends id through the completion road when the word at address reaches value (-1: gave up). */
   watch(id: number, address: bigint, value: number, microseconds: number): void;

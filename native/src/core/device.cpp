@@ -13,7 +13,6 @@ void DeviceObject::define(Napi::Env env, Napi::Object exports) {
                                    {
                                        InstanceMethod<&DeviceObject::properties>("properties"),
                                        InstanceMethod<&DeviceObject::memoryInfo>("memoryInfo"),
-                                       InstanceMethod<&DeviceObject::attribute>("attribute"),
                                    });
   exports["Device"] = cls;
 }
@@ -67,16 +66,6 @@ Napi::Value DeviceObject::properties(const Napi::CallbackInfo& info) {
     out[key] = Napi::Number::New(env, value);
   }
   return out;
-}
-
-Napi::Value DeviceObject::attribute(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  int value = 0;
-  Addon::of(env).check(env,
-                       cu::call(cu::driver().cuDeviceGetAttribute, &value,
-                                info[0].As<Napi::Number>().Int32Value(), dev_),
-                       "cuDeviceGetAttribute");
-  return Napi::Number::New(env, value);
 }
 
 Napi::Value DeviceObject::memoryInfo(const Napi::CallbackInfo& info) {

@@ -28,7 +28,6 @@ static_assert(c::kAttrMaxSharedMemoryPerBlockOptin ==
 static_assert(c::kAttrWarpSize == CU_DEVICE_ATTRIBUTE_WARP_SIZE);
 static_assert(c::kAttrClockRate == CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
 static_assert(c::kAttrCooperativeLaunch == CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH);
-static_assert(c::kAttrCanUseStreamWaitValueNor == CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR);
 static_assert(c::kAttrMemoryPoolsSupported == CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED);
 static_assert(c::kAttrClusterLaunch == CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH);
 static_assert(c::kFuncMaxThreadsPerBlock == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);

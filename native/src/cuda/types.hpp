@@ -50,7 +50,6 @@ enum DeviceAttribute : int {
   kAttrComputeCapabilityMinor = 76,
   kAttrMaxSharedMemoryPerBlockOptin = 97,
   kAttrCooperativeLaunch = 95,
-  kAttrCanUseStreamWaitValueNor = 123,
   kAttrMemoryPoolsSupported = 115,
   kAttrClusterLaunch = 120,
 };

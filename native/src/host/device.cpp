@@ -15,7 +15,6 @@ void HostDevice::define(Napi::Env env, Napi::Object exports) {
                                       {
                                           InstanceMethod<&HostDevice::properties>("properties"),
                                           InstanceMethod<&HostDevice::memoryInfo>("memoryInfo"),
-                                          InstanceMethod<&HostDevice::attribute>("attribute"),
                                       });
 }
 
@@ -49,10 +48,6 @@ Napi::Value HostDevice::memoryInfo(const Napi::CallbackInfo& info) {
   out["free"] = Napi::Number::New(env, static_cast<double>(si.freeram) * si.mem_unit);
   out["total"] = Napi::Number::New(env, static_cast<double>(si.totalram) * si.mem_unit);
   return out;
-}
-
-Napi::Value HostDevice::attribute(const Napi::CallbackInfo& info) {
-  return Napi::Number::New(info.Env(), 0);
 }
 
 namespace {

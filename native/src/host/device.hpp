@@ -12,7 +12,6 @@ class HostDevice : public Napi::ObjectWrap<HostDevice> {
  private:
   Napi::Value properties(const Napi::CallbackInfo& info);
   Napi::Value memoryInfo(const Napi::CallbackInfo& info);
-  Napi::Value attribute(const Napi::CallbackInfo& info);
 };
 
 // hostAllocHost(device, bytes) -> { ptr, buffer }, hostFreeHost(device, ptr, buffer) and
