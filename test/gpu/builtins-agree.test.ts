@@ -15,7 +15,7 @@ async function run(device: Device, t: BuiltinDType, values: number[]) {
   const sum = s.alloc(t, 1);
   s.copy(x, host);
   builtins.iota(s, y, 3, 7);
-  builtins.axpy(s, 1.5, x, y);
+  builtins.axpy(s, t === 'f32' || t === 'f64' ? 1.5 : 3, x, y);
   builtins.mul(s, y, y, x);
   builtins.fill(s, sum, 0);
   builtins.reduceSum(s, sum, x);

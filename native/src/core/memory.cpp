@@ -25,11 +25,11 @@ Napi::Value allocHost(const Napi::CallbackInfo& info) {
 Napi::Value freeHost(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
-  addon.use(env, DeviceObject::from(info[0])->context());
   auto buffer = info[2].As<Napi::ArrayBuffer>();
   if (!buffer.IsDetached()) buffer.Detach();
-  addon.check(env, cu::call(cu::driver().cuMemFreeHost, reinterpret_cast<void*>(toU64(info[1]))),
-              "cuMemFreeHost");
+  // cuMemFreeHost waits for the whole device, held streams too: never on the main thread.
+  addon.reclaimer->release(DeviceObject::from(info[0])->context(), Reclaimer::Kind::kPinnedMemory,
+                           reinterpret_cast<void*>(toU64(info[1])));
   return env.Undefined();
 }
 

@@ -20,6 +20,7 @@ class ModuleObject : public Napi::ObjectWrap<ModuleObject> {
 
   cu::Module module_ = nullptr;
   DeviceRef device_;
+  std::shared_ptr<Reclaimer> reclaimer_;  // unloads off the main thread, also after the environment
 };
 
 }  // namespace rxcuda
