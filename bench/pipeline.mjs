@@ -17,6 +17,7 @@ const module = await device.compile(`extern "C" __global__ void touch(unsigned* 
 const touch = module.kernel('touch', ['ptr', 'u32']);
 const config = { grid: Math.min(1024, WORDS / 256), block: 256 };
 const source = new Uint32Array(WORDS).fill(1);
+const result = new Uint32Array(WORDS); // as the C++ program, one array the results are copied into
 
 async function rxcuda(frames) {
   const start = performance.now();
@@ -26,7 +27,7 @@ async function rxcuda(frames) {
       onStreams(device, { lanes: LANES, inFlight: LANES }),
       upload((frame) => frame),
       launch(touch, (w) => ({ config, args: [w.buffers.input, WORDS] })),
-      download((w) => w.buffers.input),
+      download((w) => w.buffers.input, 'output', { into: () => result }),
       count(),
     ),
   );

@@ -21,6 +21,13 @@ export interface DemoOptions {
   progress: boolean;
 }
 
+/** A synthetic frame: a gradient that moves with the frame number. */
+function gradient(i: number, pixels: number): Uint32Array {
+  const frame = new Uint32Array(pixels);
+  for (let j = 0; j < pixels; j++) frame[j] = (i + j) & 0xffff;
+  return frame;
+}
+
 /** Runs the demo pipeline and prints what happened; throws if a frame comes back wrong. */
 export async function demo(options: DemoOptions): Promise<void> {
   const device = Device.default();
@@ -49,7 +56,7 @@ export async function demo(options: DemoOptions): Promise<void> {
   const started = performance.now();
   const done = await lastValueFrom(
     range(0, frames).pipe(
-      map((i) => Uint32Array.from({ length: pixels }, (_, j) => (i + j) & 0xffff)),
+      map((i) => gradient(i, pixels)),
       onStreams(pool),
       upload((frame) => frame, 'frame'),
       launch(invert, (w) => ({ config, args: [w.buffers.frame!, pixels] })),

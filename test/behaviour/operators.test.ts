@@ -58,6 +58,27 @@ describeBackends('GPU pipelines', (getDevice) => {
     expect(lanes.stats.buffersCreated).toBeLessThanOrEqual(3 * 6 * 3);
   });
 
+  it('downloads into arrays the caller gives, and refuses ones of another type', async () => {
+    const targets = [new Uint32Array(N), new Uint32Array(N)];
+    const results = await firstValueFrom(
+      frames(6).pipe(
+        onStreams(pool(2, 2)),
+        upload((f) => f.pixels),
+        launch(kernels.invert, (w) => ({ config: grid, args: [w.buffers.input!, N] })),
+        download((w) => w.buffers.input!, 'pixels', { into: (w) => targets[w.lane.index]! }),
+        map((w) => ({ i: w.value.i, same: w.results.pixels === targets[w.lane.index], first: w.results.pixels![0] })),
+        toArray(),
+      ),
+    );
+    expect(results.map((r) => r.same)).toEqual([true, true, true, true, true, true]);
+    expect(results.map((r) => r.first)).toEqual(results.map((r) => ~frame(r.i)[0]! >>> 0));
+    const error = await firstValueFrom(
+      frames(1).pipe(onStreams(pool(1, 1)), upload((f) => f.pixels), download((w) => w.buffers.input!, 'x', { into: () => new Float32Array(N) })),
+    ).catch((e) => e);
+    expect(error).toBeInstanceOf(PipelineError);
+    expect(error.message).toBe(`download(x) failed for value #0: Expected \`into\` to return a Uint32Array of at least ${N} elements, got ${String(new Float32Array(N))}`);
+  });
+
   it('keeps the order of values within each lane', async () => {
     const results = await firstValueFrom(frames(60).pipe(onStreams(pool(3, 6)), upload((f) => f.pixels), completed(), toArray()));
     for (let lane = 0; lane < 3; lane++) {
