@@ -11,7 +11,7 @@ export { compile, type CompileOptions, type CompiledProgram } from './core/progr
 export { Kernel, type Signature, type ParamType, type StructParam, type KernelArgs, type ArgOf } from './core/kernel.js';
 export type { CpuKernel, CpuArgs, CpuArgOf } from './core/cpu-kernel.js';
 export { LaunchConfig, type LaunchOptions, type Dim3 } from './core/launch-config.js';
-export { CudaError, NvrtcError } from './core/errors.js';
+export { CudaError, HostStepsPendingError, NvrtcError } from './core/errors.js';
 export { BACKLOG_LIMIT } from './core/backlog.js';
 export { Builtins, type BuiltinDType } from './core/builtins.js';
 export * from './operators/index.js';

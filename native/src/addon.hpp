@@ -7,7 +7,6 @@
 
 #include "completion.hpp"
 #include "cuda/driver.hpp"
-#include "reclaimer.hpp"
 #include "spinner.hpp"
 
 namespace rxcuda {
@@ -16,7 +15,6 @@ struct Addon {
   Napi::FunctionReference cudaError, nvrtcError;  // constructors handed over by TypeScript
   Completion* completion = nullptr;
   std::unique_ptr<Spinner> spinner;  // started by the first low-latency wait
-  std::shared_ptr<Reclaimer> reclaimer = std::make_shared<Reclaimer>();  // modules share it
   cu::Context current = nullptr;  // the context last made current on this thread
 
   static Addon& of(Napi::Env env) { return *env.GetInstanceData<Addon>(); }

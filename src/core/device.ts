@@ -1,12 +1,13 @@
 // CUDA devices: enumeration, properties, and the factories for streams, events, memory, modules.
 import { addon, backends, type Backend, type DeviceProperties, type DriverInfo, type NativeDevice } from './native.js';
-import { CudaError, checkCount, checkOptions, rangeError, typeError } from './errors.js';
+import { CudaError, HostStepsPendingError, checkCount, checkOptions, rangeError, typeError } from './errors.js';
 import { DTYPES, isDType, type DType } from './dtype.js';
 import { HostArray } from './memory.js';
 import { Stream, type StreamOptions } from './stream.js';
 import { Event, type EventOptions } from './event.js';
 import { Module, type ModuleImage } from './module.js';
 import { compileProgram, type CompileOptions } from './program.js';
+import { HeldSteps } from './held-steps.js';
 
 const devices = new Map<number, Device>();
 let hostDevice: Device | undefined;
@@ -33,6 +34,8 @@ export class Device {
   readonly native: NativeDevice;
   #poisoned: CudaError | undefined;
   #service: Stream | undefined;
+  /** @internal Host steps holding streams of this device; see held-steps.ts. */
+  readonly held = new HeldSteps();
 
   private constructor(ordinal: number, backend: Backend) {
     this.ordinal = ordinal;
@@ -166,11 +169,26 @@ export class Device {
 
   /**
    * Loads a module from a cubin, fatbin or PTX image (PTX may be given as a string).
+   *
+   * The driver waits for the work of every stream of the device before it loads. A stream held
+   * by a host step waits for the main thread, so a load now would never return: while a step is
+   * held, this throws, and {@link Device.compile} (or `await device.idleOfHostSteps()` first)
+   * waits instead.
    * @throws CudaError when the driver rejects the image.
+   * @throws HostStepsPendingError while a host step holds a stream of this device.
    */
   loadModule(image: ModuleImage): Module {
     this.checkUsable();
+    if (this.held.count > 0) throw new HostStepsPendingError(this.held.count, 'loadModule');
     return Module.load(this, image);
+  }
+
+  /**
+   * Resolves when no host step holds a stream of this device: the moment when calls that wait for
+   * the whole device (loading a module) can be made. Never await it inside a host step.
+   */
+  idleOfHostSteps(): Promise<void> {
+    return this.held.none();
   }
 
   /**
@@ -186,6 +204,7 @@ export class Device {
     this.checkUsable();
     if (this.kind === 'host') return Module.forHost(this);
     const compiled = await compileProgram(source, this.arch, options ?? {});
+    await this.held.none(); // the load waits for the whole device: see loadModule
     return Module.load(this, compiled.image, compiled.names, compiled.log, compiled.fromCache);
   }
 

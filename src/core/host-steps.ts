@@ -135,7 +135,9 @@ export function enqueueHostStep<D extends UserData>(
   let enqueued = false;
   const release = () => {
     gate.open(value);
-    if (enqueued) stream.backlog.stepReleased();
+    if (!enqueued) return;
+    stream.backlog.stepReleased();
+    stream.device.held.released();
   };
   const fail = (error: unknown) => {
     reportStepError(stream, error, context);
@@ -159,6 +161,7 @@ export function enqueueHostStep<D extends UserData>(
     stream.native.waitValue(gate.address, value);
     enqueued = true;
     stream.backlog.stepEnqueued();
+    stream.device.held.enqueued();
   } catch (error) {
     // The notification may already be enqueued: whatever comes back for it now finds nothing.
     cancelCompletion(id);

@@ -65,8 +65,11 @@ class HostAllocation extends Allocation {
   release(): void {
     if (this.freed) return;
     this.freed = true;
+    // cuMemFreeHost waits for the whole device: only when no host step holds a stream of it.
     const free = () =>
-      this.device.backend.freeHost(this.device.native, this.ptr, this.buffer.deref() ?? new ArrayBuffer(0));
+      this.device.held.whenNone(() =>
+        this.device.backend.freeHost(this.device.native, this.ptr, this.buffer.deref() ?? new ArrayBuffer(0)),
+      );
     const streams = this.streams();
     if (streams.length === 0) free();
     else this.device.serviceStream(streams).notify(free);

@@ -6,6 +6,31 @@ import { CpuLauncher, type CpuKernel } from './cpu-kernel.js';
 import type { Device } from './device.js';
 import type { Stream } from './stream.js';
 
+/**
+ * Unloads a module once the launches enqueued from it have finished and no host step holds a
+ * stream of the device (cuModuleUnload waits for the whole device: see held-steps.ts).
+ */
+function unload(device: Device, native: NativeModule | undefined, streams: Set<Stream>): void {
+  const used = [...streams];
+  streams.clear();
+  if (!native) return;
+  const now = () => device.held.whenNone(() => native.unload());
+  if (used.length === 0) now();
+  else device.serviceStream(used).notify(now);
+}
+
+// A module nobody closed is unloaded the same way when it is collected, never from inside the
+// garbage collector (the driver call could wait for a held step, which needs this thread).
+const unloadWhenCollected = new FinalizationRegistry<{ device: Device; native: NativeModule; streams: Set<Stream> }>(
+  ({ device, native, streams }) => {
+    try {
+      unload(device, native, streams);
+    } catch {
+      // The device is gone (process teardown): the context takes its modules with it.
+    }
+  },
+);
+
 /** A module image: PTX text, or cubin / fatbin / PTX bytes. */
 export type ModuleImage = string | Uint8Array | ArrayBuffer;
 
@@ -45,6 +70,7 @@ export class Module {
   private constructor(device: Device, native: NativeModule | undefined, names: ReadonlyMap<string, string>, log: string, fromCache: boolean) {
     this.device = device;
     this.native = native;
+    if (native) unloadWhenCollected.register(this, { device, native, streams: this.#streams }, this);
     this.#names = names;
     this.log = log;
     this.fromCache = fromCache;
@@ -108,12 +134,8 @@ export class Module {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    const streams = [...this.#streams];
-    this.#streams.clear();
-    const native = this.native;
-    if (!native) return;
-    if (streams.length === 0) native.unload();
-    else this.device.serviceStream(streams).notify(() => native.unload());
+    unloadWhenCollected.unregister(this);
+    unload(this.device, this.native, this.#streams);
   }
 
   [Symbol.dispose](): void {

@@ -22,14 +22,16 @@ Napi::Value allocHost(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// cuMemFreeHost waits for the whole device: TypeScript calls this only when no host step holds a
+// stream (src/core/held-steps.ts).
 Napi::Value freeHost(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
   auto buffer = info[2].As<Napi::ArrayBuffer>();
   if (!buffer.IsDetached()) buffer.Detach();
-  // cuMemFreeHost waits for the whole device, held streams too: never on the main thread.
-  addon.reclaimer->release(DeviceObject::from(info[0])->context(), Reclaimer::Kind::kPinnedMemory,
-                           reinterpret_cast<void*>(toU64(info[1])));
+  addon.use(env, DeviceObject::from(info[0])->context());
+  addon.check(env, cu::call(cu::driver().cuMemFreeHost, reinterpret_cast<void*>(toU64(info[1]))),
+              "cuMemFreeHost");
   return env.Undefined();
 }
 

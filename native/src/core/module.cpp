@@ -15,14 +15,9 @@ ModuleObject::ModuleObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Mo
   Addon& addon = Addon::of(env);
   const cu::Driver& d = addon.driver(env);
   device_.bind(env, info[0]);
-  reclaimer_ = addon.reclaimer;
   auto image = info[1].As<Napi::Uint8Array>();
   addon.check(env, cu::call(d.cuModuleLoadData, &module_, static_cast<const void*>(image.Data())),
               "cuModuleLoadData");
-}
-
-ModuleObject::~ModuleObject() {
-  if (module_) reclaimer_->release(device_.ctx, Reclaimer::Kind::kModule, module_);
 }
 
 Napi::Value ModuleObject::unload(const Napi::CallbackInfo& info) {
@@ -30,9 +25,9 @@ Napi::Value ModuleObject::unload(const Napi::CallbackInfo& info) {
   if (module_) {
     Addon& addon = Addon::of(env);
     addon.use(env, device_.ctx);
-    // cuModuleUnload waits for the whole device, held streams too: never on the main thread.
-    addon.reclaimer->release(device_.ctx, Reclaimer::Kind::kModule, module_);
+    cu::Module m = module_;
     module_ = nullptr;
+    addon.check(env, cu::call(cu::driver().cuModuleUnload, m), "cuModuleUnload");
   }
   return env.Undefined();
 }

@@ -1,4 +1,7 @@
-// A loaded module (cubin, fatbin or PTX image) on a device's primary context.
+// A loaded module (cubin, fatbin or PTX image) on a device's primary context. Only unload()
+// unloads it: cuModuleUnload waits for the whole device, so TypeScript calls it when no host step
+// holds a stream (src/core/held-steps.ts), never the garbage collector; one never unloaded goes
+// with the context.
 #pragma once
 #include <napi.h>
 
@@ -11,7 +14,6 @@ class ModuleObject : public Napi::ObjectWrap<ModuleObject> {
  public:
   static void define(Napi::Env env, Napi::Object exports);
   explicit ModuleObject(const Napi::CallbackInfo& info);  // new Module(device, image: Uint8Array)
-  ~ModuleObject() override;
   cu::Module module() const { return module_; }
   cu::Context context() const { return device_.ctx; }
 
@@ -20,7 +22,6 @@ class ModuleObject : public Napi::ObjectWrap<ModuleObject> {
 
   cu::Module module_ = nullptr;
   DeviceRef device_;
-  std::shared_ptr<Reclaimer> reclaimer_;  // unloads off the main thread, also after the environment
 };
 
 }  // namespace rxcuda
