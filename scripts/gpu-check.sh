@@ -25,6 +25,7 @@ step() { # step NAME SECONDS COMMAND...
 echo "== $(date -u) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)" >> "$out/log.txt"
 step 'rxcuda info' 30 node dist/src/cli/main.js info
 step 'smoke: host steps' 120 node scripts/gpu-smoke.mjs
+step 'probe: calls while another stream is busy' 60 node scripts/blocking-probe.mjs
 for file in test/gpu/*.test.ts test/behaviour/*.test.ts; do
   echo "== $file" >> "$out/log.txt"
   step "$file" 60 npx vitest run "$file" --reporter=verbose
@@ -33,7 +34,7 @@ for example in dist/examples/*.js; do step "$example" 60 node "$example"; done
 step 'demo' 120 node dist/src/cli/main.js demo --no-progress --trace "$out/demo-trace.json"
 for bench in launch completion pipeline; do OUT=$out step "bench/$bench" 180 node "bench/$bench.mjs"; done
 if [[ ${MEMCHECK:-0} == 1 ]]; then
-  step 'compute-sanitizer memcheck (GPU tests)' 600 compute-sanitizer --tool memcheck --target-processes all \
-    npx vitest run test/gpu --exclude test/gpu/sticky.test.ts
+  step 'compute-sanitizer memcheck' 300 compute-sanitizer --tool memcheck --target-processes all \
+    npx vitest run ${MEMCHECK_TESTS:-test/gpu --exclude test/gpu/sticky.test.ts}
 fi
 cat "$summary"
