@@ -42,14 +42,21 @@ const byHostFunction = () => new Promise((resolve) => stream.native.notify(expec
 /** Low-latency mode: a native thread watches for the stream's write for up to 200 µs. */
 const bySpinning = () => stream.synchronized({ spin: 200 }).then(now);
 
-async function heldStepRoundTrips(count) {
+/**
+ * Held steps, timed from the moment a step settles to the host seeing the write of the kernel
+ * enqueued behind it. `enqueueStep(step)` enqueues the step; `settleAfter` µs of busy waiting in
+ * the step first lets the stream reach its wait, as the native gate's measurement does.
+ */
+async function heldStepRoundTrips(count, { enqueueStep = (step) => stream.hostLaunch(step), settleAfter = 0 } = {}) {
   const flag = device.allocHost('u32', 1);
   flag.data[0] = 0;
   const out = [];
   for (let i = 1; i <= count; i++) {
     await new Promise((resolve) => {
       let start;
-      stream.hostLaunch(() => {
+      enqueueStep(() => {
+        const engaged = process.hrtime.bigint() + BigInt(settleAfter * 1000);
+        while (process.hrtime.bigint() < engaged) {}
         start = process.hrtime.bigint();
         // The gate is written as the step returns; watch for the kernel behind it right after.
         queueMicrotask(() => {
@@ -63,6 +70,18 @@ async function heldStepRoundTrips(count) {
   }
   await stream.synchronized();
   return out;
+}
+
+/** A held step made by hand from the same parts, its notification through cuLaunchHostFunc. */
+function stepByHostFunction() {
+  const gate = device.allocHost('u32', 1);
+  gate.data[0] = 0;
+  let value = 0;
+  return (step) => {
+    const mine = ++value;
+    stream.native.notify(expectCompletion(() => ((step(), (gate.data[0] = mine)))), true);
+    stream.native.waitValue(gate.ptr, mine);
+  };
 }
 
 function summary(name, ours, theirs, target) {
@@ -109,10 +128,15 @@ for (let round = 0; round < 4; round++) {
   theirsB.push(...baseline.gateRoundTrips(store.handle, stream.handle, gate.ptr, flag.ptr, COUNT / 4));
 }
 
+const settled = await heldStepRoundTrips(COUNT / 2, { settleAfter: 100 });
+const byHostFunctionStep = await heldStepRoundTrips(COUNT / 2, { enqueueStep: stepByHostFunction() });
+
 report('completion', `completion road on ${device.name}, ${COUNT} round trips each`, [
   summary('device done → JS callback', oursA, theirsA, '≤ 1.1'),
   summary('… notified by cuLaunchHostFunc instead', oursHostFunction, theirsA, 'to compare'),
   { ...summary('… low-latency mode (spin ≤ 200 µs)', oursSpin, theirsA, '≤ 12 µs median'), ...spinCpu },
   summary('held step settles → next kernel seen', oursB, theirsB, '≤ 1.2'),
+  summary('… the step settling 100 µs after it began', settled, theirsB, 'to compare'),
+  summary('… notified by cuLaunchHostFunc instead', byHostFunctionStep, theirsB, 'to compare'),
 ]);
 stream.close();
