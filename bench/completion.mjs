@@ -129,6 +129,9 @@ for (let round = 0; round < 4; round++) {
 }
 
 const settled = await heldStepRoundTrips(COUNT / 2, { settleAfter: 100 });
+// The native gate again, now behind a host function that does nothing, as a step's notification.
+baseline.gateRoundTrips(store.handle, stream.handle, gate.ptr, flag.ptr, 100, true);
+const nativeAfterHostFunction = baseline.gateRoundTrips(store.handle, stream.handle, gate.ptr, flag.ptr, COUNT / 2, true);
 const byHostFunctionStep = await heldStepRoundTrips(COUNT / 2, { enqueueStep: stepByHostFunction() });
 
 report('completion', `completion road on ${device.name}, ${COUNT} round trips each`, [
@@ -138,5 +141,6 @@ report('completion', `completion road on ${device.name}, ${COUNT} round trips ea
   summary('held step settles → next kernel seen', oursB, theirsB, '≤ 1.2'),
   summary('… the step settling 100 µs after it began', settled, theirsB, 'to compare'),
   summary('… notified by cuLaunchHostFunc instead', byHostFunctionStep, theirsB, 'to compare'),
+  summary('native gate behind a host function (vs. the plain gate)', nativeAfterHostFunction, theirsB, 'to compare'),
 ]);
 stream.close();

@@ -111,7 +111,10 @@ Napi::Value hostCallbackRoundTrips(const Napi::CallbackInfo& info) {
   return out;
 }
 
-// gateRoundTrips(store, stream, gate, flag, count) -> Float64Array of microseconds: the stream
+void nothing(void*) {}
+
+// gateRoundTrips(store, stream, gate, flag, count, afterHostFunction = false) -> Float64Array of
+// microseconds: the stream
 // waits (cuStreamWaitValue32) on the pinned word `gate`; behind the wait, `store(flag, i)`. Timed
 // from the host's store to the gate until this thread sees the kernel's write to `flag`.
 Napi::Value gateRoundTrips(const Napi::CallbackInfo& info) {
@@ -122,6 +125,8 @@ Napi::Value gateRoundTrips(const Napi::CallbackInfo& info) {
   auto* gate = reinterpret_cast<volatile uint32_t*>(info[2].As<Napi::BigInt>().Uint64Value(&lossless));
   auto* flag = reinterpret_cast<volatile uint32_t*>(info[3].As<Napi::BigInt>().Uint64Value(&lossless));
   uint32_t count = info[4].As<Napi::Number>().Uint32Value();
+  // With a host function (doing nothing) before each wait, as a held step's notification is.
+  bool afterHostFunction = info.Length() > 5 && info[5].ToBoolean().Value();
   const auto& d = driver();
   rxcuda::cu::LaunchConfig config{1, 1, 1, 1, 1, 1, 0, stream, nullptr, 0};
   auto out = Napi::Float64Array::New(env, count);
@@ -131,6 +136,8 @@ Napi::Value gateRoundTrips(const Napi::CallbackInfo& info) {
   for (uint32_t i = 1; i <= count; i++) {
     uint32_t value = i;
     void* params[] = {&flagAddress, &value};
+    if (afterHostFunction)
+      check(env, call(d.cuLaunchHostFunc, stream, &nothing, nullptr), "cuLaunchHostFunc");
     check(env, call(d.cuStreamWaitValue32, stream, reinterpret_cast<uintptr_t>(gate), i, 0u), "cuStreamWaitValue32");
     check(env, d.cuLaunchKernelEx(&config, fn, params, nullptr), "cuLaunchKernelEx");
     // Let the stream reach the wait, as it has when a host step runs.
