@@ -183,8 +183,8 @@ export class DeviceArray<D extends DType = DType> extends Memory<D> {
 /**
  * A typed array in pinned (page-locked) host memory, which the device can copy from and to
  * asynchronously. `data` is a real TypedArray over that memory. Create with
- * {@link Device.allocHost}; `close()` frees it once the work that uses it has completed, and
- * empties `data`.
+ * {@link Device.allocHost}; `close()` frees it once the work that uses it has completed and no
+ * host step holds a stream of the device (freeing waits for the whole device), and empties `data`.
  */
 export class HostArray<D extends DType = DType> extends Memory<D> {
   /** The elements, readable and writable from JavaScript (f16 as raw bit patterns). */

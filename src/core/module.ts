@@ -128,8 +128,9 @@ export class Module {
   }
 
   /**
-   * Unloads the module once every launch already enqueued from it has finished; its kernels can
-   * no longer be launched. Idempotent.
+   * Unloads the module once every launch already enqueued from it has finished and no host step
+   * holds a stream of the device (the driver's unload waits for the whole device); its kernels
+   * can no longer be launched. Idempotent.
    */
   close(): void {
     if (this.#closed) return;
