@@ -123,13 +123,14 @@ function nameOf(fn: Function): string {
 /** @internal See {@link Stream.hostLaunch}. */
 export function enqueueHostStep<D extends UserData>(
   stream: Stream,
-  gate: Gate,
+  gateOf: () => Gate, // called only for a step that passed every check
   fn: (userData: D | undefined) => unknown,
   options: HostLaunchOptions<D>,
 ): void {
   const data = copyUserData(options.userData);
   checkNotCapturing(stream, 'cuStreamAddCallback');
   stream.backlog.admit(HOST_STEP_UNITS);
+  const gate = gateOf();
   const value = gate.next();
   const context: HostStepContext = { kind: 'hostLaunch', name: nameOf(fn) };
   let enqueued = false;

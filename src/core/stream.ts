@@ -234,8 +234,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     if (typeof fn !== 'function') typeError('fn', 'a function', fn);
     checkOptions('options', options);
     this.checkOpen();
-    this.#gate ??= new Gate(this);
-    enqueueHostStep(this, this.#gate, fn, options);
+    enqueueHostStep(this, () => (this.#gate ??= new Gate(this)), fn, options);
   }
 
   /**
