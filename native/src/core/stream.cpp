@@ -153,26 +153,27 @@ Napi::Value StreamObject::hostFunction(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-// waitValue(address, value): work enqueued after this waits, on the device, until the word at
-// address (pinned host memory) is at least value. Host steps are a notification and this wait.
-Napi::Value StreamObject::waitValue(const Napi::CallbackInfo& info) {
+// One 32-bit stream memory operation on the word at info[0] (pinned host memory) with value info[1].
+Napi::Value StreamObject::valueOp(const Napi::CallbackInfo& info, ValueOp cu::Driver::*op,
+                                  unsigned flags, const char* call) {
   Napi::Env env = info.Env();
   Addon::of(env).check(env,
-                       cu::call(enter(env).cuStreamWaitValue32, stream_, toU64(info[0]),
-                                info[1].As<Napi::Number>().Uint32Value(), cu::kStreamWaitValueGeq),
-                       "cuStreamWaitValue32");
+                       cu::call(enter(env).*op, stream_, toU64(info[0]),
+                                info[1].As<Napi::Number>().Uint32Value(), flags),
+                       call);
   return env.Undefined();
 }
 
-// writeValue(address, value): the device writes value to the word at address (pinned host memory)
-// when the stream reaches this point; the low-latency wait watches for it.
+// waitValue(address, value): work enqueued after this waits, on the device, until the word at
+// address is at least value. Host steps are a notification and this wait.
+Napi::Value StreamObject::waitValue(const Napi::CallbackInfo& info) {
+  return valueOp(info, &cu::Driver::cuStreamWaitValue32, cu::kStreamWaitValueGeq, "cuStreamWaitValue32");
+}
+
+// writeValue(address, value): the device writes value to the word at address when the stream
+// reaches this point; the low-latency wait watches for it.
 Napi::Value StreamObject::writeValue(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Addon::of(env).check(env,
-                       cu::call(enter(env).cuStreamWriteValue32, stream_, toU64(info[0]),
-                                info[1].As<Napi::Number>().Uint32Value(), 0u),
-                       "cuStreamWriteValue32");
-  return env.Undefined();
+  return valueOp(info, &cu::Driver::cuStreamWriteValue32, 0u, "cuStreamWriteValue32");
 }
 
 Napi::Value StreamObject::alloc(const Napi::CallbackInfo& info) {

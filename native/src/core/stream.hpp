@@ -38,6 +38,9 @@ class StreamObject : public Napi::ObjectWrap<StreamObject> {
 
   // Makes the stream's context current and returns the driver table.
   const cu::Driver& enter(Napi::Env env);
+  using ValueOp = decltype(cu::Driver::cuStreamWaitValue32);
+  Napi::Value valueOp(const Napi::CallbackInfo& info, ValueOp cu::Driver::*op, unsigned flags,
+                      const char* call);
 
   cu::Stream stream_ = nullptr;
   bool owned_ = false;
