@@ -14,7 +14,8 @@ export interface EventOptions {
   readonly timing?: boolean;
 }
 
-const DISABLE_TIMING = 0x2;
+/** @internal CU_EVENT_DISABLE_TIMING. */
+export const DISABLE_TIMING = 0x2;
 
 /** A point in a stream's work. Record one with {@link Stream.record}. */
 export class Event {

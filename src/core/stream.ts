@@ -7,7 +7,7 @@ import { DTYPES, isDType, type DType } from './dtype.js';
 import { DeviceArray, Memory } from './memory.js';
 import { checkScalar, scalarBits } from './scalar.js';
 import { cancelCompletion, expectCompletion } from './completions.js';
-import { Event, type EventOptions } from './event.js';
+import { DISABLE_TIMING, Event, type EventOptions } from './event.js';
 import type { Device } from './device.js';
 import type { Kernel, KernelArgs, Signature } from './kernel.js';
 import type { LaunchConfig, LaunchOptions } from './launch-config.js';
@@ -20,7 +20,8 @@ export interface StreamEvents {
   error: (error: unknown, context: HostStepContext) => void;
   /**
    * All work enqueued so far has finished, as seen at a completion point (a `synchronized()`,
-   * `onDone`, host step or pipeline value) with nothing enqueued after it.
+   * `onDone` or pipeline value) with nothing enqueued after it. A held host step is not such a
+   * point: the stream waits at it.
    */
   idle: () => void;
 }
@@ -40,7 +41,6 @@ export interface StreamOptions {
 }
 
 const NON_BLOCKING = 0x1;
-const DISABLE_TIMING = 0x2;
 
 /**
  * An ordered lane of device work on one device. Create with {@link Device.createStream}.
