@@ -3,16 +3,6 @@ import type { Stream } from '../core/stream.js';
 import { operate } from './operate.js';
 import type { Work } from './work.js';
 
-const branchStreams = new WeakMap<Stream, Stream[]>();
-
-/** The side streams of a lane's stream, made on first use and closed with it. */
-function branches(stream: Stream, count: number): Stream[] {
-  let list = branchStreams.get(stream);
-  if (!list) branchStreams.set(stream, (list = []));
-  while (list.length < count) list.push(stream.device.createStream({ nonBlocking: true }));
-  return list.slice(0, count);
-}
-
 /**
  * Forks each value's work onto `count` side streams and joins it back: every branch starts after
  * the device work enqueued for the value so far (an event on the value's stream), and work
@@ -34,15 +24,15 @@ export function fanOut<T>(count: number, branch: (work: Work<T>, stream: Stream,
   return (source) =>
     new Observable((subscriber) =>
       operate(`fanOut(${count})`, source, subscriber, (work) => {
-        const fork = work.stream.record();
-        const sides = branches(work.stream, count);
+        const { fork, sides } = work.lane.sides(count);
+        work.stream.record(fork);
         try {
           sides.forEach((side, i) => {
-            side.wait(fork);
-            branch(work, side, i);
+            side.stream.wait(fork);
+            branch(work, side.stream, i);
           });
         } finally {
-          for (const side of sides) work.stream.wait(side.record());
+          for (const side of sides) work.stream.wait(side.stream.record(side.joined));
         }
         subscriber.next(work);
       }),

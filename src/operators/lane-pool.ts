@@ -3,8 +3,15 @@
 import type { DType } from '../core/dtype.js';
 import type { Device } from '../core/device.js';
 import { HostArray, type DeviceArray, type Memory } from '../core/memory.js';
+import type { Event } from '../core/event.js';
 import type { Stream } from '../core/stream.js';
 import type { Timeline } from './timeline.js';
+
+/** @internal A side stream of a lane, for `fanOut`, with the event its branch is joined through. */
+export interface SideStream {
+  readonly stream: Stream;
+  readonly joined: Event;
+}
 
 /** Options for {@link LanePool}. */
 export interface LanePoolOptions {
@@ -43,6 +50,8 @@ export class Lane {
   /** The pool the lane belongs to. */
   readonly pool: LanePool;
   readonly #free = new Map<string, Memory[]>();
+  readonly #sides: SideStream[] = [];
+  #fork: Event | undefined;
   #closed = false;
 
   constructor(pool: LanePool, index: number, stream: Stream) {
@@ -71,11 +80,27 @@ export class Lane {
     list.push(memory);
   }
 
-  /** Frees the pooled memory (stream-ordered) and closes the stream. */
+  /**
+   * @internal The first `count` side streams of this lane, and the event values fork from, made
+   * on first use and reused: recording an event again does not disturb waits already enqueued.
+   */
+  sides(count: number): { fork: Event; sides: SideStream[] } {
+    const device = this.stream.device;
+    while (this.#sides.length < count)
+      this.#sides.push({ stream: device.createStream({ nonBlocking: true }), joined: device.createEvent() });
+    return { fork: (this.#fork ??= device.createEvent()), sides: this.#sides.slice(0, count) };
+  }
+
+  /** Frees the pooled memory (stream-ordered) and closes the streams, side streams too. */
   close(): void {
     this.#closed = true;
     for (const list of this.#free.values()) for (const memory of list) memory.close();
     this.#free.clear();
+    for (const side of this.#sides.splice(0)) {
+      side.stream.close();
+      side.joined.close();
+    }
+    this.#fork?.close();
     this.stream.close();
   }
 
