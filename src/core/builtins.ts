@@ -199,9 +199,8 @@ export class Builtins {
     arrays.forEach((a, i) => {
       if (!(a instanceof Memory)) typeError(`arrays[${i}]`, 'a DeviceArray or HostArray', a);
       if (a.dtype !== dtype) typeError(`arrays[${i}]`, `of dtype ${dtype}, like the first`, a.dtype);
-      if (op !== 'reduce_sum' && op !== 'transpose' && a.length !== n)
-        rangeError(`arrays[${i}]`, `${n} elements, like the first`, received(`${a.length}`));
-      if (op === 'transpose' && a.length !== n) rangeError(`arrays[${i}]`, `${n} elements`, received(`${a.length}`));
+      if (op !== 'reduce_sum' && a.length !== n)
+        rangeError(`arrays[${i}]`, op === 'transpose' ? `${n} elements` : `${n} elements, like the first`, received(`${a.length}`));
     });
     const kernel = this.#kernel(op, dtype as BuiltinDType);
     const blocks = Math.max(1, Math.min(Math.ceil(n / 256), 4096));
