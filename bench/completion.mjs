@@ -3,8 +3,9 @@
 //     thread through a condition variable (both: an empty kernel, then the notification).
 // (b) a held host step: from the moment the step settles to the next kernel's write seen on the
 //     host, against a native gate (cuStreamWaitValue32 on pinned memory, released by a host store).
-import { Device } from '../dist/src/index.js';
+import { Device, LaunchConfig } from '../dist/src/index.js';
 import { expectCompletion } from '../dist/src/core/completions.js';
+import { NOTIFY_BY_HOST_FUNCTION } from '../dist/src/core/native.js';
 import { baseline, median, percentile, report } from './support.mjs';
 
 const COUNT = 2000;
@@ -25,32 +26,41 @@ const now = () => process.hrtime.bigint();
  * Round trips of an empty kernel and a wait for it: `wait()` resolves to the moment JavaScript
  * learned that the kernel had finished.
  */
-async function roundTrips(count, wait) {
+async function roundTrips(count, wait, enqueued = [], launched = []) {
   const out = [];
   for (let i = 0; i < count; i++) {
     const start = now();
     stream.launch(empty, one, []);
-    out.push(micros(start, await wait()));
+    launched.push(micros(start, now()));
+    const waiting = wait();
+    enqueued.push(micros(start, now()));
+    out.push(micros(start, await waiting));
   }
   return out;
 }
 
 /** The default road: a notification through cuStreamAddCallback. */
 const byCallback = () => new Promise((resolve) => stream.onDone(() => resolve(now())));
+/** The notification alone, without onDone's checks and bookkeeping. */
+const byNotifyAlone = () => new Promise((resolve) => stream.native.notify(expectCompletion(() => resolve(now()))));
 /** The same notification enqueued by cuLaunchHostFunc instead. */
-const byHostFunction = () => new Promise((resolve) => stream.native.notify(expectCompletion(() => resolve(now())), true));
+const byHostFunction = () => new Promise((resolve) => stream.native.notify(expectCompletion(() => resolve(now())), NOTIFY_BY_HOST_FUNCTION));
 /** Low-latency mode: a native thread watches for the stream's write for up to 200 µs. */
 const bySpinning = () => stream.synchronized({ spin: 200 }).then(now);
 
 /**
- * Held steps, timed from the moment a step settles to the host seeing the write of the kernel
- * enqueued behind it. `enqueueStep(step)` enqueues the step; `settleAfter` µs of busy waiting in
- * the step first lets the stream reach its wait, as the native gate's measurement does.
+ * Held steps, timed from the moment a step settles to the write of the kernel enqueued behind it
+ * becoming visible on the host: `observed`, as a second (native) thread that watches the word sees
+ * it, and `main`, as the main thread sees it once it is back from the step and looks. `enqueueStep`
+ * enqueues the step; `settleAfter` µs of busy waiting in the step first lets the stream reach its
+ * wait, as the native gate's measurement does.
  */
 async function heldStepRoundTrips(count, { enqueueStep = (step) => stream.hostLaunch(step), settleAfter = 0 } = {}) {
   const flag = device.allocHost('u32', 1);
   flag.data[0] = 0;
-  const out = [];
+  const main = [];
+  const starts = new Float64Array(count);
+  const observer = baseline.startObserver(flag.ptr, count);
   for (let i = 1; i <= count; i++) {
     await new Promise((resolve) => {
       let start;
@@ -58,10 +68,11 @@ async function heldStepRoundTrips(count, { enqueueStep = (step) => stream.hostLa
         const engaged = process.hrtime.bigint() + BigInt(settleAfter * 1000);
         while (process.hrtime.bigint() < engaged) {}
         start = process.hrtime.bigint();
+        starts[i - 1] = Number(start);
         // The gate is written as the step returns; watch for the kernel behind it right after.
         queueMicrotask(() => {
           while (flag.data[0] !== i) {}
-          out.push(micros(start, process.hrtime.bigint()));
+          main.push(micros(start, process.hrtime.bigint()));
           resolve();
         });
       });
@@ -69,17 +80,22 @@ async function heldStepRoundTrips(count, { enqueueStep = (step) => stream.hostLa
     });
   }
   await stream.synchronized();
-  return out;
+  const seen = baseline.finishObserver(observer);
+  const observed = Array.from(seen, (at, i) => (at - starts[i]) / 1000);
+  return { main, observed };
 }
 
-/** A held step made by hand from the same parts, its notification through cuLaunchHostFunc. */
+/**
+ * A held step made by hand with its notification on the stream itself (through cuLaunchHostFunc),
+ * in front of the wait: what rxcuda's held steps avoid by notifying on a second stream.
+ */
 function stepByHostFunction() {
   const gate = device.allocHost('u32', 1);
   gate.data[0] = 0;
   let value = 0;
   return (step) => {
     const mine = ++value;
-    stream.native.notify(expectCompletion(() => ((step(), (gate.data[0] = mine)))), true);
+    stream.native.notify(expectCompletion(() => ((step(), (gate.data[0] = mine)))), NOTIFY_BY_HOST_FUNCTION);
     stream.native.waitValue(gate.ptr, mine);
   };
 }
@@ -100,10 +116,68 @@ await roundTrips(200, byCallback); // warm-up
 baseline.hostCallbackRoundTrips(empty.handle, stream.handle, 200);
 const oursA = [];
 const theirsA = [];
+// Within each round trip: the launch, and the launch with the notification's enqueue.
+const launchA = [];
+const enqueueA = [];
+const nativeEnqueueA = [];
+const nativeLaunchA = [];
 for (let round = 0; round < 4; round++) {
-  oursA.push(...(await roundTrips(COUNT / 4, byCallback)));
-  theirsA.push(...baseline.hostCallbackRoundTrips(empty.handle, stream.handle, COUNT / 4));
+  oursA.push(...(await roundTrips(COUNT / 4, byCallback, enqueueA, launchA)));
+  const enqueued = new Float64Array(COUNT / 4);
+  const launched = new Float64Array(COUNT / 4);
+  theirsA.push(...baseline.hostCallbackRoundTrips(empty.handle, stream.handle, COUNT / 4, 'hostFunction', enqueued, launched));
+  nativeEnqueueA.push(...enqueued);
+  nativeLaunchA.push(...launched);
 }
+
+// Where the notification's enqueue goes: each part timed apart.
+const config = new LaunchConfig(one);
+const parts = { launchPlain: [], launchConfig: [], capturing: [], expect: [], notify: [], noop: [] };
+for (let i = 0; i < COUNT; i++) {
+  const t0 = now();
+  stream.launch(empty, i % 2 ? config : one, []);
+  const t1 = now();
+  stream.native.capturing();
+  const t2 = now();
+  let resolve;
+  const done = new Promise((r) => (resolve = r));
+  const id = expectCompletion(() => resolve());
+  const t3 = now();
+  stream.native.notify(id);
+  const t4 = now();
+  baseline.noop();
+  const t5 = now();
+  (i % 2 ? parts.launchConfig : parts.launchPlain).push(micros(t0, t1));
+  parts.capturing.push(micros(t1, t2));
+  parts.expect.push(micros(t2, t3));
+  parts.notify.push(micros(t3, t4));
+  parts.noop.push(micros(t4, t5));
+  await done;
+}
+
+// The Node-API floor: the launch and cuLaunchHostFunc from C++, a threadsafe function calling JS.
+let woken;
+const waker = baseline.createWaker(() => woken(now()));
+const floorTrips = async (count) => {
+  const out = [];
+  for (let i = 0; i < count; i++) {
+    const start = now();
+    const done = new Promise((r) => (woken = r));
+    baseline.launchAndWake(empty.handle, stream.handle, waker);
+    out.push(micros(start, await done));
+  }
+  return out;
+};
+await floorTrips(200);
+const nodeApiFloor = await floorTrips(COUNT);
+baseline.closeWaker(waker);
+
+baseline.hostCallbackRoundTrips(empty.handle, stream.handle, 200, 'streamCallback');
+const nativeByCallback = baseline.hostCallbackRoundTrips(empty.handle, stream.handle, COUNT, 'streamCallback');
+
+await roundTrips(200, byNotifyAlone);
+const notifyAloneEnqueue = [];
+const oursNotifyAlone = await roundTrips(COUNT, byNotifyAlone, notifyAloneEnqueue);
 
 await roundTrips(200, byHostFunction);
 const oursHostFunction = [];
@@ -112,7 +186,11 @@ for (let round = 0; round < 4; round++) oursHostFunction.push(...(await roundTri
 await roundTrips(200, bySpinning);
 const cpuBefore = process.cpuUsage();
 const spinStart = process.hrtime.bigint();
-const oursSpin = await roundTrips(COUNT, bySpinning);
+const word = device.allocHost('u32', 1);
+baseline.spinRoundTrips(empty.handle, stream.handle, word.ptr, 200);
+const nativeSpin = baseline.spinRoundTrips(empty.handle, stream.handle, word.ptr, COUNT);
+const spinEnqueue = [];
+const oursSpin = await roundTrips(COUNT, bySpinning, spinEnqueue);
 const cpu = process.cpuUsage(cpuBefore);
 const wall = micros(spinStart, process.hrtime.bigint());
 // CPU time of the whole process per wait, against wall time per wait: the watcher's busy core.
@@ -122,25 +200,39 @@ const gate = device.allocHost('u32', 1);
 const flag = device.allocHost('u32', 1);
 await heldStepRoundTrips(100); // warm-up
 const oursB = [];
+const oursBMain = [];
 const theirsB = [];
 for (let round = 0; round < 4; round++) {
-  oursB.push(...(await heldStepRoundTrips(COUNT / 4)));
+  const { main, observed } = await heldStepRoundTrips(COUNT / 4);
+  oursB.push(...observed);
+  oursBMain.push(...main);
   theirsB.push(...baseline.gateRoundTrips(store.handle, stream.handle, gate.ptr, flag.ptr, COUNT / 4));
 }
 
 const settled = await heldStepRoundTrips(COUNT / 2, { settleAfter: 100 });
 // The native gate again, now behind a host function that does nothing, as a step's notification.
-baseline.gateRoundTrips(store.handle, stream.handle, gate.ptr, flag.ptr, 100, true);
-const nativeAfterHostFunction = baseline.gateRoundTrips(store.handle, stream.handle, gate.ptr, flag.ptr, COUNT / 2, true);
+const gateNotified = (notification) => {
+  baseline.gateRoundTrips(store.handle, stream.handle, gate.ptr, flag.ptr, 100, notification);
+  return baseline.gateRoundTrips(store.handle, stream.handle, gate.ptr, flag.ptr, COUNT / 2, notification);
+};
+const nativeAfterHostFunction = gateNotified('sameStream');
+const nativeNotifiedOnSide = gateNotified('sideStream');
 const byHostFunctionStep = await heldStepRoundTrips(COUNT / 2, { enqueueStep: stepByHostFunction() });
 
 report('completion', `completion road on ${device.name}, ${COUNT} round trips each`, [
-  summary('device done → JS callback', oursA, theirsA, '≤ 1.1'),
+  { ...summary('device done → JS callback', oursA, theirsA, '≤ 1.1'), launch_median_us: median(launchA), enqueue_median_us: median(enqueueA), native_launch_median_us: median(nativeLaunchA), native_enqueue_median_us: median(nativeEnqueueA) },
+  { ...summary('… the native notification alone (no checks)', oursNotifyAlone, theirsA, 'to compare'), enqueue_median_us: median(notifyAloneEnqueue) },
   summary('… notified by cuLaunchHostFunc instead', oursHostFunction, theirsA, 'to compare'),
-  { ...summary('… low-latency mode (spin ≤ 200 µs)', oursSpin, theirsA, '≤ 12 µs median'), ...spinCpu },
+  summary('native cuStreamAddCallback (vs. cuLaunchHostFunc)', nativeByCallback, theirsA, 'to compare'),
+  summary('Node-API floor: C++ enqueues, a threadsafe function calls JS', nodeApiFloor, theirsA, 'to compare'),
+  { ...summary('… low-latency mode (spin ≤ 200 µs)', oursSpin, theirsA, '≤ 12 µs median'), enqueue_median_us: median(spinEnqueue), ...spinCpu },
+  summary('native: kernel, write-value, this thread spin-polls (vs. the callback)', nativeSpin, theirsA, 'to compare'),
   summary('held step settles → next kernel seen', oursB, theirsB, '≤ 1.2'),
-  summary('… the step settling 100 µs after it began', settled, theirsB, 'to compare'),
-  summary('… notified by cuLaunchHostFunc instead', byHostFunctionStep, theirsB, 'to compare'),
+  summary('… seen by the main thread, back from the step', oursBMain, theirsB, 'to compare'),
+  summary('… the step settling 100 µs after it began', settled.observed, theirsB, 'to compare'),
+  summary('… notified on the stream itself, in front of the wait', byHostFunctionStep.observed, theirsB, 'to compare'),
   summary('native gate behind a host function (vs. the plain gate)', nativeAfterHostFunction, theirsB, 'to compare'),
+  summary('native gate, host function on a second stream (vs. the plain gate)', nativeNotifiedOnSide, theirsB, 'to compare'),
 ]);
+console.log('enqueue parts, median µs:', Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, Number(median(v).toFixed(3))])));
 stream.close();

@@ -8,6 +8,8 @@
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "../../native/src/cuda/driver.hpp"
@@ -88,13 +90,23 @@ void wake(void* data) {
   w->cv.notify_one();
 }
 
-// hostCallbackRoundTrips(kernel, stream, count) -> Float64Array of microseconds: an empty kernel
-// launched, then cuLaunchHostFunc waking this thread through a condition variable.
+// hostCallbackRoundTrips(kernel, stream, count, api = 'hostFunction', enqueued?) -> Float64Array of
+// microseconds: an empty kernel launched, then a host function ('hostFunction': cuLaunchHostFunc;
+// 'streamCallback': cuStreamAddCallback) waking this thread through a condition variable. When
+// given, the Float64Arrays `enqueued` and `launched` receive the microseconds the two enqueues and
+// the launch alone took.
+void wakeFromCallback(rxcuda::cu::Stream, rxcuda::cu::Result, void* data) { wake(data); }
+
 Napi::Value hostCallbackRoundTrips(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto fn = functionArg(info[0]);
   auto stream = streamArg(info[1]);
   uint32_t count = info[2].As<Napi::Number>().Uint32Value();
+  bool viaCallback = info.Length() > 3 && info[3].IsString() && info[3].ToString().Utf8Value() == "streamCallback";
+  Napi::Float64Array enqueued;
+  Napi::Float64Array launched;
+  if (info.Length() > 4 && info[4].IsTypedArray()) enqueued = info[4].As<Napi::Float64Array>();
+  if (info.Length() > 5 && info[5].IsTypedArray()) launched = info[5].As<Napi::Float64Array>();
   const auto& d = driver();
   rxcuda::cu::LaunchConfig config{1, 1, 1, 1, 1, 1, 0, stream, nullptr, 0};
   auto out = Napi::Float64Array::New(env, count);
@@ -103,7 +115,13 @@ Napi::Value hostCallbackRoundTrips(const Napi::CallbackInfo& info) {
     w.done = false;
     auto start = Clock::now();
     check(env, d.cuLaunchKernelEx(&config, fn, nullptr, nullptr), "cuLaunchKernelEx");
-    check(env, call(d.cuLaunchHostFunc, stream, &wake, static_cast<void*>(&w)), "cuLaunchHostFunc");
+    if (!launched.IsEmpty() && i < launched.ElementLength()) launched[i] = micros(start, Clock::now());
+    if (viaCallback)
+      check(env, call(d.cuStreamAddCallback, stream, &wakeFromCallback, static_cast<void*>(&w), 0u),
+            "cuStreamAddCallback");
+    else
+      check(env, call(d.cuLaunchHostFunc, stream, &wake, static_cast<void*>(&w)), "cuLaunchHostFunc");
+    if (!enqueued.IsEmpty() && i < enqueued.ElementLength()) enqueued[i] = micros(start, Clock::now());
     std::unique_lock<std::mutex> lock(w.mutex);
     w.cv.wait(lock, [&] { return w.done; });
     out[i] = micros(start, Clock::now());
@@ -111,12 +129,120 @@ Napi::Value hostCallbackRoundTrips(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// spinRoundTrips(kernel, stream, word, count) -> Float64Array of microseconds: an empty kernel
+// launched, then a stream write of i to the pinned `word`, which this thread spin-polls.
+Napi::Value spinRoundTrips(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto fn = functionArg(info[0]);
+  auto stream = streamArg(info[1]);
+  bool lossless = false;
+  auto* word = reinterpret_cast<volatile uint32_t*>(info[2].As<Napi::BigInt>().Uint64Value(&lossless));
+  uint32_t count = info[3].As<Napi::Number>().Uint32Value();
+  const auto& d = driver();
+  rxcuda::cu::LaunchConfig config{1, 1, 1, 1, 1, 1, 0, stream, nullptr, 0};
+  auto out = Napi::Float64Array::New(env, count);
+  *word = 0;
+  for (uint32_t i = 1; i <= count; i++) {
+    auto start = Clock::now();
+    check(env, d.cuLaunchKernelEx(&config, fn, nullptr, nullptr), "cuLaunchKernelEx");
+    check(env, call(d.cuStreamWriteValue32, stream, reinterpret_cast<uintptr_t>(word), i, 0u), "cuStreamWriteValue32");
+    while (*word != i) {}
+    out[i - 1] = micros(start, Clock::now());
+  }
+  return out;
+}
+
+// An observer: a thread that watches a pinned word take the values 1..count and notes when it saw
+// each (nanoseconds of the monotonic clock, the one process.hrtime reads), so that a benchmark
+// can time when a write became visible without the main thread having to look.
+struct Observer {
+  std::thread thread;
+  std::vector<double> seen;
+};
+
+// startObserver(word: bigint, count) -> External; finishObserver(observer) -> Float64Array.
+Napi::Value startObserver(const Napi::CallbackInfo& info) {
+  bool lossless = false;
+  auto* word = reinterpret_cast<volatile uint32_t*>(info[0].As<Napi::BigInt>().Uint64Value(&lossless));
+  uint32_t count = info[1].As<Napi::Number>().Uint32Value();
+  auto* observer = new Observer();
+  observer->seen.assign(count, 0.0);
+  observer->thread = std::thread([observer, word, count] {
+    for (uint32_t i = 1; i <= count; i++) {
+      auto giveUp = Clock::now() + std::chrono::seconds(5);
+      while (static_cast<int32_t>(*word - i) < 0 && Clock::now() < giveUp) {}
+      observer->seen[i - 1] = std::chrono::duration<double, std::nano>(Clock::now().time_since_epoch()).count();
+    }
+  });
+  return Napi::External<Observer>::New(info.Env(), observer);
+}
+
+Napi::Value finishObserver(const Napi::CallbackInfo& info) {
+  auto* observer = info[0].As<Napi::External<Observer>>().Data();
+  observer->thread.join();
+  auto out = Napi::Float64Array::New(info.Env(), observer->seen.size());
+  std::copy(observer->seen.begin(), observer->seen.end(), out.Data());
+  delete observer;
+  return out;
+}
+
+// The Node-API floor of a completion: a kernel launched from C++, then cuLaunchHostFunc calling a
+// threadsafe function whose JavaScript callback runs on the main thread. No rxcuda code on the way.
+struct Waker {
+  napi_threadsafe_function tsfn = nullptr;
+};
+
+void callWakerCallback(napi_env env, napi_value callback, void*, void*) {
+  if (!env || !callback) return;
+  napi_value undefined = nullptr;
+  napi_get_undefined(env, &undefined);
+  napi_call_function(env, undefined, callback, 0, nullptr, nullptr);
+}
+
+void wakeThroughTsfn(void* data) {
+  napi_call_threadsafe_function(static_cast<Waker*>(data)->tsfn, nullptr, napi_tsfn_nonblocking);
+}
+
+// createWaker(callback) -> External; launchAndWake(kernel, stream, waker); closeWaker(waker).
+Napi::Value createWaker(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto* waker = new Waker();
+  napi_value name = Napi::String::New(env, "rxcuda-bench:waker");
+  if (napi_create_threadsafe_function(env, info[0], nullptr, name, 0, 1, nullptr, nullptr, nullptr,
+                                      &callWakerCallback, &waker->tsfn) != napi_ok) {
+    delete waker;
+    throw Napi::Error::New(env, "napi_create_threadsafe_function failed");
+  }
+  return Napi::External<Waker>::New(env, waker);
+}
+
+Napi::Value launchAndWake(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto fn = functionArg(info[0]);
+  auto stream = streamArg(info[1]);
+  auto* waker = info[2].As<Napi::External<Waker>>().Data();
+  const auto& d = driver();
+  rxcuda::cu::LaunchConfig config{1, 1, 1, 1, 1, 1, 0, stream, nullptr, 0};
+  check(env, d.cuLaunchKernelEx(&config, fn, nullptr, nullptr), "cuLaunchKernelEx");
+  check(env, call(d.cuLaunchHostFunc, stream, &wakeThroughTsfn, static_cast<void*>(waker)), "cuLaunchHostFunc");
+  return env.Undefined();
+}
+
+Napi::Value closeWaker(const Napi::CallbackInfo& info) {
+  auto* waker = info[0].As<Napi::External<Waker>>().Data();
+  napi_release_threadsafe_function(waker->tsfn, napi_tsfn_release);
+  delete waker;
+  return info.Env().Undefined();
+}
+
 void nothing(void*) {}
 
-// gateRoundTrips(store, stream, gate, flag, count, afterHostFunction = false) -> Float64Array of
-// microseconds: the stream
-// waits (cuStreamWaitValue32) on the pinned word `gate`; behind the wait, `store(flag, i)`. Timed
-// from the host's store to the gate until this thread sees the kernel's write to `flag`.
+// gateRoundTrips(store, stream, gate, flag, count, notification = 'none') -> Float64Array of
+// microseconds: the stream waits (cuStreamWaitValue32) on the pinned word `gate`; behind the wait,
+// `store(flag, i)`. Timed from the host's store to the gate until this thread sees the kernel's
+// write to `flag`. `notification` puts a host function (doing nothing) before each wait, as a held
+// step's notification: 'sameStream' on the stream itself, 'sideStream' on a second stream that
+// waits for an event recorded on the first.
 Napi::Value gateRoundTrips(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto fn = functionArg(info[0]);
@@ -125,9 +251,14 @@ Napi::Value gateRoundTrips(const Napi::CallbackInfo& info) {
   auto* gate = reinterpret_cast<volatile uint32_t*>(info[2].As<Napi::BigInt>().Uint64Value(&lossless));
   auto* flag = reinterpret_cast<volatile uint32_t*>(info[3].As<Napi::BigInt>().Uint64Value(&lossless));
   uint32_t count = info[4].As<Napi::Number>().Uint32Value();
-  // With a host function (doing nothing) before each wait, as a held step's notification is.
-  bool afterHostFunction = info.Length() > 5 && info[5].ToBoolean().Value();
+  std::string notification = info.Length() > 5 ? info[5].ToString().Utf8Value() : "none";
   const auto& d = driver();
+  rxcuda::cu::Stream side = nullptr;
+  rxcuda::cu::Event reached = nullptr;
+  if (notification == "sideStream") {
+    check(env, call(d.cuStreamCreateWithPriority, &side, rxcuda::cu::kStreamNonBlocking, 0), "cuStreamCreate");
+    check(env, call(d.cuEventCreate, &reached, rxcuda::cu::kEventDisableTiming), "cuEventCreate");
+  }
   rxcuda::cu::LaunchConfig config{1, 1, 1, 1, 1, 1, 0, stream, nullptr, 0};
   auto out = Napi::Float64Array::New(env, count);
   *gate = 0;
@@ -136,8 +267,13 @@ Napi::Value gateRoundTrips(const Napi::CallbackInfo& info) {
   for (uint32_t i = 1; i <= count; i++) {
     uint32_t value = i;
     void* params[] = {&flagAddress, &value};
-    if (afterHostFunction)
+    if (notification == "sameStream")
       check(env, call(d.cuLaunchHostFunc, stream, &nothing, nullptr), "cuLaunchHostFunc");
+    if (side) {
+      check(env, call(d.cuEventRecord, reached, stream), "cuEventRecord");
+      check(env, call(d.cuStreamWaitEvent, side, reached, 0u), "cuStreamWaitEvent");
+      check(env, call(d.cuLaunchHostFunc, side, &nothing, nullptr), "cuLaunchHostFunc");
+    }
     check(env, call(d.cuStreamWaitValue32, stream, reinterpret_cast<uintptr_t>(gate), i, 0u), "cuStreamWaitValue32");
     check(env, d.cuLaunchKernelEx(&config, fn, params, nullptr), "cuLaunchKernelEx");
     // Let the stream reach the wait, as it has when a host step runs.
@@ -149,6 +285,11 @@ Napi::Value gateRoundTrips(const Napi::CallbackInfo& info) {
     out[i - 1] = micros(start, Clock::now());
   }
   check(env, call(d.cuStreamSynchronize, stream), "cuStreamSynchronize");
+  if (side) {
+    check(env, call(d.cuStreamSynchronize, side), "cuStreamSynchronize");
+    call(d.cuEventDestroy, reached);
+    call(d.cuStreamDestroy, side);
+  }
   return out;
 }
 
@@ -248,6 +389,12 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
   exports["launchBursts"] = Napi::Function::New(env, launchBursts, "launchBursts");
   exports["synchronize"] = Napi::Function::New(env, synchronize, "synchronize");
   exports["hostCallbackRoundTrips"] = Napi::Function::New(env, hostCallbackRoundTrips, "hostCallbackRoundTrips");
+  exports["startObserver"] = Napi::Function::New(env, startObserver, "startObserver");
+  exports["finishObserver"] = Napi::Function::New(env, finishObserver, "finishObserver");
+  exports["createWaker"] = Napi::Function::New(env, createWaker, "createWaker");
+  exports["launchAndWake"] = Napi::Function::New(env, launchAndWake, "launchAndWake");
+  exports["closeWaker"] = Napi::Function::New(env, closeWaker, "closeWaker");
+  exports["spinRoundTrips"] = Napi::Function::New(env, spinRoundTrips, "spinRoundTrips");
   exports["gateRoundTrips"] = Napi::Function::New(env, gateRoundTrips, "gateRoundTrips");
   exports["pipelineBaseline"] = Napi::Function::New(env, pipelineBaseline, "pipelineBaseline");
   napi_value fn = nullptr;

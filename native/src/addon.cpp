@@ -85,8 +85,9 @@ Napi::Value driverInfo(const Napi::CallbackInfo& info) {
   return out;
 }
 
-// init({ CudaError, NvrtcError, onCompletions }): TypeScript hands over its error classes and the
-// function that receives drained completions.
+// init({ CudaError, NvrtcError, onCompletions, completionIds, completionStatuses }): TypeScript
+// hands over its error classes, the function that receives drained completions and the two arrays
+// they are handed over in.
 Napi::Value init(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
@@ -94,7 +95,9 @@ Napi::Value init(const Napi::CallbackInfo& info) {
   addon.cudaError = Napi::Persistent(options.Get("CudaError").As<Napi::Function>());
   addon.nvrtcError = Napi::Persistent(options.Get("NvrtcError").As<Napi::Function>());
   if (!addon.completion)
-    addon.completion = Completion::open(env, options.Get("onCompletions").As<Napi::Function>());
+    addon.completion = Completion::open(env, options.Get("onCompletions").As<Napi::Function>(),
+                                        options.Get("completionIds").As<Napi::Uint32Array>(),
+                                        options.Get("completionStatuses").As<Napi::Int32Array>());
   return env.Undefined();
 }
 

@@ -1,14 +1,26 @@
 #include "completion.hpp"
 
+#include <algorithm>
 #include <thread>
-#include <vector>
 
 namespace rxcuda {
 
-Completion* Completion::open(Napi::Env env, Napi::Function onDrain) {
+Completion* Completion::open(Napi::Env env, Napi::Function onDrain, Napi::Uint32Array ids,
+                             Napi::Int32Array statuses) {
+  if (ids.ElementLength() == 0 || statuses.ElementLength() == 0) {
+    Napi::TypeError::New(env, "Expected completion arrays with room for at least one record")
+        .ThrowAsJavaScriptException();
+    return nullptr;
+  }
   auto* road = new Completion();
   road->env_ = env;
   road->onDrain_ = Napi::Persistent(onDrain);
+  // Written on the main thread only, between drains; held so their memory stays where it is.
+  road->idsRef_ = Napi::Persistent(ids);
+  road->statusesRef_ = Napi::Persistent(statuses);
+  road->ids_ = ids.Data();
+  road->statuses_ = statuses.Data();
+  road->capacity_ = std::min(ids.ElementLength(), statuses.ElementLength());
   napi_value name = Napi::String::New(env, "rxcuda:completion");
   NAPI_THROW_IF_FAILED(env,
                        napi_create_threadsafe_function(env, nullptr, nullptr, name, 0, 1, nullptr,
@@ -81,29 +93,53 @@ void Completion::onWake(napi_env, napi_value, void* context, void*) {
 
 void Completion::drain(bool callJs) {
   Record* list = head_.exchange(nullptr, std::memory_order_acquire);
-  std::vector<Record*> records;
-  for (; list; list = list->next) records.push_back(list);
-  if (records.empty()) return;
-  size_t n = records.size();
-  std::vector<uint32_t> ids(n);
-  std::vector<int32_t> statuses(n);
-  for (size_t i = 0; i < n; i++) {  // the stack holds them newest first
-    Record* r = records[n - 1 - i];
-    ids[i] = r->id;
-    statuses[i] = r->status;
+  if (!list) return;
+  // The stack holds them newest first: turn it around, so they are handed over in push order.
+  Record* fifo = nullptr;
+  int n = 0;
+  while (list) {
+    Record* next = list->next;
+    list->next = fifo;
+    fifo = list;
+    list = next;
+    n++;
   }
-  for (Record* r : records) delete r;
-  track(-static_cast<int>(n));
-  refs_.fetch_sub(static_cast<int>(n));  // the environment's own ref keeps this object alive
-  if (!callJs) return;
+  track(-n);
+  if (!callJs) {
+    dropAll(fifo);
+    return;
+  }
   Napi::Env env(env_);
   Napi::HandleScope scope(env);
-  auto idArray = Napi::Uint32Array::New(env, n);
-  auto statusArray = Napi::Int32Array::New(env, n);
-  std::copy(ids.begin(), ids.end(), idArray.Data());
-  std::copy(statuses.begin(), statuses.end(), statusArray.Data());
-  // Called from the threadsafe function's dispatch, so microtasks (resolved promises) run after.
-  onDrain_.Call(env.Global(), {idArray, statusArray});
+  while (fifo) {
+    size_t count = 0;
+    for (; fifo && count < capacity_; count++) {
+      ids_[count] = fifo->id;
+      statuses_[count] = fifo->status;
+      Record* next = fifo->next;
+      delete fifo;
+      refs_.fetch_sub(1);  // the environment's own ref keeps this object alive
+      fifo = next;
+    }
+    try {
+      // Called from the threadsafe function's dispatch, so microtasks (resolved promises) run after.
+      onDrain_.Call(env.Global(), {Napi::Number::New(env, static_cast<double>(count))});
+    } catch (const Napi::Error& error) {
+      // JavaScript threw past its own handlers: the rest is dropped, the error reported as uncaught.
+      dropAll(fifo);
+      error.ThrowAsJavaScriptException();
+      return;
+    }
+  }
+}
+
+void Completion::dropAll(Record* list) {
+  while (list) {
+    Record* next = list->next;
+    delete list;
+    refs_.fetch_sub(1);
+    list = next;
+  }
 }
 
 void Completion::onEnvCleanup(void* arg) {
@@ -114,6 +150,8 @@ void Completion::onEnvCleanup(void* arg) {
   while (road->senders_.load() != 0) std::this_thread::yield();
   road->drain(false);
   road->onDrain_.Reset();
+  road->idsRef_.Reset();
+  road->statusesRef_.Reset();
   napi_release_threadsafe_function(road->wake_, napi_tsfn_abort);
   road->release();
 }

@@ -1,7 +1,8 @@
 // The completion road: the one way from a driver (or worker) thread back to the JS main thread.
 // A foreign thread pushes a preallocated record onto a lock-free stack and, unless a wake-up is
 // already on its way, wakes the main thread (one Node-API threadsafe-function call, never
-// blocking); the main thread drains every record at once and hands their ids to JavaScript.
+// blocking); the main thread drains every record at once and hands their ids to JavaScript through
+// two typed arrays it shares with it (no allocation on the way).
 #pragma once
 #include <napi.h>
 
@@ -23,8 +24,10 @@ class Completion {
     int32_t status = 0;
   };
 
-  // onDrain(ids: Uint32Array, statuses: Int32Array) is called on the main thread.
-  static Completion* open(Napi::Env env, Napi::Function onDrain);
+  // onDrain(count) is called on the main thread once the first count entries of ids and statuses
+  // hold drained records, oldest first (in rounds of at most their length).
+  static Completion* open(Napi::Env env, Napi::Function onDrain, Napi::Uint32Array ids,
+                          Napi::Int32Array statuses);
 
   // A record for id, counted as pending (keeps the event loop alive) until it is drained.
   Record* record(uint32_t id);
@@ -41,12 +44,19 @@ class Completion {
   static void onWake(napi_env env, napi_value, void* context, void*);
   static void onEnvCleanup(void* arg);
   void drain(bool callJs);
+  // Deletes drained records that JavaScript will not hear of.
+  void dropAll(Record* list);
   void release();
   void track(int delta);
 
   napi_env env_ = nullptr;
   napi_threadsafe_function wake_ = nullptr;
   Napi::FunctionReference onDrain_;
+  Napi::Reference<Napi::Uint32Array> idsRef_;
+  Napi::Reference<Napi::Int32Array> statusesRef_;
+  uint32_t* ids_ = nullptr;
+  int32_t* statuses_ = nullptr;
+  size_t capacity_ = 0;
   std::atomic<Record*> head_{nullptr};
   std::atomic<bool> wakePending_{false};
   std::atomic<int> senders_{0};

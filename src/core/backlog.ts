@@ -47,6 +47,11 @@ export class Backlog {
     this.#units += units;
   }
 
+  /** Takes back units admitted for work that was not enqueued after all. */
+  withdraw(units: number): void {
+    this.#units -= units;
+  }
+
   /** Everything ever admitted, in units: unchanged between two moments means nothing was enqueued. */
   get total(): number {
     return this.#units;

@@ -4,7 +4,7 @@
 // within rounding, since the GPU adds in a different order.
 import type { DType, TypedArrayOf } from './dtype.js';
 import { checkCount, rangeError, received, typeError } from './errors.js';
-import { LaunchConfig } from './launch-config.js';
+import type { LaunchConfig } from './launch-config.js';
 import { Memory } from './memory.js';
 import type { Device } from './device.js';
 import type { Kernel, ParamType } from './kernel.js';
@@ -204,7 +204,7 @@ export class Builtins {
     });
     const kernel = this.#kernel(op, dtype as BuiltinDType);
     const blocks = Math.max(1, Math.min(Math.ceil(n / 256), 4096));
-    stream.launch(kernel, new LaunchConfig({ grid: blocks, block: 256 }), args as never);
+    stream.launch(kernel, { grid: blocks, block: 256 }, args as never);
   }
 
   #kernel(op: Op, dtype: BuiltinDType): Kernel {

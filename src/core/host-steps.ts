@@ -63,17 +63,21 @@ export function reportStepError(stream: Stream, error: unknown, context: HostSte
   );
 }
 
+/** @internal The error for a host step or notification refused on a stream under graph capture. */
+export function captureRefused(call: string): CudaError {
+  return new CudaError(
+    900,
+    'CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED',
+    call,
+    'A host step cannot be enqueued on a stream under graph capture (it would invalidate the capture, ' +
+      'which stays valid). Add the step to the graph as a host node instead, or enqueue it after ' +
+      'the capture has ended.',
+  );
+}
+
 /** @internal Refuses host steps during graph capture, before anything reaches the driver. */
 export function checkNotCapturing(stream: Stream, call: string): void {
-  if (stream.native.capturing())
-    throw new CudaError(
-      900,
-      'CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED',
-      call,
-      'A host step cannot be enqueued on a stream under graph capture (it would invalidate the capture, ' +
-        'which stays valid). Add the step to the graph as a host node instead, or enqueue it after ' +
-        'the capture has ended.',
-    );
+  if (stream.native.capturing()) throw captureRefused(call);
 }
 
 /**
@@ -156,10 +160,9 @@ export function enqueueHostStep<D extends UserData>(
     else release();
   });
   try {
-    // The notification tells the main thread to run the step; the wait behind it holds the
-    // device until the main thread writes the gate. No driver thread ever waits for JavaScript.
-    stream.native.notify(id);
-    stream.native.waitValue(gate.address, value);
+    // The notification tells the main thread to run the step; the wait holds the device until
+    // the main thread writes the gate. No driver thread ever waits for JavaScript.
+    stream.native.hold(id, gate.address, value);
     enqueued = true;
     stream.backlog.stepEnqueued();
     stream.device.held.enqueued();
@@ -173,7 +176,6 @@ export function enqueueHostStep<D extends UserData>(
 
 /** @internal See {@link Stream.onDone}. */
 export function enqueueNotification(stream: Stream, fn: (error: CudaError | undefined) => unknown): void {
-  checkNotCapturing(stream, 'cuStreamAddCallback');
   const context: HostStepContext = { kind: 'onDone', name: nameOf(fn) };
   stream.notify((status) => {
     try {
@@ -182,5 +184,5 @@ export function enqueueNotification(stream: Stream, fn: (error: CudaError | unde
     } catch (error) {
       reportStepError(stream, error, context);
     }
-  });
+  }, 'cuStreamAddCallback');
 }

@@ -158,11 +158,12 @@ export class Kernel<S extends Signature = Signature> {
     if (stream.device !== this.module.device)
       rangeError('stream', `a stream of ${this.module.device}`, received(`a stream of ${stream.device}`));
     let checked = this.#lastConfig;
-    if (config !== checked) {
+    // The same LaunchConfig, or plain options that say the same as the last one: nothing to check.
+    if (config !== checked && !checked?.matches(config)) {
       checked = LaunchConfig.from(config);
       checked.checkFor(stream.device);
       this.#header.set(checked.header);
-      this.#lastConfig = checked === config ? checked : undefined;
+      this.#lastConfig = checked;
     }
     if (stream !== this.#lastStream) {
       this.#header[STREAM_WORD] = stream.lo;

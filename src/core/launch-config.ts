@@ -40,6 +40,14 @@ function dim3(name: string, value: unknown, optional: boolean): readonly [number
   return Object.freeze([dims[0], dims[1] ?? 1, dims[2] ?? 1]) as readonly [number, number, number];
 }
 
+/** Whether `value`, as given in launch options, is the extent `dims` (undefined matching undefined). */
+function sameDims(value: unknown, dims: readonly [number, number, number] | undefined): boolean {
+  if (dims === undefined) return value === undefined;
+  if (typeof value === 'number') return value === dims[0] && dims[1] === 1 && dims[2] === 1;
+  if (!Array.isArray(value) || value.length < 1 || value.length > 3) return false;
+  return value[0] === dims[0] && (value.length > 1 ? value[1] : 1) === dims[1] && (value.length > 2 ? value[2] : 1) === dims[2];
+}
+
 /**
  * An immutable launch configuration. Build one once and reuse it: a launch with the same
  * LaunchConfig object skips every check that was already made.
@@ -89,6 +97,22 @@ export class LaunchConfig {
   /** The config itself, or a new one built from plain options. */
   static from(config: LaunchConfig | LaunchOptions): LaunchConfig {
     return config instanceof LaunchConfig ? config : new LaunchConfig(config);
+  }
+
+  /**
+   * @internal Whether plain `options` describe exactly this configuration, so that a launch with
+   * them can reuse it (and the checks it passed) instead of building a new one.
+   */
+  matches(options: unknown): boolean {
+    if (typeof options !== 'object' || options === null || options instanceof LaunchConfig) return false;
+    const o = options as LaunchOptions;
+    return (
+      sameDims(o.grid, this.grid) &&
+      sameDims(o.block, this.block) &&
+      (o.sharedMem === undefined ? 0 : o.sharedMem) === this.sharedMem &&
+      (o.cooperative === undefined ? false : o.cooperative) === this.cooperative &&
+      sameDims(o.cluster, this.cluster)
+    );
   }
 
   /** Total threads per block. */

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import { CudaError, NvrtcError } from './errors.js';
-import { drainCompletions } from './completions.js';
+import { completionMailbox, drainCompletions } from './completions.js';
 import { BACKLOG_LIMIT } from './backlog.js';
 
 /** What the native Device class offers. */
@@ -35,6 +35,11 @@ export interface DeviceProperties {
   readonly memoryPools: number;
 }
 
+/** notify() flag: through cuLaunchHostFunc instead of cuStreamAddCallback. */
+export const NOTIFY_BY_HOST_FUNCTION = 1;
+/** notify() flag: enqueue nothing, and answer false, on a stream under graph capture. */
+export const NOTIFY_REFUSE_CAPTURE = 2;
+
 export interface NativeStream {
   handle(): bigint;
   destroy(): void;
@@ -44,7 +49,10 @@ export interface NativeStream {
   capturing(): boolean;
   record(event: NativeEvent): void;
   waitEvent(event: NativeEvent): void;
-  notify(id: number): void;
+  /** Enqueues the notification for `id`; false (nothing enqueued) when refused under capture. */
+  notify(id: number, flags?: number): boolean;
+  /** A held step: `notify(id)`, on a second stream, then `waitValue(address, value)` here. */
+  hold(id: number, address: bigint, value: number): void;
   hostFunction(fn: bigint, userData: bigint): void;
   waitValue(address: bigint, value: number): void;
   writeValue(address: bigint, value: number): void;
@@ -157,7 +165,13 @@ function load(): Addon {
   for (const path of candidates) {
     try {
       const addon = require(path) as Addon & { init(options: object): void };
-      addon.init({ CudaError, NvrtcError, onCompletions: drainCompletions });
+      addon.init({
+        CudaError,
+        NvrtcError,
+        onCompletions: drainCompletions,
+        completionIds: completionMailbox.ids,
+        completionStatuses: completionMailbox.statuses,
+      });
       return addon;
     } catch (error) {
       failures.push(`  ${path}: ${(error as Error).message.split('\n')[0]}`);

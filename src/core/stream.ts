@@ -1,7 +1,7 @@
 // Streams: ordered lanes of device work. Every method enqueues and returns at once; completion
 // comes back as a Promise resolved from the completion road, never by blocking or polling.
 import { EventEmitter } from 'eventemitter3';
-import { addon, type NativeEvent, type NativeStream } from './native.js';
+import { addon, NOTIFY_REFUSE_CAPTURE, type NativeEvent, type NativeStream } from './native.js';
 import { CudaError, checkCount, checkOptions, rangeError, typeError, received } from './errors.js';
 import { DTYPES, isDType, type DType } from './dtype.js';
 import { DeviceArray, Memory } from './memory.js';
@@ -12,7 +12,7 @@ import type { Device } from './device.js';
 import type { Kernel, KernelArgs, Signature } from './kernel.js';
 import type { LaunchConfig, LaunchOptions } from './launch-config.js';
 import { Backlog } from './backlog.js';
-import { enqueueHostStep, enqueueNotification, Gate, type HostLaunchOptions, type HostStepContext, type UserData } from './host-steps.js';
+import { captureRefused, enqueueHostStep, enqueueNotification, Gate, type HostLaunchOptions, type HostStepContext, type UserData } from './host-steps.js';
 
 /** Events a stream emits. Use RxJS's `fromEvent(stream, 'idle')` to observe them as streams. */
 export interface StreamEvents {
@@ -60,19 +60,17 @@ export class Stream extends EventEmitter<StreamEvents> {
   /** @internal */
   readonly hi: number;
   readonly #handle: bigint;
-  readonly #owned: boolean;
   /** @internal Work queued behind unfinished host steps. */
   readonly backlog: Backlog;
   #tail: NativeEvent | undefined;
   #gate: Gate | undefined;
   #signal: Gate | undefined;
 
-  private constructor(device: Device, native: NativeStream, owned: boolean) {
+  private constructor(device: Device, native: NativeStream) {
     super();
     this.backlog = new Backlog(device.backend.queueLimit);
     this.device = device;
     this.native = native;
-    this.#owned = owned;
     this.#handle = native.handle();
     this.lo = Number(this.#handle & 0xffff_ffffn);
     this.hi = Number(this.#handle >> 32n);
@@ -87,7 +85,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     if (!Number.isInteger(priority)) typeError('priority', 'an integer', priority);
     if (typeof nonBlocking !== 'boolean') typeError('nonBlocking', 'a boolean', nonBlocking);
     try {
-      return new Stream(device, new device.backend.Stream(device.native, nonBlocking ? NON_BLOCKING : 0, priority), true);
+      return new Stream(device, new device.backend.Stream(device.native, nonBlocking ? NON_BLOCKING : 0, priority));
     } catch (error) {
       device.fail(error);
     }
@@ -104,7 +102,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     if (typeof handle !== 'bigint' || handle <= 0n || handle >= 2n ** 64n)
       typeError('handle', 'a CUstream handle as a non-zero bigint', handle);
     device.checkUsable();
-    return new Stream(device, new device.backend.Stream(device.native, 0, 0, handle), false);
+    return new Stream(device, new device.backend.Stream(device.native, 0, 0, handle));
   }
 
   /** The CUstream handle, for other CUDA code. */
@@ -305,20 +303,28 @@ export class Stream extends EventEmitter<StreamEvents> {
 
   /**
    * @internal Calls `done(status)` on the main thread when the work enqueued so far has finished.
-   * Works on closed streams too (rxcuda's own bookkeeping uses it after a close).
+   * Works on closed streams too (rxcuda's own bookkeeping uses it after a close). With
+   * `refuseCapture` (the driver call to name), a stream under graph capture gets nothing and the
+   * capture refusal is thrown.
    */
-  notify(done: (status: number) => void): void {
+  notify(done: (status: number) => void, refuseCapture?: string): void {
     this.backlog.admit(1);
     const mark = this.backlog.total;
     const id = expectCompletion((status) => {
       done(status);
       if (status === 0 && this.backlog.total === mark && this.listenerCount('idle') > 0) this.emit('idle');
     });
+    let enqueued: boolean;
     try {
-      this.native.notify(id);
+      enqueued = this.native.notify(id, refuseCapture ? NOTIFY_REFUSE_CAPTURE : 0);
     } catch (error) {
       cancelCompletion(id);
       this.device.fail(error);
+    }
+    if (!enqueued) {
+      cancelCompletion(id);
+      this.backlog.withdraw(1);
+      throw captureRefused(refuseCapture!);
     }
   }
 
@@ -341,7 +347,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     } catch {
       this.#tail = new this.device.backend.Event(this.device.native, DISABLE_TIMING); // poisoned: nothing runs anyway
     }
-    if (this.#owned) this.native.destroy();
+    this.native.destroy(); // a foreign stream itself is left to its owner
     this.#gate?.close();
     this.#signal?.close();
   }

@@ -201,7 +201,7 @@ describeBackends('Stream.hostLaunch', (getDevice, backend) => {
     expect(slot.data[0]).toBe(1999);
   });
 
-  it.skipIf(backend === 'host')('rejects host steps during graph capture, and the capture stays valid', () => {
+  it.skipIf(backend === 'host')('rejects host steps during graph capture, and the capture stays valid', async () => {
     const s = stream();
     expect(helpers.beginCapture(s.handle)).toBe('CUDA_SUCCESS');
     let error: unknown;
@@ -210,11 +210,17 @@ describeBackends('Stream.hostLaunch', (getDevice, backend) => {
     } catch (e) {
       error = e;
     }
-    expect(() => s.onDone(() => {})).toThrow(CudaError);
+    expect(() => s.onDone(() => {})).toThrow(expect.objectContaining({ name: 'CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED', code: 900 }));
     expect(helpers.endCapture(s.handle)).toBe('CUDA_SUCCESS');
     expect(error).toBeInstanceOf(CudaError);
     expect((error as CudaError).name).toBe('CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED');
     expect((error as CudaError).message).toMatch(/host node/);
+    // Once the capture has ended, the stream takes steps and notifications again.
+    const order: string[] = [];
+    s.hostLaunch(() => void order.push('step'));
+    s.onDone(() => void order.push('done'));
+    await s.synchronized();
+    expect(order).toEqual(['step', 'done']);
   });
 });
 

@@ -56,6 +56,28 @@ describeBackends('Stream', (getDevice, backend) => {
     expect(host.data[0]).toBe(1);
   });
 
+  it('takes plain launch options as they are at each launch, reused, repeated or changed in place', async () => {
+    const s = stream();
+    const counter = s.alloc('u32', 1);
+    s.fill(counter, 0);
+    const options: { grid: number | number[]; block: number } = { grid: 2, block: 3 };
+    s.launch(kernels.count, options, [counter]); // 6 threads
+    s.launch(kernels.count, { grid: 2, block: 3 }, [counter]); // the same, in a new object: 6
+    options.grid = [2, 2];
+    s.launch(kernels.count, options, [counter]); // 12
+    const grid = [1, 1];
+    const inPlace = { grid, block: 4 };
+    s.launch(kernels.count, inPlace, [counter]); // 4
+    grid[1] = 3;
+    s.launch(kernels.count, inPlace, [counter]); // 12
+    expect(() => s.launch(kernels.count, { grid: [1, 3], block: 0 }, [counter])).toThrow(RangeError);
+    expect(() => s.launch(kernels.count, { grid: [1, 3, undefined as never], block: 4 }, [counter])).toThrow(TypeError);
+    const host = device.allocHost('u32', 1);
+    s.copy(host, counter);
+    await s.synchronized();
+    expect(host.data[0]).toBe(6 + 6 + 12 + 4 + 12);
+  });
+
   it('closes through Symbol.dispose', () => {
     const s = device.createStream();
     s[Symbol.dispose]();
@@ -70,7 +92,12 @@ describeBackends('Stream', (getDevice, backend) => {
     wrapped.fill(a, 7);
     const host = device.allocHost('u32', 4);
     wrapped.copy(host, a);
+    let seen: number[] = [];
+    wrapped.hostLaunch(() => {
+      seen = [...host.data];
+    });
     await wrapped.synchronized();
+    expect(seen).toEqual([7, 7, 7, 7]);
     wrapped.close();
     // The owner's stream still works: closing the wrapper did not destroy it.
     owner.fill(a, 9);

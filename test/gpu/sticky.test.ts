@@ -9,8 +9,11 @@ const device = Device.default();
 const s = device.createStream();
 const module = await device.compile('extern "C" __global__ void poke(int* p) { *p = 1; }', { cache: false });
 const poke = module.kernel('poke', ['ptr']);
+const result = { step: { ran: false } };
+s.on('error', (e, context) => { result.step.error = { code: e.code, kind: context.kind }; });
 s.launch(poke, { grid: 1, block: 1 }, [16n]);
-const result = {};
+// A held step behind the fault: its notification reports the error instead of running it.
+s.hostLaunch(() => { result.step.ran = true; });
 try { await s.synchronized(); } catch (e) { result.wait = { type: e.constructor.name, code: e.code, name: e.name }; }
 result.poisoned = device.poisoned?.name;
 try { s.alloc('u32', 1); } catch (e) { result.after = { code: e.code, name: e.name }; }
@@ -22,6 +25,7 @@ describeGpu('sticky errors', () => {
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: new URL('../..', import.meta.url).pathname });
     const result = JSON.parse(out.trim().split('\n').at(-1)!);
     expect(result.wait).toEqual({ type: 'CudaError', code: 700, name: 'CUDA_ERROR_ILLEGAL_ADDRESS' });
+    expect(result.step).toEqual({ ran: false, error: { code: 700, kind: 'hostLaunch' } });
     expect(result.poisoned).toBe('CUDA_ERROR_ILLEGAL_ADDRESS');
     expect(result.after).toEqual({ code: 700, name: 'CUDA_ERROR_ILLEGAL_ADDRESS' });
   });

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LaunchConfig } from '../../src/index.js';
 import { fakeDevice } from '../support/fakes.js';
@@ -36,5 +37,42 @@ describe('LaunchConfig', () => {
     expect(() => new LaunchConfig({ grid: [1, 70000], block: 1 }).checkFor(device)).toThrow(/`grid`/);
     expect(() => new LaunchConfig({ grid: 1, block: 1, sharedMem: 300_000 }).checkFor(device)).toThrow(/`sharedMem`/);
     expect(() => new LaunchConfig({ grid: [2 ** 31 - 1, 65535, 65535], block: [1024] }).checkFor(device)).not.toThrow();
+  });
+
+  const dim = fc.oneof(fc.integer({ min: 1, max: 3 }), fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 1, maxLength: 3 }));
+  const plainOptions = fc.record(
+    {
+      grid: dim,
+      block: dim,
+      sharedMem: fc.option(fc.constantFrom(0, 16), { nil: undefined }),
+      cooperative: fc.option(fc.boolean(), { nil: undefined }),
+    },
+    { requiredKeys: ['grid', 'block'] },
+  );
+  const normalized = (c: LaunchConfig) => [c.grid, c.block, c.sharedMem, c.cooperative, c.cluster];
+
+  it('matches exactly the plain options that build an equal configuration', () => {
+    fc.assert(
+      fc.property(plainOptions, plainOptions, (a, b) => {
+        const config = new LaunchConfig(a as never);
+        const equal = JSON.stringify(normalized(config)) === JSON.stringify(normalized(new LaunchConfig(b as never)));
+        expect(config.matches(b)).toBe(equal);
+        expect(config.matches(a)).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('matches no invalid options, and no LaunchConfig', () => {
+    const config = new LaunchConfig({ grid: [4, 1, 1], block: 1, cluster: 2 });
+    expect(config.matches({ grid: 4, block: 1, cluster: 2 })).toBe(true);
+    expect(config.matches({ grid: 4, block: 1 })).toBe(false);
+    expect(config.matches({ grid: [4, null], block: 1, cluster: 2 })).toBe(false);
+    expect(config.matches({ grid: '4', block: 1, cluster: 2 })).toBe(false);
+    expect(config.matches({ grid: [4, 1, 1, 1], block: 1, cluster: 2 })).toBe(false);
+    expect(config.matches({ grid: 4, block: 1, cluster: 2, sharedMem: '0' })).toBe(false);
+    expect(config.matches(null)).toBe(false);
+    expect(config.matches([4])).toBe(false);
+    expect(config.matches(config)).toBe(false);
   });
 });

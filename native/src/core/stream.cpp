@@ -18,6 +18,7 @@ void StreamObject::define(Napi::Env env, Napi::Object exports) {
           InstanceMethod<&StreamObject::record>("record"),
           InstanceMethod<&StreamObject::waitEvent>("waitEvent"),
           InstanceMethod<&StreamObject::notify>("notify"),
+          InstanceMethod<&StreamObject::hold>("hold"),
           InstanceMethod<&StreamObject::hostFunction>("hostFunction"),
           InstanceMethod<&StreamObject::waitValue>("waitValue"),
           InstanceMethod<&StreamObject::writeValue>("writeValue"),
@@ -52,7 +53,15 @@ StreamObject::StreamObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<St
 
 StreamObject::~StreamObject() {
   // Work still queued completes first: the driver releases the stream after it.
+  closeNotifier();
   if (owned_ && stream_) cu::call(cu::driver().cuStreamDestroy, stream_);
+}
+
+void StreamObject::closeNotifier() {
+  if (reached_) cu::call(cu::driver().cuEventDestroy, reached_);
+  if (notifier_) cu::call(cu::driver().cuStreamDestroy, notifier_);
+  reached_ = nullptr;
+  notifier_ = nullptr;
 }
 
 const cu::Driver& StreamObject::enter(Napi::Env env) {
@@ -64,11 +73,13 @@ Napi::Value StreamObject::handle(const Napi::CallbackInfo& info) {
   return Napi::BigInt::New(info.Env(), static_cast<uint64_t>(reinterpret_cast<uintptr_t>(stream_)));
 }
 
+// destroy(): releases what this object made; a foreign stream itself is left to its owner.
 Napi::Value StreamObject::destroy(const Napi::CallbackInfo& info) {
-  if (owned_ && stream_) {
-    Napi::Env env = info.Env();
-    Addon::of(env).check(env, cu::call(enter(env).cuStreamDestroy, stream_), "cuStreamDestroy");
-  }
+  Napi::Env env = info.Env();
+  if (stream_) enter(env);
+  closeNotifier();
+  if (owned_ && stream_)
+    Addon::of(env).check(env, cu::call(cu::driver().cuStreamDestroy, stream_), "cuStreamDestroy");
   stream_ = nullptr;
   device_.device.Reset();
   return info.Env().Undefined();
@@ -99,11 +110,14 @@ Napi::Value StreamObject::flags(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value StreamObject::capturing(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
+  return Napi::Boolean::New(info.Env(), isCapturing(info.Env()));
+}
+
+bool StreamObject::isCapturing(Napi::Env env) {
   cu::StreamCaptureStatus status = cu::kCaptureNone;
   Addon::of(env).check(env, cu::call(enter(env).cuStreamIsCapturing, stream_, &status),
                        "cuStreamIsCapturing");
-  return Napi::Boolean::New(env, status != cu::kCaptureNone);
+  return status != cu::kCaptureNone;
 }
 
 Napi::Value StreamObject::record(const Napi::CallbackInfo& info) {
@@ -122,24 +136,65 @@ Napi::Value StreamObject::waitEvent(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-// notify(id, viaHostFunction?): when the work enqueued so far has finished (or failed), id comes
-// back through the completion road with the stream's status. By default through
-// cuStreamAddCallback, which reports a failed context; with viaHostFunction through
-// cuLaunchHostFunc, which then never runs (bench/completion compares the two).
+// notify(id, flags = 0) -> whether it was enqueued: when the work enqueued so far has finished (or
+// failed), id comes back through the completion road with the stream's status. By default through
+// cuStreamAddCallback, which reports a failed context; with kNotifyByHostFunction through
+// cuLaunchHostFunc, which then never runs (bench/completion compares the two). With
+// kNotifyRefuseCapture, a stream under graph capture gets nothing and the answer is false: the
+// driver would refuse the callback and invalidate the capture.
 Napi::Value StreamObject::notify(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
+  enter(env);
+  uint32_t flags = info.Length() > 1 ? info[1].As<Napi::Number>().Uint32Value() : 0;
+  if ((flags & kNotifyRefuseCapture) && isCapturing(env)) return Napi::Boolean::New(env, false);
+  notifyOn(env, stream_, info[0].As<Napi::Number>().Uint32Value(), flags & kNotifyByHostFunction);
+  return Napi::Boolean::New(env, true);
+}
+
+void StreamObject::notifyOn(Napi::Env env, cu::Stream stream, uint32_t id, bool viaHostFunction) {
   Addon& addon = Addon::of(env);
-  const cu::Driver& d = enter(env);
-  Completion::Record* r = addon.completion->record(info[0].As<Napi::Number>().Uint32Value());
-  bool viaHostFunction = info.Length() > 1 && info[1].ToBoolean().Value();
+  const cu::Driver& d = cu::driver();
+  Completion::Record* r = addon.completion->record(id);
   cu::Result result =
       viaHostFunction
-          ? cu::call(d.cuLaunchHostFunc, stream_, &Completion::hostFunction, static_cast<void*>(r))
-          : cu::call(d.cuStreamAddCallback, stream_, &Completion::streamCallback, r, 0u);
+          ? cu::call(d.cuLaunchHostFunc, stream, &Completion::hostFunction, static_cast<void*>(r))
+          : cu::call(d.cuStreamAddCallback, stream, &Completion::streamCallback, r, 0u);
   if (result != cu::kSuccess) {
     addon.completion->cancel(r);
     addon.throwCuda(env, result, viaHostFunction ? "cuLaunchHostFunc" : "cuStreamAddCallback");
   }
+}
+
+// hold(id, address, value): a held host step. id comes back when the work enqueued so far has
+// finished; work enqueued after this waits, on the device, until the word at address is at least
+// value. The notification does not go on this stream: a host function in front of the wait slows
+// the wait's release by about 2 µs (bench/completion), so a second stream, made at the first hold,
+// waits for an event recorded here and carries it. This stream's own callbacks run before the
+// event completes, so notifications keep stream order.
+Napi::Value StreamObject::hold(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
+  const cu::Driver& d = enter(env);
+  if (!notifier_) {
+    int priority = 0;
+    addon.check(env, cu::call(d.cuStreamGetPriority, stream_, &priority), "cuStreamGetPriority");
+    cu::Event reached = nullptr;
+    addon.check(env, cu::call(d.cuEventCreate, &reached, cu::kEventDisableTiming), "cuEventCreate");
+    cu::Result r = cu::call(d.cuStreamCreateWithPriority, &notifier_, cu::kStreamNonBlocking, priority);
+    if (r != cu::kSuccess) {
+      cu::call(d.cuEventDestroy, reached);
+      notifier_ = nullptr;
+      addon.throwCuda(env, r, "cuStreamCreateWithPriority");
+    }
+    reached_ = reached;
+  }
+  addon.check(env, cu::call(d.cuEventRecord, reached_, stream_), "cuEventRecord");
+  addon.check(env, cu::call(d.cuStreamWaitEvent, notifier_, reached_, 0u), "cuStreamWaitEvent");
+  notifyOn(env, notifier_, info[0].As<Napi::Number>().Uint32Value(), false);
+  addon.check(env,
+              cu::call(d.cuStreamWaitValue32, stream_, toU64(info[1]),
+                       info[2].As<Napi::Number>().Uint32Value(), cu::kStreamWaitValueGeq),
+              "cuStreamWaitValue32");
   return env.Undefined();
 }
 

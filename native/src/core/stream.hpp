@@ -8,6 +8,10 @@
 
 namespace rxcuda {
 
+// notify()'s flags (src/core/native.ts has the same values).
+constexpr uint32_t kNotifyByHostFunction = 1;
+constexpr uint32_t kNotifyRefuseCapture = 2;
+
 class StreamObject : public Napi::ObjectWrap<StreamObject> {
  public:
   static void define(Napi::Env env, Napi::Object exports);
@@ -28,6 +32,7 @@ class StreamObject : public Napi::ObjectWrap<StreamObject> {
   Napi::Value record(const Napi::CallbackInfo& info);
   Napi::Value waitEvent(const Napi::CallbackInfo& info);
   Napi::Value notify(const Napi::CallbackInfo& info);
+  Napi::Value hold(const Napi::CallbackInfo& info);
   Napi::Value hostFunction(const Napi::CallbackInfo& info);
   Napi::Value waitValue(const Napi::CallbackInfo& info);
   Napi::Value writeValue(const Napi::CallbackInfo& info);
@@ -38,12 +43,21 @@ class StreamObject : public Napi::ObjectWrap<StreamObject> {
 
   // Makes the stream's context current and returns the driver table.
   const cu::Driver& enter(Napi::Env env);
+  bool isCapturing(Napi::Env env);
+  // Enqueues the notification for id on `stream` (this one or the notifier).
+  void notifyOn(Napi::Env env, cu::Stream stream, uint32_t id, bool viaHostFunction);
+  // Releases the notifier stream and its event, once.
+  void closeNotifier();
   using ValueOp = decltype(cu::Driver::cuStreamWaitValue32);
   Napi::Value valueOp(const Napi::CallbackInfo& info, ValueOp cu::Driver::*op, unsigned flags,
                       const char* call);
 
   cu::Stream stream_ = nullptr;
   bool owned_ = false;
+  // Held steps' notifications travel on a second stream, made at the first hold, that waits for
+  // `reached_` recorded here; see hold().
+  cu::Stream notifier_ = nullptr;
+  cu::Event reached_ = nullptr;
   DeviceRef device_;
 };
 

@@ -21,6 +21,7 @@ void HostStream::define(Napi::Env env, Napi::Object exports) {
           InstanceMethod<&HostStream::record>("record"),
           InstanceMethod<&HostStream::waitEvent>("waitEvent"),
           InstanceMethod<&HostStream::notify>("notify"),
+          InstanceMethod<&HostStream::hold>("hold"),
           InstanceMethod<&HostStream::hostFunction>("hostFunction"),
           InstanceMethod<&HostStream::waitValue>("waitValue"),
           InstanceMethod<&HostStream::writeValue>("writeValue"),
@@ -93,6 +94,18 @@ Napi::Value HostStream::waitEvent(const Napi::CallbackInfo& info) {
 Napi::Value HostStream::notify(const Napi::CallbackInfo& info) {
   Completion::Record* r = Addon::of(info.Env()).completion->record(info[0].As<Napi::Number>().Uint32Value());
   queue_->push([r] { Completion::push(r, 0); });
+  return Napi::Boolean::New(info.Env(), true);  // never under capture
+}
+
+// hold(id, address, value): the notification, then the wait, in this stream's queue.
+Napi::Value HostStream::hold(const Napi::CallbackInfo& info) {
+  Completion::Record* r = Addon::of(info.Env()).completion->record(info[0].As<Napi::Number>().Uint32Value());
+  auto* word = reinterpret_cast<const volatile uint32_t*>(toU64(info[1]));
+  uint32_t value = info[2].As<Napi::Number>().Uint32Value();
+  queue_->push([r, word, value] {
+    Completion::push(r, 0);
+    waitForWord(word, value);
+  });
   return info.Env().Undefined();
 }
 

@@ -28,6 +28,7 @@ class HostStream : public Napi::ObjectWrap<HostStream> {
   Napi::Value record(const Napi::CallbackInfo& info);
   Napi::Value waitEvent(const Napi::CallbackInfo& info);
   Napi::Value notify(const Napi::CallbackInfo& info);
+  Napi::Value hold(const Napi::CallbackInfo& info);
   Napi::Value hostFunction(const Napi::CallbackInfo& info);
   Napi::Value waitValue(const Napi::CallbackInfo& info);
   Napi::Value writeValue(const Napi::CallbackInfo& info);
