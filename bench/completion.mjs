@@ -9,6 +9,7 @@ import { NOTIFY_BY_HOST_FUNCTION } from '../dist/src/core/native.js';
 import { baseline, median, percentile, report } from './support.mjs';
 
 const COUNT = 2000;
+const ROUNDS = 20;
 const device = Device.default();
 const stream = device.createStream({ nonBlocking: true });
 const module = await device.compile(`
@@ -121,14 +122,33 @@ const launchA = [];
 const enqueueA = [];
 const nativeEnqueueA = [];
 const nativeLaunchA = [];
-for (let round = 0; round < 4; round++) {
-  oursA.push(...(await roundTrips(COUNT / 4, byCallback, enqueueA, launchA)));
-  const enqueued = new Float64Array(COUNT / 4);
-  const launched = new Float64Array(COUNT / 4);
-  theirsA.push(...baseline.hostCallbackRoundTrips(empty.handle, stream.handle, COUNT / 4, 'hostFunction', enqueued, launched));
+// The Node-API floor: the launch and cuLaunchHostFunc from C++, a threadsafe function calling JS.
+let woken;
+const waker = baseline.createWaker(() => woken(now()));
+const floorTrips = async (count) => {
+  const out = [];
+  for (let i = 0; i < count; i++) {
+    const start = now();
+    const done = new Promise((r) => (woken = r));
+    baseline.launchAndWake(empty.handle, stream.handle, waker);
+    out.push(micros(start, await done));
+  }
+  return out;
+};
+
+const nodeApiFloor = [];
+await floorTrips(200);
+// Short alternating rounds, so that drift in the machine's state weighs on all three alike.
+for (let round = 0; round < ROUNDS; round++) {
+  oursA.push(...(await roundTrips(COUNT / ROUNDS, byCallback, enqueueA, launchA)));
+  const enqueued = new Float64Array(COUNT / ROUNDS);
+  const launched = new Float64Array(COUNT / ROUNDS);
+  theirsA.push(...baseline.hostCallbackRoundTrips(empty.handle, stream.handle, COUNT / ROUNDS, 'hostFunction', enqueued, launched));
   nativeEnqueueA.push(...enqueued);
   nativeLaunchA.push(...launched);
+  nodeApiFloor.push(...(await floorTrips(COUNT / ROUNDS)));
 }
+baseline.closeWaker(waker);
 
 // Where the notification's enqueue goes: each part timed apart.
 const config = new LaunchConfig(one);
@@ -155,23 +175,6 @@ for (let i = 0; i < COUNT; i++) {
   await done;
 }
 
-// The Node-API floor: the launch and cuLaunchHostFunc from C++, a threadsafe function calling JS.
-let woken;
-const waker = baseline.createWaker(() => woken(now()));
-const floorTrips = async (count) => {
-  const out = [];
-  for (let i = 0; i < count; i++) {
-    const start = now();
-    const done = new Promise((r) => (woken = r));
-    baseline.launchAndWake(empty.handle, stream.handle, waker);
-    out.push(micros(start, await done));
-  }
-  return out;
-};
-await floorTrips(200);
-const nodeApiFloor = await floorTrips(COUNT);
-baseline.closeWaker(waker);
-
 baseline.hostCallbackRoundTrips(empty.handle, stream.handle, 200, 'streamCallback');
 const nativeByCallback = baseline.hostCallbackRoundTrips(empty.handle, stream.handle, COUNT, 'streamCallback');
 
@@ -181,7 +184,7 @@ const oursNotifyAlone = await roundTrips(COUNT, byNotifyAlone, notifyAloneEnqueu
 
 await roundTrips(200, byHostFunction);
 const oursHostFunction = [];
-for (let round = 0; round < 4; round++) oursHostFunction.push(...(await roundTrips(COUNT / 4, byHostFunction)));
+for (let round = 0; round < ROUNDS; round++) oursHostFunction.push(...(await roundTrips(COUNT / ROUNDS, byHostFunction)));
 
 await roundTrips(200, bySpinning);
 const cpuBefore = process.cpuUsage();
@@ -202,11 +205,11 @@ await heldStepRoundTrips(100); // warm-up
 const oursB = [];
 const oursBMain = [];
 const theirsB = [];
-for (let round = 0; round < 4; round++) {
-  const { main, observed } = await heldStepRoundTrips(COUNT / 4);
+for (let round = 0; round < ROUNDS; round++) {
+  const { main, observed } = await heldStepRoundTrips(COUNT / ROUNDS);
   oursB.push(...observed);
   oursBMain.push(...main);
-  theirsB.push(...baseline.gateRoundTrips(store.handle, stream.handle, gate.ptr, flag.ptr, COUNT / 4));
+  theirsB.push(...baseline.gateRoundTrips(store.handle, stream.handle, gate.ptr, flag.ptr, COUNT / ROUNDS));
 }
 
 const settled = await heldStepRoundTrips(COUNT / 2, { settleAfter: 100 });

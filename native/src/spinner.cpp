@@ -27,10 +27,12 @@ void Spinner::watch(const volatile uint32_t* address, uint32_t value, Completion
 
 void Spinner::run() {
   std::vector<Watch> active;
+  auto awakeUntil = std::chrono::steady_clock::time_point{};
   while (!stopping_.load(std::memory_order_relaxed)) {
-    if (active.empty() || hasIncoming_.load(std::memory_order_acquire)) {
+    bool idle = active.empty() && std::chrono::steady_clock::now() >= awakeUntil;
+    if (idle || hasIncoming_.load(std::memory_order_acquire)) {
       std::unique_lock<std::mutex> lock(mutex_);
-      ready_.wait(lock, [&] { return stopping_.load() || !incoming_.empty() || !active.empty(); });
+      ready_.wait(lock, [&] { return stopping_.load() || !incoming_.empty() || !idle; });
       if (stopping_.load()) break;
       active.insert(active.end(), incoming_.begin(), incoming_.end());
       incoming_.clear();
@@ -44,6 +46,7 @@ void Spinner::run() {
         Completion::push(w.record, seen ? 0 : kGaveUp);
         active[i] = active.back();
         active.pop_back();
+        if (active.empty()) awakeUntil = now + kLinger;
       } else {
         i++;
       }

@@ -1,8 +1,10 @@
 // The low-latency end of the completion road: a thread that watches words of pinned memory for
 // the values streams write there (cuStreamWriteValue32, or the host backend's equivalent) and
 // sends each completion the moment it sees it, instead of waiting for the driver's host-callback
-// thread. It busies one core while something is watched, each watch for a bounded time; a watch
-// that times out is sent with kGaveUp, and the regular notification enqueued beside it delivers.
+// thread. It busies one core while something is watched, each watch for a bounded time, and for
+// kLinger after the last one (so that back-to-back waits find it awake instead of paying a thread
+// wake-up); a watch that times out is sent with kGaveUp, and JavaScript falls back on a
+// notification behind the same write.
 #pragma once
 #include <napi.h>
 
@@ -20,6 +22,7 @@ namespace rxcuda {
 class Spinner {
  public:
   static constexpr int32_t kGaveUp = -1;
+  static constexpr std::chrono::microseconds kLinger{200};
 
   Spinner();
   ~Spinner();  // stops and joins the thread; watches still open are sent as given up

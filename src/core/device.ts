@@ -129,9 +129,14 @@ export class Device {
     return this.#poisoned;
   }
 
+  /** @internal Records a sticky error, which every later call then throws. */
+  recordFailure(error: unknown): void {
+    if (error instanceof CudaError && error.sticky) this.#poisoned ??= error;
+  }
+
   /** @internal Records a sticky error and rethrows any error as it is. */
   fail(error: unknown): never {
-    if (error instanceof CudaError && error.sticky) this.#poisoned ??= error;
+    this.recordFailure(error);
     throw error;
   }
 

@@ -53,6 +53,8 @@ export interface NativeStream {
   notify(id: number, flags?: number): boolean;
   /** A held step: `notify(id)`, on a second stream, then `waitValue(address, value)` here. */
   hold(id: number, address: bigint, value: number): void;
+  /** `notify(id)` on the notifier stream, once the word at `address` is at least `value`. */
+  notifyWhen(id: number, address: bigint, value: number): void;
   hostFunction(fn: bigint, userData: bigint): void;
   waitValue(address: bigint, value: number): void;
   writeValue(address: bigint, value: number): void;

@@ -65,6 +65,8 @@ export class Stream extends EventEmitter<StreamEvents> {
   #tail: NativeEvent | undefined;
   #gate: Gate | undefined;
   #signal: Gate | undefined;
+  /** The fallbacks of spinning waits whose watcher has neither seen the signal nor given up. */
+  readonly #watching = new Set<() => void>();
 
   private constructor(device: Device, native: NativeStream) {
     super();
@@ -267,10 +269,14 @@ export class Stream extends EventEmitter<StreamEvents> {
    * Resolves when all work enqueued so far has completed, without blocking the main thread:
    * the driver's callback wakes it. Rejects with the CudaError that stopped the stream.
    *
-   * With `spin`, a native thread also watches for the stream reaching this point (a word the
-   * device writes to pinned memory) for up to `spin` microseconds, which resolves sooner than
-   * the driver's callback; that thread keeps one core busy while it watches. Past `spin`, or on
-   * an error, the callback settles the Promise as without it.
+   * With `spin`, a native thread watches for the stream reaching this point (a word the device
+   * writes to pinned memory) for up to `spin` microseconds instead, which resolves sooner and
+   * spares the enqueue of the driver's callback. The cost is CPU time: the watcher keeps one core
+   * busy while it watches (and 200 µs after its last watch, so that back-to-back waits find it
+   * awake), and the event loop keeps turning instead of sleeping for as long, so that the
+   * watcher's wake-up is taken at once. Past `spin` (or once the stream is closed), a
+   * notification on the stream's notifier stream, behind the same write, settles the Promise,
+   * errors included.
    */
   synchronized(options: { readonly spin?: number } = {}): Promise<void> {
     checkOptions('options', options);
@@ -279,26 +285,61 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.checkOpen();
     return new Promise((resolve, reject) => {
       let settled = false;
-      const settle = (status: number) => {
+      const settle = (status: number, error?: unknown) => {
         if (settled) return;
         settled = true;
         if (status === 0) resolve();
-        else reject(this.statusError(status));
+        else reject(error ?? this.statusError(status));
       };
       if (spin > 0) this.#watch(spin, settle);
-      this.notify(settle);
+      else this.notify(settle);
     });
   }
 
-  /** Enqueues a write of the next signal value and has the native watcher report it. */
-  #watch(spin: number, settle: (status: number) => void): void {
-    this.#signal ??= new Gate(this);
-    const value = this.#signal.next();
-    const signal = this.#signal;
+  /**
+   * Enqueues a write of the next signal value and has the native watcher report it. If the
+   * watcher gives up, or the stream closes first, the fallback is enqueued: a notification on the
+   * notifier stream once the signal has that value.
+   */
+  #watch(spin: number, settle: (status: number, error?: unknown) => void): void {
+    const signal = (this.#signal ??= new Gate(this));
+    const value = signal.next();
     this.#enqueue(1, () => this.native.writeValue(signal.address, value));
-    // -1: the watcher gave up; the notification enqueued next settles instead.
-    const id = expectCompletion((status) => status === 0 && settle(0));
-    addon.watch(id, this.#signal.address, value, spin);
+    const mark = this.backlog.total;
+    const reached = (status: number, error?: unknown) => {
+      settle(status, error);
+      if (status === 0) this.#reachedCompletionPoint(mark);
+    };
+    const fallBack = () => {
+      this.#watching.delete(fallBack);
+      const id = expectCompletion(reached);
+      try {
+        this.native.notifyWhen(id, signal.address, value);
+      } catch (error) {
+        cancelCompletion(id);
+        this.device.recordFailure(error);
+        reached(-1, error);
+      }
+    };
+    this.#watching.add(fallBack);
+    // Keep the event loop turning while the watcher watches, so that its wake-up is taken at once
+    // instead of after the loop's thread has gone to sleep.
+    const turn = () => {
+      if (this.#watching.has(fallBack)) setImmediate(turn);
+    };
+    setImmediate(turn);
+    const id = expectCompletion((status) => {
+      if (status === 0) {
+        this.#watching.delete(fallBack);
+        reached(0);
+      } else if (this.#watching.has(fallBack)) fallBack(); // the watcher gave up
+    });
+    addon.watch(id, signal.address, value, spin);
+  }
+
+  /** Emits `idle` if nothing was enqueued since the completion point at backlog total `mark`. */
+  #reachedCompletionPoint(mark: number): void {
+    if (this.backlog.total === mark && this.listenerCount('idle') > 0) this.emit('idle');
   }
 
   /**
@@ -312,7 +353,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     const mark = this.backlog.total;
     const id = expectCompletion((status) => {
       done(status);
-      if (status === 0 && this.backlog.total === mark && this.listenerCount('idle') > 0) this.emit('idle');
+      if (status === 0) this.#reachedCompletionPoint(mark);
     });
     let enqueued: boolean;
     try {
@@ -347,7 +388,8 @@ export class Stream extends EventEmitter<StreamEvents> {
     } catch {
       this.#tail = new this.device.backend.Event(this.device.native, DISABLE_TIMING); // poisoned: nothing runs anyway
     }
-    this.native.destroy(); // a foreign stream itself is left to its owner
+    for (const fallBack of this.#watching) fallBack(); // while the notifier stream is still there
+    this.native.destroy(); // and its notifier stream; a foreign stream itself is left to its owner
     this.#gate?.close();
     this.#signal?.close();
   }

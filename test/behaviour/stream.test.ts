@@ -164,4 +164,30 @@ describeBackends('Stream.synchronized({ spin })', (getDevice) => {
     s.close();
     expect(() => s.synchronized()).toThrow(TypeError);
   });
+
+  it('falls back on a notification once the watcher gives up, or once the stream is closed', async () => {
+    const device = getDevice();
+    const { spin, store } = await testKernels(device);
+    const settle = async (watchMicros: number, close: boolean) => {
+      const s = device.createStream();
+      const out = device.allocHost('u32', 1);
+      out.data[0] = 0;
+      s.launch(spin, { grid: 1, block: 1 }, [40_000_000n]); // 40 ms: far past the watch
+      s.launch(store, { grid: 1, block: 1 }, [out, 5]);
+      let idle = 0;
+      s.on('idle', () => idle++);
+      const start = performance.now();
+      const done = s.synchronized({ spin: watchMicros });
+      if (close) s.close();
+      await done;
+      const waited = performance.now() - start;
+      s.close();
+      return { out: out.data[0], idle, waitedForTheKernel: waited >= 35 };
+    };
+    // The watcher gives up after 100 µs: only the fallback can settle the wait.
+    expect(await settle(100, false)).toEqual({ out: 5, idle: 1, waitedForTheKernel: true });
+    // Closed while the watcher still watches (5 ms, so it gives up long before the kernel ends):
+    // only the fallback enqueued at close can settle the wait.
+    expect(await settle(5000, true)).toEqual({ out: 5, idle: 1, waitedForTheKernel: true });
+  });
 });

@@ -19,6 +19,7 @@ void StreamObject::define(Napi::Env env, Napi::Object exports) {
           InstanceMethod<&StreamObject::waitEvent>("waitEvent"),
           InstanceMethod<&StreamObject::notify>("notify"),
           InstanceMethod<&StreamObject::hold>("hold"),
+          InstanceMethod<&StreamObject::notifyWhen>("notifyWhen"),
           InstanceMethod<&StreamObject::hostFunction>("hostFunction"),
           InstanceMethod<&StreamObject::waitValue>("waitValue"),
           InstanceMethod<&StreamObject::writeValue>("writeValue"),
@@ -168,34 +169,57 @@ void StreamObject::notifyOn(Napi::Env env, cu::Stream stream, uint32_t id, bool 
 // hold(id, address, value): a held host step. id comes back when the work enqueued so far has
 // finished; work enqueued after this waits, on the device, until the word at address is at least
 // value. The notification does not go on this stream: a host function in front of the wait slows
-// the wait's release by about 2 µs (bench/completion), so a second stream, made at the first hold,
-// waits for an event recorded here and carries it. This stream's own callbacks run before the
-// event completes, so notifications keep stream order.
+// the wait's release by about 2 µs (bench/completion), so the notifier stream waits for an event
+// recorded here and carries it. This stream's own callbacks run before the event completes, so
+// notifications keep stream order.
 Napi::Value StreamObject::hold(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
   const cu::Driver& d = enter(env);
-  if (!notifier_) {
-    int priority = 0;
-    addon.check(env, cu::call(d.cuStreamGetPriority, stream_, &priority), "cuStreamGetPriority");
-    cu::Event reached = nullptr;
-    addon.check(env, cu::call(d.cuEventCreate, &reached, cu::kEventDisableTiming), "cuEventCreate");
-    cu::Result r = cu::call(d.cuStreamCreateWithPriority, &notifier_, cu::kStreamNonBlocking, priority);
-    if (r != cu::kSuccess) {
-      cu::call(d.cuEventDestroy, reached);
-      notifier_ = nullptr;
-      addon.throwCuda(env, r, "cuStreamCreateWithPriority");
-    }
-    reached_ = reached;
-  }
+  cu::Stream side = notifier(env);
   addon.check(env, cu::call(d.cuEventRecord, reached_, stream_), "cuEventRecord");
-  addon.check(env, cu::call(d.cuStreamWaitEvent, notifier_, reached_, 0u), "cuStreamWaitEvent");
-  notifyOn(env, notifier_, info[0].As<Napi::Number>().Uint32Value(), false);
+  addon.check(env, cu::call(d.cuStreamWaitEvent, side, reached_, 0u), "cuStreamWaitEvent");
+  notifyOn(env, side, info[0].As<Napi::Number>().Uint32Value(), false);
   addon.check(env,
               cu::call(d.cuStreamWaitValue32, stream_, toU64(info[1]),
                        info[2].As<Napi::Number>().Uint32Value(), cu::kStreamWaitValueGeq),
               "cuStreamWaitValue32");
   return env.Undefined();
+}
+
+// notifyWhen(id, address, value): id comes back once the word at address is at least value (a
+// write this stream makes), through the notifier stream; this stream gets nothing. A spinning
+// wait falls back on it when its watcher gives up.
+Napi::Value StreamObject::notifyWhen(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!stream_) throw Napi::Error::New(env, "notifyWhen on a destroyed stream");
+  const cu::Driver& d = enter(env);
+  cu::Stream side = notifier(env);
+  Addon::of(env).check(env,
+                       cu::call(d.cuStreamWaitValue32, side, toU64(info[1]),
+                                info[2].As<Napi::Number>().Uint32Value(), cu::kStreamWaitValueGeq),
+                       "cuStreamWaitValue32");
+  notifyOn(env, side, info[0].As<Napi::Number>().Uint32Value(), false);
+  return env.Undefined();
+}
+
+// The notifier stream (with this stream's priority) and its event, made on first use.
+cu::Stream StreamObject::notifier(Napi::Env env) {
+  if (notifier_) return notifier_;
+  Addon& addon = Addon::of(env);
+  const cu::Driver& d = cu::driver();
+  int priority = 0;
+  addon.check(env, cu::call(d.cuStreamGetPriority, stream_, &priority), "cuStreamGetPriority");
+  cu::Event reached = nullptr;
+  addon.check(env, cu::call(d.cuEventCreate, &reached, cu::kEventDisableTiming), "cuEventCreate");
+  cu::Result r = cu::call(d.cuStreamCreateWithPriority, &notifier_, cu::kStreamNonBlocking, priority);
+  if (r != cu::kSuccess) {
+    cu::call(d.cuEventDestroy, reached);
+    notifier_ = nullptr;
+    addon.throwCuda(env, r, "cuStreamCreateWithPriority");
+  }
+  reached_ = reached;
+  return notifier_;
 }
 
 // hostFunction(fn, userData): a native CUhostFn enqueued as it is; it runs on a driver thread.

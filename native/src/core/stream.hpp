@@ -33,6 +33,7 @@ class StreamObject : public Napi::ObjectWrap<StreamObject> {
   Napi::Value waitEvent(const Napi::CallbackInfo& info);
   Napi::Value notify(const Napi::CallbackInfo& info);
   Napi::Value hold(const Napi::CallbackInfo& info);
+  Napi::Value notifyWhen(const Napi::CallbackInfo& info);
   Napi::Value hostFunction(const Napi::CallbackInfo& info);
   Napi::Value waitValue(const Napi::CallbackInfo& info);
   Napi::Value writeValue(const Napi::CallbackInfo& info);
@@ -46,6 +47,8 @@ class StreamObject : public Napi::ObjectWrap<StreamObject> {
   bool isCapturing(Napi::Env env);
   // Enqueues the notification for id on `stream` (this one or the notifier).
   void notifyOn(Napi::Env env, cu::Stream stream, uint32_t id, bool viaHostFunction);
+  // The notifier stream, made on first use (with reached_).
+  cu::Stream notifier(Napi::Env env);
   // Releases the notifier stream and its event, once.
   void closeNotifier();
   using ValueOp = decltype(cu::Driver::cuStreamWaitValue32);
@@ -54,8 +57,8 @@ class StreamObject : public Napi::ObjectWrap<StreamObject> {
 
   cu::Stream stream_ = nullptr;
   bool owned_ = false;
-  // Held steps' notifications travel on a second stream, made at the first hold, that waits for
-  // `reached_` recorded here; see hold().
+  // Held steps' notifications travel on a second stream, made on first use, that waits for
+  // `reached_` recorded here (see hold()), as do the fallbacks of spinning waits (notifyWhen()).
   cu::Stream notifier_ = nullptr;
   cu::Event reached_ = nullptr;
   DeviceRef device_;

@@ -22,6 +22,7 @@ void HostStream::define(Napi::Env env, Napi::Object exports) {
           InstanceMethod<&HostStream::waitEvent>("waitEvent"),
           InstanceMethod<&HostStream::notify>("notify"),
           InstanceMethod<&HostStream::hold>("hold"),
+          InstanceMethod<&HostStream::notifyWhen>("notifyWhen"),
           InstanceMethod<&HostStream::hostFunction>("hostFunction"),
           InstanceMethod<&HostStream::waitValue>("waitValue"),
           InstanceMethod<&HostStream::writeValue>("writeValue"),
@@ -50,6 +51,7 @@ Napi::Value HostStream::handle(const Napi::CallbackInfo& info) {
 
 Napi::Value HostStream::destroy(const Napi::CallbackInfo& info) {
   if (queue_) queue_->close();
+  destroyed_ = true;
   return info.Env().Undefined();
 }
 
@@ -105,6 +107,20 @@ Napi::Value HostStream::hold(const Napi::CallbackInfo& info) {
   queue_->push([r, word, value] {
     Completion::push(r, 0);
     waitForWord(word, value);
+  });
+  return info.Env().Undefined();
+}
+
+// notifyWhen(id, address, value): in this stream's queue (there is no notifier stream here), which
+// reaches it after the write it waits for; later work in the queue goes first.
+Napi::Value HostStream::notifyWhen(const Napi::CallbackInfo& info) {
+  if (destroyed_) throw Napi::Error::New(info.Env(), "notifyWhen on a destroyed stream");
+  Completion::Record* r = Addon::of(info.Env()).completion->record(info[0].As<Napi::Number>().Uint32Value());
+  auto* word = reinterpret_cast<const volatile uint32_t*>(toU64(info[1]));
+  uint32_t value = info[2].As<Napi::Number>().Uint32Value();
+  queue_->push([r, word, value] {
+    waitForWord(word, value);
+    Completion::push(r, 0);
   });
   return info.Env().Undefined();
 }

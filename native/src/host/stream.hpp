@@ -29,6 +29,7 @@ class HostStream : public Napi::ObjectWrap<HostStream> {
   Napi::Value waitEvent(const Napi::CallbackInfo& info);
   Napi::Value notify(const Napi::CallbackInfo& info);
   Napi::Value hold(const Napi::CallbackInfo& info);
+  Napi::Value notifyWhen(const Napi::CallbackInfo& info);
   Napi::Value hostFunction(const Napi::CallbackInfo& info);
   Napi::Value waitValue(const Napi::CallbackInfo& info);
   Napi::Value writeValue(const Napi::CallbackInfo& info);
@@ -38,6 +39,7 @@ class HostStream : public Napi::ObjectWrap<HostStream> {
   Napi::Value fill(const Napi::CallbackInfo& info);
 
   std::shared_ptr<Queue> queue_;
+  bool destroyed_ = false;
   int priority_ = 0;
   unsigned flags_ = 0;
 };
