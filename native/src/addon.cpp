@@ -101,6 +101,13 @@ Napi::Value init(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+// detachBuffer(buffer): empties every view of an ArrayBuffer over memory handed out here.
+Napi::Value detachBuffer(const Napi::CallbackInfo& info) {
+  auto buffer = info[0].As<Napi::ArrayBuffer>();
+  if (!buffer.IsDetached()) buffer.Detach();
+  return info.Env().Undefined();
+}
+
 Napi::Value describeError(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   int code = info[0].As<Napi::Number>().Int32Value();
@@ -128,6 +135,7 @@ Napi::Object initModule(Napi::Env env, Napi::Object exports) {
   exports["init"] = Napi::Function::New(env, init, "init");
   exports["driverInfo"] = Napi::Function::New(env, driverInfo, "driverInfo");
   exports["describeError"] = Napi::Function::New(env, describeError, "describeError");
+  exports["detachBuffer"] = Napi::Function::New(env, detachBuffer, "detachBuffer");
   DeviceObject::define(env, exports);
   StreamObject::define(env, exports);
   EventObject::define(env, exports);

@@ -7,11 +7,26 @@ export type CompletionHandler = (status: number) => void;
 const handlers = new Map<number, CompletionHandler>();
 let nextId = 1;
 
-/** Reserves an id whose completion calls `handler`; pass the id to the addon's notify. */
-export function expectCompletion(handler: CompletionHandler): number {
+/**
+ * Reserves an id for a completion, to be given its handler with {@link onCompletion} before control
+ * returns to the event loop (completions are only drained from there), e.g. right after the
+ * enqueue, which then comes sooner.
+ */
+export function reserveCompletion(): number {
   let id = nextId;
   while (handlers.has(id)) id = (id % 0xffff_ffff) + 1;
   nextId = (id % 0xffff_ffff) + 1;
+  return id;
+}
+
+/** Has the completion of a reserved id call `handler`. */
+export function onCompletion(id: number, handler: CompletionHandler): void {
+  handlers.set(id, handler);
+}
+
+/** Reserves an id whose completion calls `handler`; pass the id to the addon's notify. */
+export function expectCompletion(handler: CompletionHandler): number {
+  const id = reserveCompletion();
   handlers.set(id, handler);
   return id;
 }

@@ -8,6 +8,7 @@ import { Event, type EventOptions } from './event.js';
 import { Module, type ModuleImage } from './module.js';
 import { compileProgram, type CompileOptions } from './program.js';
 import { HeldSteps } from './held-steps.js';
+import { PinnedCache } from './pinned-cache.js';
 
 const devices = new Map<number, Device>();
 let hostDevice: Device | undefined;
@@ -36,6 +37,8 @@ export class Device {
   #service: Stream | undefined;
   /** @internal Host steps holding streams of this device; see held-steps.ts. */
   readonly held = new HeldSteps();
+  /** @internal Pinned blocks kept for reuse; see pinned-cache.ts. */
+  readonly pinnedCache = new PinnedCache();
 
   private constructor(ordinal: number, backend: Backend) {
     this.ordinal = ordinal;
@@ -161,8 +164,8 @@ export class Device {
   }
 
   /**
-   * A typed array of `length` elements in pinned host memory: the device reads and writes it
-   * asynchronously, and `data` is a TypedArray over it.
+   * A typed array of `length` elements in pinned host memory, zeroed: the device reads and writes
+   * it asynchronously, and `data` is a TypedArray over it.
    * @throws TypeError for an unknown `dtype`, RangeError for a negative or non-integer `length`.
    */
   allocHost<D extends DType>(dtype: D, length: number): HostArray<D> {

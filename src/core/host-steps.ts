@@ -176,13 +176,13 @@ export function enqueueHostStep<D extends UserData>(
 
 /** @internal See {@link Stream.onDone}. */
 export function enqueueNotification(stream: Stream, fn: (error: CudaError | undefined) => unknown): void {
-  const context: HostStepContext = { kind: 'onDone', name: nameOf(fn) };
+  const report = (error: unknown) => reportStepError(stream, error, { kind: 'onDone', name: nameOf(fn) });
   stream.notify((status) => {
     try {
       const result = fn(status === 0 ? undefined : stream.statusError(status));
-      if (isThenable(result)) result.then(undefined, (error) => reportStepError(stream, error, context));
+      if (isThenable(result)) result.then(undefined, report);
     } catch (error) {
-      reportStepError(stream, error, context);
+      report(error);
     }
   }, 'cuStreamAddCallback');
 }

@@ -4,6 +4,8 @@ import { DTYPES, type DType, type TypedArrayOf } from './dtype.js';
 import { checkCount, rangeError } from './errors.js';
 import type { Device } from './device.js';
 import type { Stream } from './stream.js';
+import { addon } from './native.js';
+import { CACHED_BYTES, sizeClass } from './pinned-cache.js';
 
 /** @internal One allocation, shared by an array and every view of it. */
 export abstract class Allocation {
@@ -54,10 +56,12 @@ class DeviceAllocation extends Allocation {
 class HostAllocation extends Allocation {
   readonly portable = true;
 
+  /** @param cachedSize the block's size class when it is a cached block (pinned-cache.ts), else 0. */
   constructor(
     device: Device,
     ptr: bigint,
     readonly buffer: WeakRef<ArrayBuffer>,
+    readonly cachedSize: number,
   ) {
     super(device, ptr);
   }
@@ -65,14 +69,24 @@ class HostAllocation extends Allocation {
   release(): void {
     if (this.freed) return;
     this.freed = true;
-    // cuMemFreeHost waits for the whole device: only when no host step holds a stream of it.
-    const free = () =>
-      this.device.held.whenNone(() =>
-        this.device.backend.freeHost(this.device.native, this.ptr, this.buffer.deref() ?? new ArrayBuffer(0)),
-      );
+    const free = this.cachedSize ? () => this.#keep() : () => this.#free();
     const streams = this.streams();
     if (streams.length === 0) free();
     else this.device.serviceStream(streams).notify(free);
+  }
+
+  /** Empties every view of the block and caches it for the next array of its size. */
+  #keep(): void {
+    const buffer = this.buffer.deref();
+    if (buffer) addon.detachBuffer(buffer);
+    this.device.pinnedCache.give(this.ptr, this.cachedSize);
+  }
+
+  /** cuMemFreeHost waits for the whole device: only when no host step holds a stream of it. */
+  #free(): void {
+    this.device.held.whenNone(() =>
+      this.device.backend.freeHost(this.device.native, this.ptr, this.buffer.deref() ?? new ArrayBuffer(0)),
+    );
   }
 }
 
@@ -183,8 +197,9 @@ export class DeviceArray<D extends DType = DType> extends Memory<D> {
 /**
  * A typed array in pinned (page-locked) host memory, which the device can copy from and to
  * asynchronously. `data` is a real TypedArray over that memory. Create with
- * {@link Device.allocHost}; `close()` frees it once the work that uses it has completed and no
- * host step holds a stream of the device (freeing waits for the whole device), and empties `data`.
+ * {@link Device.allocHost}; `close()` frees it once the work that uses it has completed, and empties
+ * `data`. Arrays of up to 1 MiB live in blocks kept for reuse (see pinned-cache.ts); a larger one
+ * is freed when no host step holds a stream of the device, as freeing waits for the whole device.
  */
 export class HostArray<D extends DType = DType> extends Memory<D> {
   /** The elements, readable and writable from JavaScript (f16 as raw bit patterns). */
@@ -198,11 +213,22 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
 
   /** @internal */
   static allocate<D extends DType>(device: Device, dtype: D, length: number): HostArray<D> {
-    const { ptr, buffer } = device.backend.allocHost(device.native, Math.max(1, length) * DTYPES[dtype].size);
-    const allocation = new HostAllocation(device, ptr, new WeakRef(buffer));
+    const bytes = Math.max(1, length) * DTYPES[dtype].size;
+    const cachedSize = bytes <= CACHED_BYTES ? sizeClass(bytes) : 0;
+    const { ptr, buffer } = HostArray.#block(device, cachedSize || bytes, cachedSize > 0);
+    const allocation = new HostAllocation(device, ptr, new WeakRef(buffer), cachedSize);
     // Freed when the buffer itself is collected: only then can no TypedArray reach the memory.
     collected.register(buffer, allocation, allocation);
     return new HostArray(allocation, dtype, new DTYPES[dtype].Array(buffer, 0, length));
+  }
+
+  /** A cached block when one is free (zeroed, as new pinned memory is), else a new allocation. */
+  static #block(device: Device, bytes: number, cached: boolean): { ptr: bigint; buffer: ArrayBuffer } {
+    const ptr = cached ? device.pinnedCache.take(bytes) : undefined;
+    if (ptr === undefined) return device.backend.allocHost(device.native, bytes);
+    const buffer = addon.hostView(ptr, bytes);
+    new Uint8Array(buffer).fill(0);
+    return { ptr, buffer };
   }
 
   /**

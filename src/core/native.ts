@@ -147,8 +147,10 @@ export interface Addon {
   HostEvent: Backend['Event'];
   hostAllocHost: Backend['allocHost'];
   hostFreeHost: Backend['freeHost'];
-  /** An ArrayBuffer over memory of the host device, for CPU kernels. */
+  /** An ArrayBuffer over memory the addon handed out (no finalizer): for CPU kernels, reused pinned blocks. */
   hostView(ptr: bigint, bytes: number): ArrayBuffer;
+  /** Detaches an ArrayBuffer over memory the addon handed out, so that its views empty. */
+  detachBuffer(buffer: ArrayBuffer): void;
 }
 
 function load(): Addon {

@@ -6,7 +6,7 @@ import { CudaError, checkCount, checkOptions, rangeError, typeError, received } 
 import { DTYPES, isDType, type DType } from './dtype.js';
 import { DeviceArray, Memory } from './memory.js';
 import { checkScalar, scalarBits } from './scalar.js';
-import { cancelCompletion, expectCompletion } from './completions.js';
+import { cancelCompletion, expectCompletion, onCompletion, reserveCompletion } from './completions.js';
 import { DISABLE_TIMING, Event, type EventOptions } from './event.js';
 import type { Device } from './device.js';
 import type { Kernel, KernelArgs, Signature } from './kernel.js';
@@ -351,22 +351,21 @@ export class Stream extends EventEmitter<StreamEvents> {
   notify(done: (status: number) => void, refuseCapture?: string): void {
     this.backlog.admit(1);
     const mark = this.backlog.total;
-    const id = expectCompletion((status) => {
-      done(status);
-      if (status === 0) this.#reachedCompletionPoint(mark);
-    });
+    const id = reserveCompletion(); // its handler is set after the enqueue, which comes sooner
     let enqueued: boolean;
     try {
       enqueued = this.native.notify(id, refuseCapture ? NOTIFY_REFUSE_CAPTURE : 0);
     } catch (error) {
-      cancelCompletion(id);
       this.device.fail(error);
     }
     if (!enqueued) {
-      cancelCompletion(id);
       this.backlog.withdraw(1);
       throw captureRefused(refuseCapture!);
     }
+    onCompletion(id, (status) => {
+      done(status);
+      if (status === 0) this.#reachedCompletionPoint(mark);
+    });
   }
 
   /** @internal An event behind all work enqueued so far (the one recorded at close, once closed). */

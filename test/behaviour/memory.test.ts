@@ -112,6 +112,26 @@ describeBackends('Stream memory', (getDevice) => {
     await vi.waitFor(() => expect(used.data.length).toBe(0));
   });
 
+  it('reuses the block of a freed small pinned array, zeroed, and frees large ones', async () => {
+    const small = device.allocHost('u32', 100); // 400 bytes: a 512-byte block
+    small.data.fill(0xffff_ffff);
+    const { ptr } = small;
+    const cached = device.pinnedCache.freeBytes;
+    small.close();
+    expect(device.pinnedCache.freeBytes).toBe(cached + 512);
+    const again = device.allocHost('i16', 256); // 512 bytes: the same size class
+    expect(again.ptr).toBe(ptr);
+    expect([...again.data].every((v) => v === 0)).toBe(true);
+    expect(small.data.length).toBe(0);
+
+    const large = device.allocHost('u8', (1 << 20) + 1); // past the cached sizes
+    const before = device.pinnedCache.freeBytes;
+    large.close();
+    await vi.waitFor(() => expect(large.data.length).toBe(0));
+    expect(device.pinnedCache.freeBytes).toBe(before);
+    again.close();
+  });
+
   it('frees device memory stream-ordered behind work of several streams', async () => {
     const other = device.createStream();
     const a = s.alloc('u32', 1 << 20);

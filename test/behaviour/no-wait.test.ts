@@ -2,9 +2,21 @@
 // synchronize with the whole device (freeing pinned memory, unloading a module) would otherwise
 // deadlock as soon as a stream is held by a host step, which needs the main thread to run.
 import { expect, it } from 'vitest';
-import { HostStepsPendingError } from '../../src/index.js';
+import { HostStepsPendingError, type Device, type Stream } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
 import { testKernels } from '../support/kernels.js';
+import { collectUntil } from '../support/gc.js';
+
+/**
+ * Allocates a 4000-byte pinned array, copies it onto itself on `stream` and keeps no reference to
+ * it; returns the bytes of free cached blocks once it took its own.
+ */
+function useAndDrop(device: Device, stream: Stream): number {
+  const array = device.allocHost('f32', 1000);
+  const cached = device.pinnedCache.freeBytes;
+  stream.copy(array, array);
+  return cached;
+}
 
 const NOTHING = 'extern "C" __global__ void nothing() {}\n';
 const QUICK_MS = 250; // far below the 3 s the busy stream stays busy
@@ -12,7 +24,7 @@ const QUICK_MS = 250; // far below the 3 s the busy stream stays busy
 describeBackends('main-thread calls while another stream is busy', (getDevice, backend) => {
   it('return at once: pinned memory, modules, streams, events and device memory', async () => {
     const device = getDevice();
-    const { latch, module } = await testKernels(device);
+    const { latch } = await testKernels(device);
     const spare = await device.compile(NOTHING + '// spare\n', { cache: false }); // a module to unload
     const busy = device.createStream({ nonBlocking: true });
     const flag = device.allocHost('u32', 1);
@@ -62,7 +74,40 @@ describeBackends('main-thread calls while another stream is busy', (getDevice, b
     (await loading).close();
     expect(loaded).toBe(true);
     expect(stepHadRun).toBe(backend === 'cuda'); // the load waited for the held step to be released
-    module.close();
+    idle.close();
+    busy.close();
+  });
+
+  it('free small pinned arrays at once, closed or collected, while another stream runs with no step held', async () => {
+    const device = getDevice();
+    const { latch } = await testKernels(device);
+    const busy = device.createStream({ nonBlocking: true });
+    const idle = device.createStream();
+    const flag = device.allocHost('u32', 1);
+    const out = device.allocHost('u32', 1);
+    flag.data[0] = 0;
+    out.data[0] = 0;
+    busy.launch(latch, { grid: 1, block: 1 }, [flag, out, 7, 3_000_000_000n]); // gives up after 3 s
+    const start = performance.now();
+    const closed = device.allocHost('u32', 64);
+    const cachedBefore = useAndDrop(device, idle); // an array left to the garbage collector
+    closed.data.fill(9);
+    const view = closed.data;
+    idle.copy(closed, closed);
+    closed.close();
+    await idle.synchronized();
+    // Both blocks back in the cache (256 and 4096 bytes): the frees ran, and would have waited for the latch.
+    await collectUntil(() => device.pinnedCache.freeBytes >= cachedBefore + 256 + 4096, 20);
+    const waited = performance.now() - start;
+    const reused = device.allocHost('u32', 64);
+    expect(busy.query()).toBe(false); // the latch still runs
+    expect(waited).toBeLessThan(QUICK_MS * 4);
+    expect(device.pinnedCache.freeBytes).toBeGreaterThanOrEqual(cachedBefore + 4096); // 256 of it reused
+    expect(view.length).toBe(0); // the closed array's views emptied
+    expect([...reused.data].every((v) => v === 0)).toBe(true); // a reused block starts zeroed
+    flag.data[0] = 1;
+    await busy.synchronized();
+    expect(out.data[0]).toBe(7);
     idle.close();
     busy.close();
   });
