@@ -222,13 +222,12 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
     return new HostArray(allocation, dtype, new DTYPES[dtype].Array(buffer, 0, length));
   }
 
-  /** A cached block when one is free (zeroed, as new pinned memory is), else a new allocation. */
+  /** A cached block when one is free, else a new allocation; zeroed either way. */
   static #block(device: Device, bytes: number, cached: boolean): { ptr: bigint; buffer: ArrayBuffer } {
-    const ptr = cached ? device.pinnedCache.take(bytes) : undefined;
-    if (ptr === undefined) return device.backend.allocHost(device.native, bytes);
-    const buffer = addon.hostView(ptr, bytes);
-    new Uint8Array(buffer).fill(0);
-    return { ptr, buffer };
+    const reused = cached ? device.pinnedCache.take(bytes) : undefined;
+    const block = reused === undefined ? device.backend.allocHost(device.native, bytes) : { ptr: reused, buffer: addon.hostView(reused, bytes) };
+    new Uint8Array(block.buffer).fill(0);
+    return block;
   }
 
   /**
