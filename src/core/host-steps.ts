@@ -105,6 +105,12 @@ export class Gate {
     return this.#last;
   }
 
+  /** Whether the word has reached `value` (the device wrote it, or a later one). */
+  reached(value: number): boolean {
+    const word = this.#word.data[0]; // undefined once freed
+    return word !== undefined && ((word - value) | 0) >= 0;
+  }
+
   /** Lets the device go past the wait for `value` (and every earlier one). */
   open(value: number): void {
     this.#word.data[0] = value;

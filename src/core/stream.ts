@@ -297,16 +297,21 @@ export class Stream extends EventEmitter<StreamEvents> {
   }
 
   /**
-   * Enqueues a write of the next signal value and has the native watcher report it. If the
-   * watcher gives up, or the stream closes first, the fallback is enqueued: a notification on the
-   * notifier stream once the signal has that value.
+   * Enqueues a write of the next signal value and has the native watcher report it. While it
+   * watches, the event loop keeps turning and looks at the word too, so whichever of the two sees
+   * the write first settles the wait. If the watcher gives up, or the stream closes first, the
+   * fallback is enqueued: a notification on the notifier stream once the signal has that value.
    */
   #watch(spin: number, settle: (status: number, error?: unknown) => void): void {
     const signal = (this.#signal ??= new Gate(this));
     const value = signal.next();
     this.#enqueue(1, () => this.native.writeValue(signal.address, value));
     const mark = this.backlog.total;
+    let done = false;
     const reached = (status: number, error?: unknown) => {
+      if (done) return;
+      done = true;
+      this.#watching.delete(fallBack);
       settle(status, error);
       if (status === 0) this.#reachedCompletionPoint(mark);
     };
@@ -322,17 +327,17 @@ export class Stream extends EventEmitter<StreamEvents> {
       }
     };
     this.#watching.add(fallBack);
-    // Keep the event loop turning while the watcher watches, so that its wake-up is taken at once
-    // instead of after the loop's thread has gone to sleep.
+    // Keep the event loop from sleeping while the watcher watches, so that its wake-up is taken at
+    // once; each turn looks at the word itself as well.
     const turn = () => {
-      if (this.#watching.has(fallBack)) setImmediate(turn);
+      if (!this.#watching.has(fallBack)) return;
+      if (signal.reached(value)) reached(0);
+      else setImmediate(turn);
     };
     setImmediate(turn);
     const id = expectCompletion((status) => {
-      if (status === 0) {
-        this.#watching.delete(fallBack);
-        reached(0);
-      } else if (this.#watching.has(fallBack)) fallBack(); // the watcher gave up
+      if (status === 0) reached(0);
+      else if (this.#watching.has(fallBack)) fallBack(); // the watcher gave up
     });
     addon.watch(id, signal.address, value, spin);
   }
