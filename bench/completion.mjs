@@ -1,8 +1,14 @@
 // bench/completion: the completion road against native baselines, in one process.
 // (a) device work done → JavaScript callback running, against cuLaunchHostFunc waking a C++
-//     thread through a condition variable (both: an empty kernel, then the notification).
+//     thread through a condition variable (both: an empty kernel, then the notification). Beside
+//     it: the Node-API floor (the same enqueue from C++, then a threadsafe function calling
+//     JavaScript: what any addon pays to reach the main thread), the split of the enqueue, and the
+//     low-latency mode against a C++ thread that spin-polls the stream's write itself.
 // (b) a held host step: from the moment the step settles to the next kernel's write seen on the
-//     host, against a native gate (cuStreamWaitValue32 on pinned memory, released by a host store).
+//     host (by an observer thread, and by the main thread), against a native gate
+//     (cuStreamWaitValue32 on pinned memory, released by a host store); beside it, the gate with
+//     a host function before the wait, on the same stream and on a second one.
+// The main cases alternate with their baselines in 20 short rounds, so drift weighs on both.
 import { Device, LaunchConfig } from '../dist/src/index.js';
 import { expectCompletion } from '../dist/src/core/completions.js';
 import { NOTIFY_BY_HOST_FUNCTION } from '../dist/src/core/native.js';
