@@ -60,12 +60,12 @@ describeBackends('Stream', (getDevice, backend) => {
     const s = stream();
     const counter = s.alloc('u32', 1);
     s.fill(counter, 0);
-    const options: { grid: number | number[]; block: number } = { grid: 2, block: 3 };
+    const options: { grid: number | [number, number]; block: number } = { grid: 2, block: 3 };
     s.launch(kernels.count, options, [counter]); // 6 threads
     s.launch(kernels.count, { grid: 2, block: 3 }, [counter]); // the same, in a new object: 6
     options.grid = [2, 2];
     s.launch(kernels.count, options, [counter]); // 12
-    const grid = [1, 1];
+    const grid: [number, number] = [1, 1];
     const inPlace = { grid, block: 4 };
     s.launch(kernels.count, inPlace, [counter]); // 4
     grid[1] = 3;
