@@ -62,7 +62,7 @@ const bySpinning = () => stream.synchronized({ spin: 200 }).then(now);
  * enqueues the step; `settleAfter` µs of busy waiting in the step first lets the stream reach its
  * wait, as the native gate's measurement does.
  */
-async function heldStepRoundTrips(count, { enqueueStep = (step) => stream.hostLaunch(step), settleAfter = 0 } = {}) {
+async function heldStepRoundTrips(count, { on = stream, enqueueStep = (step) => on.hostLaunch(step), settleAfter = 0 } = {}) {
   const flag = device.allocHost('u32', 1);
   flag.data[0] = 0;
   const main = [];
@@ -83,10 +83,10 @@ async function heldStepRoundTrips(count, { enqueueStep = (step) => stream.hostLa
           resolve();
         });
       });
-      stream.launch(store, one, [flag, i]);
+      on.launch(store, one, [flag, i]);
     });
   }
-  await stream.synchronized();
+  await on.synchronized();
   const seen = baseline.finishObserver(observer);
   const observed = Array.from(seen, (at, i) => (at - starts[i]) / 1000);
   return { main, observed };
@@ -219,6 +219,13 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 
 const settled = await heldStepRoundTrips(COUNT / 2, { settleAfter: 100 });
+// Held steps on a new stream (with a new gate word) each round.
+const onNewStreams = [];
+for (let round = 0; round < ROUNDS; round++) {
+  const fresh = device.createStream({ nonBlocking: true });
+  onNewStreams.push(...(await heldStepRoundTrips(COUNT / ROUNDS, { on: fresh })).observed);
+  fresh.close();
+}
 // The native gate again, now behind a host function that does nothing, as a step's notification.
 const gateNotified = (notification) => {
   baseline.gateRoundTrips(store.handle, stream.handle, gate.ptr, flag.ptr, 100, notification);
@@ -239,6 +246,7 @@ report('completion', `completion road on ${device.name}, ${COUNT} round trips ea
   summary('held step settles → next kernel seen', oursB, theirsB, '≤ 1.2'),
   summary('… seen by the main thread, back from the step', oursBMain, theirsB, 'to compare'),
   summary('… the step settling 100 µs after it began', settled.observed, theirsB, 'to compare'),
+  summary('… on a new stream each round', onNewStreams, theirsB, 'to compare'),
   summary('… notified on the stream itself, in front of the wait', byHostFunctionStep.observed, theirsB, 'to compare'),
   summary('native gate behind a host function (vs. the plain gate)', nativeAfterHostFunction, theirsB, 'to compare'),
   summary('native gate, host function on a second stream (vs. the plain gate)', nativeNotifiedOnSide, theirsB, 'to compare'),
