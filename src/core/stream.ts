@@ -67,6 +67,8 @@ export class Stream extends EventEmitter<StreamEvents> {
   #signal: Gate | undefined;
   /** The fallbacks of spinning waits whose watcher has neither seen the signal nor given up. */
   readonly #watching = new Set<() => void>();
+  /** Fallbacks enqueued and not yet settled: the notifier stream waits on the signal word. */
+  #fallingBack = 0;
 
   private constructor(device: Device, native: NativeStream) {
     super();
@@ -317,11 +319,16 @@ export class Stream extends EventEmitter<StreamEvents> {
     };
     const fallBack = () => {
       this.#watching.delete(fallBack);
-      const id = expectCompletion(reached);
+      this.#fallingBack++;
+      const id = expectCompletion((status) => {
+        this.#fellBack();
+        reached(status);
+      });
       try {
         this.native.notifyWhen(id, signal.address, value);
       } catch (error) {
         cancelCompletion(id);
+        this.#fellBack();
         this.device.recordFailure(error);
         reached(-1, error);
       }
@@ -340,6 +347,11 @@ export class Stream extends EventEmitter<StreamEvents> {
       else if (this.#watching.has(fallBack)) fallBack(); // the watcher gave up
     });
     addon.watch(id, signal.address, value, spin);
+  }
+
+  /** A fallback settled: the notifier stream no longer reads the signal word, which may go. */
+  #fellBack(): void {
+    if (--this.#fallingBack === 0 && this.closed) this.#signal?.close();
   }
 
   /** Emits `idle` if nothing was enqueued since the completion point at backlog total `mark`. */
@@ -395,7 +407,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     for (const fallBack of this.#watching) fallBack(); // while the notifier stream is still there
     this.native.destroy(); // and its notifier stream; a foreign stream itself is left to its owner
     this.#gate?.close();
-    this.#signal?.close();
+    if (this.#fallingBack === 0) this.#signal?.close(); // else once the last fallback settled
   }
 
   [Symbol.dispose](): void {
