@@ -180,10 +180,7 @@ Napi::Value StreamObject::hold(const Napi::CallbackInfo& info) {
   addon.check(env, cu::call(d.cuEventRecord, reached_, stream_), "cuEventRecord");
   addon.check(env, cu::call(d.cuStreamWaitEvent, side, reached_, 0u), "cuStreamWaitEvent");
   notifyOn(env, side, info[0].As<Napi::Number>().Uint32Value(), false);
-  addon.check(env,
-              cu::call(d.cuStreamWaitValue32, stream_, toU64(info[1]),
-                       info[2].As<Napi::Number>().Uint32Value(), cu::kStreamWaitValueGeq),
-              "cuStreamWaitValue32");
+  waitWord(env, stream_, info[1], info[2]);
   return env.Undefined();
 }
 
@@ -193,12 +190,9 @@ Napi::Value StreamObject::hold(const Napi::CallbackInfo& info) {
 Napi::Value StreamObject::notifyWhen(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (!stream_) throw Napi::Error::New(env, "notifyWhen on a destroyed stream");
-  const cu::Driver& d = enter(env);
+  enter(env);
   cu::Stream side = notifier(env);
-  Addon::of(env).check(env,
-                       cu::call(d.cuStreamWaitValue32, side, toU64(info[1]),
-                                info[2].As<Napi::Number>().Uint32Value(), cu::kStreamWaitValueGeq),
-                       "cuStreamWaitValue32");
+  waitWord(env, side, info[1], info[2]);
   notifyOn(env, side, info[0].As<Napi::Number>().Uint32Value(), false);
   return env.Undefined();
 }
@@ -232,27 +226,40 @@ Napi::Value StreamObject::hostFunction(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-// One 32-bit stream memory operation on the word at info[0] (pinned host memory) with value info[1].
-Napi::Value StreamObject::valueOp(const Napi::CallbackInfo& info, ValueOp cu::Driver::*op,
-                                  unsigned flags, const char* call) {
-  Napi::Env env = info.Env();
+// One 32-bit stream memory operation on `stream`, on the word at `address` (pinned host memory)
+// with `value`. The caller made the context current.
+void StreamObject::valueOp(Napi::Env env, cu::Stream stream, const Napi::Value& address,
+                           const Napi::Value& value, ValueOp cu::Driver::*op, unsigned flags,
+                           const char* call) {
   Addon::of(env).check(env,
-                       cu::call(enter(env).*op, stream_, toU64(info[0]),
-                                info[1].As<Napi::Number>().Uint32Value(), flags),
+                       cu::call(cu::driver().*op, stream, toU64(address),
+                                value.As<Napi::Number>().Uint32Value(), flags),
                        call);
-  return env.Undefined();
 }
 
-// waitValue(address, value): work enqueued after this waits, on the device, until the word at
-// address is at least value. Host steps are a notification and this wait.
+// Work enqueued on `stream` after this waits, on the device, until the word at `address` is at
+// least `value`.
+void StreamObject::waitWord(Napi::Env env, cu::Stream stream, const Napi::Value& address,
+                            const Napi::Value& value) {
+  valueOp(env, stream, address, value, &cu::Driver::cuStreamWaitValue32, cu::kStreamWaitValueGeq,
+          "cuStreamWaitValue32");
+}
+
+// waitValue(address, value): see waitWord. Held steps use hold(), which waits the same way.
 Napi::Value StreamObject::waitValue(const Napi::CallbackInfo& info) {
-  return valueOp(info, &cu::Driver::cuStreamWaitValue32, cu::kStreamWaitValueGeq, "cuStreamWaitValue32");
+  Napi::Env env = info.Env();
+  enter(env);
+  waitWord(env, stream_, info[0], info[1]);
+  return env.Undefined();
 }
 
 // writeValue(address, value): the device writes value to the word at address when the stream
 // reaches this point; the low-latency wait watches for it.
 Napi::Value StreamObject::writeValue(const Napi::CallbackInfo& info) {
-  return valueOp(info, &cu::Driver::cuStreamWriteValue32, 0u, "cuStreamWriteValue32");
+  Napi::Env env = info.Env();
+  enter(env);
+  valueOp(env, stream_, info[0], info[1], &cu::Driver::cuStreamWriteValue32, 0u, "cuStreamWriteValue32");
+  return env.Undefined();
 }
 
 Napi::Value StreamObject::alloc(const Napi::CallbackInfo& info) {

@@ -52,8 +52,10 @@ class StreamObject : public Napi::ObjectWrap<StreamObject> {
   // Releases the notifier stream and its event, once.
   void closeNotifier();
   using ValueOp = decltype(cu::Driver::cuStreamWaitValue32);
-  Napi::Value valueOp(const Napi::CallbackInfo& info, ValueOp cu::Driver::*op, unsigned flags,
-                      const char* call);
+  void valueOp(Napi::Env env, cu::Stream stream, const Napi::Value& address,
+               const Napi::Value& value, ValueOp cu::Driver::*op, unsigned flags, const char* call);
+  void waitWord(Napi::Env env, cu::Stream stream, const Napi::Value& address,
+                const Napi::Value& value);
 
   cu::Stream stream_ = nullptr;
   bool owned_ = false;

@@ -93,21 +93,28 @@ Napi::Value HostStream::waitEvent(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-Napi::Value HostStream::notify(const Napi::CallbackInfo& info) {
-  Completion::Record* r = Addon::of(info.Env()).completion->record(info[0].As<Napi::Number>().Uint32Value());
+// Queues the completion of `id`.
+void HostStream::pushNotify(Napi::Env env, const Napi::Value& id) {
+  Completion::Record* r = Addon::of(env).completion->record(id.As<Napi::Number>().Uint32Value());
   queue_->push([r] { Completion::push(r, 0); });
+}
+
+// Queues a wait until the word at `address` is at least `value`.
+void HostStream::pushWait(const Napi::Value& address, const Napi::Value& value) {
+  auto* word = reinterpret_cast<const volatile uint32_t*>(toU64(address));
+  uint32_t at = value.As<Napi::Number>().Uint32Value();
+  queue_->push([word, at] { waitForWord(word, at); });
+}
+
+Napi::Value HostStream::notify(const Napi::CallbackInfo& info) {
+  pushNotify(info.Env(), info[0]);
   return Napi::Boolean::New(info.Env(), true);  // never under capture
 }
 
 // hold(id, address, value): the notification, then the wait, in this stream's queue.
 Napi::Value HostStream::hold(const Napi::CallbackInfo& info) {
-  Completion::Record* r = Addon::of(info.Env()).completion->record(info[0].As<Napi::Number>().Uint32Value());
-  auto* word = reinterpret_cast<const volatile uint32_t*>(toU64(info[1]));
-  uint32_t value = info[2].As<Napi::Number>().Uint32Value();
-  queue_->push([r, word, value] {
-    Completion::push(r, 0);
-    waitForWord(word, value);
-  });
+  pushNotify(info.Env(), info[0]);
+  pushWait(info[1], info[2]);
   return info.Env().Undefined();
 }
 
@@ -115,13 +122,8 @@ Napi::Value HostStream::hold(const Napi::CallbackInfo& info) {
 // reaches it after the write it waits for; later work in the queue goes first.
 Napi::Value HostStream::notifyWhen(const Napi::CallbackInfo& info) {
   if (destroyed_) throw Napi::Error::New(info.Env(), "notifyWhen on a destroyed stream");
-  Completion::Record* r = Addon::of(info.Env()).completion->record(info[0].As<Napi::Number>().Uint32Value());
-  auto* word = reinterpret_cast<const volatile uint32_t*>(toU64(info[1]));
-  uint32_t value = info[2].As<Napi::Number>().Uint32Value();
-  queue_->push([r, word, value] {
-    waitForWord(word, value);
-    Completion::push(r, 0);
-  });
+  pushWait(info[1], info[2]);
+  pushNotify(info.Env(), info[0]);
   return info.Env().Undefined();
 }
 
@@ -133,9 +135,7 @@ Napi::Value HostStream::hostFunction(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value HostStream::waitValue(const Napi::CallbackInfo& info) {
-  auto* word = reinterpret_cast<const volatile uint32_t*>(toU64(info[0]));
-  uint32_t value = info[1].As<Napi::Number>().Uint32Value();
-  queue_->push([word, value] { waitForWord(word, value); });
+  pushWait(info[0], info[1]);
   return info.Env().Undefined();
 }
 

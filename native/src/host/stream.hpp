@@ -38,6 +38,9 @@ class HostStream : public Napi::ObjectWrap<HostStream> {
   Napi::Value copy(const Napi::CallbackInfo& info);
   Napi::Value fill(const Napi::CallbackInfo& info);
 
+  void pushNotify(Napi::Env env, const Napi::Value& id);
+  void pushWait(const Napi::Value& address, const Napi::Value& value);
+
   std::shared_ptr<Queue> queue_;
   bool destroyed_ = false;
   int priority_ = 0;
