@@ -27,7 +27,7 @@ export function onCompletion(id: number, handler: CompletionHandler): void {
 /** Reserves an id whose completion calls `handler`; pass the id to the addon's notify. */
 export function expectCompletion(handler: CompletionHandler): number {
   const id = reserveCompletion();
-  handlers.set(id, handler);
+  onCompletion(id, handler);
   return id;
 }
 

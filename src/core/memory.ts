@@ -69,24 +69,21 @@ class HostAllocation extends Allocation {
   release(): void {
     if (this.freed) return;
     this.freed = true;
-    const free = this.cachedSize ? () => this.#keep() : () => this.#free();
     const streams = this.streams();
-    if (streams.length === 0) free();
-    else this.device.serviceStream(streams).notify(free);
+    if (streams.length === 0) this.#free();
+    else this.device.serviceStream(streams).notify(() => this.#free());
   }
 
-  /** Empties every view of the block and caches it for the next array of its size. */
-  #keep(): void {
+  /**
+   * Empties every view of the memory, so that no JavaScript reaches it any more, then caches a
+   * cached block for the next array of its size, or frees the memory. cuMemFreeHost waits for the
+   * whole device: it is made only when no host step holds a stream of it.
+   */
+  #free(): void {
     const buffer = this.buffer.deref();
     if (buffer) addon.detachBuffer(buffer);
-    this.device.pinnedCache.give(this.ptr, this.cachedSize);
-  }
-
-  /** cuMemFreeHost waits for the whole device: only when no host step holds a stream of it. */
-  #free(): void {
-    this.device.held.whenNone(() =>
-      this.device.backend.freeHost(this.device.native, this.ptr, this.buffer.deref() ?? new ArrayBuffer(0)),
-    );
+    if (this.cachedSize) this.device.pinnedCache.give(this.ptr, this.cachedSize);
+    else this.device.held.whenNone(() => this.device.backend.freeHost(this.device.native, this.ptr));
   }
 }
 
@@ -144,8 +141,14 @@ export abstract class Memory<D extends DType = DType> {
     return [begin * DTYPES[this.dtype].size, end - begin];
   }
 
-  /** Frees the memory after the work already enqueued on it completes. Idempotent. */
-  abstract close(): void;
+  /**
+   * Frees the memory after the work already enqueued on it completes. On a view, frees the whole
+   * allocation it belongs to. Idempotent.
+   */
+  close(): void {
+    collected.unregister(this.allocation);
+    this.allocation.release();
+  }
 
   [Symbol.dispose](): void {
     this.close();
@@ -185,12 +188,6 @@ export class DeviceArray<D extends DType = DType> extends Memory<D> {
   subarray(begin = 0, end = this.length): DeviceArray<D> {
     const [offset, length] = this.range(begin, end);
     return new DeviceArray(this.allocation, this.dtype, this.#byteOffset + offset, length, this.#root ?? this);
-  }
-
-  /** Frees the allocation (stream-ordered). On a view, frees the whole allocation it belongs to. */
-  close(): void {
-    collected.unregister(this.allocation);
-    this.allocation.release();
   }
 }
 
@@ -238,11 +235,5 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
     const [offset, length] = this.range(begin, end);
     const view = new DTYPES[this.dtype].Array(this.data.buffer, this.data.byteOffset + offset, length);
     return new HostArray(this.allocation, this.dtype, view);
-  }
-
-  /** Frees the pinned memory once work already enqueued on it completes; `data` then empties. */
-  close(): void {
-    collected.unregister(this.allocation);
-    this.allocation.release();
   }
 }

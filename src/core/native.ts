@@ -126,7 +126,8 @@ export interface Backend {
   Stream: new (device: NativeDevice, flags: number, priority: number, handle?: bigint) => NativeStream;
   Event: new (device: NativeDevice, flags: number) => NativeEvent;
   allocHost(device: NativeDevice, bytes: number): { ptr: bigint; buffer: ArrayBuffer };
-  freeHost(device: NativeDevice, ptr: bigint, buffer: ArrayBuffer): void;
+  /** Frees pinned memory allocated by allocHost; detach its buffer first (detachBuffer). */
+  freeHost(device: NativeDevice, ptr: bigint): void;
 }
 
 export interface Addon {
@@ -140,7 +141,7 @@ export interface Addon {
   Module: new (device: NativeDevice, image: Uint8Array) => NativeModule;
   Kernel: new (module: NativeModule, name: string) => NativeKernel;
   allocHost(device: NativeDevice, bytes: number): { ptr: bigint; buffer: ArrayBuffer };
-  freeHost(device: NativeDevice, ptr: bigint, buffer: ArrayBuffer): void;
+  freeHost(device: NativeDevice, ptr: bigint): void;
   compile(source: string, name: string, options: string[], expressions: string[]): Promise<CompileOutput>;
   HostDevice: Backend['Device'];
   HostStream: Backend['Stream'];

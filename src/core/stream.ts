@@ -286,10 +286,8 @@ export class Stream extends EventEmitter<StreamEvents> {
     checkCount('spin', spin);
     this.checkOpen();
     return new Promise((resolve, reject) => {
-      let settled = false;
+      // Called once: by the notification, or by the first of the spinning wait's roads (#watch).
       const settle = (status: number, error?: unknown) => {
-        if (settled) return;
-        settled = true;
         if (status === 0) resolve();
         else reject(error ?? this.statusError(status));
       };
@@ -440,11 +438,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     if (sticky && sticky.code === status) return sticky;
     const { name, message } = addon.describeError(status);
     const error = new CudaError(status, name, 'stream', `work enqueued on the stream failed: ${name} (${message})`);
-    try {
-      this.device.fail(error);
-    } catch {
-      // recorded as the device's sticky error when it is one
-    }
+    this.device.recordFailure(error);
     return error;
   }
 }

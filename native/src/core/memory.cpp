@@ -27,8 +27,6 @@ Napi::Value allocHost(const Napi::CallbackInfo& info) {
 Napi::Value freeHost(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
-  auto buffer = info[2].As<Napi::ArrayBuffer>();
-  if (!buffer.IsDetached()) buffer.Detach();
   addon.use(env, DeviceObject::from(info[0])->context());
   addon.check(env, cu::call(cu::driver().cuMemFreeHost, reinterpret_cast<void*>(toU64(info[1]))),
               "cuMemFreeHost");

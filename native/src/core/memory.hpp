@@ -5,7 +5,8 @@
 namespace rxcuda {
 
 // allocHost(device, bytes) -> { ptr: bigint, buffer: ArrayBuffer over the pinned bytes }
-// freeHost(device, ptr, buffer): detaches buffer, so no JavaScript can reach the memory, then frees.
+// freeHost(device, ptr): frees; the caller detached every ArrayBuffer over the memory first
+// (detachBuffer), so no JavaScript can reach it.
 void defineMemory(Napi::Env env, Napi::Object exports);
 
 }  // namespace rxcuda

@@ -63,9 +63,8 @@ Napi::Value allocHost(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// freeHost(device, ptr): as the CUDA backend's; the caller detached the memory's ArrayBuffer.
 Napi::Value freeHost(const Napi::CallbackInfo& info) {
-  auto buffer = info[2].As<Napi::ArrayBuffer>();
-  if (!buffer.IsDetached()) buffer.Detach();
   std::free(reinterpret_cast<void*>(toU64(info[1])));
   return info.Env().Undefined();
 }
