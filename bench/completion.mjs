@@ -6,8 +6,9 @@
 //     low-latency mode against a C++ thread that spin-polls the stream's write itself.
 // (b) a held host step: from the moment the step settles to the next kernel's write seen on the
 //     host (by an observer thread, and by the main thread), against a native gate
-//     (cuStreamWaitValue32 on pinned memory, released by a host store); beside it, the gate with
-//     a host function before the wait, on the same stream and on a second one.
+//     (cuStreamWaitValue32 on pinned memory, released by a host store); beside it, the same
+//     gate with a held step's notification in front of the wait, made in C++ in several ways,
+//     and stored 100 µs after the enqueue or a set time after the notification ran.
 // The main cases alternate with their baselines in 20 short rounds, so drift weighs on both.
 import { Device, LaunchConfig } from '../dist/src/index.js';
 import { expectCompletion } from '../dist/src/core/completions.js';
@@ -129,21 +130,25 @@ const enqueueA = [];
 const nativeEnqueueA = [];
 const nativeLaunchA = [];
 // The Node-API floor: the launch and cuLaunchHostFunc from C++, a threadsafe function calling JS.
+// Beside it, the same with a bare libuv async handle in place of the threadsafe function.
 let woken;
 const waker = baseline.createWaker(() => woken(now()));
-const floorTrips = async (count) => {
+const uvWaker = baseline.createWaker(() => woken(now()), 'uvAsync');
+const floorTrips = async (count, by = waker) => {
   const out = [];
   for (let i = 0; i < count; i++) {
     const start = now();
     const done = new Promise((r) => (woken = r));
-    baseline.launchAndWake(empty.handle, stream.handle, waker);
+    baseline.launchAndWake(empty.handle, stream.handle, by);
     out.push(micros(start, await done));
   }
   return out;
 };
 
 const nodeApiFloor = [];
+const uvFloor = [];
 await floorTrips(200);
+await floorTrips(200, uvWaker);
 // Short alternating rounds, so that drift in the machine's state weighs on all three alike.
 for (let round = 0; round < ROUNDS; round++) {
   oursA.push(...(await roundTrips(COUNT / ROUNDS, byCallback, enqueueA, launchA)));
@@ -153,8 +158,10 @@ for (let round = 0; round < ROUNDS; round++) {
   nativeEnqueueA.push(...enqueued);
   nativeLaunchA.push(...launched);
   nodeApiFloor.push(...(await floorTrips(COUNT / ROUNDS)));
+  uvFloor.push(...(await floorTrips(COUNT / ROUNDS, uvWaker)));
 }
 baseline.closeWaker(waker);
+baseline.closeWaker(uvWaker);
 
 // Where the notification's enqueue goes: each part timed apart.
 const config = new LaunchConfig(one);
@@ -208,15 +215,57 @@ const spinCpu = { cpu_us_per_wait: (cpu.user + cpu.system) / COUNT, wall_us_per_
 const gate = device.allocHost('u32', 1);
 const flag = device.allocHost('u32', 1);
 await heldStepRoundTrips(100); // warm-up
+/**
+ * The Node-API floor of a held step: the step enqueued from C++ as rxcuda enqueues it, its
+ * notification waking the main thread through a threadsafe function, whose JavaScript callback
+ * opens the gate at once (no rxcuda code on the way); timed as heldStepRoundTrips times rxcuda's.
+ */
+let stepWoken;
+const stepWaker = baseline.createWaker(() => stepWoken());
+async function heldStepFloor(count) {
+  const flag = device.allocHost('u32', 1);
+  const gate = device.allocHost('u32', 1);
+  flag.data[0] = 0;
+  gate.data[0] = 0;
+  const starts = new Float64Array(count);
+  const observer = baseline.startObserver(flag.ptr, count);
+  for (let i = 1; i <= count; i++) {
+    await new Promise((resolve) => {
+      stepWoken = () => {
+        starts[i - 1] = Number(process.hrtime.bigint());
+        gate.data[0] = i;
+        queueMicrotask(() => {
+          while (flag.data[0] !== i) {}
+          resolve();
+        });
+      };
+      baseline.holdAndWake(store.handle, stream.handle, gate.ptr, flag.ptr, i, stepWaker);
+    });
+  }
+  await stream.synchronized();
+  const seen = baseline.finishObserver(observer);
+  return Array.from(seen, (at, i) => (at - starts[i]) / 1000);
+}
+
+const gateTrips = (count, notification = 'none', after = -1) =>
+  baseline.gateRoundTrips(store.handle, stream.handle, gate.ptr, flag.ptr, count, notification, after);
 const oursB = [];
 const oursBMain = [];
 const theirsB = [];
+// A native held step made as rxcuda makes one: the gate stored 15 µs after the notification
+// (cuStreamAddCallback on a second stream, behind an event) ran, about when a step's JS runs.
+const nativeHeldStep = [];
+const heldFloor = [];
+await heldStepFloor(100);
 for (let round = 0; round < ROUNDS; round++) {
   const { main, observed } = await heldStepRoundTrips(COUNT / ROUNDS);
   oursB.push(...observed);
   oursBMain.push(...main);
-  theirsB.push(...baseline.gateRoundTrips(store.handle, stream.handle, gate.ptr, flag.ptr, COUNT / ROUNDS));
+  theirsB.push(...gateTrips(COUNT / ROUNDS));
+  nativeHeldStep.push(...gateTrips(COUNT / ROUNDS, 'sideCallback', 15));
+  heldFloor.push(...(await heldStepFloor(COUNT / ROUNDS)));
 }
+baseline.closeWaker(stepWaker);
 
 const settled = await heldStepRoundTrips(COUNT / 2, { settleAfter: 100 });
 // Held steps on a new stream (with a new gate word) each round.
@@ -226,13 +275,26 @@ for (let round = 0; round < ROUNDS; round++) {
   onNewStreams.push(...(await heldStepRoundTrips(COUNT / ROUNDS, { on: fresh })).observed);
   fresh.close();
 }
-// The native gate again, now behind a host function that does nothing, as a step's notification.
-const gateNotified = (notification) => {
-  baseline.gateRoundTrips(store.handle, stream.handle, gate.ptr, flag.ptr, 100, notification);
-  return baseline.gateRoundTrips(store.handle, stream.handle, gate.ptr, flag.ptr, COUNT / 2, notification);
+// The native gate again, with a notification in front of its wait as a held step has (a host
+// function that only notes that it ran): on the same stream; on a second stream reached through
+// an event, or through a word the stream writes; the second stream with the event alone; and the
+// store made a set time after the host function ran (15 µs is about when a held step's JavaScript
+// runs) rather than 100 µs after the enqueue. In alternating rounds, beside the plain gate.
+const variants = {
+  'host function on the same stream': ['sameStream'],
+  'host function on a second stream (event)': ['sideStream'],
+  '… reached through a written word instead': ['sideWord'],
+  '… the event alone, no host function': ['sideEventOnly'],
+  'host function on a second stream, store 15 µs after it ran': ['sideStream', 15],
+  '… 100 µs after it ran': ['sideStream', 100],
+  '… cuStreamAddCallback, 15 µs after it ran': ['sideCallback', 15],
+  'no host function: a thread waits for an event, store 15 µs after': ['eventThread', 15],
+  plain: ['none'],
 };
-const nativeAfterHostFunction = gateNotified('sameStream');
-const nativeNotifiedOnSide = gateNotified('sideStream');
+const gates = Object.fromEntries(Object.keys(variants).map((v) => [v, []]));
+for (const v of Object.values(variants)) gateTrips(50, ...v);
+for (let round = 0; round < ROUNDS; round++)
+  for (const [name, v] of Object.entries(variants)) gates[name].push(...gateTrips(COUNT / ROUNDS / 2, ...v));
 const byHostFunctionStep = await heldStepRoundTrips(COUNT / 2, { enqueueStep: stepByHostFunction() });
 
 report('completion', `completion road on ${device.name}, ${COUNT} round trips each`, [
@@ -241,15 +303,17 @@ report('completion', `completion road on ${device.name}, ${COUNT} round trips ea
   summary('… notified by cuLaunchHostFunc instead', oursHostFunction, theirsA, 'to compare'),
   summary('native cuStreamAddCallback (vs. cuLaunchHostFunc)', nativeByCallback, theirsA, 'to compare'),
   summary('Node-API floor: C++ enqueues, a threadsafe function calls JS', nodeApiFloor, theirsA, 'to compare'),
+  summary('… a libuv async handle in place of the threadsafe function', uvFloor, theirsA, 'to compare'),
   { ...summary('… low-latency mode (spin ≤ 200 µs)', oursSpin, theirsA, '≤ 12 µs median'), enqueue_median_us: median(spinEnqueue), ...spinCpu },
   summary('native: kernel, write-value, this thread spin-polls (vs. the callback)', nativeSpin, theirsA, 'to compare'),
   summary('held step settles → next kernel seen', oursB, theirsB, '≤ 1.2'),
   summary('… seen by the main thread, back from the step', oursBMain, theirsB, 'to compare'),
+  summary('… against a native held step (store 15 µs after its callback ran)', oursB, nativeHeldStep, 'to compare'),
+  summary('Node-API floor of a held step: C++ enqueues, a threadsafe function opens the gate', heldFloor, theirsB, 'to compare'),
   summary('… the step settling 100 µs after it began', settled.observed, theirsB, 'to compare'),
   summary('… on a new stream each round', onNewStreams, theirsB, 'to compare'),
   summary('… notified on the stream itself, in front of the wait', byHostFunctionStep.observed, theirsB, 'to compare'),
-  summary('native gate behind a host function (vs. the plain gate)', nativeAfterHostFunction, theirsB, 'to compare'),
-  summary('native gate, host function on a second stream (vs. the plain gate)', nativeNotifiedOnSide, theirsB, 'to compare'),
+  ...Object.keys(variants).filter((v) => v !== 'plain').map((v) => summary(`native gate, ${v} (vs. the plain gate alongside)`, gates[v], gates.plain, 'to compare')),
 ]);
 console.log('enqueue parts, median µs:', Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, Number(median(v).toFixed(3))])));
 stream.close();

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../../native/src/cuda/driver.hpp"
+#include "uv.hpp"
 
 namespace {
 
@@ -186,10 +187,21 @@ Napi::Value finishObserver(const Napi::CallbackInfo& info) {
   return out;
 }
 
-// The Node-API floor of a completion: a kernel launched from C++, then cuLaunchHostFunc calling a
-// threadsafe function whose JavaScript callback runs on the main thread. No rxcuda code on the way.
+// The Node-API floor of a completion: a kernel launched from C++, then cuLaunchHostFunc waking the
+// main thread, which calls a JavaScript callback. No rxcuda code on the way. Two ways to wake it:
+// a threadsafe function ('tsfn'), or a bare libuv async handle whose callback enters JavaScript
+// through napi_make_callback ('uvAsync'), so that microtasks run after it as they do after a
+// threadsafe function's call.
 struct Waker {
+  bool viaUv = false;
   napi_threadsafe_function tsfn = nullptr;
+  void* async = nullptr;
+  napi_env env = nullptr;
+  napi_ref callback = nullptr;
+  napi_async_context context = nullptr;
+  // holdAndWake's second stream and event, made on first use.
+  rxcuda::cu::Stream side = nullptr;
+  rxcuda::cu::Event reached = nullptr;
 };
 
 void callWakerCallback(napi_env env, napi_value callback, void*, void*) {
@@ -199,17 +211,45 @@ void callWakerCallback(napi_env env, napi_value callback, void*, void*) {
   napi_call_function(env, undefined, callback, 0, nullptr, nullptr);
 }
 
-void wakeThroughTsfn(void* data) {
-  napi_call_threadsafe_function(static_cast<Waker*>(data)->tsfn, nullptr, napi_tsfn_nonblocking);
+void onAsyncWake(uv_async_s* async) {
+  auto* waker = static_cast<Waker*>(uv::data(async));
+  napi_env env = waker->env;
+  napi_handle_scope scope = nullptr;
+  napi_open_handle_scope(env, &scope);
+  napi_value callback = nullptr;
+  napi_value global = nullptr;  // napi_make_callback takes an object as the receiver
+  napi_get_reference_value(env, waker->callback, &callback);
+  napi_get_global(env, &global);
+  napi_make_callback(env, waker->context, global, callback, 0, nullptr, nullptr);
+  napi_close_handle_scope(env, scope);
 }
 
-// createWaker(callback) -> External; launchAndWake(kernel, stream, waker); closeWaker(waker).
+void wakeThroughTsfn(void* data) {
+  auto* waker = static_cast<Waker*>(data);
+  if (waker->viaUv)
+    uv_async_send(static_cast<uv_async_s*>(waker->async));
+  else
+    napi_call_threadsafe_function(waker->tsfn, nullptr, napi_tsfn_nonblocking);
+}
+
+// createWaker(callback, kind = 'tsfn' | 'uvAsync') -> External; launchAndWake(kernel, stream,
+// waker); closeWaker(waker).
 Napi::Value createWaker(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto* waker = new Waker();
+  waker->viaUv = info.Length() > 1 && info[1].IsString() && info[1].ToString().Utf8Value() == "uvAsync";
   napi_value name = Napi::String::New(env, "rxcuda-bench:waker");
-  if (napi_create_threadsafe_function(env, info[0], nullptr, name, 0, 1, nullptr, nullptr, nullptr,
-                                      &callWakerCallback, &waker->tsfn) != napi_ok) {
+  if (waker->viaUv) {
+    uv_loop_s* loop = nullptr;
+    napi_get_uv_event_loop(env, &loop);
+    waker->env = env;
+    napi_create_reference(env, info[0], 1, &waker->callback);
+    napi_async_init(env, nullptr, name, &waker->context);
+    waker->async = ::operator new(uv_handle_size(uv::kAsync));
+    uv_async_init(loop, static_cast<uv_async_s*>(waker->async), &onAsyncWake);
+    uv::data(waker->async) = waker;
+  } else if (napi_create_threadsafe_function(env, info[0], nullptr, name, 0, 1, nullptr, nullptr,
+                                             nullptr, &callWakerCallback, &waker->tsfn) != napi_ok) {
     delete waker;
     throw Napi::Error::New(env, "napi_create_threadsafe_function failed");
   }
@@ -228,21 +268,71 @@ Napi::Value launchAndWake(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-Napi::Value closeWaker(const Napi::CallbackInfo& info) {
-  auto* waker = info[0].As<Napi::External<Waker>>().Data();
-  napi_release_threadsafe_function(waker->tsfn, napi_tsfn_release);
-  delete waker;
-  return info.Env().Undefined();
+void wakeWakerFromCallback(rxcuda::cu::Stream, rxcuda::cu::Result, void* waker) { wakeThroughTsfn(waker); }
+
+// holdAndWake(store, stream, gate, flag, value, waker): a held step made in C++ as rxcuda makes
+// one, its step being the waker's JavaScript callback: an event recorded on the stream, a second
+// stream that waits for it and then wakes the main thread (cuStreamAddCallback, the waker), the
+// stream waiting until `gate` is at least `value`, then `store(flag, value)` behind the wait.
+Napi::Value holdAndWake(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto fn = functionArg(info[0]);
+  auto stream = streamArg(info[1]);
+  bool lossless = false;
+  uint64_t gate = info[2].As<Napi::BigInt>().Uint64Value(&lossless);
+  uint64_t flag = info[3].As<Napi::BigInt>().Uint64Value(&lossless);
+  uint32_t value = info[4].As<Napi::Number>().Uint32Value();
+  auto* waker = info[5].As<Napi::External<Waker>>().Data();
+  const auto& d = driver();
+  if (!waker->side) {
+    check(env, call(d.cuStreamCreateWithPriority, &waker->side, rxcuda::cu::kStreamNonBlocking, 0), "cuStreamCreate");
+    check(env, call(d.cuEventCreate, &waker->reached, rxcuda::cu::kEventDisableTiming), "cuEventCreate");
+  }
+  check(env, call(d.cuEventRecord, waker->reached, stream), "cuEventRecord");
+  check(env, call(d.cuStreamWaitEvent, waker->side, waker->reached, 0u), "cuStreamWaitEvent");
+  check(env, call(d.cuStreamAddCallback, waker->side, &wakeWakerFromCallback, static_cast<void*>(waker), 0u), "cuStreamAddCallback");
+  check(env, call(d.cuStreamWaitValue32, stream, gate, value, 0u), "cuStreamWaitValue32");
+  void* params[] = {&flag, &value};
+  rxcuda::cu::LaunchConfig config{1, 1, 1, 1, 1, 1, 0, stream, nullptr, 0};
+  check(env, d.cuLaunchKernelEx(&config, fn, params, nullptr), "cuLaunchKernelEx");
+  return env.Undefined();
 }
 
-void nothing(void*) {}
+Napi::Value closeWaker(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto* waker = info[0].As<Napi::External<Waker>>().Data();
+  if (waker->side) {
+    call(driver().cuStreamSynchronize, waker->side);
+    call(driver().cuEventDestroy, waker->reached);
+    call(driver().cuStreamDestroy, waker->side);
+  }
+  if (!waker->viaUv) {
+    napi_release_threadsafe_function(waker->tsfn, napi_tsfn_release);
+    delete waker;
+    return env.Undefined();
+  }
+  napi_delete_reference(env, waker->callback);
+  napi_async_destroy(env, waker->context);
+  uv_close(static_cast<uv_handle_s*>(waker->async), [](uv_handle_s* handle) {
+    auto* closing = static_cast<Waker*>(uv::data(handle));
+    ::operator delete(closing->async);
+    delete closing;
+  });
+  return env.Undefined();
+}
 
-// gateRoundTrips(store, stream, gate, flag, count, notification = 'none') -> Float64Array of
-// microseconds: the stream waits (cuStreamWaitValue32) on the pinned word `gate`; behind the wait,
-// `store(flag, i)`. Timed from the host's store to the gate until this thread sees the kernel's
-// write to `flag`. `notification` puts a host function (doing nothing) before each wait, as a held
-// step's notification: 'sameStream' on the stream itself, 'sideStream' on a second stream that
-// waits for an event recorded on the first.
+void note(void* ran) { static_cast<std::atomic<bool>*>(ran)->store(true); }
+void noteFromCallback(rxcuda::cu::Stream, rxcuda::cu::Result, void* ran) { note(ran); }
+
+// gateRoundTrips(store, stream, gate, flag, count, notification = 'none', afterHostFunction = -1)
+// -> Float64Array of microseconds: the stream waits (cuStreamWaitValue32) on the pinned word
+// `gate`; behind the wait, `store(flag, i)`. Timed from the host's store to the gate until this
+// thread sees the kernel's write to `flag`. `notification` puts a host function (that notes that it
+// ran) before each wait, as a held step's notification: 'sameStream' on the stream itself;
+// 'sideStream' on a second stream that waits for an event recorded on the first ('sideCallback':
+// the same through cuStreamAddCallback; 'sideEventOnly': the event and the second stream's wait,
+// no host function); 'sideWord' on a second stream that waits for a word the first one writes;
+// 'eventThread' (with afterHostFunction) in place of a host function, see below.
 Napi::Value gateRoundTrips(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto fn = functionArg(info[0]);
@@ -255,9 +345,39 @@ Napi::Value gateRoundTrips(const Napi::CallbackInfo& info) {
   const auto& d = driver();
   rxcuda::cu::Stream side = nullptr;
   rxcuda::cu::Event reached = nullptr;
-  if (notification == "sideStream") {
+  bool byWord = notification == "sideWord";
+  uint32_t* reachedWord = nullptr;
+  // With `afterHostFunction` (µs) the store comes that long after the second stream's host
+  // function ran, as a held step's does, instead of 100 µs after the enqueue.
+  int afterHostFunction = info.Length() > 6 ? info[6].As<Napi::Number>().Int32Value() : -1;
+  std::atomic<bool> ran{false};
+  // 'eventThread': no host function at all; a thread of this benchmark waits for the event
+  // (blocking sync, woken by the driver's interrupt) and notes that it was reached.
+  std::atomic<uint32_t> armed{0};
+  std::thread waiter;
+  if (notification == "eventThread") {
+    constexpr unsigned kBlockingSync = 0x1;
+    check(env, call(d.cuEventCreate, &reached, kBlockingSync | rxcuda::cu::kEventDisableTiming), "cuEventCreate");
+    rxcuda::cu::Context ctx = nullptr;
+    check(env, call(d.cuStreamGetCtx, stream, &ctx), "cuStreamGetCtx");
+    waiter = std::thread([&, ctx] {
+      call(d.cuCtxSetCurrent, ctx);
+      for (uint32_t i = 1; i <= count; i++) {
+        while (armed.load() < i) std::this_thread::yield();
+        call(d.cuEventSynchronize, reached);
+        ran.store(true);
+      }
+    });
+  }
+  if (notification == "sideStream" || notification == "sideCallback" || notification == "sideEventOnly" || byWord) {
     check(env, call(d.cuStreamCreateWithPriority, &side, rxcuda::cu::kStreamNonBlocking, 0), "cuStreamCreate");
     check(env, call(d.cuEventCreate, &reached, rxcuda::cu::kEventDisableTiming), "cuEventCreate");
+    if (byWord) {
+      void* p = nullptr;
+      check(env, call(d.cuMemHostAlloc, &p, size_t{4}, 0u), "cuMemHostAlloc");
+      reachedWord = static_cast<uint32_t*>(p);
+      *reachedWord = 0;
+    }
   }
   rxcuda::cu::LaunchConfig config{1, 1, 1, 1, 1, 1, 0, stream, nullptr, 0};
   auto out = Napi::Float64Array::New(env, count);
@@ -268,27 +388,48 @@ Napi::Value gateRoundTrips(const Napi::CallbackInfo& info) {
     uint32_t value = i;
     void* params[] = {&flagAddress, &value};
     if (notification == "sameStream")
-      check(env, call(d.cuLaunchHostFunc, stream, &nothing, nullptr), "cuLaunchHostFunc");
-    if (side) {
+      check(env, call(d.cuLaunchHostFunc, stream, &note, static_cast<void*>(&ran)), "cuLaunchHostFunc");
+    if (waiter.joinable()) {
+      check(env, call(d.cuEventRecord, reached, stream), "cuEventRecord");
+      armed.store(i);
+    } else if (byWord) {
+      auto address = reinterpret_cast<uintptr_t>(reachedWord);
+      check(env, call(d.cuStreamWriteValue32, stream, address, i, 0u), "cuStreamWriteValue32");
+      check(env, call(d.cuStreamWaitValue32, side, address, i, 0u), "cuStreamWaitValue32");
+      check(env, call(d.cuLaunchHostFunc, side, &note, static_cast<void*>(&ran)), "cuLaunchHostFunc");
+    } else if (side) {
       check(env, call(d.cuEventRecord, reached, stream), "cuEventRecord");
       check(env, call(d.cuStreamWaitEvent, side, reached, 0u), "cuStreamWaitEvent");
-      check(env, call(d.cuLaunchHostFunc, side, &nothing, nullptr), "cuLaunchHostFunc");
+      if (notification == "sideCallback")
+        check(env, call(d.cuStreamAddCallback, side, &noteFromCallback, static_cast<void*>(&ran), 0u), "cuStreamAddCallback");
+      else if (notification != "sideEventOnly")
+        check(env, call(d.cuLaunchHostFunc, side, &note, static_cast<void*>(&ran)), "cuLaunchHostFunc");
     }
     check(env, call(d.cuStreamWaitValue32, stream, reinterpret_cast<uintptr_t>(gate), i, 0u), "cuStreamWaitValue32");
     check(env, d.cuLaunchKernelEx(&config, fn, params, nullptr), "cuLaunchKernelEx");
     // Let the stream reach the wait, as it has when a host step runs.
     auto engaged = Clock::now() + std::chrono::microseconds(100);
+    if (afterHostFunction >= 0) {
+      while (!ran.load()) {}
+      engaged = Clock::now() + std::chrono::microseconds(afterHostFunction);
+    }
     while (Clock::now() < engaged) {}
+    ran.store(false);
     auto start = Clock::now();
     *gate = i;
     while (*flag != i) {}
     out[i - 1] = micros(start, Clock::now());
   }
   check(env, call(d.cuStreamSynchronize, stream), "cuStreamSynchronize");
+  if (waiter.joinable()) {
+    waiter.join();
+    call(d.cuEventDestroy, reached);
+  }
   if (side) {
     check(env, call(d.cuStreamSynchronize, side), "cuStreamSynchronize");
     call(d.cuEventDestroy, reached);
     call(d.cuStreamDestroy, side);
+    if (reachedWord) call(d.cuMemFreeHost, static_cast<void*>(reachedWord));
   }
   return out;
 }
@@ -394,6 +535,7 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
   exports["createWaker"] = Napi::Function::New(env, createWaker, "createWaker");
   exports["launchAndWake"] = Napi::Function::New(env, launchAndWake, "launchAndWake");
   exports["closeWaker"] = Napi::Function::New(env, closeWaker, "closeWaker");
+  exports["holdAndWake"] = Napi::Function::New(env, holdAndWake, "holdAndWake");
   exports["spinRoundTrips"] = Napi::Function::New(env, spinRoundTrips, "spinRoundTrips");
   exports["gateRoundTrips"] = Napi::Function::New(env, gateRoundTrips, "gateRoundTrips");
   exports["pipelineBaseline"] = Napi::Function::New(env, pipelineBaseline, "pipelineBaseline");
