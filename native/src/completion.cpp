@@ -57,7 +57,11 @@ void Completion::track(int delta) {
   if (before > 0 && pending_ == 0) napi_unref_threadsafe_function(env_, wake_);
 }
 
-void Completion::push(Record* r, int32_t status) {
+void Completion::push(Record* r, int32_t status) { deliver(r, status, true); }
+
+void Completion::pushQuietly(Record* r, int32_t status) { deliver(r, status, false); }
+
+void Completion::deliver(Record* r, int32_t status, bool wakeNow) {
   Completion* road = r->road;
   r->status = status;
   road->senders_.fetch_add(1);
@@ -74,10 +78,19 @@ void Completion::push(Record* r, int32_t status) {
   } while (!road->head_.compare_exchange_weak(head, r, std::memory_order_release,
                                               std::memory_order_relaxed));
   // One wake-up serves every record pushed before the main thread starts draining.
-  if (!road->wakePending_.exchange(true))
+  if (wakeNow && !road->wakePending_.exchange(true))
     napi_call_threadsafe_function(road->wake_, nullptr, napi_tsfn_nonblocking);
   road->senders_.fetch_sub(1);
 }
+
+void Completion::wake() {
+  senders_.fetch_add(1);
+  if (!closed_.load() && !wakePending_.exchange(true))
+    napi_call_threadsafe_function(wake_, nullptr, napi_tsfn_nonblocking);
+  senders_.fetch_sub(1);
+}
+
+void Completion::retain() { refs_.fetch_add(1); }
 
 void Completion::streamCallback(cu::Stream, cu::Result status, void* userData) {
   push(static_cast<Record*>(userData), status);

@@ -36,6 +36,13 @@ class Completion {
 
   // Safe to call from any thread; never blocks, never calls JS or CUDA.
   static void push(Record* r, int32_t status);
+  // The same without waking the main thread: r is handed over with the next wake-up.
+  static void pushQuietly(Record* r, int32_t status);
+  // Wakes the main thread unless a wake-up is already on its way (any thread, never blocks).
+  void wake();
+  // Keeps this object alive for a foreign thread that will call wake() later.
+  void retain();
+  void release();
   static void streamCallback(cu::Stream, cu::Result status, void* userData);
   static void hostFunction(void* userData);
 
@@ -43,10 +50,10 @@ class Completion {
   Completion() = default;
   static void onWake(napi_env env, napi_value, void* context, void*);
   static void onEnvCleanup(void* arg);
+  static void deliver(Record* r, int32_t status, bool wakeNow);
   void drain(bool callJs);
   // Deletes drained records that JavaScript will not hear of.
   void dropAll(Record* list);
-  void release();
   void track(int delta);
 
   napi_env env_ = nullptr;
@@ -61,7 +68,7 @@ class Completion {
   std::atomic<bool> wakePending_{false};
   std::atomic<int> senders_{0};
   std::atomic<bool> closed_{false};
-  std::atomic<int> refs_{1};  // the environment's, plus one per record not yet drained
+  std::atomic<int> refs_{1};  // the environment's, one per record not yet drained, one per retain()
   uint32_t pending_ = 0;      // main thread only
 };
 

@@ -16,10 +16,10 @@ Spinner::~Spinner() {
 }
 
 void Spinner::watch(const volatile uint32_t* address, uint32_t value, Completion::Record* record,
-                    std::chrono::microseconds limit) {
+                    std::chrono::microseconds limit, bool quiet) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    incoming_.push_back({address, value, record, std::chrono::steady_clock::now() + limit});
+    incoming_.push_back({address, value, record, std::chrono::steady_clock::now() + limit, quiet});
     hasIncoming_.store(true, std::memory_order_release);
   }
   ready_.notify_one();
@@ -30,6 +30,7 @@ void Spinner::run() {
   auto awakeUntil = std::chrono::steady_clock::time_point{};
   while (!stopping_.load(std::memory_order_relaxed)) {
     bool idle = active.empty() && std::chrono::steady_clock::now() >= awakeUntil;
+    if (idle) wakeOwed();
     if (idle || hasIncoming_.load(std::memory_order_acquire)) {
       std::unique_lock<std::mutex> lock(mutex_);
       ready_.wait(lock, [&] { return stopping_.load() || !incoming_.empty() || !idle; });
@@ -43,7 +44,10 @@ void Spinner::run() {
       const Watch& w = active[i];
       bool seen = static_cast<int32_t>(*w.address - w.value) >= 0;
       if (seen || now > w.deadline) {
-        Completion::push(w.record, seen ? 0 : kGaveUp);
+        if (seen)
+          sendSeen(w);
+        else
+          Completion::push(w.record, kGaveUp);
         active[i] = active.back();
         active.pop_back();
         if (active.empty()) awakeUntil = now + kLinger;
@@ -54,6 +58,27 @@ void Spinner::run() {
   }
   for (const Watch& w : active) Completion::push(w.record, kGaveUp);
   for (const Watch& w : incoming_) Completion::push(w.record, kGaveUp);
+  wakeOwed();
+}
+
+void Spinner::sendSeen(const Watch& w) {
+  if (!w.quiet) return Completion::push(w.record, 0);
+  // The road is read first: once pushed, the record may be drained and gone.
+  Completion* road = w.record->road;
+  if (!owed_) {
+    owed_ = road;
+    owed_->retain();
+  }
+  Completion::pushQuietly(w.record, 0);
+  if (++owedCount_ >= kOwedAtMost) wakeOwed();
+}
+
+void Spinner::wakeOwed() {
+  if (!owed_) return;
+  owed_->wake();
+  owed_->release();
+  owed_ = nullptr;
+  owedCount_ = 0;
 }
 
 namespace {
@@ -63,9 +88,10 @@ Napi::Value watch(const Napi::CallbackInfo& info) {
   Addon& addon = Addon::of(env);
   if (!addon.spinner) addon.spinner = std::make_unique<Spinner>();
   Completion::Record* record = addon.completion->record(info[0].As<Napi::Number>().Uint32Value());
+  bool quiet = info.Length() > 4 && info[4].ToBoolean().Value();
   addon.spinner->watch(reinterpret_cast<const volatile uint32_t*>(toU64(info[1])),
                        info[2].As<Napi::Number>().Uint32Value(), record,
-                       std::chrono::microseconds(info[3].As<Napi::Number>().Int64Value()));
+                       std::chrono::microseconds(info[3].As<Napi::Number>().Int64Value()), quiet);
   return env.Undefined();
 }
 

@@ -4,7 +4,9 @@
 // thread. It busies one core while something is watched, each watch for a bounded time, and for
 // kLinger after the last one (so that back-to-back waits find it awake instead of paying a thread
 // wake-up); a watch that times out is sent with kGaveUp, and JavaScript falls back on a
-// notification behind the same write.
+// notification behind the same write. A quiet watch is one whose word the main thread looks at
+// too: once seen, it is sent without waking the main thread (which takes the write itself, and
+// would only pay for the wake-up), and one wake-up hands such records over when the thread idles (or kOwedAtMost are waiting).
 #pragma once
 #include <napi.h>
 
@@ -23,13 +25,15 @@ class Spinner {
  public:
   static constexpr int32_t kGaveUp = -1;
   static constexpr std::chrono::microseconds kLinger{200};
+  // Quiet records handed over with one wake-up at the latest (their handlers wait in JavaScript).
+  static constexpr int kOwedAtMost = 64;
 
   Spinner();
   ~Spinner();  // stops and joins the thread; watches still open are sent as given up
 
   // Sends `record` once the word at `address` reaches `value` (wrap-safe), or after `limit`.
   void watch(const volatile uint32_t* address, uint32_t value, Completion::Record* record,
-             std::chrono::microseconds limit);
+             std::chrono::microseconds limit, bool quiet);
 
  private:
   struct Watch {
@@ -37,8 +41,15 @@ class Spinner {
     uint32_t value;
     Completion::Record* record;
     std::chrono::steady_clock::time_point deadline;
+    bool quiet;
   };
   void run();
+  // Sends a seen watch's record; a quiet one leaves the wake-up to wakeOwed().
+  void sendSeen(const Watch& w);
+  void wakeOwed();
+
+  Completion* owed_ = nullptr;  // the spinner thread's: a road holding records sent quietly
+  int owedCount_ = 0;
 
   std::mutex mutex_;
   std::condition_variable ready_;
@@ -48,8 +59,8 @@ class Spinner {
   std::thread thread_;
 };
 
-// watch(id, address, value, microseconds): see Spinner::watch; the id comes back through the
-// completion road with status 0 (seen) or -1 (given up).
+// watch(id, address, value, microseconds, quiet = false): see Spinner::watch; the id comes back
+// through the completion road with status 0 (seen) or -1 (given up).
 void defineSpinner(Napi::Env env, Napi::Object exports);
 
 }  // namespace rxcuda

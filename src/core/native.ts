@@ -133,8 +133,11 @@ export interface Backend {
 export interface Addon {
   driverInfo(): DriverInfo;
   describeError(code: number): { name: string; message: string };
-  /** Sends id through the completion road when the word at address reaches value (-1: gave up). */
-  watch(id: number, address: bigint, value: number, microseconds: number): void;
+  /**
+   * Sends id through the completion road when the word at address reaches value (-1: gave up).
+   * `quiet`: the main thread watches the word too, so a seen write does not wake it.
+   */
+  watch(id: number, address: bigint, value: number, microseconds: number, quiet?: boolean): void;
   Device: new (ordinal: number) => NativeDevice;
   Stream: new (device: NativeDevice, flags: number, priority: number, handle?: bigint) => NativeStream;
   Event: new (device: NativeDevice, flags: number) => NativeEvent;

@@ -47,6 +47,12 @@ const NON_BLOCKING = 0x1;
  * Emits `error` when a host step fails (see {@link StreamEvents}).
  */
 export class Stream extends EventEmitter<StreamEvents> {
+  /**
+   * @internal Whether the native watcher leaves a seen write to the event loop's own look
+   * instead of waking the main thread for it (false: it wakes it). bench/completion compares.
+   */
+  static watchQuietly = true;
+
   /** The device the stream belongs to. */
   readonly device: Device;
   /** @internal */
@@ -275,10 +281,10 @@ export class Stream extends EventEmitter<StreamEvents> {
    * writes to pinned memory) for up to `spin` microseconds instead, which resolves sooner and
    * spares the enqueue of the driver's callback. The cost is CPU time: the watcher keeps one core
    * busy while it watches (and 200 µs after its last watch, so that back-to-back waits find it
-   * awake), and the event loop keeps turning instead of sleeping for as long, so that the
-   * watcher's wake-up is taken at once. Past `spin` (or once the stream is closed), a
-   * notification on the stream's notifier stream, behind the same write, settles the Promise,
-   * errors included.
+   * awake), and the event loop keeps turning instead of sleeping for as long, looking at the
+   * word itself each turn, so that the write is taken at once (the watcher bounds the wait).
+   * Past `spin` (or once the stream is closed), a notification on the stream's notifier stream,
+   * behind the same write, settles the Promise, errors included.
    */
   synchronized(options: { readonly spin?: number } = {}): Promise<void> {
     checkOptions('options', options);
@@ -332,8 +338,10 @@ export class Stream extends EventEmitter<StreamEvents> {
       }
     };
     this.#watching.add(fallBack);
-    // Keep the event loop from sleeping while the watcher watches, so that its wake-up is taken at
-    // once; each turn looks at the word itself as well.
+    // Keep the event loop turning while the watcher watches, each turn looking at the word: the
+    // write is taken one turn after it lands. So the watcher does not wake the main thread for a
+    // write it saw (a quiet watch: handling the wake-up would only delay the loop); it bounds the
+    // wait, and its give-up does wake it, for the fallback.
     const turn = () => {
       if (!this.#watching.has(fallBack)) return;
       if (signal.reached(value)) reached(0);
@@ -344,7 +352,7 @@ export class Stream extends EventEmitter<StreamEvents> {
       if (status === 0) reached(0);
       else if (this.#watching.has(fallBack)) fallBack(); // the watcher gave up
     });
-    addon.watch(id, signal.address, value, spin);
+    addon.watch(id, signal.address, value, spin, Stream.watchQuietly);
   }
 
   /** A fallback settled: the notifier stream no longer reads the signal word, which may go. */

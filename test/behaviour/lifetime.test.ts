@@ -40,6 +40,12 @@ describeBackends('a process with completions pending', (_, backend) => {
     expect(result.stderr).toContain('deliberate');
   });
 
+  it('exits by itself after spinning waits, whose watcher saw the writes without waking it', async () => {
+    const result = await run('spin', backend);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('{"ran":300,"code":0}');
+  });
+
   it('ends on SIGTERM like any Node.js process', async () => {
     const result = await run('sigterm', backend);
     expect([result.code, result.signal]).toEqual([null, 'SIGTERM']);
