@@ -40,7 +40,8 @@ class Completion {
   static void pushQuietly(Record* r, int32_t status);
   // Wakes the main thread unless a wake-up is already on its way (any thread, never blocks).
   void wake();
-  // Keeps this object alive for a foreign thread that will call wake() later.
+  // retain() keeps this object alive for a foreign thread that will call wake() later; release()
+  // gives back a retain() (or a drained record's reference), and the last one deletes it.
   void retain();
   void release();
   static void streamCallback(cu::Stream, cu::Result status, void* userData);
