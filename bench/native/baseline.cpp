@@ -26,13 +26,31 @@ void check(Napi::Env env, rxcuda::cu::Result r, const char* what) {
     throw Napi::Error::New(env, std::string(what) + " failed: " + rxcuda::cu::errorName(r));
 }
 
+// Handles and addresses arrive as bigints.
+uint64_t bigintArg(const Napi::Value& v) {
+  bool lossless = false;
+  return v.As<Napi::BigInt>().Uint64Value(&lossless);
+}
+
+rxcuda::cu::Stream streamArg(const Napi::Value& v) {
+  return reinterpret_cast<rxcuda::cu::Stream>(bigintArg(v));
+}
+
+rxcuda::cu::Function functionArg(const Napi::Value& v) {
+  return reinterpret_cast<rxcuda::cu::Function>(bigintArg(v));
+}
+
+// A word of pinned memory, read and written by the host while the device writes or reads it.
+volatile uint32_t* wordArg(const Napi::Value& v) {
+  return reinterpret_cast<volatile uint32_t*>(bigintArg(v));
+}
+
 // launchBursts(fn: bigint, stream: bigint, sizes: Uint32Array, bursts: number, burstSize: number)
 //   -> Float64Array: nanoseconds per launch in each burst. The drain after each burst is untimed.
 Napi::Value launchBursts(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  bool lossless = false;
-  auto fn = reinterpret_cast<rxcuda::cu::Function>(info[0].As<Napi::BigInt>().Uint64Value(&lossless));
-  auto stream = reinterpret_cast<rxcuda::cu::Stream>(info[1].As<Napi::BigInt>().Uint64Value(&lossless));
+  auto fn = functionArg(info[0]);
+  auto stream = streamArg(info[1]);
   auto sizes = info[2].As<Napi::Uint32Array>();
   uint32_t bursts = info[3].As<Napi::Number>().Uint32Value();
   uint32_t burstSize = info[4].As<Napi::Number>().Uint32Value();
@@ -66,16 +84,6 @@ Napi::Value launchBursts(const Napi::CallbackInfo& info) {
 
 double micros(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double, std::micro>(to - from).count();
-}
-
-rxcuda::cu::Stream streamArg(const Napi::Value& v) {
-  bool lossless = false;
-  return reinterpret_cast<rxcuda::cu::Stream>(v.As<Napi::BigInt>().Uint64Value(&lossless));
-}
-
-rxcuda::cu::Function functionArg(const Napi::Value& v) {
-  bool lossless = false;
-  return reinterpret_cast<rxcuda::cu::Function>(v.As<Napi::BigInt>().Uint64Value(&lossless));
 }
 
 struct Wakeup {
@@ -136,8 +144,7 @@ Napi::Value spinRoundTrips(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto fn = functionArg(info[0]);
   auto stream = streamArg(info[1]);
-  bool lossless = false;
-  auto* word = reinterpret_cast<volatile uint32_t*>(info[2].As<Napi::BigInt>().Uint64Value(&lossless));
+  auto* word = wordArg(info[2]);
   uint32_t count = info[3].As<Napi::Number>().Uint32Value();
   const auto& d = driver();
   rxcuda::cu::LaunchConfig config{1, 1, 1, 1, 1, 1, 0, stream, nullptr, 0};
@@ -163,8 +170,7 @@ struct Observer {
 
 // startObserver(word: bigint, count) -> External; finishObserver(observer) -> Float64Array.
 Napi::Value startObserver(const Napi::CallbackInfo& info) {
-  bool lossless = false;
-  auto* word = reinterpret_cast<volatile uint32_t*>(info[0].As<Napi::BigInt>().Uint64Value(&lossless));
+  auto* word = wordArg(info[0]);
   uint32_t count = info[1].As<Napi::Number>().Uint32Value();
   auto* observer = new Observer();
   observer->seen.assign(count, 0.0);
@@ -278,9 +284,8 @@ Napi::Value holdAndWake(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto fn = functionArg(info[0]);
   auto stream = streamArg(info[1]);
-  bool lossless = false;
-  uint64_t gate = info[2].As<Napi::BigInt>().Uint64Value(&lossless);
-  uint64_t flag = info[3].As<Napi::BigInt>().Uint64Value(&lossless);
+  uint64_t gate = bigintArg(info[2]);
+  uint64_t flag = bigintArg(info[3]);
   uint32_t value = info[4].As<Napi::Number>().Uint32Value();
   auto* waker = info[5].As<Napi::External<Waker>>().Data();
   const auto& d = driver();
@@ -337,9 +342,8 @@ Napi::Value gateRoundTrips(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto fn = functionArg(info[0]);
   auto stream = streamArg(info[1]);
-  bool lossless = false;
-  auto* gate = reinterpret_cast<volatile uint32_t*>(info[2].As<Napi::BigInt>().Uint64Value(&lossless));
-  auto* flag = reinterpret_cast<volatile uint32_t*>(info[3].As<Napi::BigInt>().Uint64Value(&lossless));
+  auto* gate = wordArg(info[2]);
+  auto* flag = wordArg(info[3]);
   uint32_t count = info[4].As<Napi::Number>().Uint32Value();
   std::string notification = info.Length() > 5 ? info[5].ToString().Utf8Value() : "none";
   const auto& d = driver();
@@ -517,8 +521,7 @@ Napi::Value pipelineBaseline(const Napi::CallbackInfo& info) {
 // synchronize(stream: bigint): blocks until the stream is idle. Benchmarks use it for their untimed
 // drains, so rxcuda and the baseline drain the same way.
 Napi::Value synchronize(const Napi::CallbackInfo& info) {
-  bool lossless = false;
-  auto stream = reinterpret_cast<rxcuda::cu::Stream>(info[0].As<Napi::BigInt>().Uint64Value(&lossless));
+  auto stream = streamArg(info[0]);
   check(info.Env(), call(driver().cuStreamSynchronize, stream), "cuStreamSynchronize");
   return info.Env().Undefined();
 }
