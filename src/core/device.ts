@@ -1,7 +1,7 @@
 // CUDA devices: enumeration, properties, and the factories for streams, events, memory, modules.
 import { addon, backends, type Backend, type DeviceProperties, type DriverInfo, type NativeDevice } from './native.js';
 import { CudaError, HostStepsPendingError, checkCount, checkOptions, rangeError, typeError } from './errors.js';
-import { DTYPES, isDType, type DType } from './dtype.js';
+import { checkDType, type DType } from './dtype.js';
 import { HostArray } from './memory.js';
 import { Stream, type StreamOptions } from './stream.js';
 import { Event, type EventOptions } from './event.js';
@@ -169,7 +169,7 @@ export class Device {
    * @throws TypeError for an unknown `dtype`, RangeError for a negative or non-integer `length`.
    */
   allocHost<D extends DType>(dtype: D, length: number): HostArray<D> {
-    if (!isDType(dtype)) typeError('dtype', `one of ${Object.keys(DTYPES).join(', ')}`, dtype);
+    checkDType('dtype', dtype);
     checkCount('length', length);
     this.checkUsable();
     return HostArray.allocate(this, dtype, length);

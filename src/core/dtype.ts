@@ -1,4 +1,5 @@
 // Element types of device and host arrays, and the scalar parameter types of kernels.
+import { typeError } from './errors.js';
 
 /** An element type: signed/unsigned integers of 8–64 bits, and IEEE floats of 16, 32, 64 bits. */
 export type DType = 'i8' | 'u8' | 'i16' | 'u16' | 'i32' | 'u32' | 'i64' | 'u64' | 'f16' | 'f32' | 'f64';
@@ -38,6 +39,11 @@ export const DTYPES: { readonly [D in DType]: { readonly size: number; readonly 
 /** True when `value` names an element type. */
 export function isDType(value: unknown): value is DType {
   return typeof value === 'string' && Object.hasOwn(DTYPES, value);
+}
+
+/** @internal Throws a TypeError naming `name` unless `value` is a dtype. */
+export function checkDType(name: string, value: unknown): asserts value is DType {
+  if (!isDType(value)) typeError(name, `one of ${Object.keys(DTYPES).join(', ')}`, value);
 }
 
 const f64 = new Float64Array(1);

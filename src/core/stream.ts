@@ -3,7 +3,7 @@
 import { EventEmitter } from 'eventemitter3';
 import { addon, NOTIFY_REFUSE_CAPTURE, type NativeEvent, type NativeStream } from './native.js';
 import { CudaError, checkCount, checkOptions, rangeError, typeError, received } from './errors.js';
-import { DTYPES, isDType, type DType } from './dtype.js';
+import { DTYPES, checkDType, type DType } from './dtype.js';
 import { DeviceArray, Memory } from './memory.js';
 import { checkScalar, scalarBits } from './scalar.js';
 import { cancelCompletion, expectCompletion, onCompletion, reserveCompletion } from './completions.js';
@@ -137,7 +137,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    * @throws TypeError for an unknown `dtype`, RangeError for a bad `length`.
    */
   alloc<D extends DType>(dtype: D, length: number): DeviceArray<D> {
-    if (!isDType(dtype)) typeError('dtype', `one of ${Object.keys(DTYPES).join(', ')}`, dtype);
+    checkDType('dtype', dtype);
     checkCount('length', length);
     this.checkOpen();
     try {
