@@ -75,7 +75,7 @@ export class Event {
     this.#check();
     if (this.query()) return Promise.resolve();
     const watcher = this.device.serviceStream();
-    watcher.native.waitEvent(this.native);
+    watcher.wait(this);
     return watcher.synchronized();
   }
 
