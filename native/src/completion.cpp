@@ -77,17 +77,20 @@ void Completion::deliver(Record* r, int32_t status, bool wakeNow) {
     r->next = head;
   } while (!road->head_.compare_exchange_weak(head, r, std::memory_order_release,
                                               std::memory_order_relaxed));
-  // One wake-up serves every record pushed before the main thread starts draining.
-  if (wakeNow && !road->wakePending_.exchange(true))
-    napi_call_threadsafe_function(road->wake_, nullptr, napi_tsfn_nonblocking);
+  if (wakeNow) road->sendWake();
   road->senders_.fetch_sub(1);
 }
 
 void Completion::wake() {
   senders_.fetch_add(1);
-  if (!closed_.load() && !wakePending_.exchange(true))
-    napi_call_threadsafe_function(wake_, nullptr, napi_tsfn_nonblocking);
+  if (!closed_.load()) sendWake();
   senders_.fetch_sub(1);
+}
+
+void Completion::sendWake() {
+  // One wake-up serves every record pushed before the main thread starts draining.
+  if (!wakePending_.exchange(true))
+    napi_call_threadsafe_function(wake_, nullptr, napi_tsfn_nonblocking);
 }
 
 void Completion::retain() { refs_.fetch_add(1); }

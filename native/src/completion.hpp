@@ -52,6 +52,8 @@ class Completion {
   static void onWake(napi_env env, napi_value, void* context, void*);
   static void onEnvCleanup(void* arg);
   static void deliver(Record* r, int32_t status, bool wakeNow);
+  // The wake-up itself, for a sender counted in senders_ that found the road open.
+  void sendWake();
   void drain(bool callJs);
   // Deletes drained records that JavaScript will not hear of.
   void dropAll(Record* list);
