@@ -1,11 +1,12 @@
-// Kernels on the host device: a JavaScript implementation run in stream order, as a held host
-// step, with pointer arguments turned into TypedArrays over the memory they point to.
+// Kernels on the host device: a JavaScript implementation run in stream order, as a host step,
+// with pointer arguments turned into TypedArrays over the memory they point to.
 import { addon, type KernelAttributes, type KernelLauncher, type NativeKernel } from './native.js';
 import { DTYPES, type DType, type TypedArrayOf } from './dtype.js';
 import { HostArray, Memory } from './memory.js';
 import type { LaunchConfig } from './launch-config.js';
 import type { Signature } from './kernel.js';
 import type { Stream } from './stream.js';
+import { hostStep } from './host-steps.js';
 
 /** What a CPU implementation receives for each parameter type: memory as a TypedArray. */
 export type CpuArgOf<P> = P extends 'i64' | 'u64'
@@ -68,10 +69,13 @@ export class CpuLauncher implements NativeKernel {
     return { minGridSize: 1, blockSize: 256 };
   }
 
+  /** The launch is the command of a host step, and returns its pause (see scheduler.ts). */
   bind(): KernelLauncher {
+    const cpu = this.#cpu;
+    const context = { kind: 'hostLaunch', name: cpu.name || '(cpu kernel)' } as const;
     return (stream, config, args) => {
-      const cpu = this.#cpu;
-      (stream as Stream).hostLaunch(() => cpu(config as LaunchConfig, args.map(view) as never));
+      const given = [...args];
+      return hostStep(stream as Stream, () => cpu(config as LaunchConfig, given.map(view) as never), context)();
     };
   }
 }

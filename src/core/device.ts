@@ -1,13 +1,13 @@
 // CUDA devices: enumeration, properties, and the factories for streams, events, memory, modules.
 import { addon, backends, type Backend, type DeviceProperties, type DriverInfo, type NativeDevice } from './native.js';
-import { CudaError, HostStepsPendingError, checkCount, checkOptions, rangeError, typeError } from './errors.js';
+import { CudaError, checkCount, checkOptions, rangeError, typeError } from './errors.js';
 import { checkDType, type DType } from './dtype.js';
 import { HostArray } from './memory.js';
 import { Stream, type StreamOptions } from './stream.js';
 import { Event, type EventOptions } from './event.js';
 import { Module, type ModuleImage } from './module.js';
 import { compileProgram, type CompileOptions } from './program.js';
-import { HeldSteps } from './held-steps.js';
+import { CompletionPoints } from './completion-points.js';
 import { PinnedCache } from './pinned-cache.js';
 
 const devices = new Map<number, Device>();
@@ -34,9 +34,8 @@ export class Device {
   /** @internal */
   readonly native: NativeDevice;
   #poisoned: CudaError | undefined;
-  #service: Stream | undefined;
-  /** @internal Host steps holding streams of this device; see held-steps.ts. */
-  readonly held = new HeldSteps();
+  /** @internal Streams for completion points that follow work spread over streams. */
+  readonly completionPoints = new CompletionPoints(this);
   /** @internal Pinned blocks kept for reuse; see pinned-cache.ts. */
   readonly pinnedCache = new PinnedCache();
 
@@ -176,34 +175,22 @@ export class Device {
   }
 
   /**
-   * Loads a module from a cubin, fatbin or PTX image (PTX may be given as a string).
-   *
-   * The driver waits for the work of every stream of the device before it loads. A stream held
-   * by a host step waits for the main thread, so a load now would never return: while a step is
-   * held, this throws, and {@link Device.compile} (or `await device.idleOfHostSteps()` first)
-   * waits instead.
-   * @throws CudaError when the driver rejects the image.
-   * @throws HostStepsPendingError while a host step holds a stream of this device.
+   * Loads a module from a cubin, fatbin or PTX image (PTX may be given as a string). The driver's
+   * load waits for the device's running work, so it runs on a worker thread: the main thread
+   * never waits for the device.
+   * @throws TypeError (synchronously) for an empty or non-image argument; the Promise rejects
+   * with a CudaError when the driver rejects the image.
    */
-  loadModule(image: ModuleImage): Module {
+  loadModule(image: ModuleImage): Promise<Module> {
     this.checkUsable();
-    if (this.held.count > 0) throw new HostStepsPendingError(this.held.count, 'loadModule');
     return Module.load(this, image);
   }
 
   /**
-   * Resolves when no host step holds a stream of this device: the moment when calls that wait for
-   * the whole device (loading a module) can be made. Never await it inside a host step.
-   */
-  idleOfHostSteps(): Promise<void> {
-    return this.held.none();
-  }
-
-  /**
-   * Compiles CUDA C++ with NVRTC (on a worker thread) for this device and loads the result.
-   * Compiled code is cached on disk, keyed by source, options, NVRTC version and architecture.
-   * On the host device nothing is compiled: its kernels need CPU implementations
-   * (`module.kernel(name, signature, { cpu })`), which CUDA devices ignore.
+   * Compiles CUDA C++ with NVRTC (on a worker thread) for this device and loads the result (on a
+   * worker thread too). Compiled code is cached on disk, keyed by source, options, NVRTC version
+   * and architecture. On the host device nothing is compiled: its kernels need CPU
+   * implementations (`module.kernel(name, signature, { cpu })`), which CUDA devices ignore.
    * @throws NvrtcError with the compiler's log when compilation fails.
    */
   async compile(source: string, options?: CompileOptions): Promise<Module> {
@@ -212,18 +199,11 @@ export class Device {
     this.checkUsable();
     if (this.kind === 'host') return Module.forHost(this);
     const compiled = await compileProgram(source, this.arch, options ?? {});
-    await this.held.none(); // the load waits for the whole device: see loadModule
     return Module.load(this, compiled.image, compiled.names, compiled.log, compiled.fromCache);
   }
 
-  /**
-   * @internal A private stream that has waited for the work of `streams` (open or closed), for
-   * frees and notifications that must follow work spread over several streams.
-   */
-  serviceStream(streams: readonly Stream[] = []): Stream {
-    this.#service ??= Stream.create(this, { nonBlocking: true });
-    for (const stream of streams) if (stream !== this.#service) this.#service.native.waitEvent(stream.tail());
-    return this.#service;
+  /** @internal A stream of rxcuda's own (completion points), made without the public checks. */
+  createInternalStream(): Stream {
+    return Stream.create(this, { nonBlocking: true });
   }
 }
-

@@ -25,26 +25,6 @@ export class CudaError extends Error {
 
 const STICKY = new Set([700, 714, 715, 716, 717, 718, 719, 720]);
 
-/**
- * A call that waits for the whole device was refused because a host step holds one of its
- * streams: the step needs the main thread, which the call would block. `code` is
- * `'HOST_STEPS_PENDING'`.
- */
-export class HostStepsPendingError extends Error {
-  readonly code = 'HOST_STEPS_PENDING';
-  override readonly name = 'HostStepsPendingError';
-  /** How many steps were held. */
-  readonly pending: number;
-
-  constructor(pending: number, call: string) {
-    super(
-      `${call} waits for all work on the device, and ${pending} host step(s) hold streams of it until the main thread ` +
-        `runs them: it would never return. Await device.idleOfHostSteps() first, or use device.compile(), which waits.`,
-    );
-    this.pending = pending;
-  }
-}
-
 /** NVRTC failed to compile a program; `log` holds the compiler's output. */
 export class NvrtcError extends Error {
   /** The nvrtcResult number (-1 when NVRTC itself could not be loaded). */

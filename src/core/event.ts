@@ -1,6 +1,9 @@
-// Events: points in a stream's work, for cross-stream ordering, completion and timing.
+// Events: points in a stream's work, for cross-stream ordering, completion and timing. A record
+// may still wait in its stream's queue (behind an unsettled host step); a wait for it then waits in
+// its own stream's queue until the record reaches the driver (see scheduler.ts).
 import type { NativeEvent } from './native.js';
-import { checkOptions, rangeError, typeError, received } from './errors.js';
+import { CudaError, checkOptions, rangeError, typeError, received } from './errors.js';
+import type { Command, Pause } from './scheduler.js';
 import type { Device } from './device.js';
 import type { Stream } from './stream.js';
 
@@ -17,21 +20,36 @@ export interface EventOptions {
 /** @internal CU_EVENT_DISABLE_TIMING. */
 export const DISABLE_TIMING = 0x2;
 
+/**
+ * One native event and the queued commands that use it. A record that finds the current native
+ * event still used by a queued record or wait gets a new one, so that every wait refers to the
+ * record that was latest when it was made, as with CUDA's own events.
+ */
+class NativeSlot {
+  /** Queued records and waits using it, plus one while it is the event's current slot. */
+  users = 1;
+  /** Records of it still queued. */
+  unrecorded = 0;
+  /** What runs once its last queued record has reached the driver. */
+  recorded: (() => void)[] = [];
+
+  constructor(readonly native: NativeEvent) {}
+}
+
 /** A point in a stream's work. Record one with {@link Stream.record}. */
 export class Event {
   /** The device the event belongs to. */
   readonly device: Device;
   /** Whether the event records timestamps. */
   readonly timing: boolean;
-  /** @internal */
-  readonly native: NativeEvent;
+  #slot: NativeSlot;
   #recorded: Stream | undefined;
   #closed = false;
 
   private constructor(device: Device, timing: boolean) {
     this.device = device;
     this.timing = timing;
-    this.native = new device.backend.Event(device.native, timing ? 0 : DISABLE_TIMING);
+    this.#slot = new NativeSlot(this.#newNative());
   }
 
   /** @internal Use {@link Stream.record} or {@link Device.createEvent}. */
@@ -40,11 +58,6 @@ export class Event {
     const { timing = false } = options;
     if (typeof timing !== 'boolean') typeError('timing', 'a boolean', timing);
     return new Event(device, timing);
-  }
-
-  /** @internal */
-  recordedOn(stream: Stream): void {
-    this.#recorded = stream;
   }
 
   /** True once `close()` was called. */
@@ -57,11 +70,66 @@ export class Event {
     return this.#recorded;
   }
 
-  /** True when the work before the event has completed. Never waits. */
+  /** @internal Whether the latest record still waits in its stream's queue. */
+  get pending(): boolean {
+    return this.#slot.unrecorded > 0;
+  }
+
+  /** @internal The command that records this event on `stream` (see {@link Stream.record}). */
+  recordCommand(stream: Stream): Command {
+    let slot = this.#slot;
+    if (slot.users > 1) {
+      slot = new NativeSlot(this.#newNative());
+      this.#release(this.#slot);
+      this.#slot = slot;
+    }
+    slot.users++;
+    slot.unrecorded++;
+    this.#recorded = stream;
+    return () => {
+      try {
+        stream.native.record(slot.native);
+      } finally {
+        if (--slot.unrecorded === 0) for (const then of slot.recorded.splice(0)) then();
+        this.#release(slot);
+      }
+    };
+  }
+
+  /**
+   * @internal The command that makes `stream` wait for this event's latest record: at once when
+   * that record has reached the driver, else once it does (the stream's queue pauses meanwhile).
+   */
+  waitCommand(stream: Stream, onFailure: (error: unknown) => void): Command {
+    const slot = this.#slot;
+    slot.users++;
+    const submit = () => {
+      try {
+        stream.native.waitEvent(slot.native);
+      } finally {
+        this.#release(slot);
+      }
+    };
+    return (): Pause | void => {
+      if (slot.unrecorded === 0) return submit();
+      return (resume) =>
+        slot.recorded.push(() => {
+          try {
+            submit();
+          } catch (error) {
+            onFailure(error);
+          }
+          resume();
+        });
+    };
+  }
+
+  /** True when the work before the event has completed; false while its record is queued. Never waits. */
   query(): boolean {
     this.#check();
+    if (this.pending) return false;
     try {
-      return this.native.query();
+      return this.#slot.native.query();
     } catch (error) {
       this.device.fail(error);
     }
@@ -69,20 +137,26 @@ export class Event {
 
   /**
    * Resolves when the work before the event has completed, woken by the driver (no polling, no
-   * blocking). Work enqueued on the event's stream after the event does not delay it.
+   * blocking), also when the record still waits in its stream's queue. Work enqueued on the
+   * event's stream after the event does not delay it, nor does any other completion point.
+   * @throws TypeError (synchronously) for a closed or never recorded event.
    */
   completed(): Promise<void> {
     this.#check();
     if (this.query()) return Promise.resolve();
-    const watcher = this.device.serviceStream();
-    watcher.wait(this);
-    return watcher.synchronized();
+    return new Promise((resolve, reject) =>
+      this.device.completionPoints.after([this], undefined, (status, error) => {
+        if (status === 0) resolve();
+        else reject(error);
+      }),
+    );
   }
 
   /**
    * Milliseconds from `start` to this event, both recorded with `timing: true` and completed.
    * @throws TypeError when either event is untimed, unrecorded or closed; CudaError
-   * (CUDA_ERROR_NOT_READY) when one has not completed yet.
+   * (CUDA_ERROR_NOT_READY) when one has not completed yet, or its record still waits in its
+   * stream's queue.
    */
   elapsedSince(start: Event): number {
     if (!(start instanceof Event)) typeError('start', 'an Event', start);
@@ -90,23 +164,39 @@ export class Event {
     for (const [name, event] of [['start', start], ['end', this]] as const) {
       event.#check(name);
       if (!event.timing) typeError(name, 'an event recorded with { timing: true }', received('an untimed Event'));
+      if (event.pending)
+        throw new CudaError(
+          600,
+          'CUDA_ERROR_NOT_READY',
+          'cuEventElapsedTime',
+          `\`${name}\` is not recorded yet: its record() waits in its stream's queue behind an unsettled host step. ` +
+            'Await event.completed() first.',
+        );
     }
     try {
-      return start.native.elapsed(this.native);
+      return start.#slot.native.elapsed(this.#slot.native);
     } catch (error) {
       this.device.fail(error);
     }
   }
 
-  /** Releases the event. Idempotent; waits already enqueued on it are unaffected. */
+  /** Releases the event. Idempotent; records and waits already enqueued (or queued) are unaffected. */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.native.destroy();
+    this.#release(this.#slot);
   }
 
   [Symbol.dispose](): void {
     this.close();
+  }
+
+  #newNative(): NativeEvent {
+    return new this.device.backend.Event(this.device.native, this.timing ? 0 : DISABLE_TIMING);
+  }
+
+  #release(slot: NativeSlot): void {
+    if (--slot.users === 0) slot.native.destroy();
   }
 
   #check(name = 'event'): void {

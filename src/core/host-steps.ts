@@ -1,10 +1,10 @@
-// Host steps: JavaScript placed in a stream's order. A step runs on the main thread when the
-// stream reaches it; a held step keeps later device work waiting, on the device, on a word of
-// pinned memory that the main thread writes when the step settles. Nothing blocks a driver thread.
+// Host steps: JavaScript placed in a stream's order. The stream reaches a step's notification,
+// the completion road runs the step on the main thread, and the device work enqueued after it
+// waits in the stream's queue (scheduler.ts) until it settles: the device never waits for it.
 import { CudaError, typeError, received } from './errors.js';
-import { cancelCompletion, expectCompletion } from './completions.js';
-import { HOST_STEP_UNITS } from './backlog.js';
-import { HostArray } from './memory.js';
+import { cancelCompletion, expectCompletion, onCompletion, reserveCompletion } from './completions.js';
+import { NOTIFY_REFUSE_CAPTURE } from './native.js';
+import type { Command, Pause, Resume } from './scheduler.js';
 import type { Stream } from './stream.js';
 
 /** A copy of the caller's bytes, of the kind the caller gave. */
@@ -21,9 +21,12 @@ export interface HostLaunchOptions<D extends UserData = UserData> {
 
 /** What a stream's `error` event carries besides the error: where it came from. */
 export interface HostStepContext {
-  /** `hostLaunch` for a held step, `onDone` for a notification. */
-  readonly kind: 'hostLaunch' | 'onDone';
-  /** The function's name, or '(anonymous)'. */
+  /**
+   * `hostLaunch` for a host step, `onDone` for a notification, `enqueue` for device work that
+   * failed when it left the stream's queue for the driver (its caller had returned long before).
+   */
+  readonly kind: 'hostLaunch' | 'onDone' | 'enqueue';
+  /** The function's name, or '(anonymous)'; for `enqueue`, the stream method (`launch(name)`, `copy`, …). */
   readonly name: string;
 }
 
@@ -50,17 +53,35 @@ export function copyUserData<D extends UserData>(userData: D | undefined): D | u
   return new View(copy);
 }
 
-/** @internal Hands a step's failure to the stream's `error` listeners, or warns when there are none. */
-export function reportStepError(stream: Stream, error: unknown, context: HostStepContext): void {
-  if (stream.listenerCount('error') > 0) {
-    stream.emit('error', error, context);
-    return;
+/** The code of the process warning for a step failure that no `error` listener heard. */
+export const STEP_FAILED_WARNING = 'RXCUDA_STEP_FAILED';
+
+function describeFailure(error: unknown): string {
+  try {
+    return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  } catch {
+    return Object.prototype.toString.call(error);
   }
-  const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  process.emitWarning(
-    `A ${context.kind} step (${context.name}) failed and the stream has no 'error' listener: ${what}`,
-    'RxcudaWarning',
-  );
+}
+
+/**
+ * @internal Hands a failure to the stream's `error` listeners, or, when there are none, emits a
+ * process warning (code {@link STEP_FAILED_WARNING}). Never throws: a listener that throws is
+ * reported the same way, since the stream goes on.
+ */
+export function reportStepError(stream: Stream, error: unknown, context: HostStepContext): void {
+  try {
+    if (stream.listenerCount('error') > 0) {
+      stream.emit('error', error, context);
+      return;
+    }
+  } catch (thrown) {
+    error = thrown;
+  }
+  process.emitWarning(`A ${context.kind} step (${context.name}) failed and the stream has no 'error' listener: ${describeFailure(error)}`, {
+    type: 'RxcudaWarning',
+    code: STEP_FAILED_WARNING,
+  });
 }
 
 /** @internal The error for a host step or notification refused on a stream under graph capture. */
@@ -80,115 +101,101 @@ export function checkNotCapturing(stream: Stream, call: string): void {
   if (stream.native.capturing()) throw captureRefused(call);
 }
 
-/**
- * @internal A word of pinned memory shared by a stream and the host, with increasing values: the
- * gate the device waits on for held steps (the host writes it), or the signal the device writes
- * for low-latency waits (the host watches it). Comparisons of its values are wrap-safe.
- */
-export class Gate {
-  readonly #word: HostArray<'u32'>;
-  #last = 0;
-
-  constructor(stream: Stream) {
-    this.#word = HostArray.allocate(stream.device, 'u32', 1);
-    this.#word.data[0] = 0;
-    this.#word.allocation.use(stream);
-  }
-
-  get address(): bigint {
-    return this.#word.ptr;
-  }
-
-  /** The value the next step's wait is released by. */
-  next(): number {
-    this.#last = (this.#last + 1) >>> 0;
-    return this.#last;
-  }
-
-  /** Whether the word has reached `value` (the device wrote it, or a later one). */
-  reached(value: number): boolean {
-    const word = this.#word.data[0]; // undefined once freed
-    return word !== undefined && ((word - value) | 0) >= 0;
-  }
-
-  /** Lets the device go past the wait for `value` (and every earlier one). */
-  open(value: number): void {
-    this.#word.data[0] = value;
-  }
-
-  /** Frees the word once the stream's work is done (it never is before the last step opened it). */
-  close(): void {
-    this.#word.close();
-  }
-}
-
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function';
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as PromiseLike<unknown>).then === 'function';
 }
 
-function nameOf(fn: Function): string {
+/** @internal The name a step is reported by. */
+export function nameOf(fn: Function): string {
   return fn.name || '(anonymous)';
 }
 
-/** @internal See {@link Stream.hostLaunch}. */
-export function enqueueHostStep<D extends UserData>(
-  stream: Stream,
-  gateOf: () => Gate, // called only for a step that passed every check
-  fn: (userData: D | undefined) => unknown,
-  options: HostLaunchOptions<D>,
-): void {
-  const data = copyUserData(options.userData);
-  checkNotCapturing(stream, 'cuStreamAddCallback');
-  stream.backlog.admit(HOST_STEP_UNITS);
-  const gate = gateOf();
-  const value = gate.next();
-  const context: HostStepContext = { kind: 'hostLaunch', name: nameOf(fn) };
-  let enqueued = false;
-  const release = () => {
-    gate.open(value);
-    if (!enqueued) return;
-    stream.backlog.stepReleased();
-    stream.device.held.released();
-  };
-  const fail = (error: unknown) => {
-    reportStepError(stream, error, context);
-    release();
-  };
-  const id = expectCompletion((status) => {
-    if (status !== 0) return fail(stream.statusError(status));
-    let result: unknown;
-    try {
-      result = fn(data);
-    } catch (error) {
-      return fail(error);
-    }
-    if (isThenable(result)) result.then(release, fail);
-    else release();
-  });
+/**
+ * @internal Enqueues the notification for `id` (refused under graph capture: nothing enqueued,
+ * and the refusal thrown).
+ */
+function notifyRefusingCapture(stream: Stream, id: number): void {
+  let enqueued: boolean;
   try {
-    // The notification tells the main thread to run the step; the wait holds the device until
-    // the main thread writes the gate. No driver thread ever waits for JavaScript.
-    stream.native.hold(id, gate.address, value);
-    enqueued = true;
-    stream.backlog.stepEnqueued();
-    stream.device.held.enqueued();
+    enqueued = stream.native.notify(id, NOTIFY_REFUSE_CAPTURE);
   } catch (error) {
-    // The notification may already be enqueued: whatever comes back for it now finds nothing.
     cancelCompletion(id);
-    release();
-    stream.device.fail(error);
+    throw error;
+  }
+  if (!enqueued) {
+    cancelCompletion(id);
+    throw captureRefused('cuStreamAddCallback');
   }
 }
 
-/** @internal See {@link Stream.onDone}. */
-export function enqueueNotification(stream: Stream, fn: (error: CudaError | undefined) => unknown): void {
+/**
+ * @internal The command of a host step: it enqueues the step's notification and pauses the
+ * stream's queue until the step has run and settled (its Promise, for an async step). The queue
+ * goes on before the failure of a step is reported, so that a report that fails holds nothing.
+ */
+export function hostStep(stream: Stream, run: () => unknown, context: HostStepContext): Command {
+  return (): Pause => {
+    let resume: Resume | undefined;
+    let settled = false;
+    const release = () => {
+      if (settled) return false;
+      settled = true;
+      resume?.();
+      return true;
+    };
+    const fail = (error: unknown) => {
+      if (release()) reportStepError(stream, error, context);
+    };
+    const id = expectCompletion((status) => {
+      if (status !== 0) return fail(stream.statusError(status));
+      let result: unknown;
+      try {
+        result = run();
+        if (isThenable(result)) result.then(release, fail);
+        else release();
+      } catch (error) {
+        fail(error);
+      }
+    });
+    notifyRefusingCapture(stream, id);
+    return (r) => {
+      if (settled) r();
+      else resume = r;
+    };
+  };
+}
+
+/** @internal See {@link Stream.onDone}: a notification whose failures are reported like a step's. */
+export function doneStep(stream: Stream, fn: (error: CudaError | undefined) => unknown): Command {
   const report = (error: unknown) => reportStepError(stream, error, { kind: 'onDone', name: nameOf(fn) });
-  stream.notify((status) => {
+  return () => {
+    const id = expectCompletion((status) => {
+      try {
+        const result = fn(status === 0 ? undefined : stream.statusError(status));
+        if (isThenable(result)) result.then(undefined, report);
+      } catch (error) {
+        report(error);
+      }
+    });
+    notifyRefusingCapture(stream, id);
+  };
+}
+
+/**
+ * @internal A notification command: `done(status)` on the main thread once the work before it has
+ * finished. A failed enqueue settles it at once with the error (status -1), so nothing waits for
+ * a notification that was never enqueued.
+ */
+export function notification(stream: Stream, done: (status: number, error?: unknown) => void): Command {
+  return () => {
+    const id = reserveCompletion(); // its handler is set after the enqueue, which then comes sooner
     try {
-      const result = fn(status === 0 ? undefined : stream.statusError(status));
-      if (isThenable(result)) result.then(undefined, report);
+      stream.native.notify(id, 0);
     } catch (error) {
-      report(error);
+      stream.device.recordFailure(error);
+      done(-1, error);
+      return;
     }
-  }, 'cuStreamAddCallback');
+    onCompletion(id, (status) => done(status, status === 0 ? undefined : stream.statusError(status)));
+  };
 }

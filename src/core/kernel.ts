@@ -6,7 +6,6 @@ import { checkCount, rangeError, typeError, received } from './errors.js';
 import { Memory } from './memory.js';
 import { LaunchConfig, type LaunchOptions } from './launch-config.js';
 import { HEADER_BYTES, STREAM_WORD, badArgument, buildPacker, checkSignature, describeParam, paramLayout } from './packer.js';
-import { launchUnits } from './backlog.js';
 import type { Device } from './device.js';
 import type { Module } from './module.js';
 import type { Stream } from './stream.js';
@@ -50,7 +49,7 @@ export class Kernel<S extends Signature = Signature> {
   readonly #launch: KernelLauncher;
   readonly #header: Uint32Array;
   readonly #pack: (args: readonly unknown[], stream: Stream) => void;
-  readonly #queueUnits: number;
+  readonly #bytes: Uint8Array;
   #lastConfig: LaunchConfig | undefined;
   #lastStream: Stream | undefined;
   #attributes: KernelAttributes | undefined;
@@ -72,7 +71,7 @@ export class Kernel<S extends Signature = Signature> {
       end += size;
     }
     const block = new ArrayBuffer(HEADER_BYTES + Math.ceil(end / 16) * 16);
-    this.#queueUnits = launchUnits(end);
+    this.#bytes = new Uint8Array(block);
     this.#header = new Uint32Array(block);
     const device = module.device;
     const views = {
@@ -172,11 +171,28 @@ export class Kernel<S extends Signature = Signature> {
       this.module.usedOn(stream);
     }
     this.#pack(args, stream);
-    stream.backlog.admit(this.#queueUnits);
+    if (!stream.direct) return this.#queue(stream, checked, args);
+    let pause;
     try {
-      this.#launch(stream, checked, args);
+      pause = this.#launch(stream, checked, args);
     } catch (error) {
       stream.device.fail(error);
     }
+    if (pause) stream.pause(pause);
+  }
+
+  /**
+   * A launch behind work in the stream's queue: the packed block and the arguments are copied
+   * now (later changes by the caller do not reach the kernel) and put back when it goes.
+   */
+  #queue(stream: Stream, config: LaunchConfig, args: readonly unknown[]): void {
+    const bytes = this.#bytes.slice();
+    const given = Object.freeze([...args]);
+    stream.run(() => {
+      this.#bytes.set(bytes);
+      this.#lastConfig = config;
+      this.#lastStream = stream;
+      return this.#launch(stream, config, given);
+    });
   }
 }

@@ -47,9 +47,11 @@ class DeviceAllocation extends Allocation {
     this.freed = true;
     const streams = this.streams();
     const only = streams.length === 1 ? streams[0]! : undefined;
-    // Stream-ordered free: behind the work of the one stream that used it, or behind all of them.
-    const target = only && !only.closed ? only : this.device.serviceStream(streams);
-    target.native.free(this.ptr);
+    const ptr = this.ptr;
+    // Stream-ordered free: behind the work of the one stream that used it (in its queue, behind
+    // queued work too), or on a completion point's stream behind all of them.
+    if (only && !only.closed) only.run(() => only.native.free(ptr));
+    else this.device.completionPoints.after(streams, (stream) => stream.run(() => stream.native.free(ptr)), () => {});
   }
 }
 
@@ -71,19 +73,19 @@ class HostAllocation extends Allocation {
     this.freed = true;
     const streams = this.streams();
     if (streams.length === 0) this.#free();
-    else this.device.serviceStream(streams).notify(() => this.#free());
+    else this.device.completionPoints.after(streams, undefined, () => this.#free());
   }
 
   /**
    * Empties every view of the memory, so that no JavaScript reaches it any more, then caches a
-   * cached block for the next array of its size, or frees the memory. cuMemFreeHost waits for the
-   * whole device: it is made only when no host step holds a stream of it.
+   * cached block for the next array of its size, or frees the memory (on a worker thread:
+   * cuMemFreeHost waits for the whole device).
    */
   #free(): void {
     const buffer = this.buffer.deref();
     if (buffer) addon.detachBuffer(buffer);
     if (this.cachedSize) this.device.pinnedCache.give(this.ptr, this.cachedSize);
-    else this.device.held.whenNone(() => this.device.backend.freeHost(this.device.native, this.ptr));
+    else this.device.backend.freeHost(this.device.native, this.ptr);
   }
 }
 
@@ -196,7 +198,7 @@ export class DeviceArray<D extends DType = DType> extends Memory<D> {
  * asynchronously. `data` is a real TypedArray over that memory. Create with
  * {@link Device.allocHost}; `close()` frees it once the work that uses it has completed, and empties
  * `data`. Arrays of up to 1 MiB live in blocks kept for reuse (see pinned-cache.ts); a larger one
- * is freed when no host step holds a stream of the device, as freeing waits for the whole device.
+ * is freed on a worker thread, as the driver's free waits for the whole device.
  */
 export class HostArray<D extends DType = DType> extends Memory<D> {
   /** The elements, readable and writable from JavaScript (f16 as raw bit patterns). */

@@ -7,20 +7,18 @@ import type { Device } from './device.js';
 import type { Stream } from './stream.js';
 
 /**
- * Unloads a module once the launches enqueued from it have finished and no host step holds a
- * stream of the device (cuModuleUnload waits for the whole device: see held-steps.ts).
+ * Unloads a module once the launches enqueued from it (queued ones included) have finished. The
+ * driver's unload waits for the whole device, so it runs on a worker thread.
  */
 function unload(device: Device, native: NativeModule | undefined, streams: Set<Stream>): void {
   const used = [...streams];
   streams.clear();
   if (!native) return;
-  const now = () => device.held.whenNone(() => native.unload());
-  if (used.length === 0) now();
-  else device.serviceStream(used).notify(now);
+  if (used.length === 0) native.unload();
+  else device.completionPoints.after(used, undefined, () => native.unload());
 }
 
-// A module nobody closed is unloaded the same way when it is collected, never from inside the
-// garbage collector (the driver call could wait for a held step, which needs this thread).
+// A module nobody closed is unloaded the same way when it is collected.
 const unloadWhenCollected = new FinalizationRegistry<{ device: Device; native: NativeModule; streams: Set<Stream> }>(
   ({ device, native, streams }) => {
     try {
@@ -76,16 +74,18 @@ export class Module {
     this.fromCache = fromCache;
   }
 
-  /** @internal Use {@link Device.loadModule} or {@link Device.compile}. */
-  static load(device: Device, image: ModuleImage, names: ReadonlyMap<string, string> = new Map(), log = '', fromCache = false): Module {
+  /**
+   * @internal Use {@link Device.loadModule} or {@link Device.compile}. Checks the image at once;
+   * the driver's load runs on a worker thread.
+   */
+  static load(device: Device, image: ModuleImage, names: ReadonlyMap<string, string> = new Map(), log = '', fromCache = false): Promise<Module> {
     const bytes = imageBytes(image);
     if (device.kind === 'host')
       typeError('device', 'a CUDA device to load a module image', received('the host device (give kernels CPU implementations instead)'));
-    try {
-      return new Module(device, new addon.Module(device.native, bytes), names, log, fromCache);
-    } catch (error) {
-      device.fail(error);
-    }
+    return addon.loadModule(device.native, bytes).then(
+      (handle) => new Module(device, new addon.Module(device.native, handle), names, log, fromCache),
+      (error: unknown) => device.fail(error),
+    );
   }
 
   /** @internal A module of the host device: its kernels run through their CPU implementations. */
@@ -128,9 +128,9 @@ export class Module {
   }
 
   /**
-   * Unloads the module once every launch already enqueued from it has finished and no host step
-   * holds a stream of the device (the driver's unload waits for the whole device); its kernels
-   * can no longer be launched. Idempotent.
+   * Unloads the module once every launch already enqueued from it has finished (on a worker
+   * thread: the driver's unload waits for the whole device); its kernels can no longer be
+   * launched. Idempotent.
    */
   close(): void {
     if (this.#closed) return;

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import { CudaError, NvrtcError } from './errors.js';
 import { completionMailbox, drainCompletions } from './completions.js';
-import { BACKLOG_LIMIT } from './backlog.js';
+import type { Pause } from './scheduler.js';
 
 /** What the native Device class offers. */
 export interface NativeDevice {
@@ -35,8 +35,6 @@ export interface DeviceProperties {
   readonly memoryPools: number;
 }
 
-/** notify() flag: through cuLaunchHostFunc instead of cuStreamAddCallback. */
-export const NOTIFY_BY_HOST_FUNCTION = 1;
 /** notify() flag: enqueue nothing, and answer false, on a stream under graph capture. */
 export const NOTIFY_REFUSE_CAPTURE = 2;
 
@@ -51,12 +49,7 @@ export interface NativeStream {
   waitEvent(event: NativeEvent): void;
   /** Enqueues the notification for `id`; false (nothing enqueued) when refused under capture. */
   notify(id: number, flags?: number): boolean;
-  /** A held step: `notify(id)`, on a second stream, then `waitValue(address, value)` here. */
-  hold(id: number, address: bigint, value: number): void;
-  /** `notify(id)` on the notifier stream, once the word at `address` is at least `value`. */
-  notifyWhen(id: number, address: bigint, value: number): void;
   hostFunction(fn: bigint, userData: bigint): void;
-  waitValue(address: bigint, value: number): void;
   writeValue(address: bigint, value: number): void;
   alloc(bytes: number): bigint;
   free(ptr: bigint): void;
@@ -71,6 +64,7 @@ export interface NativeEvent {
 }
 
 export interface NativeModule {
+  /** Unloads on a worker thread (the driver's unload waits for the whole device). */
   unload(): void;
 }
 
@@ -85,8 +79,11 @@ export interface KernelAttributes {
   readonly maxDynamicSharedSizeBytes: number;
 }
 
-/** Launches with what the bound block holds; the host backend also reads the arguments given. */
-export type KernelLauncher = (stream: unknown, config: unknown, args: readonly unknown[]) => void;
+/**
+ * Launches with what the bound block holds; the host backend also reads the arguments given, and
+ * returns the pause of the CPU kernel's host step.
+ */
+export type KernelLauncher = (stream: unknown, config: unknown, args: readonly unknown[]) => Pause | void;
 
 export interface NativeKernel {
   handle(): bigint;
@@ -120,13 +117,14 @@ export interface CompileOutput {
 /** The native classes of one backend: CUDA, or the host (CPU) reference backend. */
 export interface Backend {
   readonly kind: 'cuda' | 'host';
-  /** Commands a stream's queue takes behind an unfinished host step (see backlog.ts). */
-  readonly queueLimit: number;
   Device: new (ordinal: number) => NativeDevice;
   Stream: new (device: NativeDevice, flags: number, priority: number, handle?: bigint) => NativeStream;
   Event: new (device: NativeDevice, flags: number) => NativeEvent;
   allocHost(device: NativeDevice, bytes: number): { ptr: bigint; buffer: ArrayBuffer };
-  /** Frees pinned memory allocated by allocHost; detach its buffer first (detachBuffer). */
+  /**
+   * Frees pinned memory allocated by allocHost (on a worker thread where the driver's free waits
+   * for the device); detach its buffer first (detachBuffer).
+   */
   freeHost(device: NativeDevice, ptr: bigint): void;
 }
 
@@ -141,7 +139,10 @@ export interface Addon {
   Device: new (ordinal: number) => NativeDevice;
   Stream: new (device: NativeDevice, flags: number, priority: number, handle?: bigint) => NativeStream;
   Event: new (device: NativeDevice, flags: number) => NativeEvent;
-  Module: new (device: NativeDevice, image: Uint8Array) => NativeModule;
+  /** Loads a module image on a worker thread (the driver's load waits for the device's work). */
+  loadModule(device: NativeDevice, image: Uint8Array): Promise<bigint>;
+  /** Wraps a module handle that loadModule gave. */
+  Module: new (device: NativeDevice, handle: bigint) => NativeModule;
   Kernel: new (module: NativeModule, name: string) => NativeKernel;
   allocHost(device: NativeDevice, bytes: number): { ptr: bigint; buffer: ArrayBuffer };
   freeHost(device: NativeDevice, ptr: bigint): void;
@@ -196,7 +197,6 @@ export const addon: Addon = load();
 
 /** The two backends' native classes, one contract. */
 export const backends: { readonly cuda: Backend; readonly host: Backend } = {
-  cuda: { kind: 'cuda', queueLimit: BACKLOG_LIMIT, Device: addon.Device, Stream: addon.Stream, Event: addon.Event, allocHost: addon.allocHost, freeHost: addon.freeHost },
-  // The host backend's queues are unbounded lists: nothing there can block the main thread.
-  host: { kind: 'host', queueLimit: Infinity, Device: addon.HostDevice, Stream: addon.HostStream, Event: addon.HostEvent, allocHost: addon.hostAllocHost, freeHost: addon.hostFreeHost },
+  cuda: { kind: 'cuda', Device: addon.Device, Stream: addon.Stream, Event: addon.Event, allocHost: addon.allocHost, freeHost: addon.freeHost },
+  host: { kind: 'host', Device: addon.HostDevice, Stream: addon.HostStream, Event: addon.HostEvent, allocHost: addon.hostAllocHost, freeHost: addon.hostFreeHost },
 };

@@ -1,27 +1,35 @@
 // Streams: ordered lanes of device work. Every method enqueues and returns at once; completion
-// comes back as a Promise resolved from the completion road, never by blocking or polling.
+// comes back as a Promise resolved from the completion road, never by blocking or polling. The
+// lane itself is thin: its queue is the scheduler's (scheduler.ts), host steps are host-steps.ts,
+// spinning waits spin-wait.ts, and completion points behind closed streams completion-points.ts.
 import { EventEmitter } from 'eventemitter3';
-import { addon, NOTIFY_REFUSE_CAPTURE, type NativeEvent, type NativeStream } from './native.js';
+import type { NativeStream } from './native.js';
+import { addon } from './native.js';
 import { CudaError, checkCount, checkOptions, rangeError, typeError, received } from './errors.js';
 import { DTYPES, checkDType, type DType } from './dtype.js';
 import { DeviceArray, Memory } from './memory.js';
 import { checkScalar, scalarBits } from './scalar.js';
-import { cancelCompletion, expectCompletion, onCompletion, reserveCompletion } from './completions.js';
-import { DISABLE_TIMING, Event, type EventOptions } from './event.js';
+import { Event, type EventOptions } from './event.js';
+import { StreamQueue, type Command, type Pause } from './scheduler.js';
+import { SpinningWaits } from './spin-wait.js';
 import type { Device } from './device.js';
 import type { Kernel, KernelArgs, Signature } from './kernel.js';
 import type { LaunchConfig, LaunchOptions } from './launch-config.js';
-import { Backlog } from './backlog.js';
-import { captureRefused, enqueueHostStep, enqueueNotification, Gate, type HostLaunchOptions, type HostStepContext, type UserData } from './host-steps.js';
+import {
+  checkNotCapturing, copyUserData, doneStep, hostStep, nameOf, notification, reportStepError,
+  type HostLaunchOptions, type HostStepContext, type UserData,
+} from './host-steps.js';
 
 /** Events a stream emits. Use RxJS's `fromEvent(stream, 'idle')` to observe them as streams. */
 export interface StreamEvents {
-  /** A host step or notification threw or rejected; the stream went on. */
+  /**
+   * A host step or notification threw or rejected, or queued device work failed when it went to
+   * the driver; the stream went on.
+   */
   error: (error: unknown, context: HostStepContext) => void;
   /**
    * All work enqueued so far has finished, as seen at a completion point (a `synchronized()`,
-   * `onDone` or pipeline value) with nothing enqueued after it. A held host step is not such a
-   * point: the stream waits at it.
+   * `onDone` or pipeline value) with nothing enqueued after it.
    */
   idle: () => void;
 }
@@ -47,12 +55,6 @@ const NON_BLOCKING = 0x1;
  * Emits `error` when a host step fails (see {@link StreamEvents}).
  */
 export class Stream extends EventEmitter<StreamEvents> {
-  /**
-   * @internal Whether the native watcher leaves a seen write to the event loop's own look
-   * instead of waking the main thread for it (false: it wakes it). bench/completion compares.
-   */
-  static watchQuietly = true;
-
   /** The device the stream belongs to. */
   readonly device: Device;
   /** @internal */
@@ -66,19 +68,15 @@ export class Stream extends EventEmitter<StreamEvents> {
   /** @internal */
   readonly hi: number;
   readonly #handle: bigint;
-  /** @internal Work queued behind unfinished host steps. */
-  readonly backlog: Backlog;
-  #tail: NativeEvent | undefined;
-  #gate: Gate | undefined;
-  #signal: Gate | undefined;
-  /** The fallbacks of spinning waits whose watcher has neither seen the signal nor given up. */
-  readonly #watching = new Set<() => void>();
-  /** Fallbacks enqueued and not yet settled: the notifier stream waits on the signal word. */
-  #fallingBack = 0;
+  readonly #queue: StreamQueue;
+  readonly #spins = new SpinningWaits(this);
+  /** Commands ever given to the stream: unchanged between two moments means nothing was enqueued. */
+  #enqueued = 0;
+  /** Recorded last of all at close(): what completion points behind a closed stream wait for. */
+  #tail: Event | undefined;
 
   private constructor(device: Device, native: NativeStream) {
     super();
-    this.backlog = new Backlog(device.backend.queueLimit);
     this.device = device;
     this.native = native;
     this.#handle = native.handle();
@@ -86,6 +84,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.hi = Number(this.#handle >> 32n);
     this.priority = native.priority();
     this.nonBlocking = (native.flags() & NON_BLOCKING) !== 0;
+    this.#queue = new StreamQueue((error) => this.#queuedFailure(error));
   }
 
   /** @internal Use {@link Device.createStream}. */
@@ -115,7 +114,11 @@ export class Stream extends EventEmitter<StreamEvents> {
     return new Stream(device, new device.backend.Stream(device.native, 0, 0, handle));
   }
 
-  /** The CUstream handle, for other CUDA code. */
+  /**
+   * The CUstream handle, for other CUDA code. Work that rxcuda still holds in the stream's queue
+   * (behind an unsettled host step) has not reached it yet: `await stream.flushed()` before
+   * handing the handle over.
+   */
   get handle(): bigint {
     return this.#handle;
   }
@@ -123,6 +126,16 @@ export class Stream extends EventEmitter<StreamEvents> {
   /** True once `close()` was called; nothing more can be enqueued. */
   get closed(): boolean {
     return this.#tail !== undefined;
+  }
+
+  /** @internal Whether work given now goes straight to the driver (nothing queued, nothing paused). */
+  get direct(): boolean {
+    return this.#queue.direct;
+  }
+
+  /** @internal Commands ever given to the stream (a completion point compares two readings). */
+  get enqueued(): number {
+    return this.#enqueued;
   }
 
   /** @internal Throws unless work can be enqueued on this stream. */
@@ -133,7 +146,8 @@ export class Stream extends EventEmitter<StreamEvents> {
 
   /**
    * Allocates `length` elements of `dtype` from the device's memory pool, ordered on this
-   * stream: the memory can be used by work enqueued on this stream from now on.
+   * stream: the memory can be used by work enqueued on this stream from now on. Returns at once,
+   * also while work waits in the stream's queue.
    * @throws TypeError for an unknown `dtype`, RangeError for a bad `length`.
    */
   alloc<D extends DType>(dtype: D, length: number): DeviceArray<D> {
@@ -159,7 +173,8 @@ export class Stream extends EventEmitter<StreamEvents> {
     if (src.byteLength !== dst.byteLength)
       rangeError('src', `${dst.byteLength} bytes, as \`dst\` is`, received(`${src.byteLength} bytes`));
     this.checkOpen();
-    this.#enqueue(1, () => this.native.copy(dst.ptr, src.ptr, dst.byteLength));
+    const [to, from, bytes] = [dst.ptr, src.ptr, dst.byteLength];
+    this.run(() => this.native.copy(to, from, bytes));
     dst.allocation.use(this);
     src.allocation.use(this);
   }
@@ -173,7 +188,8 @@ export class Stream extends EventEmitter<StreamEvents> {
     checkScalar('value', dst.dtype, value);
     this.checkOpen();
     const [low, high] = scalarBits(dst.dtype, value);
-    if (dst.length > 0) this.#enqueue(2, () => this.native.fill(dst.ptr, DTYPES[dst.dtype].size, dst.length, low, high));
+    const [ptr, size, length] = [dst.ptr, DTYPES[dst.dtype].size, dst.length];
+    if (length > 0) this.run(() => this.native.fill(ptr, size, length, low, high));
     dst.allocation.use(this);
   }
 
@@ -187,33 +203,49 @@ export class Stream extends EventEmitter<StreamEvents> {
   }
 
   /**
-   * Records an event at this point of the stream.
-   * @param options `timing: true` to use the event for elapsed-time measurements (default false).
+   * Records an event at this point of the stream. Waits made for it from now on (on any stream)
+   * wait for this record, also while it waits in this stream's queue.
+   * @param options `timing: true` to use the event for elapsed-time measurements (default false),
+   * or an event of this device to record again.
+   * @throws TypeError for a closed event; RangeError for an event of another device.
    */
   record(options?: EventOptions | Event): Event {
+    if (options instanceof Event) {
+      if (options.closed) typeError('event', 'an open Event', received('a closed Event'));
+      if (options.device !== this.device) rangeError('event', `an event of ${this.device}`, options);
+    }
     this.checkOpen();
     const event = options instanceof Event ? options : Event.create(this.device, options);
-    if (event.device !== this.device) rangeError('event', `an event of ${this.device}`, event);
-    this.#enqueue(1, () => this.native.record(event.native));
-    event.recordedOn(this);
+    this.run(event.recordCommand(this));
     return event;
   }
 
   /**
    * Makes work enqueued on this stream from now on wait until `event` has completed (work of
-   * another stream can be ordered after this one this way). Returns at once.
+   * another stream can be ordered after this one this way). Returns at once; when the event's
+   * record still waits in its stream's queue, this stream's later work waits for it in rxcuda's
+   * queue, never on the device.
    */
   wait(event: Event): void {
     if (!(event instanceof Event)) typeError('event', 'an Event', event);
     if (event.device !== this.device) rangeError('event', `an event of ${this.device}`, event);
     if (event.closed) typeError('event', 'an open Event', received('a closed Event'));
     this.checkOpen();
-    this.#enqueue(1, () => this.native.waitEvent(event.native));
+    this.waitInternal(event);
   }
 
-  /** True when all work enqueued so far has completed. Never waits. */
+  /** @internal {@link wait} without the checks, for rxcuda's own streams (closed ones too). */
+  waitInternal(event: Event): void {
+    this.run(event.waitCommand(this, (error) => this.#queuedFailure(error)));
+  }
+
+  /**
+   * True when all work enqueued so far has completed, work in the stream's queue included (and
+   * host steps settled). Never waits.
+   */
   query(): boolean {
     this.checkOpen();
+    if (!this.#queue.direct) return false;
     try {
       return this.native.query();
     } catch (error) {
@@ -222,14 +254,26 @@ export class Stream extends EventEmitter<StreamEvents> {
   }
 
   /**
+   * Resolves once nothing of this stream waits in rxcuda's queue: every host step enqueued so far
+   * has settled and the work behind them has gone to the driver (it may still be running). Await
+   * it before other CUDA code enqueues on {@link handle}, so that its work follows all of this
+   * stream's.
+   */
+  flushed(): Promise<void> {
+    return this.#queue.flushed();
+  }
+
+  /**
    * Runs `fn` on the main thread when the stream reaches this point, and holds the stream until
    * it settles: device work enqueued after it waits for it, also when `fn` is async (until its
-   * Promise settles). The device does the waiting, on a word of pinned memory, so no thread is
-   * blocked and other streams are not held.
+   * Promise settles). That work waits in the stream's queue in rxcuda and goes to the driver, in
+   * order, when `fn` settles: the device never waits for JavaScript, so any number of streams may
+   * hold any number of steps, and this never blocks.
    *
-   * `fn` must not wait for device work of its own stream (that work waits for `fn`: a deadlock).
-   * A step that throws or rejects is reported through the stream's `error` event (a process
-   * warning when nobody listens) and the stream goes on.
+   * `fn` must not wait for device work of its own stream enqueued after it (that work waits for
+   * `fn`: a deadlock). A step that throws or rejects is reported through the stream's `error`
+   * event (a process warning with code `RXCUDA_STEP_FAILED` when nobody listens) and the stream
+   * goes on.
    * @param options `userData`: bytes copied now; `fn` receives the copy.
    * @throws TypeError for a non-function or unreadable `userData`; CudaError
    * (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) on a stream under graph capture. Nothing is enqueued
@@ -241,8 +285,10 @@ export class Stream extends EventEmitter<StreamEvents> {
   ): void {
     if (typeof fn !== 'function') typeError('fn', 'a function', fn);
     checkOptions('options', options);
+    const data = copyUserData(options.userData);
     this.checkOpen();
-    enqueueHostStep(this, () => (this.#gate ??= new Gate(this)), fn, options);
+    if (!this.#queue.direct) checkNotCapturing(this, 'cuStreamAddCallback');
+    this.run(hostStep(this, () => fn(data), { kind: 'hostLaunch', name: nameOf(fn) }));
   }
 
   /**
@@ -254,7 +300,12 @@ export class Stream extends EventEmitter<StreamEvents> {
   onDone(fn: (error: CudaError | undefined) => unknown): void {
     if (typeof fn !== 'function') typeError('fn', 'a function', fn);
     this.checkOpen();
-    enqueueNotification(this, fn);
+    if (!this.#queue.direct) checkNotCapturing(this, 'cuStreamAddCallback');
+    const mark = this.#enqueued + 1;
+    this.run(doneStep(this, (error) => {
+      if (!error) this.#reachedCompletionPoint(mark);
+      return fn(error);
+    }));
   }
 
   /**
@@ -269,13 +320,15 @@ export class Stream extends EventEmitter<StreamEvents> {
     else if (typeof userData !== 'bigint' || userData < 0n || userData >= 2n ** 64n)
       typeError('userData', 'a pointer as a bigint, or memory', userData);
     this.checkOpen();
-    this.#enqueue(1, () => this.native.hostFunction(fn, userData instanceof Memory ? userData.ptr : userData));
+    const data = userData instanceof Memory ? userData.ptr : userData;
+    this.run(() => this.native.hostFunction(fn, data));
     if (userData instanceof Memory) userData.allocation.use(this);
   }
 
   /**
-   * Resolves when all work enqueued so far has completed, without blocking the main thread:
-   * the driver's callback wakes it. Rejects with the CudaError that stopped the stream.
+   * Resolves when all work enqueued so far has completed (work in the stream's queue included),
+   * without blocking the main thread: the driver's callback wakes it. Rejects with the CudaError
+   * that stopped the stream.
    *
    * With `spin`, a native thread watches for the stream reaching this point (a word the device
    * writes to pinned memory) for up to `spin` microseconds instead, which resolves sooner and
@@ -283,8 +336,8 @@ export class Stream extends EventEmitter<StreamEvents> {
    * busy while it watches (and 200 µs after its last watch, so that back-to-back waits find it
    * awake), and the event loop keeps turning instead of sleeping for as long, looking at the
    * word itself each turn, so that the write is taken at once (the watcher bounds the wait).
-   * Past `spin` (or once the stream is closed), a notification on the stream's notifier stream,
-   * behind the same write, settles the Promise, errors included.
+   * Past `spin` (or once the stream is closed), a completion point behind the same place settles
+   * the Promise, errors included. The watch starts when the wait reaches the driver.
    */
   synchronized(options: { readonly spin?: number } = {}): Promise<void> {
     checkOptions('options', options);
@@ -292,145 +345,86 @@ export class Stream extends EventEmitter<StreamEvents> {
     checkCount('spin', spin);
     this.checkOpen();
     return new Promise((resolve, reject) => {
-      // Called once: by the notification, or by the first of the spinning wait's roads (#watch).
+      const mark = this.#enqueued + 1;
       const settle = (status: number, error?: unknown) => {
-        if (status === 0) resolve();
-        else reject(error ?? this.statusError(status));
+        if (status !== 0) return reject(error ?? this.statusError(status));
+        resolve();
+        this.#reachedCompletionPoint(mark);
       };
-      if (spin > 0) this.#watch(spin, settle);
-      else this.notify(settle);
+      this.run(spin > 0 ? this.#spins.command(spin, settle) : notification(this, settle));
     });
   }
 
-  /**
-   * Enqueues a write of the next signal value and has the native watcher report it. While it
-   * watches, the event loop keeps turning and looks at the word too, so whichever of the two sees
-   * the write first settles the wait. If the watcher gives up, or the stream closes first, the
-   * fallback is enqueued: a notification on the notifier stream once the signal has that value.
-   */
-  #watch(spin: number, settle: (status: number, error?: unknown) => void): void {
-    const signal = (this.#signal ??= new Gate(this));
-    const value = signal.next();
-    this.#enqueue(1, () => this.native.writeValue(signal.address, value));
-    const mark = this.backlog.total;
-    let done = false;
-    const reached = (status: number, error?: unknown) => {
-      if (done) return;
-      done = true;
-      this.#watching.delete(fallBack);
-      settle(status, error);
-      if (status === 0) this.#reachedCompletionPoint(mark);
-    };
-    const fallBack = () => {
-      this.#watching.delete(fallBack);
-      this.#fallingBack++;
-      const id = expectCompletion((status) => {
-        this.#fellBack();
-        reached(status);
-      });
-      try {
-        this.native.notifyWhen(id, signal.address, value);
-      } catch (error) {
-        cancelCompletion(id);
-        this.#fellBack();
-        this.device.recordFailure(error);
-        reached(-1, error);
-      }
-    };
-    this.#watching.add(fallBack);
-    // Keep the event loop turning while the watcher watches, each turn looking at the word: the
-    // write is taken one turn after it lands. So the watcher does not wake the main thread for a
-    // write it saw (a quiet watch: handling the wake-up would only delay the loop); it bounds the
-    // wait, and its give-up does wake it, for the fallback.
-    const turn = () => {
-      if (!this.#watching.has(fallBack)) return;
-      if (signal.reached(value)) reached(0);
-      else setImmediate(turn);
-    };
-    setImmediate(turn);
-    const id = expectCompletion((status) => {
-      if (status === 0) reached(0);
-      else if (this.#watching.has(fallBack)) fallBack(); // the watcher gave up
-    });
-    addon.watch(id, signal.address, value, spin, Stream.watchQuietly);
-  }
-
-  /** A fallback settled: the notifier stream no longer reads the signal word, which may go. */
-  #fellBack(): void {
-    if (--this.#fallingBack === 0 && this.closed) this.#signal?.close();
-  }
-
-  /** Emits `idle` if nothing was enqueued since the completion point at backlog total `mark`. */
+  /** Emits `idle` if nothing was enqueued since the completion point that was command number `mark`. */
   #reachedCompletionPoint(mark: number): void {
-    if (this.backlog.total === mark && this.listenerCount('idle') > 0) this.emit('idle');
+    if (this.#enqueued === mark && this.listenerCount('idle') > 0) this.emit('idle');
   }
 
   /**
-   * @internal Calls `done(status)` on the main thread when the work enqueued so far has finished.
-   * Works on closed streams too (rxcuda's own bookkeeping uses it after a close). With
-   * `refuseCapture` (the driver call to name), a stream under graph capture gets nothing and the
-   * capture refusal is thrown.
+   * @internal Calls `done(status)` on the main thread when the work enqueued so far has finished,
+   * queued work included. Works on closed streams too (rxcuda's own bookkeeping uses it after a
+   * close), through a completion point behind the stream's last work.
    */
-  notify(done: (status: number) => void, refuseCapture?: string): void {
-    this.backlog.admit(1);
-    const mark = this.backlog.total;
-    const id = reserveCompletion(); // its handler is set after the enqueue, which comes sooner
-    let enqueued: boolean;
+  notify(done: (status: number, error?: unknown) => void): void {
+    if (this.#tail) this.device.completionPoints.after([this.#tail], undefined, done);
+    else this.run(notification(this, done));
+  }
+
+  /**
+   * @internal Makes this stream's later work wait for all work given to `other` so far (queued
+   * work included; for a closed stream, the event it recorded last of all).
+   */
+  waitForWorkOf(other: Stream): void {
+    if (other.#tail) return this.waitInternal(other.#tail);
+    const marker = Event.create(other.device);
+    other.run(marker.recordCommand(other));
+    this.waitInternal(marker);
+    marker.close(); // the queued wait keeps its native event
+  }
+
+  /**
+   * @internal Gives `command` to the stream's queue: submitted now when nothing waits there
+   * (a driver failure then reaches the caller, sticky ones recorded on the device), else in turn.
+   */
+  run(command: Command): void {
+    this.#enqueued++;
     try {
-      enqueued = this.native.notify(id, refuseCapture ? NOTIFY_REFUSE_CAPTURE : 0);
+      this.#queue.run(command);
     } catch (error) {
       this.device.fail(error);
     }
-    if (!enqueued) {
-      this.backlog.withdraw(1);
-      throw captureRefused(refuseCapture!);
-    }
-    onCompletion(id, (status) => {
-      done(status);
-      if (status === 0) this.#reachedCompletionPoint(mark);
-    });
   }
 
-  /** @internal An event behind all work enqueued so far (the one recorded at close, once closed). */
-  tail(): NativeEvent {
-    if (this.#tail) return this.#tail;
-    const event = new this.device.backend.Event(this.device.native, DISABLE_TIMING);
-    this.native.record(event);
-    return event;
+  /** @internal Holds back the stream's later work until `pause` resumes it (a CPU kernel's step). */
+  pause(pause: Pause): void {
+    this.#queue.pause(pause);
   }
 
   /**
-   * Stops enqueuing and releases the stream; work already enqueued still runs to completion.
-   * Idempotent. A stream from {@link Stream.fromHandle} is left to its owner.
+   * Stops enqueuing and releases the stream; work already enqueued (queued work included) still
+   * runs to completion. Idempotent. A stream from {@link Stream.fromHandle} is left to its owner.
    */
   close(): void {
     if (this.#tail) return;
+    const tail = (this.#tail = Event.create(this.device));
     try {
-      this.#tail = this.tail();
+      this.#queue.run(tail.recordCommand(this));
+      this.#queue.run(() => this.native.destroy()); // a foreign stream itself is left to its owner
     } catch {
-      this.#tail = new this.device.backend.Event(this.device.native, DISABLE_TIMING); // poisoned: nothing runs anyway
+      // A broken context (a sticky error): nothing runs on it any more anyway.
     }
-    for (const fallBack of this.#watching) fallBack(); // while the notifier stream is still there
-    this.native.destroy(); // and its notifier stream; a foreign stream itself is left to its owner
-    this.#gate?.close();
-    if (this.#fallingBack === 0) this.#signal?.close(); // else once the last fallback settled
+    this.#spins.close();
   }
 
   [Symbol.dispose](): void {
     this.close();
   }
 
-  /**
-   * Counts `units` of work against the backlog, then makes the native call; a driver failure
-   * is recorded on the device (when sticky) and thrown.
-   */
-  #enqueue(units: number, call: () => void): void {
-    this.backlog.admit(units);
-    try {
-      call();
-    } catch (error) {
-      this.device.fail(error);
-    }
+  /** A queued command failed when it went to the driver: its caller has returned long since. */
+  #queuedFailure(error: unknown): void {
+    this.device.recordFailure(error);
+    if (error === this.device.poisoned && this.listenerCount('error') === 0) return; // reported where it settles
+    reportStepError(this, error, { kind: 'enqueue', name: error instanceof CudaError ? error.call : 'enqueue' });
   }
 
   #checkMemory(name: string, memory: Memory): void {

@@ -43,8 +43,8 @@ function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: Device | LanePoo
     },
     stop(): void {
       stopped = true;
-      // Work already on the GPU runs to completion; an owned pool is closed behind it.
-      if (owned) pool.device.serviceStream(pool.lanes.map((l) => l.stream)).notify(() => pool.close());
+      // Work already enqueued runs to completion: closing streams and memory waits for it.
+      if (owned) pool.close();
     },
   };
 }

@@ -48,6 +48,7 @@ export function emitWhenDone<T>(work: Work<T>, subscriber: Subscriber<Work<T>>, 
   work.hold();
   const settle = later();
   work.stream.onDone((error) => {
+    const mark = work.stream.enqueued;
     if (!subscriber.closed) {
       if (error) subscriber.error(error);
       else {
@@ -55,7 +56,10 @@ export function emitWhenDone<T>(work: Work<T>, subscriber: Subscriber<Work<T>>, 
         subscriber.next(work);
       }
     }
-    work.releaseWhenDone();
+    // The value's work is done: its place in flight frees now, unless what the emission enqueued
+    // (for this value, on its lane) is still to finish.
+    if (work.stream.enqueued === mark) work.release();
+    else work.releaseWhenDone();
     settle();
   });
 }

@@ -81,10 +81,11 @@ export class Work<T> {
    * let go returns the pooled resources and frees the value's place in flight.
    */
   releaseWhenDone(): void {
-    this.stream.notify(() => this.#release());
+    this.stream.notify(() => this.release());
   }
 
-  #release(): void {
+  /** @internal Lets go now: the value's device work is known to be done. */
+  release(): void {
     if (--this.#holds > 0) return;
     for (const memory of this.#pooled.splice(0)) this.lane.give(memory);
     this.#done();

@@ -57,7 +57,7 @@ describeGpu('Device.compile', () => {
     const ptx = await compile(ADD_ONE, { arch: device.arch.replace('sm_', 'compute_'), defines: { OFFSET: 1 }, cache: false });
     expect(typeof ptx.image).toBe('string');
     expect(ptx.image as string).toContain('.entry add_one');
-    const module = device.loadModule(ptx.image);
+    const module = await device.loadModule(ptx.image);
     modules.push(module);
     expect(await runAddOne(module)).toEqual([2, 3, 4, 5]);
   });
@@ -66,7 +66,7 @@ describeGpu('Device.compile', () => {
     const cubin = await compile(ADD_ONE, { arch: device.arch, defines: { OFFSET: 2 }, cache: false });
     expect(cubin.image).toBeInstanceOf(Uint8Array);
     expect([...(cubin.image as Uint8Array).subarray(0, 4)]).toEqual([0x7f, 0x45, 0x4c, 0x46]);
-    const module = device.loadModule(cubin.image);
+    const module = await device.loadModule(cubin.image);
     modules.push(module);
     expect(await runAddOne(module)).toEqual([3, 4, 5, 6]);
   });
@@ -76,7 +76,7 @@ describeGpu('Device.compile', () => {
     await expect(device.compile(ADD_ONE, { arch: 'pentium' })).rejects.toThrow(/`arch`/);
     await expect(device.compile(ADD_ONE, { options: 'fast' as never })).rejects.toThrow(/`options`/);
     expect(() => device.loadModule(new Uint8Array(0))).toThrow(TypeError);
-    expect(() => device.loadModule('this is not PTX')).toThrow(/cuModuleLoadData/);
+    await expect(device.loadModule('this is not PTX')).rejects.toThrow(/cuModuleLoadData/);
   });
 
   it('unloads a module only after its launches have finished', async () => {

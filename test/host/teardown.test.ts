@@ -2,6 +2,7 @@
 // stream has commands pending must neither crash the process nor call into the dead environment.
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
+import { helpers } from '../support/helpers.js';
 
 const entry = new URL('../../dist/src/index.js', import.meta.url).href;
 
@@ -14,8 +15,8 @@ describe('the completion road at teardown', () => {
            const stream = device.createStream();
            const flag = device.allocHost('u32', 1);
            flag.data[0] = 0;
-           // The stream waits on a word nobody will write: everything behind it stays pending.
-           stream.native.waitValue(flag.ptr, 1);
+           // The stream's thread waits for a word nobody will write: everything behind it stays pending.
+           stream.launchHostFunction(${helpers.waitForWord}n, flag);
            for (let i = 0; i < 100; i++) stream.onDone(() => {});
            stream.synchronized({ spin: 60_000_000 }); // a watcher thread busy for a minute
            const a = stream.alloc('f32', 1024);

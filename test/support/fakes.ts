@@ -2,7 +2,6 @@
 // validation are tested on machines without a GPU: `launches` records each header and argument
 // block exactly as the native launch would read it.
 import { DeviceArray, HostArray, Kernel, type Signature } from '../../src/index.js';
-import { Backlog } from '../../src/core/backlog.js';
 import type { Device, Module, Stream } from '../../src/index.js';
 
 export const properties = {
@@ -53,7 +52,7 @@ export function fakeStream(device: Device, handle = 0x1234_5678_9abcn) {
   let closed = false;
   const stream = {
     device,
-    backlog: new Backlog(),
+    direct: true,
     lo: Number(handle & 0xffffffffn),
     hi: Number(handle >> 32n),
     checkOpen() { if (closed) throw new TypeError('Expected `stream` to be open, got a closed Stream'); },

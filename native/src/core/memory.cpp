@@ -2,6 +2,7 @@
 
 #include "../addon.hpp"
 #include "device.hpp"
+#include "off-thread.hpp"
 
 namespace rxcuda {
 namespace {
@@ -22,14 +23,13 @@ Napi::Value allocHost(const Napi::CallbackInfo& info) {
   return out;
 }
 
-// cuMemFreeHost waits for the whole device: TypeScript calls this only when no host step holds a
-// stream (src/core/held-steps.ts).
+// cuMemFreeHost waits for the whole device: the free runs on a worker thread, and its failure (a
+// broken context) leaves the memory to the context.
 Napi::Value freeHost(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Addon& addon = Addon::of(env);
-  addon.use(env, DeviceObject::from(info[0])->context());
-  addon.check(env, cu::call(cu::driver().cuMemFreeHost, reinterpret_cast<void*>(toU64(info[1]))),
-              "cuMemFreeHost");
+  auto* ptr = reinterpret_cast<void*>(toU64(info[1]));
+  OffThread::detach(env, DeviceObject::from(info[0])->context(), "cuMemFreeHost",
+                    [ptr](uint64_t&) { return cu::call(cu::driver().cuMemFreeHost, ptr); });
   return env.Undefined();
 }
 

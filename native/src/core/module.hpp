@@ -1,7 +1,8 @@
-// A loaded module (cubin, fatbin or PTX image) on a device's primary context. Only unload()
-// unloads it: cuModuleUnload waits for the whole device, so TypeScript calls it when no host step
-// holds a stream (src/core/held-steps.ts), never the garbage collector; one never unloaded goes
-// with the context.
+// A loaded module (cubin, fatbin or PTX image) on a device's primary context. The driver's load
+// and unload wait for the whole device, so both run on a worker thread (off-thread.hpp): load()
+// gives a handle that new Module(device, handle) wraps; unload() is only called by TypeScript
+// once the launches enqueued from the module have finished, never by the garbage collector; one
+// never unloaded goes with the context.
 #pragma once
 #include <napi.h>
 
@@ -12,8 +13,9 @@ namespace rxcuda {
 
 class ModuleObject : public Napi::ObjectWrap<ModuleObject> {
  public:
+  // Defines Module and loadModule(device, image: Uint8Array) -> Promise<bigint handle>.
   static void define(Napi::Env env, Napi::Object exports);
-  explicit ModuleObject(const Napi::CallbackInfo& info);  // new Module(device, image: Uint8Array)
+  explicit ModuleObject(const Napi::CallbackInfo& info);  // new Module(device, handle: bigint)
   cu::Module module() const { return module_; }
   cu::Context context() const { return device_.ctx; }
 

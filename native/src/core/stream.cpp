@@ -18,10 +18,7 @@ void StreamObject::define(Napi::Env env, Napi::Object exports) {
           InstanceMethod<&StreamObject::record>("record"),
           InstanceMethod<&StreamObject::waitEvent>("waitEvent"),
           InstanceMethod<&StreamObject::notify>("notify"),
-          InstanceMethod<&StreamObject::hold>("hold"),
-          InstanceMethod<&StreamObject::notifyWhen>("notifyWhen"),
           InstanceMethod<&StreamObject::hostFunction>("hostFunction"),
-          InstanceMethod<&StreamObject::waitValue>("waitValue"),
           InstanceMethod<&StreamObject::writeValue>("writeValue"),
           InstanceMethod<&StreamObject::alloc>("alloc"),
           InstanceMethod<&StreamObject::free>("free"),
@@ -54,15 +51,7 @@ StreamObject::StreamObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<St
 
 StreamObject::~StreamObject() {
   // Work still queued completes first: the driver releases the stream after it.
-  closeNotifier();
   if (owned_ && stream_) cu::call(cu::driver().cuStreamDestroy, stream_);
-}
-
-void StreamObject::closeNotifier() {
-  if (reached_) cu::call(cu::driver().cuEventDestroy, reached_);
-  if (notifier_) cu::call(cu::driver().cuStreamDestroy, notifier_);
-  reached_ = nullptr;
-  notifier_ = nullptr;
 }
 
 const cu::Driver& StreamObject::enter(Napi::Env env) {
@@ -78,7 +67,6 @@ Napi::Value StreamObject::handle(const Napi::CallbackInfo& info) {
 Napi::Value StreamObject::destroy(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (stream_) enter(env);
-  closeNotifier();
   if (owned_ && stream_)
     Addon::of(env).check(env, cu::call(cu::driver().cuStreamDestroy, stream_), "cuStreamDestroy");
   stream_ = nullptr;
@@ -138,82 +126,23 @@ Napi::Value StreamObject::waitEvent(const Napi::CallbackInfo& info) {
 }
 
 // notify(id, flags = 0) -> whether it was enqueued: when the work enqueued so far has finished (or
-// failed), id comes back through the completion road with the stream's status. By default through
-// cuStreamAddCallback, which reports a failed context; with kNotifyByHostFunction through
-// cuLaunchHostFunc, which then never runs (bench/completion compares the two). With
-// kNotifyRefuseCapture, a stream under graph capture gets nothing and the answer is false: the
-// driver would refuse the callback and invalidate the capture.
+// failed), id comes back through the completion road with the stream's status, through
+// cuStreamAddCallback, which reports a failed context. With kNotifyRefuseCapture, a stream under
+// graph capture gets nothing and the answer is false: the driver would refuse the callback and
+// invalidate the capture.
 Napi::Value StreamObject::notify(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  enter(env);
-  uint32_t flags = info.Length() > 1 ? info[1].As<Napi::Number>().Uint32Value() : 0;
-  if ((flags & kNotifyRefuseCapture) && isCapturing(env)) return Napi::Boolean::New(env, false);
-  notifyOn(env, stream_, info[0].As<Napi::Number>().Uint32Value(), flags & kNotifyByHostFunction);
-  return Napi::Boolean::New(env, true);
-}
-
-void StreamObject::notifyOn(Napi::Env env, cu::Stream stream, uint32_t id, bool viaHostFunction) {
-  Addon& addon = Addon::of(env);
-  const cu::Driver& d = cu::driver();
-  Completion::Record* r = addon.completion->record(id);
-  cu::Result result =
-      viaHostFunction
-          ? cu::call(d.cuLaunchHostFunc, stream, &Completion::hostFunction, static_cast<void*>(r))
-          : cu::call(d.cuStreamAddCallback, stream, &Completion::streamCallback, r, 0u);
-  if (result != cu::kSuccess) {
-    addon.completion->cancel(r);
-    addon.throwCuda(env, result, viaHostFunction ? "cuLaunchHostFunc" : "cuStreamAddCallback");
-  }
-}
-
-// hold(id, address, value): a held host step. id comes back when the work enqueued so far has
-// finished; work enqueued after this waits, on the device, until the word at address is at least
-// value. The notification does not go on this stream: a host function in front of the wait slows
-// the wait's release by about 2 µs (bench/completion), so the notifier stream waits for an event
-// recorded here and carries it. This stream's own callbacks run before the event completes, so
-// notifications keep stream order.
-Napi::Value StreamObject::hold(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
   const cu::Driver& d = enter(env);
-  cu::Stream side = notifier(env);
-  addon.check(env, cu::call(d.cuEventRecord, reached_, stream_), "cuEventRecord");
-  addon.check(env, cu::call(d.cuStreamWaitEvent, side, reached_, 0u), "cuStreamWaitEvent");
-  notifyOn(env, side, info[0].As<Napi::Number>().Uint32Value(), false);
-  waitWord(env, stream_, info[1], info[2]);
-  return env.Undefined();
-}
-
-// notifyWhen(id, address, value): id comes back once the word at address is at least value (a
-// write this stream makes), through the notifier stream; this stream gets nothing. A spinning
-// wait falls back on it when its watcher gives up.
-Napi::Value StreamObject::notifyWhen(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (!stream_) throw Napi::Error::New(env, "notifyWhen on a destroyed stream");
-  enter(env);
-  cu::Stream side = notifier(env);
-  waitWord(env, side, info[1], info[2]);
-  notifyOn(env, side, info[0].As<Napi::Number>().Uint32Value(), false);
-  return env.Undefined();
-}
-
-// The notifier stream (with this stream's priority) and its event, made on first use.
-cu::Stream StreamObject::notifier(Napi::Env env) {
-  if (notifier_) return notifier_;
-  Addon& addon = Addon::of(env);
-  const cu::Driver& d = cu::driver();
-  int priority = 0;
-  addon.check(env, cu::call(d.cuStreamGetPriority, stream_, &priority), "cuStreamGetPriority");
-  cu::Event reached = nullptr;
-  addon.check(env, cu::call(d.cuEventCreate, &reached, cu::kEventDisableTiming), "cuEventCreate");
-  cu::Result r = cu::call(d.cuStreamCreateWithPriority, &notifier_, cu::kStreamNonBlocking, priority);
-  if (r != cu::kSuccess) {
-    cu::call(d.cuEventDestroy, reached);
-    notifier_ = nullptr;
-    addon.throwCuda(env, r, "cuStreamCreateWithPriority");
+  uint32_t flags = info.Length() > 1 ? info[1].As<Napi::Number>().Uint32Value() : 0;
+  if ((flags & kNotifyRefuseCapture) && isCapturing(env)) return Napi::Boolean::New(env, false);
+  Completion::Record* r = addon.completion->record(info[0].As<Napi::Number>().Uint32Value());
+  cu::Result result = cu::call(d.cuStreamAddCallback, stream_, &Completion::streamCallback, r, 0u);
+  if (result != cu::kSuccess) {
+    addon.completion->cancel(r);
+    addon.throwCuda(env, result, "cuStreamAddCallback");
   }
-  reached_ = reached;
-  return notifier_;
+  return Napi::Boolean::New(env, true);
 }
 
 // hostFunction(fn, userData): a native CUhostFn enqueued as it is; it runs on a driver thread.
@@ -226,39 +155,14 @@ Napi::Value StreamObject::hostFunction(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-// One 32-bit stream memory operation on `stream`, on the word at `address` (pinned host memory)
-// with `value`. The caller made the context current.
-void StreamObject::valueOp(Napi::Env env, cu::Stream stream, const Napi::Value& address,
-                           const Napi::Value& value, ValueOp cu::Driver::*op, unsigned flags,
-                           const char* call) {
-  Addon::of(env).check(env,
-                       cu::call(cu::driver().*op, stream, toU64(address),
-                                value.As<Napi::Number>().Uint32Value(), flags),
-                       call);
-}
-
-// Work enqueued on `stream` after this waits, on the device, until the word at `address` is at
-// least `value`.
-void StreamObject::waitWord(Napi::Env env, cu::Stream stream, const Napi::Value& address,
-                            const Napi::Value& value) {
-  valueOp(env, stream, address, value, &cu::Driver::cuStreamWaitValue32, cu::kStreamWaitValueGeq,
-          "cuStreamWaitValue32");
-}
-
-// waitValue(address, value): see waitWord. Held steps use hold(), which waits the same way.
-Napi::Value StreamObject::waitValue(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  enter(env);
-  waitWord(env, stream_, info[0], info[1]);
-  return env.Undefined();
-}
-
-// writeValue(address, value): the device writes value to the word at address when the stream
-// reaches this point; the low-latency wait watches for it.
+// writeValue(address, value): the device writes value to the word at address (pinned host memory)
+// when the stream reaches this point; the low-latency wait watches for it. Nothing waits for it.
 Napi::Value StreamObject::writeValue(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  enter(env);
-  valueOp(env, stream_, info[0], info[1], &cu::Driver::cuStreamWriteValue32, 0u, "cuStreamWriteValue32");
+  Addon::of(env).check(env,
+                       cu::call(enter(env).cuStreamWriteValue32, stream_, toU64(info[0]),
+                                info[1].As<Napi::Number>().Uint32Value(), 0u),
+                       "cuStreamWriteValue32");
   return env.Undefined();
 }
 

@@ -1,7 +1,5 @@
 #include "queue.hpp"
 
-#include <chrono>
-
 namespace rxcuda::host {
 
 std::shared_ptr<Queue> Queue::start() {
@@ -40,19 +38,6 @@ void Queue::run() {
     }
     command();
     done_.fetch_add(1);
-  }
-}
-
-void waitForWord(const volatile uint32_t* address, uint32_t value) {
-  auto pause = std::chrono::microseconds(0);
-  while (static_cast<int32_t>(*address - value) < 0) {
-    if (pause.count() == 0) {
-      std::this_thread::yield();
-      pause = std::chrono::microseconds(1);
-    } else {
-      std::this_thread::sleep_for(pause);
-      pause = std::min(pause * 2, std::chrono::microseconds(1000));
-    }
   }
 }
 

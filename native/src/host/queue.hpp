@@ -36,8 +36,4 @@ class Queue : public std::enable_shared_from_this<Queue> {
   std::atomic<uint64_t> pushed_{0}, done_{0};
 };
 
-// Waits, on a worker thread, until the 32-bit word at `address` reaches `value` (wrap-safe, as
-// cuStreamWaitValue32 with GEQ compares). Polls with a growing pause, as a device would spin.
-void waitForWord(const volatile uint32_t* address, uint32_t value);
-
 }  // namespace rxcuda::host

@@ -21,10 +21,7 @@ void HostStream::define(Napi::Env env, Napi::Object exports) {
           InstanceMethod<&HostStream::record>("record"),
           InstanceMethod<&HostStream::waitEvent>("waitEvent"),
           InstanceMethod<&HostStream::notify>("notify"),
-          InstanceMethod<&HostStream::hold>("hold"),
-          InstanceMethod<&HostStream::notifyWhen>("notifyWhen"),
           InstanceMethod<&HostStream::hostFunction>("hostFunction"),
-          InstanceMethod<&HostStream::waitValue>("waitValue"),
           InstanceMethod<&HostStream::writeValue>("writeValue"),
           InstanceMethod<&HostStream::alloc>("alloc"),
           InstanceMethod<&HostStream::free>("free"),
@@ -51,7 +48,6 @@ Napi::Value HostStream::handle(const Napi::CallbackInfo& info) {
 
 Napi::Value HostStream::destroy(const Napi::CallbackInfo& info) {
   if (queue_) queue_->close();
-  destroyed_ = true;
   return info.Env().Undefined();
 }
 
@@ -99,43 +95,15 @@ void HostStream::pushNotify(Napi::Env env, const Napi::Value& id) {
   queue_->push([r] { Completion::push(r, 0); });
 }
 
-// Queues a wait until the word at `address` is at least `value`.
-void HostStream::pushWait(const Napi::Value& address, const Napi::Value& value) {
-  auto* word = reinterpret_cast<const volatile uint32_t*>(toU64(address));
-  uint32_t at = value.As<Napi::Number>().Uint32Value();
-  queue_->push([word, at] { waitForWord(word, at); });
-}
-
 Napi::Value HostStream::notify(const Napi::CallbackInfo& info) {
   pushNotify(info.Env(), info[0]);
   return Napi::Boolean::New(info.Env(), true);  // never under capture
-}
-
-// hold(id, address, value): the notification, then the wait, in this stream's queue.
-Napi::Value HostStream::hold(const Napi::CallbackInfo& info) {
-  pushNotify(info.Env(), info[0]);
-  pushWait(info[1], info[2]);
-  return info.Env().Undefined();
-}
-
-// notifyWhen(id, address, value): in this stream's queue (there is no notifier stream here), which
-// reaches it after the write it waits for; later work in the queue goes first.
-Napi::Value HostStream::notifyWhen(const Napi::CallbackInfo& info) {
-  if (destroyed_) throw Napi::Error::New(info.Env(), "notifyWhen on a destroyed stream");
-  pushWait(info[1], info[2]);
-  pushNotify(info.Env(), info[0]);
-  return info.Env().Undefined();
 }
 
 Napi::Value HostStream::hostFunction(const Napi::CallbackInfo& info) {
   auto fn = reinterpret_cast<cu::HostFn>(toU64(info[0]));
   auto data = reinterpret_cast<void*>(toU64(info[1]));
   queue_->push([fn, data] { fn(data); });
-  return info.Env().Undefined();
-}
-
-Napi::Value HostStream::waitValue(const Napi::CallbackInfo& info) {
-  pushWait(info[0], info[1]);
   return info.Env().Undefined();
 }
 

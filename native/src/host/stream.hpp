@@ -28,10 +28,7 @@ class HostStream : public Napi::ObjectWrap<HostStream> {
   Napi::Value record(const Napi::CallbackInfo& info);
   Napi::Value waitEvent(const Napi::CallbackInfo& info);
   Napi::Value notify(const Napi::CallbackInfo& info);
-  Napi::Value hold(const Napi::CallbackInfo& info);
-  Napi::Value notifyWhen(const Napi::CallbackInfo& info);
   Napi::Value hostFunction(const Napi::CallbackInfo& info);
-  Napi::Value waitValue(const Napi::CallbackInfo& info);
   Napi::Value writeValue(const Napi::CallbackInfo& info);
   Napi::Value alloc(const Napi::CallbackInfo& info);
   Napi::Value free(const Napi::CallbackInfo& info);
@@ -39,10 +36,8 @@ class HostStream : public Napi::ObjectWrap<HostStream> {
   Napi::Value fill(const Napi::CallbackInfo& info);
 
   void pushNotify(Napi::Env env, const Napi::Value& id);
-  void pushWait(const Napi::Value& address, const Napi::Value& value);
 
   std::shared_ptr<Queue> queue_;
-  bool destroyed_ = false;
   int priority_ = 0;
   unsigned flags_ = 0;
 };
