@@ -303,6 +303,20 @@ Napi::Value holdAndWake(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+// launchStore(store, stream, flag, value): store(flag, value) launched from C++ at once: what a
+// JavaScript step's continuation costs when it calls the driver itself, with no queue in between.
+Napi::Value launchStore(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto fn = functionArg(info[0]);
+  auto stream = streamArg(info[1]);
+  uint64_t flag = bigintArg(info[2]);
+  uint32_t value = info[3].As<Napi::Number>().Uint32Value();
+  void* params[] = {&flag, &value};
+  rxcuda::cu::LaunchConfig config{1, 1, 1, 1, 1, 1, 0, stream, nullptr, 0};
+  check(env, driver().cuLaunchKernelEx(&config, fn, params, nullptr), "cuLaunchKernelEx");
+  return env.Undefined();
+}
+
 Napi::Value closeWaker(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto* waker = info[0].As<Napi::External<Waker>>().Data();
@@ -531,6 +545,7 @@ napi_value noop(napi_env, napi_callback_info) { return nullptr; }
 
 Napi::Object init(Napi::Env env, Napi::Object exports) {
   exports["launchBursts"] = Napi::Function::New(env, launchBursts, "launchBursts");
+  exports["launchStore"] = Napi::Function::New(env, launchStore, "launchStore");
   exports["synchronize"] = Napi::Function::New(env, synchronize, "synchronize");
   exports["hostCallbackRoundTrips"] = Napi::Function::New(env, hostCallbackRoundTrips, "hostCallbackRoundTrips");
   exports["startObserver"] = Napi::Function::New(env, startObserver, "startObserver");
