@@ -31,7 +31,15 @@ export class CompletionPoints {
     then: ((stream: Stream) => void) | undefined,
     done: (status: number, error?: unknown) => void,
   ): void {
-    const stream = this.#free.pop() ?? this.#create();
+    // A broken context runs nothing more: what waits for it settles with its error at once.
+    const broken = this.#device.poisoned;
+    if (broken) return done(-1, broken);
+    let stream: Stream;
+    try {
+      stream = this.#free.pop() ?? this.#create();
+    } catch (error) {
+      return done(-1, error);
+    }
     for (const point of points) {
       if (point instanceof Event) stream.waitInternal(point);
       else stream.waitForWorkOf(point);
@@ -41,6 +49,27 @@ export class CompletionPoints {
       this.#free.push(stream);
       done(status, error);
     });
+  }
+
+  /**
+   * Calls `call` once the work that every open stream of the device has handed to the driver so
+   * far has completed (work still waiting in a stream's queue, behind an unsettled host step, is
+   * not on the device and is not waited for), and all work given to `closed` (streams that used
+   * the resource and may have been closed since): for driver calls that wait for the whole device
+   * (a module load or unload, a pinned free). Made while a kernel runs, such a call would wait for
+   * it inside the driver, holding the driver's lock that the main thread's next driver call needs
+   * (measured on an H200: an allocHost then waited for a kernel on another stream); made after the
+   * device's known work, it seldom waits at all. On a broken context the call fails in the driver.
+   */
+  whenQuiet(call: () => void, closed: readonly Stream[] = []): void {
+    const markers: Event[] = [];
+    try {
+      for (const stream of this.#device.openStreams) if (!closed.includes(stream)) markers.push(stream.driverMarker());
+    } catch {
+      // A broken context: nothing more runs on it, and the call fails in the driver.
+    }
+    this.after([...markers, ...closed], undefined, () => call());
+    for (const marker of markers) marker.close(); // the queued waits keep their native events
   }
 
   #create(): Stream {

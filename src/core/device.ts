@@ -34,6 +34,8 @@ export class Device {
   /** @internal */
   readonly native: NativeDevice;
   #poisoned: CudaError | undefined;
+  /** @internal Every stream of the device not closed yet, rxcuda's own included. */
+  readonly openStreams = new Set<Stream>();
   /** @internal Streams for completion points that follow work spread over streams. */
   readonly completionPoints = new CompletionPoints(this);
   /** @internal Pinned blocks kept for reuse; see pinned-cache.ts. */
@@ -176,8 +178,9 @@ export class Device {
 
   /**
    * Loads a module from a cubin, fatbin or PTX image (PTX may be given as a string). The driver's
-   * load waits for the device's running work, so it runs on a worker thread: the main thread
-   * never waits for the device.
+   * load waits for the device's running work, and holds the driver meanwhile, so it runs on a
+   * worker thread once the work given to the device so far has completed: the main thread never
+   * waits for the device.
    * @throws TypeError (synchronously) for an empty or non-image argument; the Promise rejects
    * with a CudaError when the driver rejects the image.
    */

@@ -78,14 +78,14 @@ class HostAllocation extends Allocation {
 
   /**
    * Empties every view of the memory, so that no JavaScript reaches it any more, then caches a
-   * cached block for the next array of its size, or frees the memory (on a worker thread:
-   * cuMemFreeHost waits for the whole device).
+   * cached block for the next array of its size, or frees the memory once the device's known
+   * work is done, on a worker thread (cuMemFreeHost waits for the whole device).
    */
   #free(): void {
     const buffer = this.buffer.deref();
     if (buffer) addon.detachBuffer(buffer);
     if (this.cachedSize) this.device.pinnedCache.give(this.ptr, this.cachedSize);
-    else this.device.backend.freeHost(this.device.native, this.ptr);
+    else this.device.completionPoints.whenQuiet(() => this.device.backend.freeHost(this.device.native, this.ptr), this.streams());
   }
 }
 
@@ -198,7 +198,8 @@ export class DeviceArray<D extends DType = DType> extends Memory<D> {
  * asynchronously. `data` is a real TypedArray over that memory. Create with
  * {@link Device.allocHost}; `close()` frees it once the work that uses it has completed, and empties
  * `data`. Arrays of up to 1 MiB live in blocks kept for reuse (see pinned-cache.ts); a larger one
- * is freed on a worker thread, as the driver's free waits for the whole device.
+ * is freed once the device's known work is done, on a worker thread, as the driver's free waits for
+ * the whole device.
  */
 export class HostArray<D extends DType = DType> extends Memory<D> {
   /** The elements, readable and writable from JavaScript (f16 as raw bit patterns). */

@@ -7,15 +7,13 @@ import type { Device } from './device.js';
 import type { Stream } from './stream.js';
 
 /**
- * Unloads a module once the launches enqueued from it (queued ones included) have finished. The
- * driver's unload waits for the whole device, so it runs on a worker thread.
+ * Unloads a module once the work given to the device so far (the launches from it included) has
+ * finished, on a worker thread: the driver's unload waits for the whole device.
  */
 function unload(device: Device, native: NativeModule | undefined, streams: Set<Stream>): void {
   const used = [...streams];
   streams.clear();
-  if (!native) return;
-  if (used.length === 0) native.unload();
-  else device.completionPoints.after(used, undefined, () => native.unload());
+  if (native) device.completionPoints.whenQuiet(() => native.unload(), used);
 }
 
 // A module nobody closed is unloaded the same way when it is collected.
@@ -76,13 +74,16 @@ export class Module {
 
   /**
    * @internal Use {@link Device.loadModule} or {@link Device.compile}. Checks the image at once;
-   * the driver's load runs on a worker thread.
+   * the driver's load runs on a worker thread once the device's known work is done (see
+   * CompletionPoints.whenQuiet).
    */
   static load(device: Device, image: ModuleImage, names: ReadonlyMap<string, string> = new Map(), log = '', fromCache = false): Promise<Module> {
     const bytes = imageBytes(image);
     if (device.kind === 'host')
       typeError('device', 'a CUDA device to load a module image', received('the host device (give kernels CPU implementations instead)'));
-    return addon.loadModule(device.native, bytes).then(
+    return new Promise<void>((resolve) => device.completionPoints.whenQuiet(resolve))
+      .then(() => addon.loadModule(device.native, bytes))
+      .then(
       (handle) => new Module(device, new addon.Module(device.native, handle), names, log, fromCache),
       (error: unknown) => device.fail(error),
     );
@@ -128,9 +129,9 @@ export class Module {
   }
 
   /**
-   * Unloads the module once every launch already enqueued from it has finished (on a worker
-   * thread: the driver's unload waits for the whole device); its kernels can no longer be
-   * launched. Idempotent.
+   * Unloads the module once every launch already enqueued from it has finished, and the rest of
+   * the device's known work too (on a worker thread: the driver's unload waits for the whole
+   * device); its kernels can no longer be launched. Idempotent.
    */
   close(): void {
     if (this.#closed) return;

@@ -24,6 +24,11 @@ export class SpinningWaits {
   #closing = false;
   /** The fallbacks of waits whose watcher has neither seen the write nor given up. */
   readonly #watching = new Set<() => void>();
+  /**
+   * Events of settled waits, recorded again by later ones (a completion point still waiting for
+   * an earlier record keeps its own native event: see event.ts).
+   */
+  readonly #points: Event[] = [];
 
   constructor(stream: Stream) {
     this.#stream = stream;
@@ -37,36 +42,39 @@ export class SpinningWaits {
     this.#active++;
     return () => {
       const stream = this.#stream;
-      const word = (this.#word ??= this.#newWord());
-      const value = (this.#last = (this.#last + 1) >>> 0);
-      const point = Event.create(stream.device);
       let done = false;
+      let word: HostArray<'u32'> | undefined;
+      let point: Event | undefined;
       const reached = (status: number, error?: unknown) => {
         if (done) return;
         done = true;
         this.#watching.delete(fallBack);
-        point.close();
-        if (--this.#active === 0 && this.#closing) word.close();
         settle(status, error);
+        if (point) this.#points.push(point);
+        if (--this.#active === 0 && this.#closing) this.#release(word);
       };
       const fallBack = () => {
         this.#watching.delete(fallBack);
-        stream.device.completionPoints.after([point], undefined, reached);
+        stream.device.completionPoints.after([point!], undefined, reached);
       };
+      const value = (this.#last = (this.#last + 1) >>> 0);
       try {
+        word = this.#word ??= this.#newWord();
         stream.native.writeValue(word.ptr, value);
+        point = this.#points.pop() ?? Event.create(stream.device);
         point.recordCommand(stream)();
       } catch (error) {
-        reached(-1, error);
-        throw error;
+        stream.device.recordFailure(error);
+        return reached(-1, error); // settled with the error: nothing more to report
       }
+      const seenWord = word;
       this.#watching.add(fallBack);
       // The event loop keeps turning while the watcher watches, each turn looking at the word, so
       // the watcher does not wake the main thread for a write it saw (a quiet watch); it bounds the
       // wait, and its give-up does wake it, for the fallback.
       const turn = () => {
         if (!this.#watching.has(fallBack)) return;
-        const seen = word.data[0];
+        const seen = seenWord.data[0];
         if (seen !== undefined && wordReached(seen, value)) reached(0);
         else setImmediate(turn);
       };
@@ -75,7 +83,7 @@ export class SpinningWaits {
         if (status === 0) reached(0);
         else if (this.#watching.has(fallBack)) fallBack(); // the watcher gave up
       });
-      addon.watch(id, word.ptr, value, spin, true);
+      addon.watch(id, seenWord.ptr, value, spin, true);
     };
   }
 
@@ -83,7 +91,12 @@ export class SpinningWaits {
   close(): void {
     this.#closing = true;
     for (const fallBack of [...this.#watching]) fallBack();
-    if (this.#active === 0) this.#word?.close();
+    if (this.#active === 0) this.#release(this.#word);
+  }
+
+  #release(word: HostArray<'u32'> | undefined): void {
+    word?.close();
+    for (const point of this.#points.splice(0)) point.close();
   }
 
   #newWord(): HostArray<'u32'> {

@@ -85,6 +85,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.priority = native.priority();
     this.nonBlocking = (native.flags() & NON_BLOCKING) !== 0;
     this.#queue = new StreamQueue((error) => this.#queuedFailure(error));
+    device.openStreams.add(this);
   }
 
   /** @internal Use {@link Device.createStream}. */
@@ -383,6 +384,18 @@ export class Stream extends EventEmitter<StreamEvents> {
   }
 
   /**
+   * @internal An event behind the work this stream has handed to the driver so far, recorded now
+   * past the stream's queue (work still queued is not on the device, and is not waited for); a
+   * closed stream gives the event it recorded last of all.
+   */
+  driverMarker(): Event {
+    if (this.#tail) return this.#tail;
+    const marker = Event.create(this.device);
+    marker.recordCommand(this)();
+    return marker;
+  }
+
+  /**
    * @internal Gives `command` to the stream's queue: submitted now when nothing waits there
    * (a driver failure then reaches the caller, sticky ones recorded on the device), else in turn.
    */
@@ -406,6 +419,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    */
   close(): void {
     if (this.#tail) return;
+    this.device.openStreams.delete(this);
     const tail = (this.#tail = Event.create(this.device));
     try {
       this.#queue.run(tail.recordCommand(this));
@@ -422,8 +436,10 @@ export class Stream extends EventEmitter<StreamEvents> {
 
   /** A queued command failed when it went to the driver: its caller has returned long since. */
   #queuedFailure(error: unknown): void {
+    const broken = this.device.poisoned;
     this.device.recordFailure(error);
-    if (error === this.device.poisoned && this.listenerCount('error') === 0) return; // reported where it settles
+    // Once the context is broken, every queued command fails with its error: say it once.
+    if (broken && error instanceof CudaError && error.code === broken.code) return;
     reportStepError(this, error, { kind: 'enqueue', name: error instanceof CudaError ? error.call : 'enqueue' });
   }
 
