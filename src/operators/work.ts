@@ -1,12 +1,17 @@
 // The envelope a value travels in through a GPU pipeline: the value, its lane (stream), the
 // device resources attached to it, and the count of operators still holding it.
 import type { DType } from '../core/dtype.js';
+import { RxcudaError } from '../core/errors.js';
 import type { DeviceArray, Memory } from '../core/memory.js';
 import type { Stream } from '../core/stream.js';
 import type { Lane } from './lane-pool.js';
 
-/** A pipeline failure, with where it happened and for which value. */
-export class PipelineError extends Error {
+/**
+ * A pipeline failure, with where it happened and for which value; `cause` is what was thrown
+ * there (a CudaError, a TypeError from a refused argument, a host step's own error), and `code`
+ * is undefined.
+ */
+export class PipelineError extends RxcudaError {
   override readonly name = 'PipelineError';
   /** The operator that failed, e.g. `launch(saxpy)`. */
   readonly operator: string;
@@ -14,7 +19,7 @@ export class PipelineError extends Error {
   readonly index: number;
 
   constructor(operator: string, index: number, cause: unknown) {
-    super(`${operator} failed for value #${index}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(`${operator} failed for value #${index}: ${cause instanceof Error ? cause.message : String(cause)}`, undefined, { cause });
     this.operator = operator;
     this.index = index;
   }
