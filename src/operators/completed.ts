@@ -15,7 +15,7 @@ import type { Work } from './work.js';
  * @throws the CudaError that stopped the stream, to the subscriber.
  * @see download
  */
-export function completed<T>(): OperatorFunction<Work<T>, Work<T>> {
+export function completed<T, B, R>(): OperatorFunction<Work<T, B, R>, Work<T, B, R>> {
   return (source) =>
     new Observable((subscriber) =>
       operate('completed', source, subscriber, (work, later) => emitWhenDone(work, subscriber, later)),

@@ -5,6 +5,7 @@ import { RxcudaError } from '../core/errors.js';
 import type { DeviceArray, Memory } from '../core/memory.js';
 import type { Stream } from '../core/stream.js';
 import type { Lane } from './lane-pool.js';
+import type { NamedArray } from './slots.js';
 
 /**
  * A pipeline failure, with where it happened and for which value; `cause` is what was thrown
@@ -25,8 +26,15 @@ export class PipelineError extends RxcudaError {
   }
 }
 
-/** A value bound to a stream lane, with the device resources its work uses. */
-export class Work<T> {
+/**
+ * A value bound to a stream lane, with the device resources its work uses.
+ *
+ * `B` and `R` are the named buffers and results that the operators before have attached, e.g.
+ * `{ gray: DeviceArray<'u8'> }` after `launch(k, (w) => ({ config, args: [w.device('u8', n, 'gray')] }))`
+ * and `{ gray: Uint8Array }` after `download((w) => w.buffers.gray, 'gray')`: the operators infer
+ * them, so that user code reads each slot with its type.
+ */
+export class Work<T, B = {}, R = {}> {
   /** The value from the source. */
   readonly value: T;
   /** Its position in the source, from 0. */
@@ -34,9 +42,9 @@ export class Work<T> {
   /** The lane whose stream carries its device work. */
   readonly lane: Lane;
   /** Device arrays attached by operators, by name (e.g. `upload` names its array `input`). */
-  readonly buffers: Record<string, DeviceArray<DType>> = {};
+  readonly buffers: B = {} as B;
   /** Host data attached by `download`, by name. */
-  readonly results: Record<string, ArrayLike<number | bigint>> = {};
+  readonly results: R = {} as R;
   readonly #pooled: Memory[] = [];
   readonly #done: () => void;
   #holds = 1;
@@ -54,11 +62,17 @@ export class Work<T> {
     return this.lane.stream;
   }
 
-  /** A device array from the lane's pool, returned to it when this value's work is done. */
+  /**
+   * A device array from the lane's pool, returned to it when this value's work is done; with a
+   * `name`, also attached as `buffers[name]`, and typed so that the operator that receives it
+   * (see {@link NamedArray}) gives the operators after it `buffers[name]` with its type.
+   */
+  device<D extends DType>(dtype: D, length: number): DeviceArray<D>;
+  device<D extends DType, N extends string>(dtype: D, length: number, name: N): NamedArray<N, D>;
   device<D extends DType>(dtype: D, length: number, name?: string): DeviceArray<D> {
     const array = this.lane.device(dtype, length);
     this.#pooled.push(array);
-    if (name !== undefined) this.buffers[name] = array as DeviceArray<DType>;
+    if (name !== undefined) (this.buffers as Record<string, DeviceArray>)[name] = array as DeviceArray;
     return array;
   }
 

@@ -73,7 +73,12 @@ describeBackends('GPU pipelines', (getDevice) => {
     expect(results.map((r) => r.same)).toEqual([true, true, true, true, true, true]);
     expect(results.map((r) => r.first)).toEqual(results.map((r) => ~frame(r.i)[0]! >>> 0));
     const error = await firstValueFrom(
-      frames(1).pipe(onStreams(pool(1, 1)), upload((f) => f.pixels), download((w) => w.buffers.input!, 'x', { into: () => new Float32Array(N) })),
+      frames(1).pipe(
+        onStreams(pool(1, 1)),
+        upload((f) => f.pixels),
+        // @ts-expect-error: a Float32Array for u32 memory, refused at run time too
+        download((w) => w.buffers.input, 'x', { into: () => new Float32Array(N) }),
+      ),
     ).catch((e) => e);
     expect(error).toBeInstanceOf(PipelineError);
     expect(error.message).toBe(`download(x) failed for value #0: Expected \`into\` to return a Uint32Array of at least ${N} elements, got ${String(new Float32Array(N))}`);
