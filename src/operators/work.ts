@@ -72,7 +72,7 @@ export class Work<T, B = {}, R = {}> {
   device<D extends DType>(dtype: D, length: number, name?: string): DeviceArray<D> {
     const array = this.lane.device(dtype, length);
     this.#pooled.push(array);
-    if (name !== undefined) (this.buffers as Record<string, DeviceArray>)[name] = array as DeviceArray;
+    if (name !== undefined) (this.buffers as Record<string, DeviceArray>)[name] = array;
     return array;
   }
 
