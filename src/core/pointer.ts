@@ -11,7 +11,17 @@ import { isDType, type DType } from './dtype.js';
  */
 export type TypedPointer<D extends DType = DType> = `ptr<${D}>`;
 
-/** True when `param` is a typed pointer parameter type, such as `'ptr<f32>'`. */
+/**
+ * Whether `param` is a typed pointer parameter type.
+ *
+ * @example
+ * isTypedPointer('ptr<f32>') // true
+ * isTypedPointer('ptr')      // false: a plain pointer
+ * isTypedPointer('ptr<f8>')  // false: no such element type
+ *
+ * @param param a parameter type, or anything.
+ * @returns true for `'ptr<D>'` with D an element type.
+ */
 export function isTypedPointer(param: unknown): param is TypedPointer {
   return typeof param === 'string' && param.startsWith('ptr<') && param.endsWith('>') && isDType(param.slice(4, -1));
 }

@@ -42,9 +42,9 @@ export type DTypeOfData<A extends HostData> = DTypeOfTag[A[typeof Symbol.toStrin
  * Slots `B` with the slots of `S` added; a name that `B` has already is replaced, as the
  * operators replace it at run time.
  */
-export type With<B, S> = {
-  readonly [K in keyof B | keyof S]: K extends keyof S ? S[K] : K extends keyof B ? B[K] : never;
-} & {}; // `& {}` makes editors show the slots themselves rather than nested With<…>
+export type With<B, S> = B extends unknown // resolved here, so editors show the slots, not nested With<…>
+  ? { readonly [K in keyof B | keyof S]: K extends keyof S ? S[K] : K extends keyof B ? B[K] : never }
+  : never;
 
 type Elements<X> = X extends readonly unknown[] ? X[number] : X;
 
