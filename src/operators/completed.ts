@@ -6,7 +6,8 @@ import type { Work } from './work.js';
  * Emits each value on the main thread once the device work enqueued for it so far has finished.
  *
  * Use it where the next step needs the GPU's results in place (not copied back), or to pace a
- * pipeline by completion.
+ * pipeline by completion. Values are emitted as their work completes: values of different lanes
+ * may overtake one another (sort by `work.index` where source order matters).
  *
  * @example
  * frames$.pipe(onStreams(device), upload(f => f.pixels), launch(...), completed())
