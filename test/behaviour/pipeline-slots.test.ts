@@ -58,6 +58,35 @@ describeBackends('typed pipeline slots', (getDevice) => {
     }
   });
 
+  it('types every named array among the arguments of one launch', async () => {
+    const device = getDevice();
+    const module = await device.compile(`
+      extern "C" __global__ void split(const unsigned* px, unsigned char* low, float* high, unsigned n) {
+        unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) { low[i] = px[i] & 255; high[i] = px[i] >> 8; }
+      }`);
+    const split = module.kernel('split', ['ptr<u32>', 'ptr<u8>', 'ptr<f32>', 'u32'], {
+      cpu: (_, [px, low, high, n]) => {
+        for (let i = 0; i < n; i++) [low[i], high[i]] = [px[i]! & 255, px[i]! >>> 8];
+      },
+    });
+    const [w] = await firstValueFrom(
+      range(0, 1).pipe(
+        map(() => Uint32Array.from({ length: N }, (_, j) => j * 257)),
+        onStreams(device),
+        upload((px) => px),
+        launch(split, (w) => ({ config, args: [w.buffers.input, w.device('u8', N, 'low'), w.device('f32', N, 'high'), N] })),
+        download((w) => w.buffers.low, 'low'),
+        download((w) => w.buffers.high, 'high'),
+        toArray(),
+      ),
+    );
+    expectTypeOf(w!.buffers).toEqualTypeOf<{ readonly input: DeviceArray<'u32'>; readonly low: DeviceArray<'u8'>; readonly high: DeviceArray<'f32'> }>();
+    expectTypeOf(w!.results).toEqualTypeOf<{ readonly low: Uint8Array; readonly high: Float32Array }>();
+    expect([w!.results.low[3], w!.results.high[3]]).toEqual([3, 3]);
+    expect([w!.results.low[255], w!.results.high[255]]).toEqual([(255 * 257) & 255, (255 * 257) >>> 8]);
+  });
+
   it('names slots input and output by default, and replaces a slot given a name again', async () => {
     const device = getDevice();
     const builtins = await Builtins.for(device);

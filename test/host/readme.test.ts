@@ -3,7 +3,7 @@
 // device, and on the GPU too where there is one; what its `// prints: text` comments say must be in
 // its output. The blocks run against dist/, which `npm test`'s pretest builds (as the examples do).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -17,6 +17,7 @@ const tsBlocks = blocks.filter((b) => b.lang === 'ts');
 
 // Inside the package (under dist/, which git ignores), so that `import 'rxcuda'` resolves to this
 // package itself, as it would in a project that installed it.
+if (!existsSync(join(root, 'dist', 'src', 'index.js'))) throw new Error('The README blocks run against dist/: run `npx tsc` first (`npm test` does)');
 const dir = mkdtempSync(join(root, 'dist', 'readme-'));
 const source = (line: number) => join(dir, `block-${line}.ts`);
 const script = (line: number) => join(dir, `block-${line}.mjs`);
