@@ -1,5 +1,5 @@
-// Error classes (one base, RxcudaError) that the addon throws as real instances, and the argument checks that produce
-// TypeError/RangeError messages of one shape: Expected `name` to be …, got ….
+// Error classes (one base, RxcudaError) that the addon throws as real instances, and the argument
+// checks that produce TypeError/RangeError messages of one shape: Expected `name` to be …, got ….
 
 /**
  * The base class of the errors rxcuda defines, so that `error instanceof RxcudaError` tells a
