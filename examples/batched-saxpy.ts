@@ -15,10 +15,10 @@ const total = await lastValueFrom(
     upload((v) => v.x, 'x'),
     upload((v) => v.y, 'y'),
     // Built-ins enqueue on the stream they are given: here, the batch's lane.
-    enqueue((w, stream) => builtins.axpy(stream, 0.5, w.buffers.x!, w.buffers.y!), 'axpy'),
-    download((w) => w.buffers.y!, 'y'),
+    enqueue((w, stream) => builtins.axpy(stream, 0.5, w.buffers.x, w.buffers.y), 'axpy'),
+    download((w) => w.buffers.y, 'y'),
     map((w) => {
-      const y = w.results.y as Float32Array;
+      const y = w.results.y; // a Float32Array, as y is a DeviceArray<'f32'>
       const mean = y.reduce((s, v) => s + v, 0) / y.length;
       console.log(`batch ${w.value.b}: mean ${mean.toFixed(4)}`);
       return mean;

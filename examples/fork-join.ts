@@ -13,17 +13,23 @@ const results = await lastValueFrom(
     onStreams(device, { lanes: 2 }),
     upload((k) => new Float32Array(n).fill(k), 'x'),
     fanOut(2, (w, stream, branch) => {
-      // Branch 0 doubles x into a, branch 1 triples x into b, each on its own stream.
+      // Branch 0 doubles x into a, branch 1 triples x into b, each on its own stream. Returning
+      // the named array types it: w.buffers.a and w.buffers.b after this operator.
       const out = w.device('f32', n, branch === 0 ? 'a' : 'b');
-      builtins.scale(stream, out, w.buffers.x!, branch === 0 ? 2 : 3);
+      builtins.scale(stream, out, w.buffers.x, branch === 0 ? 2 : 3);
+      return out;
     }),
     // Back on the value's stream, after both branches: sum = a + b.
-    enqueue((w, stream) => builtins.add(stream, w.device('f32', n, 'sum'), w.buffers.a!, w.buffers.b!), 'add'),
-    download((w) => w.buffers.sum!, 'sum'),
+    enqueue((w, stream) => {
+      const sum = w.device('f32', n, 'sum');
+      builtins.add(stream, sum, w.buffers.a, w.buffers.b);
+      return sum;
+    }, 'add'),
+    download((w) => w.buffers.sum, 'sum'),
     toArray(),
   ),
 );
-for (const w of results) console.log(`value ${w.value}: a + b = ${(w.results.sum as Float32Array)[0]} (expected ${5 * w.value})`);
-const wrong = results.filter((w) => (w.results.sum as Float32Array).some((v) => v !== 5 * w.value));
+for (const w of results) console.log(`value ${w.value}: a + b = ${w.results.sum[0]} (expected ${5 * w.value})`);
+const wrong = results.filter((w) => w.results.sum.some((v) => v !== 5 * w.value));
 console.log(wrong.length === 0 ? 'fork/join ok' : `${wrong.length} values wrong`);
 process.exitCode = wrong.length === 0 ? 0 : 1;

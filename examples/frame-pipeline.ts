@@ -15,16 +15,19 @@ const module = await device.compile(`
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) gray[i] = gray[i] >= level ? 255 : 0;
   }`);
-const toGray = module.kernel('to_gray', ['ptr', 'ptr', 'u32'], {
+// Typed pointers: the CPU implementations get a Uint32Array and a Uint8Array, and a launch with
+// arrays of other element types does not compile.
+const toGray = module.kernel('to_gray', ['ptr<u32>', 'ptr<u8>', 'u32'], {
   cpu: (_, [rgba, gray, n]) => {
-    const [p, g] = [rgba as Uint32Array, gray as Uint8Array];
-    for (let i = 0; i < n; i++) g[i] = ((p[i]! & 255) * 77 + ((p[i]! >> 8) & 255) * 150 + ((p[i]! >> 16) & 255) * 29) >> 8;
+    for (let i = 0; i < n; i++) {
+      const p = rgba[i]!;
+      gray[i] = ((p & 255) * 77 + ((p >> 8) & 255) * 150 + ((p >> 16) & 255) * 29) >> 8;
+    }
   },
 });
-const threshold = module.kernel('threshold', ['ptr', 'u8', 'u32'], {
+const threshold = module.kernel('threshold', ['ptr<u8>', 'u8', 'u32'], {
   cpu: (_, [gray, level, n]) => {
-    const g = gray as Uint8Array;
-    for (let i = 0; i < n; i++) g[i] = g[i]! >= level ? 255 : 0;
+    for (let i = 0; i < n; i++) gray[i] = gray[i]! >= level ? 255 : 0;
   },
 });
 const config = { grid: Math.ceil(PIXELS / 256), block: 256 };
@@ -39,16 +42,16 @@ let darkest = Infinity;
 frames
   .pipe(
     onStreams(device, { lanes: 3, inFlight: 6 }),
-    upload((rgba) => rgba, 'rgba'),
-    launch(toGray, (w) => ({ config, args: [w.buffers.rgba!, (w.buffers.gray = w.device('u8', PIXELS)), PIXELS] })),
-    launch(threshold, (w) => ({ config, args: [w.buffers.gray!, 128, PIXELS] })),
+    upload((rgba) => rgba, 'rgba'), // w.buffers.rgba: DeviceArray<'u32'>
+    // A pooled output array, named: w.buffers.gray is a DeviceArray<'u8'> from here on.
+    launch(toGray, (w) => ({ config, args: [w.buffers.rgba, w.device('u8', PIXELS, 'gray'), PIXELS] })),
+    launch(threshold, (w) => ({ config, args: [w.buffers.gray, 128, PIXELS] })),
     host((w) => void (darkest = Math.min(darkest, w.index))), // runs in stream order, on the main thread
-    download((w) => w.buffers.gray!, 'mask'),
+    download((w) => w.buffers.gray, 'mask'), // w.results.mask: Uint8Array
   )
   .subscribe({
     next: (w) => {
-      const mask = w.results.mask as Uint8Array;
-      const white = mask.reduce((n, v) => n + (v === 255 ? 1 : 0), 0);
+      const white = w.results.mask.reduce((n, v) => n + (v === 255 ? 1 : 0), 0);
       console.log(`frame ${w.index} (lane ${w.lane.index}): ${((100 * white) / PIXELS).toFixed(1)}% above threshold`);
     },
     complete: () => console.log(`done on ${device.name}`),

@@ -14,10 +14,10 @@ const module = await device.compile(`
     if (i < n) y[i] = a * x[i] + y[i];
   }`, { options: ['--fmad=false'] });
 // The CPU implementation lets the same program run where there is no GPU.
-const saxpy = module.kernel('saxpy', ['u32', 'f32', 'ptr', 'ptr'], {
+// 'ptr<f32>' is a float*: launches take only f32 arrays, and the CPU implementation gets Float32Arrays.
+const saxpy = module.kernel('saxpy', ['u32', 'f32', 'ptr<f32>', 'ptr<f32>'], {
   cpu: (_, [n, a, x, y]) => {
-    const [xs, ys] = [x as Float32Array, y as Float32Array];
-    for (let i = 0; i < n; i++) ys[i] = Math.fround(Math.fround(a * xs[i]!) + ys[i]!);
+    for (let i = 0; i < n; i++) y[i] = Math.fround(Math.fround(a * x[i]!) + y[i]!);
   },
 });
 

@@ -5,17 +5,24 @@ import { DTYPES, type DType, type TypedArrayOf } from './dtype.js';
 import { HostArray, Memory } from './memory.js';
 import type { LaunchConfig } from './launch-config.js';
 import type { Signature } from './kernel.js';
+import type { TypedPointer } from './pointer.js';
 import type { Stream } from './stream.js';
 import { hostStep } from './host-steps.js';
 
-/** What a CPU implementation receives for each parameter type: memory as a TypedArray. */
+/**
+ * What a CPU implementation receives for each parameter type: memory as a TypedArray, of the
+ * declared element type for `'ptr<D>'` (a `Float32Array` for `'ptr<f32>'`); for a plain `'ptr'`,
+ * a TypedArray of the memory's own type, or the address as it was given.
+ */
 export type CpuArgOf<P> = P extends 'i64' | 'u64'
   ? number | bigint
   : P extends DType
     ? number
-    : P extends 'ptr'
-      ? TypedArrayOf[DType] | bigint
-      : ArrayBuffer | ArrayBufferView;
+    : P extends TypedPointer<infer D>
+      ? TypedArrayOf[D]
+      : P extends 'ptr'
+        ? TypedArrayOf[DType] | bigint
+        : ArrayBuffer | ArrayBufferView;
 
 /** The arguments of a CPU implementation of a kernel with signature S. */
 export type CpuArgs<S extends Signature> = { readonly [K in keyof S]: CpuArgOf<S[K]> };

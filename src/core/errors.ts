@@ -1,18 +1,52 @@
-// Error classes that the addon throws as real instances, and the argument checks that produce
-// TypeError/RangeError messages of one shape: Expected `name` to be …, got ….
+// Error classes (one base, RxcudaError) that the addon throws as real instances, and the argument
+// checks that produce TypeError/RangeError messages of one shape: Expected `name` to be …, got ….
+
+/**
+ * The base class of the errors rxcuda defines, so that `error instanceof RxcudaError` tells a
+ * failure of rxcuda or of the CUDA libraries under it from any other. (Bad arguments are plain
+ * `TypeError`s and `RangeError`s, as in Node's own APIs.)
+ *
+ * `code` is always a number or undefined: the status number of the library that failed, where
+ * there is one ({@link CudaError}: the `CUresult`; {@link NvrtcError}: the `nvrtcResult`), and
+ * undefined where the class and its fields say it all (`PipelineError`: look at its `cause`).
+ * Tell errors apart by class first, then by `code` within a class.
+ *
+ * @example
+ * try {
+ *   await stream.synchronized();
+ * } catch (error) {
+ *   if (error instanceof CudaError && error.sticky) restart();
+ *   else if (error instanceof RxcudaError) report(error.name, error.code);
+ *   else throw error;
+ * }
+ */
+export class RxcudaError extends Error {
+  /** The failing library's status number, or undefined where there is none (see the class). */
+  readonly code: number | undefined;
+  override readonly name: string = 'RxcudaError';
+
+  /**
+   * @param message what failed.
+   * @param code the failing library's status number, if any.
+   * @param options `cause`: the error this one reports.
+   */
+  constructor(message: string, code?: number, options?: ErrorOptions) {
+    super(message, options);
+    this.code = code;
+  }
+}
 
 /** A CUDA driver call failed. */
-export class CudaError extends Error {
+export class CudaError extends RxcudaError {
   /** The CUresult number, e.g. 1 for CUDA_ERROR_INVALID_VALUE. */
-  readonly code: number;
+  declare readonly code: number;
   /** The CUresult name, e.g. `CUDA_ERROR_INVALID_VALUE`. */
   override readonly name: string;
   /** The driver call that failed, e.g. `cuLaunchKernelEx`. */
   readonly call: string;
 
   constructor(code: number, name: string, call: string, message: string) {
-    super(message);
-    this.code = code;
+    super(message, code);
     this.name = name;
     this.call = call;
   }
@@ -26,16 +60,15 @@ export class CudaError extends Error {
 const STICKY = new Set([700, 714, 715, 716, 717, 718, 719, 720]);
 
 /** NVRTC failed to compile a program; `log` holds the compiler's output. */
-export class NvrtcError extends Error {
+export class NvrtcError extends RxcudaError {
   /** The nvrtcResult number (-1 when NVRTC itself could not be loaded). */
-  readonly code: number;
+  declare readonly code: number;
   /** The compiler's log: errors and warnings with line numbers. */
   readonly log: string;
   override readonly name = 'NvrtcError';
 
   constructor(code: number, message: string, log: string) {
-    super(log ? `${message}\n${log}` : message);
-    this.code = code;
+    super(log ? `${message}\n${log}` : message, code);
     this.log = log;
   }
 }

@@ -2,6 +2,7 @@
 // each launch writes its arguments into a preallocated block and makes one native call.
 import type { KernelAttributes, KernelLauncher, NativeKernel } from './native.js';
 import { toHalfBits, type DType } from './dtype.js';
+import type { TypedPointer } from './pointer.js';
 import { checkCount, rangeError, typeError, received } from './errors.js';
 import { Memory } from './memory.js';
 import { LaunchConfig, type LaunchOptions } from './launch-config.js';
@@ -16,20 +17,28 @@ export interface StructParam {
   readonly align?: number;
 }
 
-/** One kernel parameter: a scalar element type, a device pointer, or a struct by value. */
-export type ParamType = DType | 'ptr' | StructParam;
+/**
+ * One kernel parameter: a scalar element type, a pointer (`'ptr'`, or `'ptr<f32>'` that says what
+ * it points to), or a struct by value.
+ */
+export type ParamType = DType | 'ptr' | TypedPointer | StructParam;
 
-/** A kernel's parameter list, e.g. `['u32', 'f32', 'ptr', 'ptr']`. */
+/** A kernel's parameter list, e.g. `['u32', 'f32', 'ptr<f32>', 'ptr<f32>']`. */
 export type Signature = readonly ParamType[];
 
-/** The JavaScript value each parameter type takes. */
+/**
+ * The JavaScript value each parameter type takes: a number (or bigint for 64-bit integers), memory
+ * of the element type for `'ptr<D>'`, any memory or an address for `'ptr'`, bytes for a struct.
+ */
 export type ArgOf<P> = P extends 'i64' | 'u64'
   ? number | bigint
   : P extends DType
     ? number
-    : P extends 'ptr'
-      ? Memory | bigint
-      : ArrayBuffer | ArrayBufferView;
+    : P extends TypedPointer<infer D>
+      ? Memory<D>
+      : P extends 'ptr'
+        ? Memory | bigint
+        : ArrayBuffer | ArrayBufferView;
 
 /** Arguments of a kernel with signature S, one per parameter. */
 export type KernelArgs<S extends Signature> = { readonly [K in keyof S]: ArgOf<S[K]> };

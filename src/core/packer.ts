@@ -1,9 +1,10 @@
 // The launch fast path's argument packer: a signature becomes straight-line code, built once,
 // that checks each argument and stores it into the kernel's preallocated argument block.
-import { DTYPES, isDType } from './dtype.js';
+import { DTYPES, isDType, type DType } from './dtype.js';
 import { rangeError, received, typeError } from './errors.js';
 import { Memory } from './memory.js';
 import { checkScalar } from './scalar.js';
+import { isTypedPointer, pointee } from './pointer.js';
 import type { Device } from './device.js';
 import type { ParamType, Signature, StructParam } from './kernel.js';
 import type { Stream } from './stream.js';
@@ -18,7 +19,8 @@ export function describeParam(p: ParamType): string {
 }
 
 export function paramLayout(p: ParamType): { size: number; align: number } {
-  if (p === 'ptr') return { size: 8, align: 8 };
+  // The native side sees every pointer as 8 bytes: what it points to is checked here only.
+  if (p === 'ptr' || isTypedPointer(p)) return { size: 8, align: 8 };
   if (typeof p === 'string') return { size: DTYPES[p].size, align: DTYPES[p].size };
   return { size: p.struct, align: p.align ?? 8 };
 }
@@ -26,11 +28,11 @@ export function paramLayout(p: ParamType): { size: number; align: number } {
 export function checkSignature(signature: unknown): asserts signature is Signature {
   if (!Array.isArray(signature)) typeError('signature', 'an array of parameter types', signature);
   signature.forEach((p: unknown, i) => {
-    if (p === 'ptr' || isDType(p)) return;
+    if (p === 'ptr' || isDType(p) || isTypedPointer(p)) return;
     const s = p as StructParam;
     if (typeof p === 'object' && p !== null && Number.isInteger(s.struct) && s.struct > 0 &&
         (s.align === undefined || [1, 2, 4, 8, 16].includes(s.align))) return;
-    typeError(`signature[${i}]`, `one of ${Object.keys(DTYPES).join(', ')}, 'ptr' or { struct: bytes, align? }`, p);
+    typeError(`signature[${i}]`, `one of ${Object.keys(DTYPES).join(', ')}, 'ptr', 'ptr<dtype>' (e.g. 'ptr<f32>') or { struct: bytes, align? }`, p);
   });
 }
 
@@ -38,19 +40,36 @@ export function checkSignature(signature: unknown): asserts signature is Signatu
 export function badArgument(signature: Signature, device: Device, i: number, value: unknown): never {
   const p = signature[i]!;
   const name = `args[${i}]`;
-  if (typeof p === 'string' && p !== 'ptr') {
+  if (p === 'ptr' || isTypedPointer(p)) {
+    const dtype = p === 'ptr' ? undefined : pointee(p);
+    if (value instanceof Memory) {
+      if (value.closed) typeError(name, 'open memory', received(`a closed ${value.constructor.name}`));
+      if (dtype && value.dtype !== dtype) typeError(name, `memory of ${dtype} (${p})`, received(`a ${value.constructor.name} of ${value.dtype}`));
+      rangeError(name, `memory of ${device}`, received(`memory of ${value.device}`));
+    }
+    if (dtype) typeError(name, `a DeviceArray or HostArray of ${dtype} (${p}; a raw address needs 'ptr')`, value);
+    typeError(name, 'a DeviceArray, a HostArray or a device address as a bigint (ptr)', value);
+  }
+  if (typeof p === 'string') {
     checkScalar(name, p, value);
     typeError(name, p, value);
   }
-  if (p === 'ptr') {
-    if (value instanceof Memory) {
-      if (value.closed) typeError(name, 'open memory', received(`a closed ${value.constructor.name}`));
-      rangeError(name, `memory of ${device}`, received(`memory of ${value.device}`));
-    }
-    typeError(name, 'a DeviceArray, a HostArray or a device address as a bigint (ptr)', value);
-  }
   const size = p.struct;
   typeError(name, `${size} bytes (an ArrayBuffer or a view) for struct(${size})`, value);
+}
+
+/**
+ * The packer's lines for a pointer at byte `at`: memory (of `dtype` only, for a typed pointer) is
+ * passed by its address and noted as used on the stream; a plain pointer also takes an address.
+ */
+function pointer(at: number, bad: string, dtype: DType | undefined): string[] {
+  const memory = dtype ? `v instanceof Memory && v.dtype === '${dtype}'` : 'v instanceof Memory';
+  const address = dtype ? '' : `else if (typeof v === 'bigint' && v >= 0n && v < 2n ** 64n) u64[${at / 8}] = v; `;
+  return [
+    `if (${memory}) { if (v.allocation.freed || (v.allocation.device !== device && !v.allocation.portable)) ${bad};`,
+    `  v.allocation.use(stream); u32[${at / 4}] = v.lo; u32[${at / 4 + 1}] = v.hi; }`,
+    `${address}else ${bad};`,
+  ];
 }
 
 /**
@@ -66,6 +85,10 @@ export function buildPacker(signature: Signature, offsets: number[], views: Reco
     const at = HEADER_BYTES + offsets[i]!;
     const bad = `bad(${i}, v)`;
     lines.push(`v = a[${i}];`);
+    if (isTypedPointer(p)) {
+      lines.push(...pointer(at, bad, pointee(p)));
+      return;
+    }
     switch (p) {
       case 'i8': lines.push(`if (typeof v !== 'number' || (v << 24 >> 24) !== v) ${bad}; i8[${at}] = v;`); break;
       case 'u8': lines.push(`if (typeof v !== 'number' || (v & 0xff) !== v) ${bad}; u8[${at}] = v;`); break;
@@ -88,18 +111,15 @@ export function buildPacker(signature: Signature, offsets: number[], views: Reco
         break;
       }
       case 'ptr':
-        lines.push(
-          `if (v instanceof Memory) { if (v.allocation.freed || (v.allocation.device !== device && !v.allocation.portable)) ${bad};`,
-          `  v.allocation.use(stream); u32[${at / 4}] = v.lo; u32[${at / 4 + 1}] = v.hi; }`,
-          `else if (typeof v === 'bigint' && v >= 0n && v < 2n ** 64n) u64[${at / 8}] = v; else ${bad};`,
-        );
+        lines.push(...pointer(at, bad, undefined));
         break;
       default:
         lines.push(`u8.set(structBytes(${i}, v, ${p.struct}), ${at});`);
     }
   });
   const names = Object.keys(views);
-  // The source is assembled from fixed templates and numbers only: no user text reaches it.
+  // The source is assembled from fixed templates, numbers and element type names checked against
+  // DTYPES: no user text reaches it.
   const factory = new Function(...names, `return (a, stream) => {\n${lines.join('\n')}\n};`);
   return factory(...names.map((n) => views[n])) as (args: readonly unknown[], stream: Stream) => void;
 }

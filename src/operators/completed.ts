@@ -6,7 +6,8 @@ import type { Work } from './work.js';
  * Emits each value on the main thread once the device work enqueued for it so far has finished.
  *
  * Use it where the next step needs the GPU's results in place (not copied back), or to pace a
- * pipeline by completion.
+ * pipeline by completion. Values are emitted as their work completes: values of different lanes
+ * may overtake one another (sort by `work.index` where source order matters).
  *
  * @example
  * frames$.pipe(onStreams(device), upload(f => f.pixels), launch(...), completed())
@@ -15,7 +16,7 @@ import type { Work } from './work.js';
  * @throws the CudaError that stopped the stream, to the subscriber.
  * @see download
  */
-export function completed<T>(): OperatorFunction<Work<T>, Work<T>> {
+export function completed<T, B, R>(): OperatorFunction<Work<T, B, R>, Work<T, B, R>> {
   return (source) =>
     new Observable((subscriber) =>
       operate('completed', source, subscriber, (work, later) => emitWhenDone(work, subscriber, later)),

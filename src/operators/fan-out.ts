@@ -1,7 +1,8 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { Stream } from '../core/stream.js';
-import { operate } from './operate.js';
+import { attached, operate } from './operate.js';
 import type { Work } from './work.js';
+import type { NamedIn, With } from './slots.js';
 
 /**
  * Forks each value's work onto `count` side streams and joins it back: every branch starts after
@@ -11,15 +12,20 @@ import type { Work } from './work.js';
  * Use it to run independent kernels of one value concurrently.
  *
  * @example
- * fanOut(2, (w, stream, i) => stream.launch(i === 0 ? blurX : blurY, config, [w.buffers.input!, n]))
+ * fanOut(2, (w, stream, i) => stream.launch(i === 0 ? blurX : blurY, config, [w.buffers.input, n]))
  *
  * @param count how many branches.
- * @param branch enqueues branch `i`'s work on `stream`.
+ * @param branch enqueues branch `i`'s work on `stream`. The arrays it makes with
+ * `work.device(dtype, length, name)` and returns (one, or an array of them) are typed as
+ * `work.buffers[name]` after this operator: every name it can return, as every branch runs.
  * @returns an operator that re-emits each {@link Work} with its branches joined.
  * @throws PipelineError (to the subscriber) when a branch throws; the branches already enqueued
  * are joined all the same.
  */
-export function fanOut<T>(count: number, branch: (work: Work<T>, stream: Stream, index: number) => void): OperatorFunction<Work<T>, Work<T>> {
+export function fanOut<T, B, R, X = void>(
+  count: number,
+  branch: (work: Work<T, B, R>, stream: Stream, index: number) => X,
+): OperatorFunction<Work<T, B, R>, Work<T, With<B, NamedIn<X>>, R>> {
   if (!Number.isInteger(count) || count < 1) throw new RangeError(`Expected \`count\` to be a positive integer, got ${count}`);
   return (source) =>
     new Observable((subscriber) =>
@@ -34,7 +40,7 @@ export function fanOut<T>(count: number, branch: (work: Work<T>, stream: Stream,
         } finally {
           for (const side of sides) work.stream.wait(side.stream.record(side.joined));
         }
-        subscriber.next(work);
+        subscriber.next(attached(work));
       }),
     );
 }

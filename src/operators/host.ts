@@ -15,7 +15,7 @@ import { PipelineError, type Work } from './work.js';
  * @throws PipelineError (to the subscriber) when `fn` throws or rejects; the stream goes on.
  * @see Stream.hostLaunch
  */
-export function host<T>(fn: (work: Work<T>) => unknown): OperatorFunction<Work<T>, Work<T>> {
+export function host<T, B, R>(fn: (work: Work<T, B, R>) => unknown): OperatorFunction<Work<T, B, R>, Work<T, B, R>> {
   return (source) =>
     new Observable((subscriber) =>
       operate('host', source, subscriber, (work) => {

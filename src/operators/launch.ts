@@ -1,33 +1,38 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { Kernel, KernelArgs, Signature } from '../core/kernel.js';
 import type { LaunchConfig, LaunchOptions } from '../core/launch-config.js';
-import { operate } from './operate.js';
+import { attached, operate } from './operate.js';
 import type { Work } from './work.js';
+import type { NamedIn, With } from './slots.js';
 
 /**
  * Launches `kernel` for each value on its lane, with a configuration and arguments derived from
  * the value, and re-emits the value at once.
  *
  * @example
- * launch(scale, (w) => ({ config: { grid: 64, block: 256 }, args: [w.buffers.input!, 2, n] }))
+ * launch(scale, (w) => ({ config: { grid: 64, block: 256 }, args: [w.buffers.input, 2, n] }))
+ * // an output array made by name is `w.buffers.gray` for the operators after this one:
+ * launch(toGray, (w) => ({ config, args: [w.buffers.input, w.device('u8', n, 'gray'), n] }))
  *
  * @param kernel the kernel to launch.
- * @param configure the launch configuration and arguments for a value.
+ * @param configure the launch configuration and arguments for a value. The arrays among the
+ * arguments made with `work.device(dtype, length, name)` are typed as `work.buffers[name]` after
+ * this operator.
  * @returns an operator that re-emits each {@link Work} after enqueuing the launch.
  * @throws PipelineError (to the subscriber) with the kernel's name and the value's index when
  * the arguments are refused or the launch fails; nothing is enqueued for that value.
  * @see Stream.launch
  */
-export function launch<T, S extends Signature>(
+export function launch<T, B, R, S extends Signature, const A extends KernelArgs<S>>(
   kernel: Kernel<S>,
-  configure: (work: Work<T>) => { readonly config: LaunchConfig | LaunchOptions; readonly args: KernelArgs<S> },
-): OperatorFunction<Work<T>, Work<T>> {
+  configure: (work: Work<T, B, R>) => { readonly config: LaunchConfig | LaunchOptions; readonly args: A },
+): OperatorFunction<Work<T, B, R>, Work<T, With<B, NamedIn<A>>, R>> {
   return (source) =>
     new Observable((subscriber) =>
       operate(`launch(${kernel.name})`, source, subscriber, (work) => {
         const { config, args } = configure(work);
         work.stage(kernel.name, () => work.stream.launch(kernel, config, args));
-        subscriber.next(work);
+        subscriber.next(attached(work));
       }),
     );
 }

@@ -1,18 +1,19 @@
 // The one subscription shape every operator shares: values in, errors and completion passed on,
 // and every throw of the operator's own code turned into a PipelineError for the subscriber.
 import type { Observable, Subscriber } from 'rxjs';
-import { PipelineError, type Work } from './work.js';
+import { PipelineError } from './work.js';
+import type { AnyWork } from './slots.js';
 
 /**
  * Subscribes `subscriber` to `source`, calling `next` for each value. An operator that emits
  * later (after device work) counts what it still owes with `later()`, and the subscriber
  * completes only when the source has and nothing is owed.
  */
-export function operate<T, R>(
+export function operate<W extends AnyWork, O>(
   name: string,
-  source: Observable<Work<T>>,
-  subscriber: Subscriber<R>,
-  next: (work: Work<T>, later: () => () => void) => void,
+  source: Observable<W>,
+  subscriber: Subscriber<O>,
+  next: (work: W, later: () => () => void) => void,
 ) {
   let owed = 0;
   let sourceDone = false;
@@ -40,11 +41,19 @@ export function operate<T, R>(
 }
 
 /**
+ * The same envelope, typed as the operator's output: with the slots it has just attached. Types
+ * only: an operator attaches at run time what its output type says.
+ */
+export function attached<O extends AnyWork>(work: AnyWork): O {
+  return work as O;
+}
+
+/**
  * Emits `work` on the main thread once its device work so far has finished (the stream's error
  * instead, if one stopped it), holding the value until then. `prepare` runs just before the
  * emission, for operators that attach results.
  */
-export function emitWhenDone<T>(work: Work<T>, subscriber: Subscriber<Work<T>>, later: () => () => void, prepare?: () => void): void {
+export function emitWhenDone<O extends AnyWork>(work: AnyWork, subscriber: Subscriber<O>, later: () => () => void, prepare?: () => void): void {
   work.hold();
   const settle = later();
   work.stream.onDone((error) => {
@@ -53,7 +62,7 @@ export function emitWhenDone<T>(work: Work<T>, subscriber: Subscriber<Work<T>>, 
       if (error) subscriber.error(error);
       else {
         prepare?.();
-        subscriber.next(work);
+        subscriber.next(attached(work));
       }
     }
     // The value's work is done: its place in flight frees now, unless what the emission enqueued

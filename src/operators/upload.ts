@@ -1,9 +1,9 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { DType } from '../core/dtype.js';
-import { operate } from './operate.js';
+import type { DeviceArray } from '../core/memory.js';
+import { attached, operate } from './operate.js';
 import type { Work } from './work.js';
-
-type HostData = Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | BigInt64Array | BigUint64Array | Float32Array | Float64Array;
+import type { DTypeOfData, HostData, With } from './slots.js';
 
 const DTYPE_OF = new Map<Function, DType>([
   [Int8Array, 'i8'], [Uint8Array, 'u8'], [Int16Array, 'i16'], [Uint16Array, 'u16'], [Int32Array, 'i32'],
@@ -23,11 +23,15 @@ const DTYPE_OF = new Map<Function, DType>([
  * @param select the TypedArray to upload, from the value.
  * @param name the buffer's name on the value.
  * @default name 'input'
- * @returns an operator that re-emits each {@link Work} with the device array attached.
+ * @returns an operator that re-emits each {@link Work} with the device array attached, typed
+ * (a Uint8Array becomes `work.buffers[name]: DeviceArray<'u8'>`).
  * @throws PipelineError (to the subscriber) when `select` throws or returns no TypedArray.
  * @see download
  */
-export function upload<T>(select: (value: T) => HostData, name = 'input'): OperatorFunction<Work<T>, Work<T>> {
+export function upload<T, B, R, A extends HostData, N extends string = 'input'>(
+  select: (value: T) => A,
+  name: N = 'input' as N,
+): OperatorFunction<Work<T, B, R>, Work<T, With<B, { readonly [K in N]: DeviceArray<DTypeOfData<A>> }>, R>> {
   return (source) =>
     new Observable((subscriber) =>
       operate(`upload(${name})`, source, subscriber, (work) => {
@@ -38,7 +42,7 @@ export function upload<T>(select: (value: T) => HostData, name = 'input'): Opera
         staging.data.set(data as never);
         const target = work.device(dtype, data.length, name);
         work.stage(`upload ${name}`, () => work.stream.copy(target, staging));
-        subscriber.next(work);
+        subscriber.next(attached(work));
       }),
     );
 }

@@ -1,12 +1,18 @@
 // The envelope a value travels in through a GPU pipeline: the value, its lane (stream), the
 // device resources attached to it, and the count of operators still holding it.
 import type { DType } from '../core/dtype.js';
+import { RxcudaError } from '../core/errors.js';
 import type { DeviceArray, Memory } from '../core/memory.js';
 import type { Stream } from '../core/stream.js';
 import type { Lane } from './lane-pool.js';
+import type { NamedArray } from './slots.js';
 
-/** A pipeline failure, with where it happened and for which value. */
-export class PipelineError extends Error {
+/**
+ * A pipeline failure, with where it happened and for which value; `cause` is what was thrown
+ * there (a CudaError, a TypeError from a refused argument, a host step's own error), and `code`
+ * is undefined.
+ */
+export class PipelineError extends RxcudaError {
   override readonly name = 'PipelineError';
   /** The operator that failed, e.g. `launch(saxpy)`. */
   readonly operator: string;
@@ -14,14 +20,21 @@ export class PipelineError extends Error {
   readonly index: number;
 
   constructor(operator: string, index: number, cause: unknown) {
-    super(`${operator} failed for value #${index}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(`${operator} failed for value #${index}: ${cause instanceof Error ? cause.message : String(cause)}`, undefined, { cause });
     this.operator = operator;
     this.index = index;
   }
 }
 
-/** A value bound to a stream lane, with the device resources its work uses. */
-export class Work<T> {
+/**
+ * A value bound to a stream lane, with the device resources its work uses.
+ *
+ * `B` and `R` are the named buffers and results that the operators before have attached, e.g.
+ * `{ gray: DeviceArray<'u8'> }` after `launch(k, (w) => ({ config, args: [w.device('u8', n, 'gray')] }))`
+ * and `{ gray: Uint8Array }` after `download((w) => w.buffers.gray, 'gray')`: the operators infer
+ * them, so that user code reads each slot with its type.
+ */
+export class Work<T, B = {}, R = {}> {
   /** The value from the source. */
   readonly value: T;
   /** Its position in the source, from 0. */
@@ -29,9 +42,9 @@ export class Work<T> {
   /** The lane whose stream carries its device work. */
   readonly lane: Lane;
   /** Device arrays attached by operators, by name (e.g. `upload` names its array `input`). */
-  readonly buffers: Record<string, DeviceArray<DType>> = {};
+  readonly buffers: B = {} as B;
   /** Host data attached by `download`, by name. */
-  readonly results: Record<string, ArrayLike<number | bigint>> = {};
+  readonly results: R = {} as R;
   readonly #pooled: Memory[] = [];
   readonly #done: () => void;
   #holds = 1;
@@ -49,11 +62,17 @@ export class Work<T> {
     return this.lane.stream;
   }
 
-  /** A device array from the lane's pool, returned to it when this value's work is done. */
+  /**
+   * A device array from the lane's pool, returned to it when this value's work is done; with a
+   * `name`, also attached as `buffers[name]`, and typed so that the operator that receives it
+   * (see {@link NamedArray}) gives the operators after it `buffers[name]` with its type.
+   */
+  device<D extends DType>(dtype: D, length: number): DeviceArray<D>;
+  device<D extends DType, N extends string>(dtype: D, length: number, name: N): NamedArray<N, D>;
   device<D extends DType>(dtype: D, length: number, name?: string): DeviceArray<D> {
     const array = this.lane.device(dtype, length);
     this.#pooled.push(array);
-    if (name !== undefined) this.buffers[name] = array as DeviceArray<DType>;
+    if (name !== undefined) (this.buffers as Record<string, DeviceArray>)[name] = array;
     return array;
   }
 

@@ -35,10 +35,10 @@ describeBackends('GPU pipelines', (getDevice) => {
       frames(1000).pipe(
         onStreams(lanes),
         upload((f) => f.pixels, 'pixels'),
-        launch(kernels.invert, (w) => ({ config: grid, args: [w.buffers.pixels!, N] })),
-        launch(kernels.addU32, (w) => ({ config: grid, args: [w.buffers.pixels!, w.value.i, N] })),
+        launch(kernels.invert, (w) => ({ config: grid, args: [w.buffers.pixels, N] })),
+        launch(kernels.addU32, (w) => ({ config: grid, args: [w.buffers.pixels, w.value.i, N] })),
         host((w) => void seenByHost.push(w.index)),
-        download((w) => w.buffers.pixels!, 'pixels'),
+        download((w) => w.buffers.pixels, 'pixels'),
         toArray(),
       ),
     );
@@ -64,16 +64,21 @@ describeBackends('GPU pipelines', (getDevice) => {
       frames(6).pipe(
         onStreams(pool(2, 2)),
         upload((f) => f.pixels),
-        launch(kernels.invert, (w) => ({ config: grid, args: [w.buffers.input!, N] })),
-        download((w) => w.buffers.input!, 'pixels', { into: (w) => targets[w.lane.index]! }),
-        map((w) => ({ i: w.value.i, same: w.results.pixels === targets[w.lane.index], first: w.results.pixels![0] })),
+        launch(kernels.invert, (w) => ({ config: grid, args: [w.buffers.input, N] })),
+        download((w) => w.buffers.input, 'pixels', { into: (w) => targets[w.lane.index]! }),
+        map((w) => ({ i: w.value.i, same: w.results.pixels === targets[w.lane.index], first: w.results.pixels[0] })),
         toArray(),
       ),
     );
     expect(results.map((r) => r.same)).toEqual([true, true, true, true, true, true]);
     expect(results.map((r) => r.first)).toEqual(results.map((r) => ~frame(r.i)[0]! >>> 0));
     const error = await firstValueFrom(
-      frames(1).pipe(onStreams(pool(1, 1)), upload((f) => f.pixels), download((w) => w.buffers.input!, 'x', { into: () => new Float32Array(N) })),
+      frames(1).pipe(
+        onStreams(pool(1, 1)),
+        upload((f) => f.pixels),
+        // @ts-expect-error: a Float32Array for u32 memory, refused at run time too
+        download((w) => w.buffers.input, 'x', { into: () => new Float32Array(N) }),
+      ),
     ).catch((e) => e);
     expect(error).toBeInstanceOf(PipelineError);
     expect(error.message).toBe(`download(x) failed for value #0: Expected \`into\` to return a Uint32Array of at least ${N} elements, got ${String(new Float32Array(N))}`);
@@ -95,11 +100,11 @@ describeBackends('GPU pipelines', (getDevice) => {
         upload((f) => f.pixels, 'a'),
         upload((f) => f.pixels, 'b'),
         fanOut(2, (w, stream, i) =>
-          i === 0 ? stream.launch(kernels.invert, grid, [w.buffers.a!, N]) : stream.launch(kernels.addU32, grid, [w.buffers.b!, 5, N]),
+          i === 0 ? stream.launch(kernels.invert, grid, [w.buffers.a, N]) : stream.launch(kernels.addU32, grid, [w.buffers.b, 5, N]),
         ),
-        launch(kernels.addU32, (w) => ({ config: grid, args: [w.buffers.a!, 1, N] })),
-        download((w) => w.buffers.a!, 'a'),
-        download((w) => w.buffers.b!, 'b'),
+        launch(kernels.addU32, (w) => ({ config: grid, args: [w.buffers.a, 1, N] })),
+        download((w) => w.buffers.a, 'a'),
+        download((w) => w.buffers.b, 'b'),
         toArray(),
       ),
     );
@@ -114,7 +119,7 @@ describeBackends('GPU pipelines', (getDevice) => {
     const source = new Subject<{ i: number; pixels: Uint32Array }>();
     const emitted: number[] = [];
     const subscription = source
-      .pipe(onStreams(lanes), upload((f) => f.pixels), launch(kernels.spin, () => ({ config: { grid: 1, block: 1 }, args: [5_000_000n] })), download((w) => w.buffers.input!))
+      .pipe(onStreams(lanes), upload((f) => f.pixels), launch(kernels.spin, () => ({ config: { grid: 1, block: 1 }, args: [5_000_000n] })), download((w) => w.buffers.input))
       .subscribe((w: Work<unknown>) => emitted.push(w.index));
     for (let i = 0; i < 10; i++) source.next({ i, pixels: frame(i) });
     expect(lanes.stats.inFlight).toBe(4); // the rest wait upstream
@@ -134,7 +139,7 @@ describeBackends('GPU pipelines', (getDevice) => {
         .pipe(
           onStreams(pool(2, 2)),
           upload((f) => f.pixels),
-          launch(kernels.addU32, (w) => ({ config: grid, args: [w.buffers.input!, w.index === 5 ? -1 : 1, N] })),
+          launch(kernels.addU32, (w) => ({ config: grid, args: [w.buffers.input, w.index === 5 ? -1 : 1, N] })),
           completed(),
         )
         .subscribe({ next: (w) => emitted.push(w.index), error: resolve }),
@@ -175,9 +180,9 @@ describeBackends('Timeline', (getDevice) => {
         map((i) => frame(i)),
         onStreams(lanes),
         upload((pixels) => pixels),
-        launch(kernels.invert, (w) => ({ config: grid, args: [w.buffers.input!, N] })),
+        launch(kernels.invert, (w) => ({ config: grid, args: [w.buffers.input, N] })),
         host(() => {}),
-        download((w) => w.buffers.input!),
+        download((w) => w.buffers.input),
         toArray(),
       ),
     );

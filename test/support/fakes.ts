@@ -1,7 +1,7 @@
 // Stand-ins for the native objects a Kernel launches through, so that argument packing and
 // validation are tested on machines without a GPU: `launches` records each header and argument
 // block exactly as the native launch would read it.
-import { DeviceArray, HostArray, Kernel, type Signature } from '../../src/index.js';
+import { DeviceArray, HostArray, Kernel, type DType, type Signature } from '../../src/index.js';
 import type { Device, Module, Stream } from '../../src/index.js';
 
 export const properties = {
@@ -66,8 +66,8 @@ export function fakeAllocation(device: Device, ptr: bigint, portable = false) {
   return { device, ptr, freed: false, portable, uses, use(s: unknown) { uses.push(s); }, release() { this.freed = true; } };
 }
 
-export function fakeDeviceArray(device: Device, ptr = 0x7f00_0000_1000n, length = 16) {
-  return new DeviceArray(fakeAllocation(device, ptr) as never, 'f32', 0, length);
+export function fakeDeviceArray<D extends DType = 'f32'>(device: Device, ptr = 0x7f00_0000_1000n, length = 16, dtype = 'f32' as D) {
+  return new DeviceArray(fakeAllocation(device, ptr) as never, dtype, 0, length);
 }
 
 export function fakeHostArray(device: Device, length = 4) {

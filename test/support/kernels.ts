@@ -127,22 +127,21 @@ export async function testKernels(device: Device) {
         u32(out)[0] = value as number;
       },
     }),
-    invert: module.kernel('invert', ['ptr', 'u32'], {
+    // Typed pointers: on the GPU the driver sees plain 8-byte pointers; the CPU implementations
+    // get Uint32Arrays and Float32Arrays without casts.
+    invert: module.kernel('invert', ['ptr<u32>', 'u32'], {
       cpu: (_, [x, n]) => {
-        const xs = u32(x);
-        for (let i = 0; i < (n as number); i++) xs[i] = ~xs[i]! >>> 0;
+        for (let i = 0; i < n; i++) x[i] = ~x[i]! >>> 0;
       },
     }),
-    addU32: module.kernel('add_u32', ['ptr', 'u32', 'u32'], {
+    addU32: module.kernel('add_u32', ['ptr<u32>', 'u32', 'u32'], {
       cpu: (_, [x, value, n]) => {
-        const xs = u32(x);
-        for (let i = 0; i < (n as number); i++) xs[i] = (xs[i]! + (value as number)) >>> 0;
+        for (let i = 0; i < n; i++) x[i] = (x[i]! + value) >>> 0;
       },
     }),
-    saxpy: module.kernel('saxpy', ['u32', 'f32', 'ptr', 'ptr'], {
+    saxpy: module.kernel('saxpy', ['u32', 'f32', 'ptr<f32>', 'ptr<f32>'], {
       cpu: (_, [n, a, x, y]) => {
-        const [xs, ys] = [x as Float32Array, y as Float32Array];
-        for (let i = 0; i < (n as number); i++) ys[i] = Math.fround(Math.fround((a as number) * xs[i]!) + ys[i]!);
+        for (let i = 0; i < n; i++) y[i] = Math.fround(Math.fround(a * x[i]!) + y[i]!);
       },
     }),
   };
