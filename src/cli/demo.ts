@@ -1,9 +1,10 @@
 // `rxcuda demo`: a frame pipeline on the default device (a GPU, else the host device), with a
 // progress bar, a summary of what happened, and a Chrome trace of the lanes.
-import { SingleBar, Presets } from 'cli-progress';
 import { lastValueFrom, range, map, tap, count } from 'rxjs';
 import { Device } from '../core/device.js';
 import { download, host, launch, LanePool, onStreams, Timeline, upload } from '../operators/index.js';
+import { bytes, describeDevice, stageLabel } from './format.js';
+import { progress } from './progress.js';
 
 const SOURCE = String.raw`
 extern "C" __global__ void invert(unsigned* px, unsigned n) {
@@ -13,12 +14,15 @@ extern "C" __global__ void brighten(unsigned* px, unsigned amount, unsigned n) {
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) px[i] += amount;
 }`;
 
+/** What `rxcuda demo` was asked for, already checked by the command line. */
 export interface DemoOptions {
-  frames: number;
-  pixels: number;
-  lanes: number;
-  trace: string;
-  progress: boolean;
+  readonly frames: number;
+  readonly pixels: number;
+  readonly lanes: number;
+  /** Where the Chrome trace goes. */
+  readonly trace: string;
+  /** Whether to draw a progress bar (only where stderr is a terminal). */
+  readonly progress: boolean;
 }
 
 /** A synthetic frame: a gradient that moves with the frame number. */
@@ -32,7 +36,7 @@ function gradient(i: number, pixels: number): Uint32Array {
 export async function demo(options: DemoOptions): Promise<void> {
   const device = Device.default();
   const { frames, pixels, lanes } = options;
-  console.log(`rxcuda demo on ${device.name}${device.kind === 'host' ? ' (no GPU here)' : ''}: ${frames} frames of ${(pixels * 4) / 2 ** 20} MiB, ${lanes} lanes`);
+  console.log(`rxcuda demo on ${describeDevice(device)}: ${frames} frames of ${bytes(pixels * 4)}, ${lanes} lanes`);
   const module = await device.compile(SOURCE, { name: 'demo.cu' });
   const invert = module.kernel('invert', ['ptr', 'u32'], {
     cpu: (_, [px, n]) => {
@@ -49,10 +53,9 @@ export async function demo(options: DemoOptions): Promise<void> {
   const timeline = new Timeline();
   const pool = new LanePool(device, { lanes, inFlight: lanes * 2, timeline });
   const config = { grid: Math.min(1024, Math.ceil(pixels / 256)), block: 256 };
-  const bar = options.progress ? new SingleBar({ format: '  {bar} {value}/{total} frames | {eta_formatted} left', hideCursor: true }, Presets.shades_classic) : undefined;
-  bar?.start(frames, 0);
   let brightest = 0;
   let wrong = 0;
+  const bar = progress(frames, 'frames', options.progress);
   const started = performance.now();
   const done = await lastValueFrom(
     range(0, frames).pipe(
@@ -67,19 +70,27 @@ export async function demo(options: DemoOptions): Promise<void> {
         const out = w.results.frame as Uint32Array;
         const j = w.index % pixels;
         if (out[j] !== ((~((w.index + j) & 0xffff) >>> 0) + (w.index & 0xff)) >>> 0) wrong++;
-        bar?.increment();
+        bar.increment();
       }),
       count(),
     ),
-  );
+  ).finally(() => bar.stop());
   const seconds = (performance.now() - started) / 1000;
-  bar?.stop();
   await timeline.write(options.trace);
   pool.close();
-  console.log(`${done} frames in ${seconds.toFixed(2)} s: ${(done / seconds).toFixed(1)} frames/s, ${((done * pixels * 8) / 2 ** 20 / seconds).toFixed(1)} MiB/s through the device`);
+  console.log(`${done} frames in ${seconds.toFixed(2)} s: ${(done / seconds).toFixed(1)} frames/s, ${bytes((done * pixels * 8) / seconds)}/s through the device`);
   console.log(`in flight at most ${pool.stats.maxInFlight} of ${pool.bound}; pooled buffers created: ${pool.stats.buffersCreated}`);
   console.log('per stage (mean ms):');
-  for (const [stage, s] of Object.entries(timeline.summary())) console.log(`  ${stage.padEnd(24)} ${s.mean.toFixed(3)} ms × ${s.count}`);
+  for (const [key, s] of Object.entries(timeline.summary())) {
+    const [kind, stage] = splitStage(key);
+    console.log(`  ${stageLabel(kind, stage).padEnd(24)} ${s.mean.toFixed(3)} ms × ${s.count}`);
+  }
   console.log(`trace: ${options.trace} (open in chrome://tracing or ui.perfetto.dev)`);
   if (wrong > 0) throw new Error(`${wrong} frames came back wrong`);
+}
+
+/** A summary key, `device:invert` or `host:host`, as its kind and stage. */
+function splitStage(key: string): ['device' | 'host', string] {
+  const colon = key.indexOf(':');
+  return [key.slice(0, colon) === 'host' ? 'host' : 'device', key.slice(colon + 1)];
 }
