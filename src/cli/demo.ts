@@ -1,8 +1,8 @@
 // `rxcuda demo`: a frame pipeline on the default device (a GPU, else the host device), with a
 // progress bar, a summary of what happened, and a Chrome trace of the lanes.
-import { lastValueFrom, range, map, tap, count } from 'rxjs';
+import { lastValueFrom, tap, count } from 'rxjs';
 import { Device } from '../core/device.js';
-import { download, host, launch, LanePool, onStreams, Timeline, upload } from '../operators/index.js';
+import { download, host, lanesFrom, launch, LanePool, Timeline, upload } from '../operators/index.js';
 import { bytes, describeDevice, stageLabel } from './format.js';
 import { progress } from './progress.js';
 
@@ -25,11 +25,13 @@ export interface DemoOptions {
   readonly progress: boolean;
 }
 
-/** A synthetic frame: a gradient that moves with the frame number. */
-function gradient(i: number, pixels: number): Uint32Array {
-  const frame = new Uint32Array(pixels);
-  for (let j = 0; j < pixels; j++) frame[j] = (i + j) & 0xffff;
-  return frame;
+/** Synthetic frames, made as the pipeline asks for them: a gradient that moves with the frame number. */
+function* gradients(frames: number, pixels: number): Generator<Uint32Array> {
+  for (let i = 0; i < frames; i++) {
+    const frame = new Uint32Array(pixels);
+    for (let j = 0; j < pixels; j++) frame[j] = (i + j) & 0xffff;
+    yield frame;
+  }
 }
 
 /** Runs the demo pipeline and prints what happened; throws if a frame comes back wrong. */
@@ -58,9 +60,7 @@ export async function demo(options: DemoOptions): Promise<void> {
   const bar = progress(frames, 'frames', options.progress);
   const started = performance.now();
   const done = await lastValueFrom(
-    range(0, frames).pipe(
-      map((i) => gradient(i, pixels)),
-      onStreams(pool),
+    lanesFrom(gradients(frames, pixels), pool).pipe(
       upload((frame) => frame, 'frame'),
       launch(invert, (w) => ({ config, args: [w.buffers.frame!, pixels] })),
       launch(brighten, (w) => ({ config, args: [w.buffers.frame!, w.index & 0xff, pixels] })),
@@ -81,16 +81,8 @@ export async function demo(options: DemoOptions): Promise<void> {
   console.log(`${done} frames in ${seconds.toFixed(2)} s: ${(done / seconds).toFixed(1)} frames/s, ${bytes((done * pixels * 8) / seconds)}/s through the device`);
   console.log(`in flight at most ${pool.stats.maxInFlight} of ${pool.bound}; pooled buffers created: ${pool.stats.buffersCreated}`);
   console.log('per stage (mean ms):');
-  for (const [key, s] of Object.entries(timeline.summary())) {
-    const [kind, stage] = splitStage(key);
-    console.log(`  ${stageLabel(kind, stage).padEnd(24)} ${s.mean.toFixed(3)} ms × ${s.count}`);
-  }
+  for (const s of Object.values(timeline.summary())) console.log(`  ${stageLabel(s.kind, s.stage).padEnd(24)} ${s.mean.toFixed(3)} ms × ${s.count}`);
   console.log(`trace: ${options.trace} (open in chrome://tracing or ui.perfetto.dev)`);
   if (wrong > 0) throw new Error(`${wrong} frames came back wrong`);
 }
 
-/** A summary key, `device:invert` or `host:host`, as its kind and stage. */
-function splitStage(key: string): ['device' | 'host', string] {
-  const colon = key.indexOf(':');
-  return [key.slice(0, colon) === 'host' ? 'host' : 'device', key.slice(colon + 1)];
-}

@@ -24,7 +24,7 @@ program.command('info').description('list CUDA devices, driver and NVRTC version
 program
   .command('demo')
   .description('run a frame pipeline on the default device (a GPU, else the host device) and say what happened')
-  .addOption(new Option('--frames <n>', 'frames to process').argParser(integer(1, 1_000_000)).default(500))
+  .addOption(new Option('--frames <n>', 'frames to process').argParser(integer(1, 100_000)).default(500))
   .addOption(new Option('--pixels <n>', '32-bit pixels per frame').argParser(integer(1, 1 << 26)).default(1 << 18))
   .addOption(new Option('--lanes <n>', 'streams to spread frames over').argParser(integer(1, 64)).default(3))
   .option('--trace <path>', 'where to write the Chrome trace', 'rxcuda-demo-trace.json')
