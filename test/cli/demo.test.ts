@@ -1,9 +1,9 @@
 // `rxcuda demo` as a user runs it: a summary written for people, and a Chrome trace in the
 // working folder that trace viewers can name the rows of.
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromeTraceProblems } from '../support/chrome-trace.js';
 import { type CliRun, rxcuda } from '../support/cli.js';
 
@@ -14,6 +14,7 @@ describe('rxcuda demo', () => {
     folder = mkdtempSync(join(tmpdir(), 'rxcuda-demo-'));
     run = rxcuda(['demo', '--frames', '12', '--pixels', '4096', '--lanes', '2'], folder);
   });
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
   it('exits 0 and draws no progress bar where stderr is not a terminal', () => {
     expect(run.status).toBe(0);

@@ -1,9 +1,9 @@
 // The command line refuses what it cannot use before anything runs: one line on stderr, exit
 // code 2, no stack trace.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { hasStackTrace, rxcuda } from '../support/cli.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -19,6 +19,8 @@ describe('rxcuda --version', () => {
 });
 
 describe('rxcuda demo options', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'rxcuda-cli-'));
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
   const bad = [
     ['--frames', 'abc', 'an integer from 1 to 100000'],
     ['--frames', '-3', 'an integer from 1 to 100000'],
@@ -40,7 +42,7 @@ describe('rxcuda demo options', () => {
   });
 
   it('refuses a --trace path in a folder that does not exist, before the run', () => {
-    const missing = join(mkdtempSync(join(tmpdir(), 'rxcuda-cli-')), 'no', 'trace.json');
+    const missing = join(folder, 'no', 'trace.json');
     const run = rxcuda(['demo', '--trace', missing]);
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
@@ -48,7 +50,6 @@ describe('rxcuda demo options', () => {
   });
 
   it('refuses a --trace path that is a folder, before the run', () => {
-    const folder = mkdtempSync(join(tmpdir(), 'rxcuda-cli-'));
     const run = rxcuda(['demo', '--trace', folder]);
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
