@@ -18,7 +18,10 @@ const program = new Command('rxcuda')
   .exitOverride()
   .showSuggestionAfterError();
 
-program.command('info').description('list CUDA devices, driver and NVRTC versions').option('--json', 'print JSON')
+program
+  .command('info')
+  .description('list CUDA devices, driver and NVRTC versions')
+  .option('--json', 'print JSON')
   .action(async (options: { json?: boolean }) => (await import('./info.js')).info(options));
 
 program
