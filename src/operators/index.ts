@@ -9,4 +9,5 @@ export { fanOut } from './fan-out.js';
 export { enqueue } from './enqueue.js';
 export { LanePool, Lane, type LanePoolOptions, type LanePoolStats } from './lane-pool.js';
 export { Work, PipelineError } from './work.js';
-export { Timeline, type Span, type StageSummary, type TraceEvent, type ChromeTrace } from './timeline.js';
+export { Timeline, type Span } from './timeline.js';
+export type { StageSummary, TraceEvent, ChromeTrace } from './timeline.js';
