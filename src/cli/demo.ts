@@ -1,9 +1,10 @@
 // `rxcuda demo`: a frame pipeline on the default device (a GPU, else the host device), with a
 // progress bar, a summary of what happened, and a Chrome trace of the lanes.
-import { SingleBar, Presets } from 'cli-progress';
-import { lastValueFrom, range, map, tap, count } from 'rxjs';
+import { lastValueFrom, tap, count } from 'rxjs';
 import { Device } from '../core/device.js';
-import { download, host, launch, LanePool, onStreams, Timeline, upload } from '../operators/index.js';
+import { download, host, lanesFrom, launch, LanePool, Timeline, upload } from '../operators/index.js';
+import { bytes, describeDevice, stageLabel } from './format.js';
+import { progress } from './progress.js';
 
 const SOURCE = String.raw`
 extern "C" __global__ void invert(unsigned* px, unsigned n) {
@@ -13,26 +14,31 @@ extern "C" __global__ void brighten(unsigned* px, unsigned amount, unsigned n) {
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) px[i] += amount;
 }`;
 
+/** What `rxcuda demo` was asked for, already checked by the command line. */
 export interface DemoOptions {
-  frames: number;
-  pixels: number;
-  lanes: number;
-  trace: string;
-  progress: boolean;
+  readonly frames: number;
+  readonly pixels: number;
+  readonly lanes: number;
+  /** Where the Chrome trace goes. */
+  readonly trace: string;
+  /** Whether to draw a progress bar (only where stderr is a terminal). */
+  readonly progress: boolean;
 }
 
-/** A synthetic frame: a gradient that moves with the frame number. */
-function gradient(i: number, pixels: number): Uint32Array {
-  const frame = new Uint32Array(pixels);
-  for (let j = 0; j < pixels; j++) frame[j] = (i + j) & 0xffff;
-  return frame;
+/** Synthetic frames, made as the pipeline asks for them: a gradient that moves with the frame number. */
+function* gradients(frames: number, pixels: number): Generator<Uint32Array> {
+  for (let i = 0; i < frames; i++) {
+    const frame = new Uint32Array(pixels);
+    for (let j = 0; j < pixels; j++) frame[j] = (i + j) & 0xffff;
+    yield frame;
+  }
 }
 
 /** Runs the demo pipeline and prints what happened; throws if a frame comes back wrong. */
 export async function demo(options: DemoOptions): Promise<void> {
   const device = Device.default();
   const { frames, pixels, lanes } = options;
-  console.log(`rxcuda demo on ${device.name}${device.kind === 'host' ? ' (no GPU here)' : ''}: ${frames} frames of ${(pixels * 4) / 2 ** 20} MiB, ${lanes} lanes`);
+  console.log(`rxcuda demo on ${describeDevice(device)}: ${frames} frames of ${bytes(pixels * 4)}, ${lanes} lanes`);
   const module = await device.compile(SOURCE, { name: 'demo.cu' });
   const invert = module.kernel('invert', ['ptr', 'u32'], {
     cpu: (_, [px, n]) => {
@@ -49,15 +55,12 @@ export async function demo(options: DemoOptions): Promise<void> {
   const timeline = new Timeline();
   const pool = new LanePool(device, { lanes, inFlight: lanes * 2, timeline });
   const config = { grid: Math.min(1024, Math.ceil(pixels / 256)), block: 256 };
-  const bar = options.progress ? new SingleBar({ format: '  {bar} {value}/{total} frames | {eta_formatted} left', hideCursor: true }, Presets.shades_classic) : undefined;
-  bar?.start(frames, 0);
   let brightest = 0;
   let wrong = 0;
+  const bar = progress(frames, 'frames', options.progress);
   const started = performance.now();
   const done = await lastValueFrom(
-    range(0, frames).pipe(
-      map((i) => gradient(i, pixels)),
-      onStreams(pool),
+    lanesFrom(gradients(frames, pixels), pool).pipe(
       upload((frame) => frame, 'frame'),
       launch(invert, (w) => ({ config, args: [w.buffers.frame!, pixels] })),
       launch(brighten, (w) => ({ config, args: [w.buffers.frame!, w.index & 0xff, pixels] })),
@@ -67,19 +70,19 @@ export async function demo(options: DemoOptions): Promise<void> {
         const out = w.results.frame as Uint32Array;
         const j = w.index % pixels;
         if (out[j] !== ((~((w.index + j) & 0xffff) >>> 0) + (w.index & 0xff)) >>> 0) wrong++;
-        bar?.increment();
+        bar.increment();
       }),
       count(),
     ),
-  );
+  ).finally(() => bar.stop());
   const seconds = (performance.now() - started) / 1000;
-  bar?.stop();
   await timeline.write(options.trace);
   pool.close();
-  console.log(`${done} frames in ${seconds.toFixed(2)} s: ${(done / seconds).toFixed(1)} frames/s, ${((done * pixels * 8) / 2 ** 20 / seconds).toFixed(1)} MiB/s through the device`);
+  console.log(`${done} frames in ${seconds.toFixed(2)} s: ${(done / seconds).toFixed(1)} frames/s, ${bytes((done * pixels * 8) / seconds)}/s through the device`);
   console.log(`in flight at most ${pool.stats.maxInFlight} of ${pool.bound}; pooled buffers created: ${pool.stats.buffersCreated}`);
   console.log('per stage (mean ms):');
-  for (const [stage, s] of Object.entries(timeline.summary())) console.log(`  ${stage.padEnd(24)} ${s.mean.toFixed(3)} ms × ${s.count}`);
+  for (const s of Object.values(timeline.summary())) console.log(`  ${stageLabel(s.kind, s.stage).padEnd(24)} ${s.mean.toFixed(3)} ms × ${s.count}`);
   console.log(`trace: ${options.trace} (open in chrome://tracing or ui.perfetto.dev)`);
   if (wrong > 0) throw new Error(`${wrong} frames came back wrong`);
 }
+

@@ -1,8 +1,6 @@
 // The one binary loader: finds the compiled addon, initialises it with rxcuda's error classes and
 // the completion drain, and describes its surface to TypeScript.
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-import { dirname, resolve } from 'node:path';
+import { loadAddon } from './binding.js';
 import { CudaError, NvrtcError } from './errors.js';
 import { completionMailbox, drainCompletions } from './completions.js';
 import type { Pause } from './scheduler.js';
@@ -159,36 +157,14 @@ export interface Addon {
 }
 
 function load(): Addon {
-  const require = createRequire(import.meta.url);
-  const here = dirname(fileURLToPath(import.meta.url));
-  // RXCUDA_ADDON names one build to use instead (the sanitizer build, say), and nothing else.
-  const candidates = process.env.RXCUDA_ADDON
-    ? [process.env.RXCUDA_ADDON]
-    : [
-        resolve(here, '../../build/Release/rxcuda.node'), // from src/core
-        resolve(here, '../../../build/Release/rxcuda.node'), // from dist/src/core
-        resolve(here, '../../build/Debug/rxcuda.node'),
-        resolve(here, '../../../build/Debug/rxcuda.node'),
-      ];
-  const failures: string[] = [];
-  for (const path of candidates) {
-    try {
-      const addon = require(path) as Addon & { init(options: object): void };
-      addon.init({
-        CudaError,
-        NvrtcError,
-        onCompletions: drainCompletions,
-        completionIds: completionMailbox.ids,
-        completionStatuses: completionMailbox.statuses,
-      });
-      return addon;
-    } catch (error) {
-      failures.push(`  ${path}: ${(error as Error).message.split('\n')[0]}`);
-    }
-  }
-  throw new Error(
-    `The rxcuda native addon could not be loaded. Build it with \`npm run build:native\` ` +
-      `(cmake and a C++20 compiler; no CUDA toolkit needed). Tried:\n${failures.join('\n')}`,
+  return loadAddon<Addon & { init(options: object): void }>((addon) =>
+    addon.init({
+      CudaError,
+      NvrtcError,
+      onCompletions: drainCompletions,
+      completionIds: completionMailbox.ids,
+      completionStatuses: completionMailbox.statuses,
+    }),
   );
 }
 

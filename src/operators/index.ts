@@ -11,3 +11,4 @@ export { LanePool, Lane, type LanePoolOptions, type LanePoolStats } from './lane
 export { Work, PipelineError } from './work.js';
 export type { NamedArray, NamedIn, With, HostData, DTypeOfData } from './slots.js';
 export { Timeline, type Span } from './timeline.js';
+export type { StageSummary, TraceEvent, ChromeTrace } from './timeline.js';

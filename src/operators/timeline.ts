@@ -67,11 +67,11 @@ export class Timeline {
     return [...this.#spans].sort((a, b) => a.start - b.start);
   }
 
-  /** Total and mean milliseconds per stage. */
-  summary(): Record<string, { count: number; total: number; mean: number }> {
-    const out: Record<string, { count: number; total: number; mean: number }> = {};
+  /** Total and mean milliseconds per stage, keyed `device:invert`, `host:host`. */
+  summary(): Record<string, StageSummary> {
+    const out: Record<string, StageSummary> = {};
     for (const span of this.spans()) {
-      const s = (out[`${span.kind}:${span.stage}`] ??= { count: 0, total: 0, mean: 0 });
+      const s = (out[`${span.kind}:${span.stage}`] ??= { kind: span.kind, stage: span.stage, count: 0, total: 0, mean: 0 });
       s.count++;
       s.total += span.duration;
       s.mean = s.total / s.count;
@@ -79,23 +79,79 @@ export class Timeline {
     return out;
   }
 
-  /** The spans as a Chrome trace: one row per lane and kind. */
-  toChromeTrace(): { traceEvents: object[] } {
-    return {
-      traceEvents: this.spans().map((s) => ({
-        name: `${s.stage} #${s.index}`,
-        cat: s.kind,
-        ph: 'X',
-        ts: s.start * 1000,
-        dur: s.duration * 1000,
-        pid: 1,
-        tid: `lane ${s.lane} ${s.kind}`,
-      })),
-    };
+  /**
+   * The spans as Chrome trace events (`ph: 'X'`, microseconds): process 1, one thread per lane
+   * and kind (lane `n`: thread `2n + 1` for device work, `2n + 2` for host steps).
+   * With `names`, the trace also has the metadata (`ph: 'M'`) events that name the process and
+   * the threads, as {@link write} puts in the file.
+   *
+   * @param options.names - add the `M` events that name the process and each lane's threads
+   *   (default `false`: the span events alone)
+   * @see https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU (Trace Event Format)
+   */
+  toChromeTrace(options: { readonly names?: boolean } = {}): ChromeTrace {
+    const spans = this.spans();
+    const events: TraceEvent[] = spans.map((s) => ({
+      name: `${s.stage} #${s.index}`,
+      cat: s.kind,
+      ph: 'X',
+      ts: s.start * 1000,
+      dur: s.duration * 1000,
+      pid: PID,
+      tid: threadId(s.lane, s.kind),
+      args: { value: s.index, lane: s.lane },
+    }));
+    if (!options.names) return { traceEvents: events, displayTimeUnit: 'ms' };
+    return { traceEvents: [...names(spans), ...events], displayTimeUnit: 'ms' };
   }
 
-  /** Writes the Chrome trace to `path`. */
+  /** Writes the Chrome trace, with the events that name its process and threads, to `path`. */
   async write(path: string): Promise<void> {
-    await writeFile(path, JSON.stringify(this.toChromeTrace()));
+    await writeFile(path, JSON.stringify(this.toChromeTrace({ names: true })));
   }
+}
+
+/** What {@link Timeline.summary} says of one stage: its spans' count, total and mean (ms). */
+export interface StageSummary {
+  readonly kind: 'device' | 'host';
+  readonly stage: string;
+  count: number;
+  total: number;
+  mean: number;
+}
+
+/** One event of a Chrome trace (Trace Event Format): times in microseconds, numeric ids. */
+export interface TraceEvent {
+  readonly name: string;
+  readonly ph: 'X' | 'M';
+  readonly pid: number;
+  readonly tid: number;
+  readonly cat?: string;
+  readonly ts?: number;
+  readonly dur?: number;
+  readonly args?: Readonly<Record<string, string | number>>;
+}
+
+/** A Chrome trace in the JSON object format, as chrome://tracing and Perfetto open it. */
+export interface ChromeTrace {
+  readonly traceEvents: TraceEvent[];
+  readonly displayTimeUnit: 'ms' | 'ns';
+}
+
+const PID = 1;
+
+function threadId(lane: number, kind: 'device' | 'host'): number {
+  return 2 * lane + (kind === 'device' ? 1 : 2);
+}
+
+/** The `M` events naming the process and every thread that the spans use, in lane order. */
+function names(spans: readonly Span[]): TraceEvent[] {
+  const events: TraceEvent[] = [{ name: 'process_name', ph: 'M', pid: PID, tid: 0, args: { name: 'rxcuda pipeline' } }];
+  const threads = new Map<number, string>();
+  for (const s of spans) threads.set(threadId(s.lane, s.kind), `lane ${s.lane} ${s.kind === 'device' ? 'device work' : 'host steps'}`);
+  for (const [tid, name] of [...threads].sort(([a], [b]) => a - b)) {
+    events.push({ name: 'thread_name', ph: 'M', pid: PID, tid, args: { name } });
+    events.push({ name: 'thread_sort_index', ph: 'M', pid: PID, tid, args: { sort_index: tid } });
+  }
+  return events;
 }

@@ -1,0 +1,39 @@
+// `rxcuda info`: the driver, NVRTC and every CUDA device, or precisely why there are none.
+import { Device } from '../core/device.js';
+import { bytes } from './format.js';
+
+function cudaVersion(version: number): string {
+  return `${Math.floor(version / 1000)}.${(version % 1000) / 10}`;
+}
+
+/** Prints the driver, NVRTC and every device; exits 0 whether or not a device is usable. */
+export function info(options: { json?: boolean }): void {
+  const driver = Device.driverInfo();
+  const devices = driver.available ? Device.all() : [];
+  if (options.json) {
+    const list = devices.map((d) => ({ ordinal: d.ordinal, arch: d.arch, ...d.properties }));
+    console.log(JSON.stringify({ driver, devices: list }, null, 2));
+    return;
+  }
+  console.log(`rxcuda on Node.js ${process.version}`);
+  console.log(driver.version ? `driver: CUDA ${cudaVersion(driver.version)}` : 'driver: none');
+  const nv = driver.nvrtc;
+  console.log(nv.available ? `NVRTC: ${nv.version} (${nv.path})` : `NVRTC: not available: ${nv.problem}`);
+  if (!driver.available) {
+    console.log(`No CUDA device: ${driver.problem}.`);
+    return;
+  }
+  if (devices.length === 0) console.log('No CUDA device: the driver sees none.');
+  for (const d of devices) {
+    const p = d.properties;
+    const features = [
+      p.cooperativeLaunch && 'cooperative launch',
+      p.clusterLaunch && 'cluster launch',
+      p.memoryPools && 'memory pools',
+    ].filter(Boolean);
+    console.log(
+      `[${d.ordinal}] ${p.name}: compute ${p.major}.${p.minor} (${d.arch}), ${p.multiprocessors} multiprocessors, ` +
+        `${bytes(p.totalMemory)}, ${features.join(', ')}`,
+    );
+  }
+}
