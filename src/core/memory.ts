@@ -114,6 +114,7 @@ export abstract class Memory<D extends DType = DType> {
   /** @internal */
   readonly allocation: Allocation;
 
+  /** @internal */
   protected constructor(allocation: Allocation, dtype: D, byteOffset: number, length: number) {
     this.allocation = allocation;
     this.dtype = dtype;

@@ -17,13 +17,6 @@ const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const prebuilt = join('prebuilds', `rxcuda-${process.platform}-${process.arch}`, 'node-napi-v8.node');
 
-/**
- * Names that the shipped declarations use but no longer declare, because what declared them is
- * `@internal`: a consumer with `skipLibCheck: false` sees each as an error. Memory's protected
- * constructor takes the internal Allocation; marking that constructor `@internal` removes it.
- */
-const KNOWN_UNDECLARED = ["dist/src/core/memory.d.ts: Cannot find name 'Allocation'."];
-
 function npm(args: string[], cwd: string): string {
   return execFileSync('npm', args, { cwd, encoding: 'utf8', timeout: 110_000, env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } });
 }
@@ -94,7 +87,7 @@ describe('the packed package (npm pack, installed with --ignore-scripts)', { tim
     writeFileSync(join(app, 'all.ts'), `export * from 'rxcuda';\n`);
     const run = spawnSync(process.execPath, [tsc, '--noEmit', '--strict', '--skipLibCheck', 'false', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022', '--lib', 'ES2023,ESNext.Disposable', '--types', 'node', 'all.ts'], { cwd: app, encoding: 'utf8' });
     const errors = [...run.stdout.matchAll(/^node_modules\/rxcuda\/(\S+?)\(\d+,\d+\): error TS\d+: (.*)$/gm)].map((m) => `${m[1]}: ${m[2]}`);
-    expect(errors.filter((e) => !KNOWN_UNDECLARED.includes(e))).toEqual([]);
+    expect(errors).toEqual([]);
     expect(run.stdout.split('\n').filter((line) => line && !line.startsWith('node_modules/rxcuda/'))).toEqual([]);
   });
 
