@@ -16,10 +16,10 @@ Spinner::~Spinner() {
 }
 
 void Spinner::watch(const volatile uint32_t* address, uint32_t value, Completion::Record* record,
-                    std::chrono::microseconds limit, bool quiet) {
+                    std::chrono::microseconds limit) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    incoming_.push_back({address, value, record, std::chrono::steady_clock::now() + limit, quiet});
+    incoming_.push_back({address, value, record, std::chrono::steady_clock::now() + limit});
     hasIncoming_.store(true, std::memory_order_release);
   }
   ready_.notify_one();
@@ -62,7 +62,6 @@ void Spinner::run() {
 }
 
 void Spinner::sendSeen(const Watch& w) {
-  if (!w.quiet) return Completion::push(w.record, 0);
   // The road is read first: once pushed, the record may be drained and gone.
   Completion* road = w.record->road;
   if (!owed_) {
@@ -88,10 +87,9 @@ Napi::Value watch(const Napi::CallbackInfo& info) {
   Addon& addon = Addon::of(env);
   if (!addon.spinner) addon.spinner = std::make_unique<Spinner>();
   Completion::Record* record = addon.completion->record(info[0].As<Napi::Number>().Uint32Value());
-  bool quiet = info.Length() > 4 && info[4].ToBoolean().Value();
   addon.spinner->watch(reinterpret_cast<const volatile uint32_t*>(toU64(info[1])),
                        info[2].As<Napi::Number>().Uint32Value(), record,
-                       std::chrono::microseconds(info[3].As<Napi::Number>().Int64Value()), quiet);
+                       std::chrono::microseconds(info[3].As<Napi::Number>().Int64Value()));
   return env.Undefined();
 }
 

@@ -4,9 +4,9 @@
 // thread. It busies one core while something is watched, each watch for a bounded time, and for
 // kLinger after the last one (so that back-to-back waits find it awake instead of paying a thread
 // wake-up); a watch that times out is sent with kGaveUp, and JavaScript falls back on a
-// notification behind the same write. A quiet watch is one whose word the main thread looks at
-// too: once seen, it is sent without waking the main thread (which takes the write itself, and
-// would only pay for the wake-up), and one wake-up hands such records over when the thread idles (or kOwedAtMost are waiting).
+// completion point behind the same place. The main thread looks at the word too, so a seen watch
+// is sent without waking it (it takes the write itself, and would only pay for the wake-up); one
+// wake-up hands such records over when the thread idles (or kOwedAtMost are waiting).
 #pragma once
 #include <napi.h>
 
@@ -33,7 +33,7 @@ class Spinner {
 
   // Sends `record` once the word at `address` reaches `value` (wrap-safe), or after `limit`.
   void watch(const volatile uint32_t* address, uint32_t value, Completion::Record* record,
-             std::chrono::microseconds limit, bool quiet);
+             std::chrono::microseconds limit);
 
  private:
   struct Watch {
@@ -41,10 +41,9 @@ class Spinner {
     uint32_t value;
     Completion::Record* record;
     std::chrono::steady_clock::time_point deadline;
-    bool quiet;
   };
   void run();
-  // Sends a seen watch's record; a quiet one leaves the wake-up to wakeOwed().
+  // Sends a seen watch's record, leaving the wake-up to wakeOwed().
   void sendSeen(const Watch& w);
   void wakeOwed();
 
@@ -59,7 +58,7 @@ class Spinner {
   std::thread thread_;
 };
 
-// watch(id, address, value, microseconds, quiet = false): see Spinner::watch; the id comes back
+// watch(id, address, value, microseconds): see Spinner::watch; the id comes back
 // through the completion road with status 0 (seen) or -1 (given up).
 void defineSpinner(Napi::Env env, Napi::Object exports);
 

@@ -131,9 +131,9 @@ export interface Addon {
   describeError(code: number): { name: string; message: string };
   /**
    * Sends id through the completion road when the word at address reaches value (-1: gave up).
-   * `quiet`: the main thread watches the word too, so a seen write does not wake it.
+   * The main thread looks at the word too, so a seen write does not wake it.
    */
-  watch(id: number, address: bigint, value: number, microseconds: number, quiet?: boolean): void;
+  watch(id: number, address: bigint, value: number, microseconds: number): void;
   Device: new (ordinal: number) => NativeDevice;
   Stream: new (device: NativeDevice, flags: number, priority: number, handle?: bigint) => NativeStream;
   Event: new (device: NativeDevice, flags: number) => NativeEvent;

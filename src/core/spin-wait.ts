@@ -83,7 +83,7 @@ export class SpinningWaits {
         if (status === 0) reached(0);
         else if (this.#watching.has(fallBack)) fallBack(); // the watcher gave up
       });
-      addon.watch(id, seenWord.ptr, value, spin, true);
+      addon.watch(id, seenWord.ptr, value, spin);
     };
   }
 

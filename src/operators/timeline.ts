@@ -81,15 +81,15 @@ export class Timeline {
 
   /**
    * The spans as Chrome trace events (`ph: 'X'`, microseconds): process 1, one thread per lane
-   * and kind (lane `n`: thread `2n + 1` for device work, `2n + 2` for host steps).
-   * With `names`, the trace also has the metadata (`ph: 'M'`) events that name the process and
-   * the threads, as {@link write} puts in the file.
+   * and kind (lane `n`: thread `2n + 1` for device work, `2n + 2` for host steps), after the
+   * metadata (`ph: 'M'`) events that name the process and the threads.
    *
-   * @param options.names - add the `M` events that name the process and each lane's threads
-   *   (default `false`: the span events alone)
+   * @param options.names - whether to put in the `M` events that name the process and each
+   *   lane's threads (default `true`; `false`: the span events alone)
    * @see https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU (Trace Event Format)
    */
   toChromeTrace(options: { readonly names?: boolean } = {}): ChromeTrace {
+    const { names: named = true } = options;
     const spans = this.spans();
     const events: TraceEvent[] = spans.map((s) => ({
       name: `${s.stage} #${s.index}`,
@@ -101,13 +101,13 @@ export class Timeline {
       tid: threadId(s.lane, s.kind),
       args: { value: s.index, lane: s.lane },
     }));
-    if (!options.names) return { traceEvents: events, displayTimeUnit: 'ms' };
+    if (!named) return { traceEvents: events, displayTimeUnit: 'ms' };
     return { traceEvents: [...names(spans), ...events], displayTimeUnit: 'ms' };
   }
 
   /** Writes the Chrome trace, with the events that name its process and threads, to `path`. */
   async write(path: string): Promise<void> {
-    await writeFile(path, JSON.stringify(this.toChromeTrace({ names: true })));
+    await writeFile(path, JSON.stringify(this.toChromeTrace()));
   }
 }
 

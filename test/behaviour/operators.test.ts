@@ -193,8 +193,9 @@ describeBackends('Timeline', (getDevice) => {
     expect(spans.every((s) => s.duration >= 0 && s.start >= 0)).toBe(true);
     expect(new Set(spans.map((s) => s.lane))).toEqual(new Set([0, 1]));
     const trace = timeline.toChromeTrace();
-    expect(trace.traceEvents).toHaveLength(32);
-    expect(trace.traceEvents[0]).toMatchObject({ ph: 'X', pid: 1 });
+    expect(trace.traceEvents.filter((e) => e.ph === 'X')).toHaveLength(32);
+    expect(trace.traceEvents[0]).toMatchObject({ ph: 'M', pid: 1, name: 'process_name' });
+    expect(timeline.toChromeTrace({ names: false }).traceEvents.every((e) => e.ph === 'X')).toBe(true);
     expect(timeline.summary()['device:invert']!.count).toBe(8);
     lanes.close();
   });
