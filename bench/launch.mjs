@@ -1,9 +1,14 @@
 // bench/launch: host cost of one kernel launch through rxcuda against the raw driver call from
 // C++ (cuLaunchKernelEx), same kernels, same process. Bursts of 256 launches are timed; the drain
 // after each burst is not, so the GPU's drain rate is not what is measured, and both sides drain
-// the same way (a blocking cuStreamSynchronize from the baseline addon).
-import { Device, LaunchConfig } from '../dist/src/index.js';
+// the same way (a blocking cuStreamSynchronize from the baseline addon). Then the launch context's
+// costs, against plain launches of the same kernel in alternating bursts: one no-op hook, three,
+// and a launch of a template's kernel whose specialization is compiled (the cached lookup).
+// RXCUDA_BENCH_DIST=<folder> measures another build of rxcuda (an earlier one, say) instead of dist/.
 import { baseline, median, report } from './support.mjs';
+
+const dist = process.env.RXCUDA_BENCH_DIST ?? '../dist';
+const { Device, LaunchConfig, onLaunch } = await import(new URL(`${dist}/src/index.js`, import.meta.url).href);
 
 const BURST = 256;
 const BURSTS = 2000;
@@ -49,6 +54,20 @@ function napiCallCost() {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
+/** Medians of alternating bursts: `setUp()` before each burst of the second kind, undone after it. */
+function alternate(kernel, values, setUp) {
+  const plain = [];
+  const other = [];
+  for (let b = 0; b < 50; b++) rxcudaBurst(kernel, values);
+  for (let b = 0; b < BURSTS; b++) {
+    plain.push(rxcudaBurst(kernel, values));
+    const undo = setUp();
+    other.push(rxcudaBurst(kernel, values));
+    undo();
+  }
+  return [median(plain), median(other)];
+}
+
 const rows = [];
 for (const { args, kernel, values } of cases) {
   const sizes = Uint32Array.from(kernel.signature.map((p) => (p === 'ptr' ? 8 : 4)));
@@ -65,8 +84,36 @@ for (const { args, kernel, values } of cases) {
   const native = median(theirs);
   rows.push({ args, rxcuda_us: rx / 1000, native_us: native / 1000, ratio: rx / native });
 }
+const contextRows = [];
+if (onLaunch) {
+  const { kernel, values } = cases[2];
+  const noop = () => {};
+  const oneHook = alternate(kernel, values, () => kernel.onLaunch(noop));
+  const threeHooks = alternate(kernel, values, () => {
+    const undo = [onLaunch(noop), kernel.onLaunch(noop), kernel.onLaunch(noop)];
+    return () => undo.forEach((u) => u());
+  });
+  const template = device.template('extern "C" __global__ void args4(unsigned n, float a, const float* x, float* y) { (void)B; }', { name: 'bench-template.cu' });
+  const specialized = template.kernel('args4', ['u32', 'f32', 'ptr', 'ptr'], { specialize: () => ({ B: 1 }), cpu: () => {} });
+  stream.launch(specialized, config, values);
+  await stream.synchronized(); // compiled: later launches find it
+  const lookup = [];
+  const plain = [];
+  for (let b = 0; b < BURSTS; b++) {
+    plain.push(rxcudaBurst(kernel, values));
+    lookup.push(rxcudaBurst(specialized, values));
+  }
+  const rowOf = (name, [without, withIt], target) => ({ case: name, plain_us: without / 1000, with_us: withIt / 1000, ratio: withIt / without, target });
+  contextRows.push(
+    rowOf('one no-op hook (kernel.onLaunch)', oneHook, '≤ 1.05'),
+    rowOf('three no-op hooks (one global, two of the kernel)', threeHooks, 'to compare'),
+    rowOf('a specialized kernel, specialization compiled (cached lookup)', [median(plain), median(lookup)], 'to compare'),
+  );
+  template.close();
+}
 await stream.synchronized();
 napiCallCost();
 console.log(`an empty Node-API call from JavaScript costs ${napiCallCost().toFixed(1)} ns here`);
-report('launch', `per-launch host cost, ${device.name}, bursts of ${BURST}, median of ${BURSTS} alternating bursts each`, rows, 'ratio ≤ 1.10');
+report(process.env.RXCUDA_BENCH_DIST ? 'launch-before' : 'launch', `per-launch host cost, ${device.name}, bursts of ${BURST}, median of ${BURSTS} alternating bursts each${process.env.RXCUDA_BENCH_DIST ? ` (rxcuda from ${dist})` : ''}`, rows, 'ratio ≤ 1.10');
+if (contextRows.length) report('launch-context', `launch context costs, 4 arguments, ${device.name}, against plain launches in alternating bursts`, contextRows);
 stream.close();

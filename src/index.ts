@@ -12,6 +12,10 @@ export { Kernel, type Signature, type ParamType, type StructParam, type KernelAr
 export type { CpuKernel, CpuArgs, CpuArgOf } from './core/cpu-kernel.js';
 export type { TypedPointer } from './core/pointer.js';
 export { LaunchConfig, type LaunchOptions, type Dim3 } from './core/launch-config.js';
+export { LaunchContext, NoCurrentLaunchError, currentLaunch, type Defines } from './core/launch-context.js';
+export { LaunchHookError, onLaunch, type Disposer, type LaunchHook, type LaunchOverride } from './core/launch-hooks.js';
+export type { Specializer } from './core/specialization.js';
+export { Template, type TemplateKernelOptions } from './core/template.js';
 export { RxcudaError, CudaError, NvrtcError } from './core/errors.js';
 export { Builtins, type BuiltinDType } from './core/builtins.js';
 export * from './operators/index.js';

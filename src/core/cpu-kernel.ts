@@ -8,6 +8,7 @@ import type { Signature } from './kernel.js';
 import type { TypedPointer } from './pointer.js';
 import type { Stream } from './stream.js';
 import { hostStep } from './host-steps.js';
+import { withLaunch, type LaunchContext } from './launch-context.js';
 
 /**
  * What a CPU implementation receives for each parameter type: memory as a TypedArray, of the
@@ -76,13 +77,17 @@ export class CpuLauncher implements NativeKernel {
     return { minGridSize: 1, blockSize: 256 };
   }
 
-  /** The launch is the command of a host step, and returns its pause (see scheduler.ts). */
+  /**
+   * The launch is the command of a host step, and returns its pause (see scheduler.ts); the CPU
+   * implementation runs with the launch's context current (currentLaunch()), across its awaits.
+   */
   bind(): KernelLauncher {
     const cpu = this.#cpu;
-    const context = { kind: 'hostLaunch', name: cpu.name || '(cpu kernel)' } as const;
-    return (stream, config, args) => {
+    const step = { kind: 'hostLaunch', name: cpu.name || '(cpu kernel)' } as const;
+    return (stream, config, args, context) => {
       const given = [...args];
-      return hostStep(stream as Stream, () => cpu(config as LaunchConfig, given.map(view) as never), context)();
+      const run = () => cpu(config as LaunchConfig, given.map(view) as never);
+      return hostStep(stream as Stream, () => (context ? withLaunch(context as LaunchContext, run, true) : run()), step)();
     };
   }
 }

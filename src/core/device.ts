@@ -9,6 +9,7 @@ import { Module, type ModuleImage } from './module.js';
 import { compileProgram, type CompileOptions } from './program.js';
 import { CompletionPoints } from './completion-points.js';
 import { PinnedCache } from './pinned-cache.js';
+import { Template } from './template.js';
 
 const devices = new Map<number, Device>();
 let hostDevice: Device | undefined;
@@ -203,6 +204,23 @@ export class Device {
     if (this.kind === 'host') return Module.forHost(this);
     const compiled = await compileProgram(source, this.arch, options ?? {});
     return Module.load(this, compiled.image, compiled.names, compiled.log, compiled.fromCache);
+  }
+
+  /**
+   * CUDA C++ whose kernels are compiled per specialization, from each launch's context: see
+   * {@link Template}. Nothing is compiled until a launch needs it.
+   * @example
+   * const template = device.template(source);
+   * const sum = template.kernel('block_sum', ['ptr<f32>', 'ptr<f32>', 'u32'], {
+   *   specialize: (launch) => ({ BLOCK_THREADS: launch.block[0] }),
+   * });
+   * @param source CUDA C++ source text.
+   * @param options compile options shared by every specialization (see {@link Device.compile}).
+   * @throws TypeError for empty source or non-object options.
+   */
+  template(source: string, options?: CompileOptions): Template {
+    this.checkUsable();
+    return new Template(this, source, options);
   }
 
   /** @internal A stream of rxcuda's own (completion points), made without the public checks. */

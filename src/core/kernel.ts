@@ -1,12 +1,16 @@
 // Kernels with declared signatures and the launch fast path: the signature builds a packer once;
 // each launch writes its arguments into a preallocated block and makes one native call.
 import type { KernelAttributes, KernelLauncher, NativeKernel } from './native.js';
+import type { Pause } from './scheduler.js';
 import { toHalfBits, type DType } from './dtype.js';
 import type { TypedPointer } from './pointer.js';
 import { checkCount, rangeError, typeError, received } from './errors.js';
 import { Memory } from './memory.js';
 import { LaunchConfig, type LaunchOptions } from './launch-config.js';
 import { HEADER_BYTES, STREAM_WORD, badArgument, buildPacker, checkSignature, describeParam, paramLayout } from './packer.js';
+import { LaunchContext } from './launch-context.js';
+import { globalHooks, LaunchHooks, type Disposer, type LaunchHook } from './launch-hooks.js';
+import type { Specializations } from './specialization.js';
 import type { Device } from './device.js';
 import type { Module } from './module.js';
 import type { Stream } from './stream.js';
@@ -43,6 +47,22 @@ export type ArgOf<P> = P extends 'i64' | 'u64'
 /** Arguments of a kernel with signature S, one per parameter. */
 export type KernelArgs<S extends Signature> = { readonly [K in keyof S]: ArgOf<S[K]> };
 
+/** @internal What a launch from the `launch` operator adds to a plain one. */
+export interface LaunchExtras {
+  /** The pipeline's hooks, after the global and the kernel's. */
+  readonly hooks?: LaunchHooks | undefined;
+  /** Where a failure found after the call returned goes (a specialization that did not compile). */
+  readonly onFailure?: ((error: unknown) => void) | undefined;
+}
+
+/** @internal How a kernel is made beyond its native function. */
+export interface KernelOptions<S extends Signature> {
+  /** Its launches need a context: a CPU implementation reads it through currentLaunch(). */
+  readonly contextual?: boolean;
+  /** Its launches go to the specialization of their context (see specialization.ts). */
+  readonly specializations?: Specializations<S> | undefined;
+}
+
 /**
  * A kernel of a loaded module, with its declared signature. Get one with {@link Module.kernel};
  * launch it with {@link Stream.launch}.
@@ -62,14 +82,21 @@ export class Kernel<S extends Signature = Signature> {
   #lastConfig: LaunchConfig | undefined;
   #lastStream: Stream | undefined;
   #attributes: KernelAttributes | undefined;
+  #hooks: LaunchHooks | undefined;
+  /** No CPU implementation and no specializer: without hooks, its launches build no context. */
+  readonly #plain: boolean;
+  // Kept without its signature, so that a Kernel<S> stays a Kernel<Signature>.
+  readonly #specializations: Specializations<Signature> | undefined;
 
-  /** @internal Use {@link Module.kernel}. */
-  constructor(module: Module, name: string, native: NativeKernel, signature: S) {
+  /** @internal Use {@link Module.kernel} or {@link Template.kernel}. */
+  constructor(module: Module, name: string, native: NativeKernel, signature: S, options: KernelOptions<S> = {}) {
     checkSignature(signature);
     this.module = module;
     this.name = name;
     this.signature = Object.freeze([...signature]) as unknown as S;
     this.#native = native;
+    this.#specializations = options.specializations as Specializations<Signature> | undefined;
+    this.#plain = !options.contextual && !options.specializations;
     const layouts = signature.map(paramLayout);
     Kernel.#checkAgainstDriver(native, layouts.map((l) => l.size), signature);
     const offsets: number[] = [];
@@ -159,19 +186,100 @@ export class Kernel<S extends Signature = Signature> {
     return this.#native.suggestBlockSize(sharedMem, blockLimit);
   }
 
+  /**
+   * Registers a hook called before each launch of this kernel, after the global hooks (see
+   * {@link onLaunch} for the order and {@link LaunchHook} for what a hook may do).
+   * @param hook the hook.
+   * @returns a disposer that unregisters it.
+   * @throws TypeError when `hook` is not a function.
+   */
+  onLaunch(hook: LaunchHook<S>): Disposer {
+    return (this.#hooks ??= new LaunchHooks()).add(hook as unknown as LaunchHook);
+  }
+
+  /**
+   * The specializations compiled so far, for a kernel with a specializer (see
+   * {@link Template.kernel}): their defines, and whether the compiled code came from the disk cache.
+   */
+  specializations(): readonly { readonly defines: Readonly<Record<string, string | number | boolean>>; readonly fromCache: boolean }[] {
+    return this.#specializations?.compiled() ?? [];
+  }
+
+  /** @internal Whether launches go to specializations (see {@link Template}). */
+  get specialized(): boolean {
+    return this.#specializations !== undefined;
+  }
+
   /** @internal The launch fast path; see {@link Stream.launch}. */
-  launchOn(stream: Stream, config: LaunchConfig | LaunchOptions, args: KernelArgs<S>): void {
-    stream.checkOpen();
-    if (this.module.closed) typeError('kernel', 'a kernel of a loaded module', received('a kernel of a closed Module'));
-    if (stream.device !== this.module.device)
-      rangeError('stream', `a stream of ${this.module.device}`, received(`a stream of ${stream.device}`));
+  launchOn(stream: Stream, config: LaunchConfig | LaunchOptions, args: KernelArgs<S>, extras?: LaunchExtras): void {
+    this.#checkFor(stream);
     let checked = this.#lastConfig;
     // The same LaunchConfig, or plain options that say the same as the last one: nothing to check.
     if (config !== checked && !checked?.matches(config)) {
       checked = LaunchConfig.from(config);
       checked.checkFor(stream.device);
-      this.#header.set(checked.header);
-      this.#lastConfig = checked;
+    }
+    if (this.#plain && extras === undefined && globalHooks.size === 0 && this.#hooks === undefined) this.#enqueue(stream, checked, args, undefined);
+    else this.#launchInContext(stream, checked, args, extras);
+  }
+
+  #checkFor(stream: Stream): void {
+    stream.checkOpen();
+    if (this.module.closed) typeError('kernel', 'a kernel of a loaded module', received('a kernel of a closed Module'));
+    if (stream.device !== this.module.device)
+      rangeError('stream', `a stream of ${this.module.device}`, received(`a stream of ${stream.device}`));
+  }
+
+  /** A launch with a context: hooks in their order, then the (replacement) kernel's launch. */
+  #launchInContext(stream: Stream, config: LaunchConfig, args: KernelArgs<S>, extras: LaunchExtras | undefined): void {
+    let context = new LaunchContext<S>(this, config, stream, args);
+    if (globalHooks.size > 0) context = globalHooks.run(context);
+    if (this.#hooks) context = this.#hooks.run(context);
+    if (extras?.hooks) context = extras.hooks.run(context);
+    const kernel = context.kernel;
+    if (kernel !== this) kernel.#checkFor(stream);
+    if (kernel.#specializations) kernel.#specializations.launch(context as unknown as LaunchContext, extras?.onFailure);
+    else kernel.#enqueue(stream, config, context.args, context);
+  }
+
+  /** @internal Enqueues the launch `context` describes, on its stream (a ready specialization's). */
+  enqueueIn(context: LaunchContext<S>): void {
+    this.#enqueue(context.stream, context.config, context.args, context);
+  }
+
+  /** Enqueues now when the stream is direct, else in its queue (see scheduler.ts). */
+  #enqueue(stream: Stream, config: LaunchConfig, args: KernelArgs<S>, context: LaunchContext<S> | undefined): void {
+    if (!stream.direct) {
+      this.#prepare(stream, config, args);
+      return this.#queue(stream, config, args, context);
+    }
+    const pause = this.submit(stream, config, args, context);
+    if (pause) stream.pause(pause);
+  }
+
+  /**
+   * @internal Packs and launches now, whatever waits in the stream's queue: for a command that
+   * the queue is running (a specialization that became ready). Returns a CPU kernel's pause.
+   */
+  submit(stream: Stream, config: LaunchConfig, args: KernelArgs<S>, context: LaunchContext<S> | undefined): Pause | void {
+    this.#prepare(stream, config, args);
+    try {
+      return this.#launch(stream, config, args, context);
+    } catch (error) {
+      stream.device.fail(error);
+    }
+  }
+
+  /** @internal Checks and packs `args` (and notes the memory they use), enqueuing nothing. */
+  pack(stream: Stream, args: KernelArgs<S>): void {
+    this.#pack(args, stream);
+  }
+
+  /** Writes the launch's header and arguments into the block: what the native launch reads. */
+  #prepare(stream: Stream, config: LaunchConfig, args: KernelArgs<S>): void {
+    if (config !== this.#lastConfig) {
+      this.#header.set(config.header);
+      this.#lastConfig = config;
     }
     if (stream !== this.#lastStream) {
       this.#header[STREAM_WORD] = stream.lo;
@@ -180,28 +288,20 @@ export class Kernel<S extends Signature = Signature> {
       this.module.usedOn(stream);
     }
     this.#pack(args, stream);
-    if (!stream.direct) return this.#queue(stream, checked, args);
-    let pause;
-    try {
-      pause = this.#launch(stream, checked, args);
-    } catch (error) {
-      stream.device.fail(error);
-    }
-    if (pause) stream.pause(pause);
   }
 
   /**
    * A launch behind work in the stream's queue: the packed block and the arguments are copied
    * now (later changes by the caller do not reach the kernel) and put back when it goes.
    */
-  #queue(stream: Stream, config: LaunchConfig, args: readonly unknown[]): void {
+  #queue(stream: Stream, config: LaunchConfig, args: readonly unknown[], context: LaunchContext<S> | undefined): void {
     const bytes = this.#bytes.slice();
-    const given = Object.freeze([...args]);
+    const given = context ? context.args : Object.freeze([...args]);
     stream.run(() => {
       this.#bytes.set(bytes);
       this.#lastConfig = config;
       this.#lastStream = stream;
-      return this.#launch(stream, config, given);
+      return this.#launch(stream, config, given, context);
     });
   }
 }

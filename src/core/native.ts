@@ -78,10 +78,11 @@ export interface KernelAttributes {
 }
 
 /**
- * Launches with what the bound block holds; the host backend also reads the arguments given, and
- * returns the pause of the CPU kernel's host step.
+ * Launches with what the bound block holds; the host backend also reads the arguments given and
+ * the launch's context (a LaunchContext, which CPU kernels always get), and returns the pause of
+ * the CPU kernel's host step.
  */
-export type KernelLauncher = (stream: unknown, config: unknown, args: readonly unknown[]) => Pause | void;
+export type KernelLauncher = (stream: unknown, config: unknown, args: readonly unknown[], context?: unknown) => Pause | void;
 
 export interface NativeKernel {
   handle(): bigint;

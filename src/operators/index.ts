@@ -1,7 +1,7 @@
 // The reactive layer: RxJS operators over rxcuda streams.
 export { onStreams, lanesFrom } from './on-streams.js';
 export { upload } from './upload.js';
-export { launch } from './launch.js';
+export { launch, type LaunchOperatorOptions } from './launch.js';
 export { host } from './host.js';
 export { download, type DownloadOptions } from './download.js';
 export { completed } from './completed.js';

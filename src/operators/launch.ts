@@ -1,8 +1,9 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import type { Kernel, KernelArgs, Signature } from '../core/kernel.js';
+import type { Kernel, KernelArgs, LaunchExtras, Signature } from '../core/kernel.js';
+import { LaunchHooks, type LaunchHook } from '../core/launch-hooks.js';
 import type { LaunchConfig, LaunchOptions } from '../core/launch-config.js';
 import { attached, operate } from './operate.js';
-import type { Work } from './work.js';
+import { PipelineError, type Work } from './work.js';
 import type { NamedIn, With } from './slots.js';
 
 /**
@@ -18,21 +19,37 @@ import type { NamedIn, With } from './slots.js';
  * @param configure the launch configuration and arguments for a value. The arrays among the
  * arguments made with `work.device(dtype, length, name)` are typed as `work.buffers[name]` after
  * this operator.
+ * @param options `hooks`: pre-launch hooks of this pipeline, called after the global and the
+ * kernel's (see {@link onLaunch}).
  * @returns an operator that re-emits each {@link Work} after enqueuing the launch.
  * @throws PipelineError (to the subscriber) with the kernel's name and the value's index when
- * the arguments are refused or the launch fails; nothing is enqueued for that value.
+ * the arguments are refused, a hook fails (a LaunchHookError as its cause), the launch fails, or
+ * the kernel's specialization does not compile; nothing is enqueued for that value.
  * @see Stream.launch
  */
 export function launch<T, B, R, S extends Signature, const A extends KernelArgs<S>>(
   kernel: Kernel<S>,
   configure: (work: Work<T, B, R>) => { readonly config: LaunchConfig | LaunchOptions; readonly args: A },
+  options: LaunchOperatorOptions<S> = {},
 ): OperatorFunction<Work<T, B, R>, Work<T, With<B, NamedIn<A>>, R>> {
+  const name = `launch(${kernel.name})`;
+  let hooks: LaunchHooks | undefined;
+  for (const hook of options.hooks ?? []) (hooks ??= new LaunchHooks()).add(hook as unknown as LaunchHook);
   return (source) =>
     new Observable((subscriber) =>
-      operate(`launch(${kernel.name})`, source, subscriber, (work) => {
+      operate(name, source, subscriber, (work) => {
         const { config, args } = configure(work);
-        work.stage(kernel.name, () => work.stream.launch(kernel, config, args));
+        // Plain launches take the fast path; a context is made only for hooks and specializations.
+        const extras: LaunchExtras | undefined =
+          hooks || kernel.specialized ? { hooks, onFailure: (error) => subscriber.error(new PipelineError(name, work.index, error)) } : undefined;
+        work.stage(kernel.name, () => kernel.launchOn(work.stream, config, args, extras));
         subscriber.next(attached(work));
       }),
     );
+}
+
+/** Options for {@link launch}. */
+export interface LaunchOperatorOptions<S extends Signature> {
+  /** Pre-launch hooks of this pipeline, called after the global and the kernel's, in this order. */
+  readonly hooks?: readonly LaunchHook<S>[];
 }

@@ -1,0 +1,137 @@
+// Kernels specialized by their launch: a specializer turns a launch's context into compile-time
+// defines; each distinct set is compiled once (and cached on disk by the compiler's cache), and
+// a launch whose specialization is not ready waits in its stream's queue (scheduler.ts), never
+// blocking the main thread.
+import { typeError } from './errors.js';
+import { reportStepError } from './host-steps.js';
+import { withLaunch, type Defines, type LaunchContext } from './launch-context.js';
+import { LaunchHookError } from './launch-hooks.js';
+import type { Kernel, Signature } from './kernel.js';
+
+/**
+ * Computes a launch's compile-time defines from its context, e.g.
+ * `(launch) => ({ BLOCK_THREADS: launch.block[0] })`; it may be async (the context stays current
+ * across its awaits).
+ */
+export type Specializer<S extends Signature = Signature> = (context: LaunchContext<S>) => Defines | PromiseLike<Defines>;
+
+interface Variant<S extends Signature> {
+  readonly defines: Defines;
+  readonly ready: Promise<Kernel<S>>;
+  kernel: Kernel<S> | undefined;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function';
+}
+
+function checkDefines(defines: unknown): Defines {
+  if (typeof defines !== 'object' || defines === null || Array.isArray(defines))
+    typeError('defines', 'an object of macro names and values', defines);
+  for (const [key, value] of Object.entries(defines)) {
+    if (!/^[A-Za-z_]\w*$/.test(key)) typeError('defines', 'macro names of letters, digits and underscores', key);
+    if (!['string', 'number', 'boolean'].includes(typeof value)) typeError(`defines.${key}`, 'a string, number or boolean', value);
+  }
+  return defines as Defines;
+}
+
+/** @internal The specializations of one kernel, made by `make` from their defines. */
+export class Specializations<S extends Signature> {
+  readonly #specializer: Specializer<S>;
+  readonly #make: (defines: Defines) => Promise<Kernel<S>>;
+  readonly #variants = new Map<string, Variant<S>>();
+
+  constructor(specializer: Specializer<S>, make: (defines: Defines) => Promise<Kernel<S>>) {
+    this.#specializer = specializer;
+    this.#make = make;
+  }
+
+  /** The specializations compiled so far. */
+  compiled(): { readonly defines: Defines; readonly fromCache: boolean }[] {
+    return [...this.#variants.values()].flatMap((v) => (v.kernel ? [{ defines: v.defines, fromCache: v.kernel.module.fromCache }] : []));
+  }
+
+  /**
+   * Launches in the specialization of `context`: at once when it is ready, else from the stream's
+   * queue once it is (the arguments are checked now). A failure to make it goes to `onFailure`,
+   * or to the stream's `error` event.
+   * @throws LaunchHookError when the specializer throws or gives bad defines; TypeError for bad
+   * arguments. Nothing is enqueued then.
+   */
+  launch(context: LaunchContext<S>, onFailure: ((error: unknown) => void) | undefined): void {
+    const given = this.#definesOf(context);
+    if (!isThenable(given)) {
+      const variant = this.#variant(context, given);
+      if (variant.kernel) return variant.kernel.enqueueIn(context.with({ kernel: variant.kernel, defines: variant.defines }));
+      return this.#whenReady(context, variant.ready.then((kernel) => [kernel, variant.defines] as const), onFailure);
+    }
+    const ready = Promise.resolve(given).then((defines) => {
+      const variant = this.#variant(context, defines);
+      return variant.ready.then((kernel) => [kernel, variant.defines] as const);
+    });
+    this.#whenReady(context, ready, onFailure);
+  }
+
+  #definesOf(context: LaunchContext<S>): Defines | PromiseLike<Defines> {
+    try {
+      return withLaunch(context, () => this.#specializer(context), true);
+    } catch (error) {
+      throw new LaunchHookError(`specializer ${this.#specializer.name || '(anonymous)'}`, context, error);
+    }
+  }
+
+  #variant(context: LaunchContext<S>, given: unknown): Variant<S> {
+    let defines: Defines;
+    try {
+      defines = checkDefines(given);
+    } catch (error) {
+      throw new LaunchHookError(`specializer ${this.#specializer.name || '(anonymous)'}`, context, error);
+    }
+    const key = JSON.stringify(Object.entries(defines).sort(([a], [b]) => (a < b ? -1 : 1)));
+    const known = this.#variants.get(key);
+    if (known) return known;
+    const frozen = Object.freeze({ ...defines });
+    const variant: Variant<S> = {
+      defines: frozen,
+      kernel: undefined,
+      ready: this.#make(frozen).then(
+        (kernel) => (variant.kernel = kernel),
+        (error: unknown) => {
+          this.#variants.delete(key); // a later launch tries again
+          throw error;
+        },
+      ),
+    };
+    variant.ready.catch(() => {}); // every launch waiting for it hears of the failure
+    this.#variants.set(key, variant);
+    return variant;
+  }
+
+  /** Checks the arguments now; the launch waits in the stream's queue until `ready`. */
+  #whenReady(context: LaunchContext<S>, ready: Promise<readonly [Kernel<S>, Defines]>, onFailure: ((error: unknown) => void) | undefined): void {
+    const { stream, config, args } = context;
+    context.kernel.pack(stream, args);
+    const fail = (error: unknown) => {
+      if (onFailure) onFailure(error);
+      else reportStepError(stream, error, { kind: 'enqueue', name: `launch(${context.kernel.name})` });
+    };
+    stream.run(() => (resume) => {
+      ready.then(
+        ([kernel, defines]) => {
+          let pause;
+          try {
+            pause = kernel.submit(stream, config, args, context.with({ kernel, defines }));
+          } catch (error) {
+            fail(error);
+          }
+          if (pause) pause(resume);
+          else resume();
+        },
+        (error: unknown) => {
+          fail(error);
+          resume();
+        },
+      );
+    });
+  }
+}
