@@ -9,7 +9,7 @@ import { Memory } from './memory.js';
 import { LaunchConfig, type LaunchOptions } from './launch-config.js';
 import { HEADER_BYTES, STREAM_WORD, badArgument, buildPacker, checkSignature, describeParam, paramLayout } from './packer.js';
 import { LaunchContext } from './launch-context.js';
-import { globalHooks, LaunchHooks, type Disposer, type LaunchHook } from './launch-hooks.js';
+import { globalHookCount, globalHooks, LaunchHooks, type Disposer, type LaunchHook } from './launch-hooks.js';
 import type { Specializations } from './specialization.js';
 import type { Device } from './device.js';
 import type { Module } from './module.js';
@@ -84,7 +84,9 @@ export class Kernel<S extends Signature = Signature> {
   #attributes: KernelAttributes | undefined;
   #hooks: LaunchHooks | undefined;
   /** No CPU implementation and no specializer: without hooks, its launches build no context. */
-  readonly #plain: boolean;
+  readonly #contextual: boolean;
+  /** Hooks registered on this kernel now. */
+  #hooked = 0;
   // Kept without its signature, so that a Kernel<S> stays a Kernel<Signature>.
   readonly #specializations: Specializations<Signature> | undefined;
 
@@ -96,7 +98,7 @@ export class Kernel<S extends Signature = Signature> {
     this.signature = Object.freeze([...signature]) as unknown as S;
     this.#native = native;
     this.#specializations = options.specializations as Specializations<Signature> | undefined;
-    this.#plain = !options.contextual && !options.specializations;
+    this.#contextual = options.contextual === true || options.specializations !== undefined;
     const layouts = signature.map(paramLayout);
     Kernel.#checkAgainstDriver(native, layouts.map((l) => l.size), signature);
     const offsets: number[] = [];
@@ -194,7 +196,8 @@ export class Kernel<S extends Signature = Signature> {
    * @throws TypeError when `hook` is not a function.
    */
   onLaunch(hook: LaunchHook<S>): Disposer {
-    return (this.#hooks ??= new LaunchHooks()).add(hook as unknown as LaunchHook);
+    const hooks = (this.#hooks ??= new LaunchHooks((delta) => (this.#hooked += delta)));
+    return hooks.add(hook as unknown as LaunchHook);
   }
 
   /**
@@ -203,6 +206,11 @@ export class Kernel<S extends Signature = Signature> {
    */
   specializations(): readonly { readonly defines: Readonly<Record<string, string | number | boolean>>; readonly fromCache: boolean }[] {
     return this.#specializations?.compiled() ?? [];
+  }
+
+  /** Whether a launch of this kernel needs no context: no hook anywhere, no CPU implementation, no specializer. */
+  get #plain(): boolean {
+    return !this.#contextual && this.#hooked === 0;
   }
 
   /** @internal Whether launches go to specializations (see {@link Template}). */
@@ -219,7 +227,7 @@ export class Kernel<S extends Signature = Signature> {
       checked = LaunchConfig.from(config);
       checked.checkFor(stream.device);
     }
-    if (this.#plain && extras === undefined && globalHooks.size === 0 && this.#hooks === undefined) this.#enqueue(stream, checked, args, undefined);
+    if (this.#plain && extras === undefined && globalHookCount === 0) this.#enqueue(stream, checked, args, undefined);
     else this.#launchInContext(stream, checked, args, extras);
   }
 
@@ -234,7 +242,7 @@ export class Kernel<S extends Signature = Signature> {
   #launchInContext(stream: Stream, config: LaunchConfig, args: KernelArgs<S>, extras: LaunchExtras | undefined): void {
     let context = new LaunchContext<S>(this, config, stream, args);
     if (globalHooks.size > 0) context = globalHooks.run(context);
-    if (this.#hooks) context = this.#hooks.run(context);
+    if (this.#hooked > 0) context = this.#hooks!.run(context);
     if (extras?.hooks) context = extras.hooks.run(context);
     const kernel = context.kernel;
     if (kernel !== this) kernel.#checkFor(stream);
@@ -249,11 +257,14 @@ export class Kernel<S extends Signature = Signature> {
 
   /** Enqueues now when the stream is direct, else in its queue (see scheduler.ts). */
   #enqueue(stream: Stream, config: LaunchConfig, args: KernelArgs<S>, context: LaunchContext<S> | undefined): void {
-    if (!stream.direct) {
-      this.#prepare(stream, config, args);
-      return this.#queue(stream, config, args, context);
+    this.#prepare(stream, config, args);
+    if (!stream.direct) return this.#queue(stream, config, args, context);
+    let pause;
+    try {
+      pause = this.#launch(stream, config, args, context);
+    } catch (error) {
+      stream.device.fail(error);
     }
-    const pause = this.submit(stream, config, args, context);
     if (pause) stream.pause(pause);
   }
 

@@ -25,6 +25,21 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function';
 }
 
+/** The same for the same macros, in any order: `NAME=value` pairs sorted by name. */
+function keyOf(defines: unknown): string {
+  const unknown = '\0'; // no set of defines spells this: what is not one is then checked, and refused
+  if (typeof defines !== 'object' || defines === null) return unknown;
+  try {
+    const names = Object.keys(defines);
+    if (names.length > 1) names.sort();
+    let key = '';
+    for (const name of names) key += `${name}=${String((defines as Record<string, unknown>)[name])};`;
+    return key;
+  } catch {
+    return unknown;
+  }
+}
+
 function checkDefines(defines: unknown): Defines {
   if (typeof defines !== 'object' || defines === null || Array.isArray(defines))
     typeError('defines', 'an object of macro names and values', defines);
@@ -40,10 +55,12 @@ export class Specializations<S extends Signature> {
   readonly #specializer: Specializer<S>;
   readonly #make: (defines: Defines) => Promise<Kernel<S>>;
   readonly #variants = new Map<string, Variant<S>>();
+  readonly #async: boolean;
 
   constructor(specializer: Specializer<S>, make: (defines: Defines) => Promise<Kernel<S>>) {
     this.#specializer = specializer;
     this.#make = make;
+    this.#async = specializer.constructor.name === 'AsyncFunction';
   }
 
   /** The specializations compiled so far. */
@@ -74,22 +91,23 @@ export class Specializations<S extends Signature> {
 
   #definesOf(context: LaunchContext<S>): Defines | PromiseLike<Defines> {
     try {
-      return withLaunch(context, () => this.#specializer(context), true);
+      // Only an async function needs the context carried across its awaits (which costs more).
+      return withLaunch(context, () => this.#specializer(context), this.#async);
     } catch (error) {
       throw new LaunchHookError(`specializer ${this.#specializer.name || '(anonymous)'}`, context, error);
     }
   }
 
   #variant(context: LaunchContext<S>, given: unknown): Variant<S> {
+    const known = this.#variants.get(keyOf(given));
+    if (known) return known; // its defines were checked when it was made, and spell the same
     let defines: Defines;
     try {
       defines = checkDefines(given);
     } catch (error) {
       throw new LaunchHookError(`specializer ${this.#specializer.name || '(anonymous)'}`, context, error);
     }
-    const key = JSON.stringify(Object.entries(defines).sort(([a], [b]) => (a < b ? -1 : 1)));
-    const known = this.#variants.get(key);
-    if (known) return known;
+    const key = keyOf(defines);
     const frozen = Object.freeze({ ...defines });
     const variant: Variant<S> = {
       defines: frozen,
