@@ -9,7 +9,10 @@ import { Memory } from './memory.js';
 import { LaunchConfig, type LaunchOptions } from './launch-config.js';
 import { HEADER_BYTES, STREAM_WORD, badArgument, buildPacker, checkSignature, describeParam, paramLayout } from './packer.js';
 import { LaunchContext } from './launch-context.js';
-import { globalHookCount, globalHooks, LaunchHooks, type Disposer, type LaunchHook } from './launch-hooks.js';
+import { globalHooks, LaunchHooks, type Disposer, type LaunchHook } from './launch-hooks.js';
+
+// Read by every launch: a module constant, not an imported binding (whose reads cost a check each).
+const global = globalHooks;
 import type { Specializations } from './specialization.js';
 import type { Device } from './device.js';
 import type { Module } from './module.js';
@@ -83,10 +86,12 @@ export class Kernel<S extends Signature = Signature> {
   #lastStream: Stream | undefined;
   #attributes: KernelAttributes | undefined;
   #hooks: LaunchHooks | undefined;
-  /** No CPU implementation and no specializer: without hooks, its launches build no context. */
+  /** A CPU implementation or a specializer: its launches need a context, hooks or not. */
   readonly #contextual: boolean;
   /** Hooks registered on this kernel now. */
   #hooked = 0;
+  /** Neither of the two: without global hooks, a launch builds no context. */
+  #plain: boolean;
   // Kept without its signature, so that a Kernel<S> stays a Kernel<Signature>.
   readonly #specializations: Specializations<Signature> | undefined;
 
@@ -99,6 +104,7 @@ export class Kernel<S extends Signature = Signature> {
     this.#native = native;
     this.#specializations = options.specializations as Specializations<Signature> | undefined;
     this.#contextual = options.contextual === true || options.specializations !== undefined;
+    this.#plain = !this.#contextual;
     const layouts = signature.map(paramLayout);
     Kernel.#checkAgainstDriver(native, layouts.map((l) => l.size), signature);
     const offsets: number[] = [];
@@ -196,7 +202,10 @@ export class Kernel<S extends Signature = Signature> {
    * @throws TypeError when `hook` is not a function.
    */
   onLaunch(hook: LaunchHook<S>): Disposer {
-    const hooks = (this.#hooks ??= new LaunchHooks((delta) => (this.#hooked += delta)));
+    const hooks = (this.#hooks ??= new LaunchHooks((delta) => {
+      this.#hooked += delta;
+      this.#plain = !this.#contextual && this.#hooked === 0;
+    }));
     return hooks.add(hook as unknown as LaunchHook);
   }
 
@@ -208,27 +217,40 @@ export class Kernel<S extends Signature = Signature> {
     return this.#specializations?.compiled() ?? [];
   }
 
-  /** Whether a launch of this kernel needs no context: no hook anywhere, no CPU implementation, no specializer. */
-  get #plain(): boolean {
-    return !this.#contextual && this.#hooked === 0;
-  }
-
   /** @internal Whether launches go to specializations (see {@link Template}). */
   get specialized(): boolean {
     return this.#specializations !== undefined;
   }
 
-  /** @internal The launch fast path; see {@link Stream.launch}. */
+  /**
+   * @internal The launch fast path; see {@link Stream.launch}. A launch that needs no context (no
+   * hook, CPU implementation or specializer) is written out here rather than through #enqueue:
+   * this is the path whose every nanosecond bench/launch counts.
+   */
   launchOn(stream: Stream, config: LaunchConfig | LaunchOptions, args: KernelArgs<S>, extras?: LaunchExtras): void {
-    this.#checkFor(stream);
+    stream.checkOpen();
+    if (this.module.closed) typeError('kernel', 'a kernel of a loaded module', received('a kernel of a closed Module'));
+    if (stream.device !== this.module.device)
+      rangeError('stream', `a stream of ${this.module.device}`, received(`a stream of ${stream.device}`));
     let checked = this.#lastConfig;
     // The same LaunchConfig, or plain options that say the same as the last one: nothing to check.
     if (config !== checked && !checked?.matches(config)) {
       checked = LaunchConfig.from(config);
       checked.checkFor(stream.device);
+      this.#header.set(checked.header);
+      this.#lastConfig = checked;
     }
-    if (this.#plain && extras === undefined && globalHookCount === 0) this.#enqueue(stream, checked, args, undefined);
-    else this.#launchInContext(stream, checked, args, extras);
+    if (!this.#plain || extras !== undefined || global.size !== 0) return this.#launchInContext(stream, checked, args, extras);
+    if (stream !== this.#lastStream) this.#onStream(stream);
+    this.#pack(args, stream);
+    if (!stream.direct) return this.#queue(stream, checked, args, undefined);
+    let pause;
+    try {
+      pause = this.#launch(stream, checked, args);
+    } catch (error) {
+      stream.device.fail(error);
+    }
+    if (pause) stream.pause(pause);
   }
 
   #checkFor(stream: Stream): void {
@@ -292,13 +314,16 @@ export class Kernel<S extends Signature = Signature> {
       this.#header.set(config.header);
       this.#lastConfig = config;
     }
-    if (stream !== this.#lastStream) {
-      this.#header[STREAM_WORD] = stream.lo;
-      this.#header[STREAM_WORD + 1] = stream.hi;
-      this.#lastStream = stream;
-      this.module.usedOn(stream);
-    }
+    if (stream !== this.#lastStream) this.#onStream(stream);
     this.#pack(args, stream);
+  }
+
+  /** Writes the stream's handle into the launch header. */
+  #onStream(stream: Stream): void {
+    this.#header[STREAM_WORD] = stream.lo;
+    this.#header[STREAM_WORD + 1] = stream.hi;
+    this.#lastStream = stream;
+    this.module.usedOn(stream);
   }
 
   /**

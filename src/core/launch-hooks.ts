@@ -54,28 +54,27 @@ function nameOf(fn: Function): string {
 /** @internal Hooks of one scope, called in registration order. */
 export class LaunchHooks {
   #hooks: readonly LaunchHook[] = [];
-  /** Called with the change in the number of hooks (the global scope keeps a count that launches read). */
+  /** How many hooks are registered: a field, which the launch fast path reads. */
+  size = 0;
+  /** Called with the change in the number of hooks. */
   readonly #counted: ((delta: number) => void) | undefined;
 
   constructor(counted?: (delta: number) => void) {
     this.#counted = counted;
   }
 
-  /** How many hooks are registered. */
-  get size(): number {
-    return this.#hooks.length;
-  }
-
   /** Registers `hook`; the disposer unregisters it. */
   add(hook: LaunchHook): Disposer {
     if (typeof hook !== 'function') throw new TypeError(`Expected \`hook\` to be a function, got ${describe(hook)}`);
     this.#hooks = [...this.#hooks, hook]; // a launch in progress keeps the list it began with
+    this.size++;
     this.#counted?.(1);
     let registered = true;
     const dispose = () => {
       if (!registered) return;
       registered = false;
       this.#hooks = this.#hooks.filter((h) => h !== hook);
+      this.size--;
       this.#counted?.(-1);
     };
     return Object.assign(dispose, { [Symbol.dispose]: dispose });
@@ -110,14 +109,8 @@ function applyOverride<S extends Signature>(context: LaunchContext<S>, result: u
   return context.with({ ...(kernel && { kernel }), ...(args && { args }) });
 }
 
-/**
- * @internal How many hooks {@link onLaunch} registered: a launch reads this one number to know
- * that it needs no context.
- */
-export let globalHookCount = 0;
-
 /** @internal Hooks registered with {@link onLaunch}, for every launch of this thread. */
-export const globalHooks = new LaunchHooks((delta) => (globalHookCount += delta));
+export const globalHooks = new LaunchHooks();
 
 /**
  * Registers a hook called before every launch (on any device), first of the three scopes: global
