@@ -3,7 +3,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { lastValueFrom, range, toArray } from 'rxjs';
 import {
-  LaunchConfig, LaunchContext, LaunchHookError, NoCurrentLaunchError, PipelineError, completed, currentLaunch, launch, onLaunch, onStreams,
+  LaunchConfig, LaunchContext, LaunchHookError, NoCurrentLaunchError, PipelineError, completed, currentLaunch, download, launch, onLaunch, onStreams,
   type Device, type Disposer, type Kernel, type Stream,
 } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
@@ -238,6 +238,55 @@ extern "C" __global__ void fill_block(unsigned* out) {
     expect(word.data[0]).toBe(3);
     expect(errors).toHaveLength(1);
     expect(String(errors[0])).toMatch(backend === 'cuda' ? /NvrtcError|NOT_DEFINED/ : /NOT_DEFINED/);
+    s.close();
+  });
+
+  it('go through the launch operator too, and a failed specialization reaches the pipeline as a PipelineError', async () => {
+    const device = getDevice();
+    using template = device.template(SOURCE, { cache: false });
+    const fill = template.kernel('fill_block', ['ptr<u32>'], {
+      specialize: (context) => {
+        if (context.block[0] > 100) throw new RangeError('too wide');
+        return { BLOCK_THREADS: context.block[0] };
+      },
+      cpu: (config, [out]) => {
+        for (let t = 0; t < config.block[0]; t++) out[t] = Number(currentLaunch().defines!.BLOCK_THREADS) * 1000 + t;
+      },
+    });
+    const run = (threads: number) =>
+      lastValueFrom(
+        range(0, 4).pipe(
+          onStreams(device, { lanes: 2 }),
+          launch(fill, (w) => ({ config: { grid: 1, block: threads }, args: [w.device('u32', threads, 'out')] })),
+          download((w) => w.buffers.out, 'out'),
+          toArray(),
+        ),
+      );
+    const values = await run(32);
+    expect(values.map((w) => [w.results.out[0], w.results.out[31]])).toEqual(values.map(() => [32_000, 32_031]));
+    const error = await run(128).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PipelineError);
+    expect((error as PipelineError).cause).toBeInstanceOf(LaunchHookError);
+    expect(String((error as PipelineError).cause)).toMatch(/specializer .*too wide/);
+  });
+});
+
+describeBackends('currentLaunch in a CPU implementation', (getDevice, backend) => {
+  it.skipIf(backend === 'cuda')('gives the launch that the host device runs, also after an await', async () => {
+    const device = getDevice();
+    const module = await device.compile('extern "C" __global__ void k(unsigned* p) {}');
+    const seen: unknown[] = [];
+    const kernel = module.kernel('k', ['ptr<u32>'], {
+      cpu: async () => {
+        seen.push(currentLaunch().block[0]);
+        await new Promise((r) => setTimeout(r, 1));
+        seen.push(currentLaunch().kernel === kernel);
+      },
+    });
+    const s = device.createStream();
+    s.launch(kernel, { grid: 1, block: 7 }, [s.alloc('u32', 1)]);
+    await s.synchronized();
+    expect(seen).toEqual([7, true]);
     s.close();
   });
 });
