@@ -65,6 +65,11 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
 ): OperatorFunction<Work<T, B, R>, Work<T, B, With<R, { readonly [K in N]: TypedArrayOf[D] }>>>;
 export function download<T, B, R, D extends DType, N extends string = 'output'>(
   select: (work: Work<T, B, R>) => Memory<D>,
+  name: N,
+  options: DownloadOptions<Work<T, B, R>, D> | LendOptions,
+): OperatorFunction<Work<T, B, R>, Work<T, B, With<R, { readonly [K in N]: TypedArrayOf[D] | LentArray<D> }>>>;
+export function download<T, B, R, D extends DType, N extends string = 'output'>(
+  select: (work: Work<T, B, R>) => Memory<D>,
   name: N = 'output' as N,
   options: DownloadOptions<Work<T, B, R>, D> | LendOptions = {},
 ): OperatorFunction<Work<T, B, R>, Work<T, B, With<R, { readonly [K in N]: TypedArrayOf[D] | LentArray<D> }>>> {

@@ -66,7 +66,7 @@ export function upload<T, B, R, A extends UploadSource, N extends string = 'inpu
         // The device copy waits in the lane's queue (never on the device) until the bytes are there.
         if (!copied) work.stream.run(() => (copied ? undefined : (r) => void (resume = r)));
         const target = work.device(dtype, data.length, name);
-        work.stage(`upload ${name} [staged ${road}]`, () => work.stream.copy(target, staging), data.byteLength);
+        work.stage(`upload ${name} [staged]`, () => work.stream.copy(target, staging), data.byteLength);
         subscriber.next(attached(work));
       }),
     );

@@ -143,7 +143,7 @@ describeBackends('copy roads', (getDevice) => {
     const summary = timeline.summary();
     expect(summary['host:stage input [workers]']?.count).toBe(8);
     expect(summary['host:copy x [workers]']?.bytes).toBe(8 * LARGE * 4);
-    expect(summary['device:upload input [staged workers]']?.bytesPerSecond).toBeGreaterThan(0);
+    expect(summary['device:upload input [staged]']?.bytesPerSecond).toBeGreaterThan(0);
     expect(summary['device:download x [into]']?.count).toBe(8);
   });
 
