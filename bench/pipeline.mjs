@@ -69,8 +69,8 @@ const roads = {
       launch(touch, (w) => ({ config, args: [w.buffers.input, WORDS] })),
       download((w) => w.buffers.input, 'output', { lend: 'release' }),
       tap((w) => {
-        using output = w.results.output;
-        result.set(output.data);
+        result.set(w.results.output.data);
+        w.results.output.release();
       }),
     ),
 };
