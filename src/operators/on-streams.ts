@@ -1,11 +1,10 @@
 import { Observable, type OperatorFunction, type Subscriber } from 'rxjs';
 import { Device } from '../core/device.js';
-import type { DType } from '../core/dtype.js';
+import { checkDType, type DType } from '../core/dtype.js';
+import { checkCount, typeError } from '../core/errors.js';
 import type { HostArray, Memory } from '../core/memory.js';
 import { LanePool, type LanePoolOptions } from './lane-pool.js';
 import { PipelineError, Work } from './work.js';
-import { checkDType } from '../core/dtype.js';
-import { checkCount, typeError } from '../core/errors.js';
 
 /**
  * Starts values on lanes, round robin, within the pool's in-flight bound, for one subscriber.
@@ -174,7 +173,8 @@ export interface FramesOptions<D extends DType = DType> extends LanePoolOptions 
  * pinned memory) and writes it; the frame then travels as the value of its {@link Work}, so that
  * `upload((frame) => frame)` copies it to the device with no host copy at all. The frame goes back
  * to the pool when the value's work is done, and comes out again for a later frame: a frame holds
- * what it held before (it is not zeroed), and no memory is allocated once the pools are warm.
+ * what it held before (it is not zeroed), and no memory is allocated once the pools are warm:
+ * read `work.value` in the pipeline or in the subscriber's `next`, not later (copy what you keep).
  * `fill` is called only when a value may start (at most `inFlight` in flight), one at a time.
  *
  * Use it where a camera, a decoder or a file reader can write into memory it is given: it is the

@@ -4,6 +4,8 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <system_error>
 
 #include "../addon.hpp"
 #include "device.hpp"
@@ -34,16 +36,24 @@ unsigned defaultThreads() {
 
 CopyPool::CopyPool(unsigned threads) {
   unsigned n = threads ? threads : defaultThreads();
-  for (unsigned i = 0; i < n; i++) workers_.emplace_back([this] { work(); });
+  try {
+    for (unsigned i = 0; i < n; i++) workers_.emplace_back([this] { work(); });
+  } catch (...) {
+    stop();  // the threads that did start
+    throw;
+  }
 }
 
-CopyPool::~CopyPool() {
+CopyPool::~CopyPool() { stop(); }
+
+void CopyPool::stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
   }
   wake_.notify_all();
-  for (auto& worker : workers_) worker.join();
+  for (auto& worker : workers_)
+    if (worker.joinable()) worker.join();
 }
 
 void CopyPool::copy(void* dst, const void* src, size_t bytes, Completion::Record* done) {
@@ -85,8 +95,14 @@ void CopyPool::work() {
 
 namespace {
 
-CopyPool& poolOf(Addon& addon) {
-  if (!addon.copies) addon.copies = std::make_unique<CopyPool>();
+CopyPool& poolOf(Napi::Env env, Addon& addon) {
+  if (!addon.copies) {
+    try {
+      addon.copies = std::make_unique<CopyPool>();
+    } catch (const std::system_error& error) {
+      throw Napi::Error::New(env, std::string("Cannot start the host copy threads: ") + error.what());
+    }
+  }
   return *addon.copies;
 }
 
@@ -105,7 +121,7 @@ Napi::Value copyHost(const Napi::CallbackInfo& info) {
   void* dst = addressOf(info[1]);
   const void* src = addressOf(info[2]);
   size_t bytes = static_cast<size_t>(info[3].As<Napi::Number>().Int64Value());
-  poolOf(addon).copy(dst, src, bytes, addon.completion->record(id));
+  poolOf(env, addon).copy(dst, src, bytes, addon.completion->record(id));
   return env.Undefined();
 }
 
@@ -115,7 +131,7 @@ Napi::Value hostAddress(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value copyThreads(const Napi::CallbackInfo& info) {
-  return Napi::Number::New(info.Env(), poolOf(Addon::of(info.Env())).threads());
+  return Napi::Number::New(info.Env(), poolOf(info.Env(), Addon::of(info.Env())).threads());
 }
 
 Napi::Value registerHost(const Napi::CallbackInfo& info) {

@@ -42,6 +42,7 @@ class CopyPool {
     size_t bytes;
   };
   void work();
+  void stop();
 
   std::mutex mutex_;
   std::condition_variable wake_;
