@@ -5,7 +5,9 @@ export { Stream, type StreamOptions, type StreamEvents } from './core/stream.js'
 export { STEP_FAILED_WARNING, type HostLaunchOptions, type HostStepContext, type UserData } from './core/host-steps.js';
 export { Event, type EventOptions } from './core/event.js';
 export { Memory, DeviceArray, HostArray } from './core/memory.js';
-export { DTYPES, isDType, toHalfBits, fromHalfBits, type DType, type TypedArrayOf } from './core/dtype.js';
+export { LentArray } from './core/lent-array.js';
+export { MAIN_THREAD_COPY_BYTES, copyThreads, type CopyRoad } from './core/host-copy.js';
+export { DTYPES, isDType, toHalfBits, fromHalfBits, type DType, type TypedArrayOf, type DTypeOfArray } from './core/dtype.js';
 export { Module, type ModuleImage } from './core/module.js';
 export { compile, type CompileOptions, type CompiledProgram } from './core/program.js';
 export { Kernel, type Signature, type ParamType, type StructParam, type KernelArgs, type ArgOf } from './core/kernel.js';

@@ -532,6 +532,78 @@ Napi::Value pipelineBaseline(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// pinnedPipelineBaseline(kernel, frames, frameBytes, lanes, inFlight) -> { seconds }: the same
+// pipeline as a C++ program with pinned frames would run it: `inFlight` frames, each a pinned
+// input, a device buffer and a pinned output, round robin over `lanes` streams, so that uploads
+// and downloads of different frames overlap. The producer writes a frame header only and the
+// consumer reads one, as bench/pipeline's producer does: what is measured is the transport.
+Napi::Value pinnedPipelineBaseline(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto fn = functionArg(info[0]);
+  uint32_t frames = info[1].As<Napi::Number>().Uint32Value();
+  size_t bytes = static_cast<size_t>(info[2].As<Napi::Number>().Int64Value());
+  uint32_t lanes = info[3].As<Napi::Number>().Uint32Value();
+  uint32_t inFlight = info[4].As<Napi::Number>().Uint32Value();
+  const auto& d = driver();
+  std::vector<rxcuda::cu::Stream> streams(lanes);
+  for (auto& stream : streams)
+    check(env, call(d.cuStreamCreateWithPriority, &stream, rxcuda::cu::kStreamNonBlocking, 0), "cuStreamCreate");
+  struct Slot {
+    rxcuda::cu::Event done = nullptr;
+    uint32_t* in = nullptr;
+    uint32_t* out = nullptr;
+    rxcuda::cu::DevicePtr buffer = 0;
+    bool busy = false;
+  };
+  std::vector<Slot> slots(inFlight);
+  for (uint32_t i = 0; i < inFlight; i++) {
+    Slot& slot = slots[i];
+    check(env, call(d.cuEventCreate, &slot.done, rxcuda::cu::kEventDisableTiming), "cuEventCreate");
+    check(env, call(d.cuMemHostAlloc, reinterpret_cast<void**>(&slot.in), bytes, 0u), "cuMemHostAlloc");
+    check(env, call(d.cuMemHostAlloc, reinterpret_cast<void**>(&slot.out), bytes, 0u), "cuMemHostAlloc");
+    check(env, call(d.cuMemAllocAsync, &slot.buffer, bytes, streams[i % lanes]), "cuMemAllocAsync");
+    std::memset(slot.in, 1, bytes);
+  }
+  uint32_t words = static_cast<uint32_t>(bytes / 4);
+  rxcuda::cu::LaunchConfig config{std::min(1024u, (words + 255) / 256), 1, 1, 256, 1, 1, 0, nullptr, nullptr, 0};
+  volatile uint32_t seen = 0;
+  auto start = Clock::now();
+  for (uint32_t f = 0; f < frames; f++) {
+    Slot& slot = slots[f % inFlight];
+    rxcuda::cu::Stream stream = streams[(f % inFlight) % lanes];
+    if (slot.busy) {
+      check(env, call(d.cuEventSynchronize, slot.done), "cuEventSynchronize");
+      seen = seen + slot.out[0];
+    }
+    slot.in[0] = f;  // the frame header
+    config.hStream = stream;
+    void* params[] = {&slot.buffer, &words};
+    check(env, call(d.cuMemcpyAsync, slot.buffer, reinterpret_cast<uintptr_t>(slot.in), bytes, stream), "cuMemcpyAsync");
+    check(env, d.cuLaunchKernelEx(&config, fn, params, nullptr), "cuLaunchKernelEx");
+    check(env, call(d.cuMemcpyAsync, reinterpret_cast<uintptr_t>(slot.out), slot.buffer, bytes, stream), "cuMemcpyAsync");
+    check(env, call(d.cuEventRecord, slot.done, stream), "cuEventRecord");
+    slot.busy = true;
+  }
+  for (auto& slot : slots)
+    if (slot.busy) {
+      check(env, call(d.cuEventSynchronize, slot.done), "cuEventSynchronize");
+      seen = seen + slot.out[0];
+    }
+  double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  for (uint32_t i = 0; i < inFlight; i++) {
+    Slot& slot = slots[i];
+    call(d.cuMemFreeAsync, slot.buffer, streams[i % lanes]);
+    call(d.cuStreamSynchronize, streams[i % lanes]);
+    call(d.cuMemFreeHost, slot.in);
+    call(d.cuMemFreeHost, slot.out);
+    call(d.cuEventDestroy, slot.done);
+  }
+  for (auto& stream : streams) call(d.cuStreamDestroy, stream);
+  auto out = Napi::Object::New(env);
+  out["seconds"] = seconds;
+  return out;
+}
+
 // synchronize(stream: bigint): blocks until the stream is idle. Benchmarks use it for their untimed
 // drains, so rxcuda and the baseline drain the same way.
 Napi::Value synchronize(const Napi::CallbackInfo& info) {
@@ -557,6 +629,7 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
   exports["spinRoundTrips"] = Napi::Function::New(env, spinRoundTrips, "spinRoundTrips");
   exports["gateRoundTrips"] = Napi::Function::New(env, gateRoundTrips, "gateRoundTrips");
   exports["pipelineBaseline"] = Napi::Function::New(env, pipelineBaseline, "pipelineBaseline");
+  exports["pinnedPipelineBaseline"] = Napi::Function::New(env, pinnedPipelineBaseline, "pinnedPipelineBaseline");
   napi_value fn = nullptr;
   napi_create_function(env, "noop", NAPI_AUTO_LENGTH, noop, nullptr, &fn);
   exports["noop"] = Napi::Value(env, fn);

@@ -142,6 +142,7 @@ Napi::Object initModule(Napi::Env env, Napi::Object exports) {
   ModuleObject::define(env, exports);
   KernelObject::define(env, exports);
   defineMemory(env, exports);
+  defineHostCopy(env, exports);
   defineProgram(env, exports);
   defineSpinner(env, exports);
   host::HostDevice::define(env, exports);

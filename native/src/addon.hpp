@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "completion.hpp"
+#include "core/host-copy.hpp"
 #include "cuda/driver.hpp"
 #include "spinner.hpp"
 
@@ -15,6 +16,7 @@ struct Addon {
   Napi::FunctionReference cudaError, nvrtcError;  // constructors handed over by TypeScript
   Completion* completion = nullptr;
   std::unique_ptr<Spinner> spinner;  // started by the first low-latency wait
+  std::unique_ptr<CopyPool> copies;  // started by the first host copy off the main thread
   cu::Context current = nullptr;  // the context last made current on this thread
 
   static Addon& of(Napi::Env env) { return *env.GetInstanceData<Addon>(); }

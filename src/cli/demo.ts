@@ -2,7 +2,10 @@
 // progress bar, a summary of what happened, and a Chrome trace of the lanes.
 import { lastValueFrom, tap, count } from 'rxjs';
 import { Device } from '../core/device.js';
-import { download, host, lanesFrom, launch, LanePool, Timeline, upload } from '../operators/index.js';
+import { download, framesFrom, host, lanesFrom, launch, LanePool, Timeline, upload, type Work } from '../operators/index.js';
+import type { HostArray } from '../core/memory.js';
+import { LentArray } from '../core/lent-array.js';
+import type { Observable } from 'rxjs';
 import { bytes, describeDevice, stageLabel } from './format.js';
 import { progress } from './progress.js';
 
@@ -23,13 +26,31 @@ export interface DemoOptions {
   readonly trace: string;
   /** Whether to draw a progress bar (only where stderr is a terminal). */
   readonly progress: boolean;
+  /**
+   * How frames travel: `pinned`, filled in pinned frames from the lanes' pools and read back in
+   * place; `pageable`, made as plain arrays and copied into and out of pinned staging.
+   */
+  readonly road: DemoRoad;
+}
+
+/** The roads `rxcuda demo --road` can show. */
+export const DEMO_ROADS = ['pinned', 'pageable'] as const;
+export type DemoRoad = (typeof DEMO_ROADS)[number];
+
+const ROAD_NAMES: Record<DemoRoad, string> = {
+  pinned: 'pinned frames filled in place (framesFrom), results lent in place (download { lend })',
+  pageable: 'plain arrays, copied into and out of pinned staging (by native threads when large)',
+};
+
+function fillGradient(frame: Uint32Array, i: number): void {
+  for (let j = 0; j < frame.length; j++) frame[j] = (i + j) & 0xffff;
 }
 
 /** Synthetic frames, made as the pipeline asks for them: a gradient that moves with the frame number. */
 function* gradients(frames: number, pixels: number): Generator<Uint32Array> {
   for (let i = 0; i < frames; i++) {
     const frame = new Uint32Array(pixels);
-    for (let j = 0; j < pixels; j++) frame[j] = (i + j) & 0xffff;
+    fillGradient(frame, i);
     yield frame;
   }
 }
@@ -39,6 +60,7 @@ export async function demo(options: DemoOptions): Promise<void> {
   const device = Device.default();
   const { frames, pixels, lanes } = options;
   console.log(`rxcuda demo on ${describeDevice(device)}: ${frames} frames of ${bytes(pixels * 4)}, ${lanes} lanes`);
+  console.log(`road: ${ROAD_NAMES[options.road]}`);
   const module = await device.compile(SOURCE, { name: 'demo.cu' });
   const invert = module.kernel('invert', ['ptr', 'u32'], {
     cpu: (_, [px, n]) => {
@@ -59,15 +81,20 @@ export async function demo(options: DemoOptions): Promise<void> {
   let wrong = 0;
   const bar = progress(frames, 'frames', options.progress);
   const started = performance.now();
+  const source: Observable<Work<Uint32Array | HostArray<'u32'>>> =
+    options.road === 'pinned'
+      ? framesFrom(pool, { dtype: 'u32', length: pixels, count: frames }, (frame, i) => fillGradient(frame.data, i))
+      : lanesFrom(gradients(frames, pixels), pool);
   const done = await lastValueFrom(
-    lanesFrom(gradients(frames, pixels), pool).pipe(
+    source.pipe(
       upload((frame) => frame, 'frame'),
-      launch(invert, (w) => ({ config, args: [w.buffers.frame!, pixels] })),
-      launch(brighten, (w) => ({ config, args: [w.buffers.frame!, w.index & 0xff, pixels] })),
+      launch(invert, (w) => ({ config, args: [w.buffers.frame, pixels] })),
+      launch(brighten, (w) => ({ config, args: [w.buffers.frame, w.index & 0xff, pixels] })),
       host((w) => void (brightest = Math.max(brightest, w.index & 0xff))),
-      download((w) => w.buffers.frame!, 'frame'),
+      download((w) => w.buffers.frame, 'frame', options.road === 'pinned' ? { lend: 'next' } : {}),
       tap((w) => {
-        const out = w.results.frame as Uint32Array;
+        const result = w.results.frame;
+        const out = result instanceof LentArray ? result.data : result;
         const j = w.index % pixels;
         if (out[j] !== ((~((w.index + j) & 0xffff) >>> 0) + (w.index & 0xff)) >>> 0) wrong++;
         bar.increment();
@@ -80,8 +107,11 @@ export async function demo(options: DemoOptions): Promise<void> {
   pool.close();
   console.log(`${done} frames in ${seconds.toFixed(2)} s: ${(done / seconds).toFixed(1)} frames/s, ${bytes((done * pixels * 8) / seconds)}/s through the device`);
   console.log(`in flight at most ${pool.stats.maxInFlight} of ${pool.bound}; pooled buffers created: ${pool.stats.buffersCreated}`);
-  console.log('per stage (mean ms):');
-  for (const s of Object.values(timeline.summary())) console.log(`  ${stageLabel(s.kind, s.stage).padEnd(24)} ${s.mean.toFixed(3)} ms × ${s.count}`);
+  console.log('per stage (mean ms; copies at their rate while copying):');
+  for (const s of Object.values(timeline.summary())) {
+    const rate = s.bytes > 0 ? `, ${bytes(s.bytesPerSecond)}/s` : '';
+    console.log(`  ${stageLabel(s.kind, s.stage).padEnd(28)} ${s.mean.toFixed(3)} ms × ${s.count}${rate}`);
+  }
   console.log(`trace: ${options.trace} (open in chrome://tracing or ui.perfetto.dev)`);
   if (wrong > 0) throw new Error(`${wrong} frames came back wrong`);
 }

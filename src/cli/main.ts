@@ -30,9 +30,10 @@ program
   .addOption(new Option('--frames <n>', 'frames to process').argParser(integer(1, 100_000)).default(500))
   .addOption(new Option('--pixels <n>', '32-bit pixels per frame').argParser(integer(1, 1 << 26)).default(1 << 18))
   .addOption(new Option('--lanes <n>', 'streams to spread frames over').argParser(integer(1, 64)).default(3))
+  .addOption(new Option('--road <road>', 'how frames travel: pinned frames filled and read in place, or plain (pageable) arrays').choices(['pinned', 'pageable']).default('pinned'))
   .option('--trace <path>', 'where to write the Chrome trace', 'rxcuda-demo-trace.json')
   .option('--no-progress', 'no progress bar (there is none where stderr is not a terminal)')
-  .action(async (options: { frames: number; pixels: number; lanes: number; trace: string; progress: boolean }, command: Command) => {
+  .action(async (options: { frames: number; pixels: number; lanes: number; road: 'pinned' | 'pageable'; trace: string; progress: boolean }, command: Command) => {
     const problem = unwritable(options.trace);
     if (problem) command.error(`error: option '--trace <path>' cannot be written: ${problem}.`, { exitCode: USAGE, code: 'rxcuda.trace' });
     await (await import('./demo.js')).demo(options);

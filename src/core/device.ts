@@ -1,7 +1,7 @@
 // CUDA devices: enumeration, properties, and the factories for streams, events, memory, modules.
 import { addon, backends, type Backend, type DeviceProperties, type DriverInfo, type NativeDevice } from './native.js';
 import { CudaError, checkCount, checkOptions, rangeError, typeError } from './errors.js';
-import { checkDType, type DType } from './dtype.js';
+import { checkDType, dtypeOfArray, type DType, type DTypeOfArray } from './dtype.js';
 import { HostArray } from './memory.js';
 import { Stream, type StreamOptions } from './stream.js';
 import { Event, type EventOptions } from './event.js';
@@ -175,6 +175,22 @@ export class Device {
     checkCount('length', length);
     this.checkUsable();
     return HostArray.allocate(this, dtype, length);
+  }
+
+  /**
+   * Page-locks an array you allocated once and refill (`cuMemHostRegister`), so that the device
+   * copies from and to it directly, as from {@link allocHost}'s memory: `upload` of the returned
+   * array copies nothing on the host. Its `data` is your array itself. `close()` unlocks it once
+   * the work that used it has completed; your array stays yours. Registering takes time (it locks
+   * every page): do it once per array, not per value. On the host device nothing is locked.
+   * @throws TypeError for anything but a TypedArray (Uint8ClampedArray excepted); CudaError when
+   * the driver refuses (memory registered already, say).
+   */
+  registerHost<A extends ArrayBufferView>(data: A): HostArray<DTypeOfArray<A>> {
+    const dtype = dtypeOfArray(data);
+    if (dtype === undefined) typeError('data', 'a TypedArray', data);
+    this.checkUsable();
+    return HostArray.register(this, dtype, data as never) as HostArray<DTypeOfArray<A>>;
   }
 
   /**

@@ -36,6 +36,21 @@ export const DTYPES: { readonly [D in DType]: { readonly size: number; readonly 
   f64: { size: 8, Array: Float64Array },
 };
 
+const DTYPE_OF_TAG = {
+  Int8Array: 'i8', Uint8Array: 'u8', Int16Array: 'i16', Uint16Array: 'u16', Int32Array: 'i32',
+  Uint32Array: 'u32', BigInt64Array: 'i64', BigUint64Array: 'u64', Float32Array: 'f32', Float64Array: 'f64',
+} as const;
+
+/** The element type of a TypedArray (a Uint16Array reads as u16, never f16). */
+export type DTypeOfArray<A> = A extends { readonly [Symbol.toStringTag]: infer T extends keyof typeof DTYPE_OF_TAG } ? (typeof DTYPE_OF_TAG)[T] : never;
+
+/** The element type of a TypedArray other than a Uint8ClampedArray; undefined for anything else. */
+export function dtypeOfArray(value: unknown): Exclude<DType, 'f16'> | undefined {
+  if (!ArrayBuffer.isView(value) || value instanceof DataView) return undefined;
+  const tag = (value as unknown as { [Symbol.toStringTag]: string })[Symbol.toStringTag];
+  return Object.hasOwn(DTYPE_OF_TAG, tag) ? DTYPE_OF_TAG[tag as keyof typeof DTYPE_OF_TAG] : undefined;
+}
+
 /** True when `value` names an element type. */
 export function isDType(value: unknown): value is DType {
   return typeof value === 'string' && Object.hasOwn(DTYPES, value);

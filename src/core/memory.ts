@@ -89,6 +89,31 @@ class HostAllocation extends Allocation {
   }
 }
 
+/**
+ * Memory the user allocated and rxcuda page-locked (cuMemHostRegister). The user's TypedArray is
+ * held until the memory is unlocked; it is never emptied, as it stays the user's.
+ */
+class RegisteredAllocation extends Allocation {
+  readonly portable = true;
+
+  constructor(
+    device: Device,
+    ptr: bigint,
+    readonly array: ArrayBufferView,
+  ) {
+    super(device, ptr);
+  }
+
+  release(): void {
+    if (this.freed) return;
+    this.freed = true;
+    const streams = this.streams();
+    const unlock = () => this.device.completionPoints.whenQuiet(() => this.device.backend.unregisterHost(this.device.native, this.ptr), streams);
+    if (streams.length === 0) unlock();
+    else this.device.completionPoints.after(streams, undefined, unlock);
+  }
+}
+
 const collected = new FinalizationRegistry<Allocation>((allocation) => {
   try {
     allocation.release();
@@ -206,9 +231,9 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
   /** The elements, readable and writable from JavaScript (f16 as raw bit patterns). */
   readonly data: TypedArrayOf[D];
 
-  /** @internal Use {@link Device.allocHost}. */
-  constructor(allocation: Allocation, dtype: D, data: TypedArrayOf[D]) {
-    super(allocation, dtype, data.byteOffset, data.length);
+  /** @internal Use {@link Device.allocHost}; `byteOffset` from the allocation's address. */
+  constructor(allocation: Allocation, dtype: D, data: TypedArrayOf[D], byteOffset = data.byteOffset) {
+    super(allocation, dtype, byteOffset, data.length);
     this.data = data;
   }
 
@@ -221,6 +246,24 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
     // Freed when the buffer itself is collected: only then can no TypedArray reach the memory.
     collected.register(buffer, allocation, allocation);
     return new HostArray(allocation, dtype, new DTYPES[dtype].Array(buffer, 0, length));
+  }
+
+  /** True when this is an array of the user's that {@link Device.registerHost} page-locked. */
+  get registered(): boolean {
+    return this.allocation instanceof RegisteredAllocation;
+  }
+
+  /**
+   * @internal Page-locks the memory of `data`, an array of the user's, and wraps it: `data` is
+   * the user's array itself.
+   */
+  static register<D extends DType>(device: Device, dtype: D, data: TypedArrayOf[D]): HostArray<D> {
+    const ptr = addon.hostAddress(data);
+    if (data.byteLength > 0) device.backend.registerHost(device.native, ptr, data.byteLength);
+    const allocation = new RegisteredAllocation(device, ptr, data);
+    const array = new HostArray(allocation, dtype, data, 0);
+    collected.register(array, allocation, allocation);
+    return array;
   }
 
   /** A cached block when one is free, else a new allocation; zeroed either way. */
@@ -238,6 +281,6 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
   subarray(begin = 0, end = this.length): HostArray<D> {
     const [offset, length] = this.range(begin, end);
     const view = new DTYPES[this.dtype].Array(this.data.buffer, this.data.byteOffset + offset, length);
-    return new HostArray(this.allocation, this.dtype, view);
+    return new HostArray(this.allocation, this.dtype, view, Number(this.ptr - this.allocation.ptr) + offset);
   }
 }

@@ -125,6 +125,10 @@ export interface Backend {
    * for the device); detach its buffer first (detachBuffer).
    */
   freeHost(device: NativeDevice, ptr: bigint): void;
+  /** Page-locks `bytes` at `ptr`, memory the user allocated (the host backend: nothing to do). */
+  registerHost(device: NativeDevice, ptr: bigint, bytes: number): void;
+  /** Unlocks memory registerHost locked, on a worker thread where the driver's call may wait. */
+  unregisterHost(device: NativeDevice, ptr: bigint): void;
 }
 
 export interface Addon {
@@ -145,6 +149,18 @@ export interface Addon {
   Kernel: new (module: NativeModule, name: string) => NativeKernel;
   allocHost(device: NativeDevice, bytes: number): { ptr: bigint; buffer: ArrayBuffer };
   freeHost(device: NativeDevice, ptr: bigint): void;
+  registerHost(device: NativeDevice, ptr: bigint, bytes: number): void;
+  unregisterHost(device: NativeDevice, ptr: bigint): void;
+  /**
+   * Copies `bytes` from `src` to `dst` (addresses or TypedArrays) on native threads, in parallel
+   * chunks; `id` comes back through the completion road when they are copied. The caller keeps
+   * both alive until then.
+   */
+  copyHost(id: number, dst: bigint | ArrayBufferView, src: bigint | ArrayBufferView, bytes: number): void;
+  /** The address of a TypedArray's first byte. */
+  hostAddress(view: ArrayBufferView): bigint;
+  /** Threads that copyHost copies on (starts them). */
+  copyThreads(): number;
   compile(source: string, name: string, options: string[], expressions: string[]): Promise<CompileOutput>;
   HostDevice: Backend['Device'];
   HostStream: Backend['Stream'];
@@ -174,6 +190,6 @@ export const addon: Addon = load();
 
 /** The two backends' native classes, one contract. */
 export const backends: { readonly cuda: Backend; readonly host: Backend } = {
-  cuda: { kind: 'cuda', Device: addon.Device, Stream: addon.Stream, Event: addon.Event, allocHost: addon.allocHost, freeHost: addon.freeHost },
-  host: { kind: 'host', Device: addon.HostDevice, Stream: addon.HostStream, Event: addon.HostEvent, allocHost: addon.hostAllocHost, freeHost: addon.hostFreeHost },
+  cuda: { kind: 'cuda', Device: addon.Device, Stream: addon.Stream, Event: addon.Event, allocHost: addon.allocHost, freeHost: addon.freeHost, registerHost: addon.registerHost, unregisterHost: addon.unregisterHost },
+  host: { kind: 'host', Device: addon.HostDevice, Stream: addon.HostStream, Event: addon.HostEvent, allocHost: addon.hostAllocHost, freeHost: addon.hostFreeHost, registerHost: () => {}, unregisterHost: () => {} },
 };

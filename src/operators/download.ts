@@ -1,5 +1,7 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import { DTYPES, type DType, type TypedArrayOf } from '../core/dtype.js';
+import { copyHost, type CopyRoad } from '../core/host-copy.js';
+import { LentArray } from '../core/lent-array.js';
 import type { Memory } from '../core/memory.js';
 import { emitWhenDone, operate } from './operate.js';
 import type { Work } from './work.js';
@@ -9,58 +11,107 @@ import type { AnyWork, With } from './slots.js';
 export interface DownloadOptions<W extends AnyWork = AnyWork, D extends DType = DType> {
   /**
    * Where the data goes: a TypedArray of the memory's element type and at least its length,
-   * written when the copy has finished, just before the value is emitted. Without it each value
-   * gets a new TypedArray. Reusing arrays saves an allocation per value; the caller makes sure
-   * the array is not still read for an earlier value.
+   * written (by native threads when it is large) once the device's copy has finished, before the
+   * value is emitted. Without it each value gets a new TypedArray. Reusing arrays saves an
+   * allocation per value; the caller makes sure the array is not still read for an earlier value.
    */
   readonly into?: (work: W) => TypedArrayOf[D];
+}
+
+/** Options for {@link download} that lend the pinned result instead of copying it. */
+export interface LendOptions {
+  /**
+   * Emit the result in place: a {@link LentArray} over the pinned memory the device copied into,
+   * with no host copy at all. `'release'`: it is yours until you call `release()` (or leave a
+   * `using` block); `'next'`: it goes back by itself when this operator emits its next value.
+   * Either way a returned array cannot be read any more. Lent memory is not reused meanwhile, so
+   * results held longer make the lanes' pools grow.
+   */
+  readonly lend: 'release' | 'next';
 }
 
 /**
  * Copies a device array of each value back to the host and emits the value, on the main thread,
  * once the copy (and all device work before it) has finished; the data is at
  * `work.results[name]`: a TypedArray of its own, or the one `options.into` gave, typed by the
- * memory's element type (`DeviceArray<'u8'>` gives a `Uint8Array`).
+ * memory's element type (`DeviceArray<'u8'>` gives a `Uint8Array`), or with `{ lend }` a
+ * {@link LentArray} over the pinned memory itself, the fastest road.
  *
  * Values are emitted as their work completes: values of different lanes may overtake one
  * another (sort by `work.index` where source order matters).
  *
  * @example
  * download((w) => w.buffers.input, 'pixels')
+ * download((w) => w.buffers.gray, 'gray', { lend: 'next' }) // w.results.gray.data: no copy
  *
  * @param select the memory to read back, from the value.
  * @param name the result's name on the value.
- * @param options see {@link DownloadOptions}.
+ * @param options see {@link DownloadOptions} and {@link LendOptions}.
  * @default name 'output'
  * @returns an operator that emits each {@link Work} when its data is on the host.
  * @throws PipelineError (to the subscriber) when `select` or `into` throws, or `into` returns an
- * array of another element type or too short.
+ * array of another element type or too short; TypeError for an unknown `lend`.
  * @see upload
  */
 export function download<T, B, R, D extends DType, N extends string = 'output'>(
   select: (work: Work<T, B, R>) => Memory<D>,
+  name: N,
+  options: LendOptions,
+): OperatorFunction<Work<T, B, R>, Work<T, B, With<R, { readonly [K in N]: LentArray<D> }>>>;
+export function download<T, B, R, D extends DType, N extends string = 'output'>(
+  select: (work: Work<T, B, R>) => Memory<D>,
+  name?: N,
+  options?: DownloadOptions<Work<T, B, R>, D>,
+): OperatorFunction<Work<T, B, R>, Work<T, B, With<R, { readonly [K in N]: TypedArrayOf[D] }>>>;
+export function download<T, B, R, D extends DType, N extends string = 'output'>(
+  select: (work: Work<T, B, R>) => Memory<D>,
+  name: N,
+  options: DownloadOptions<Work<T, B, R>, D> | LendOptions,
+): OperatorFunction<Work<T, B, R>, Work<T, B, With<R, { readonly [K in N]: TypedArrayOf[D] | LentArray<D> }>>>;
+export function download<T, B, R, D extends DType, N extends string = 'output'>(
+  select: (work: Work<T, B, R>) => Memory<D>,
   name: N = 'output' as N,
-  options: DownloadOptions<Work<T, B, R>, D> = {},
-): OperatorFunction<Work<T, B, R>, Work<T, B, With<R, { readonly [K in N]: TypedArrayOf[D] }>>> {
+  options: DownloadOptions<Work<T, B, R>, D> | LendOptions = {},
+): OperatorFunction<Work<T, B, R>, Work<T, B, With<R, { readonly [K in N]: TypedArrayOf[D] | LentArray<D> }>>> {
+  const lend = 'lend' in options ? options.lend : undefined;
+  if (lend !== undefined && lend !== 'release' && lend !== 'next')
+    throw new TypeError(`Expected \`lend\` to be 'release' or 'next', got ${String(lend)}`);
+  const into = 'into' in options ? options.into : undefined;
+  if (lend !== undefined && into !== undefined) throw new TypeError('Expected either `lend` or `into`, got both');
   return (source) =>
-    new Observable((subscriber) =>
-      operate(`download(${name})`, source, subscriber, (work, later) => {
+    new Observable((subscriber) => {
+      let lastLent: LentArray<D> | undefined; // for lend: 'next'
+      return operate(`download(${name})`, source, subscriber, (work, later) => {
         const memory = select(work);
         const Array = DTYPES[memory.dtype].Array;
-        const target = options.into?.(work);
+        const staging = work.staging(memory.dtype, memory.length);
+        const results = work.results as Record<string, TypedArrayOf[DType] | LentArray<D>>;
+        if (lend !== undefined) {
+          work.stage(`download ${name} [lent]`, () => work.stream.copy(staging, memory), memory.byteLength);
+          return emitWhenDone(work, subscriber, later, () => {
+            const lent = new LentArray(staging, memory.length, work.lend(staging));
+            if (lend === 'next') {
+              lastLent?.release();
+              lastLent = lent;
+            }
+            results[name] = lent;
+          });
+        }
+        const target = into?.(work);
         if (target !== undefined && !(target instanceof Array && target.length >= memory.length))
           throw new TypeError(`Expected \`into\` to return a ${Array.name} of at least ${memory.length} elements, got ${String(target)}`);
-        const staging = work.staging(memory.dtype, memory.length);
-        work.stage(`download ${name}`, () => work.stream.copy(staging, memory));
-        emitWhenDone(work, subscriber, later, () => {
-          const data = staging.data.subarray(0, memory.length);
-          const results = work.results as Record<string, TypedArrayOf[DType]>;
-          if (target === undefined) results[name] = new Array(data.slice().buffer, 0, memory.length);
-          else {
-            (target as Uint8Array).set(data as Uint8Array); // same element type, checked above
-            results[name] = target;
-          }
+        work.stage(`download ${name} [${target ? 'into' : 'new array'}]`, () => work.stream.copy(staging, memory), memory.byteLength);
+        emitWhenDone(work, subscriber, later, undefined, (ready) => {
+          // A new array is zeroed lazily by the OS: its pages are first touched by the copy.
+          const out = target ?? new Array(new ArrayBuffer(memory.byteLength), 0, memory.length);
+          const start = performance.now();
+          let road: CopyRoad | undefined; // still undefined when a small copy is done at once
+          road = copyHost(out, staging.data, () => {
+            if (road) work.hostSpan(`copy ${name} [workers]`, start, memory.byteLength);
+            results[name] = out;
+            ready();
+          });
         });
-      }),
-    );
+      });
+    });
 }

@@ -1,9 +1,9 @@
 // The reactive layer: RxJS operators over rxcuda streams.
-export { onStreams, lanesFrom } from './on-streams.js';
-export { upload } from './upload.js';
+export { onStreams, lanesFrom, framesFrom, type FramesOptions } from './on-streams.js';
+export { upload, type UploadSource, type DTypeOfSource } from './upload.js';
 export { launch, type LaunchOperatorOptions } from './launch.js';
 export { host } from './host.js';
-export { download, type DownloadOptions } from './download.js';
+export { download, type DownloadOptions, type LendOptions } from './download.js';
 export { completed } from './completed.js';
 export { fanOut } from './fan-out.js';
 export { enqueue } from './enqueue.js';

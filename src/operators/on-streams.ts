@@ -1,5 +1,8 @@
 import { Observable, type OperatorFunction, type Subscriber } from 'rxjs';
 import { Device } from '../core/device.js';
+import { checkDType, type DType } from '../core/dtype.js';
+import { checkCount, typeError } from '../core/errors.js';
+import type { HostArray, Memory } from '../core/memory.js';
 import { LanePool, type LanePoolOptions } from './lane-pool.js';
 import { PipelineError, Work } from './work.js';
 
@@ -18,7 +21,16 @@ function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: Device | LanePoo
   };
   return {
     pool,
-    start(value: T): void {
+    /** The lane the next value goes to. */
+    get lane() {
+      return pool.lanes[index % pool.lanes.length]!;
+    },
+    /** The index the next value gets. */
+    get index() {
+      return index;
+    },
+    /** Starts `value` on the next lane; `frame`, taken from that lane's pool, goes back with its work. */
+    start(value: T, frame?: Memory): void {
       const i = index++;
       const lane = pool.lanes[i % pool.lanes.length]!;
       pool.flight(+1);
@@ -28,6 +40,7 @@ function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: Device | LanePoo
         onSlot();
         finishIfDone();
       });
+      if (frame) work.adopt(frame);
       try {
         subscriber.next(work);
       } catch (error) {
@@ -139,6 +152,99 @@ export function lanesFrom<T>(iterable: AsyncIterable<T> | Iterable<T>, target: D
     return () => {
       done = true;
       void iterator.return?.();
+      lanes.stop();
+    };
+  });
+}
+
+/** Options for {@link framesFrom}: the frames' element type and length, and the lanes. */
+export interface FramesOptions<D extends DType = DType> extends LanePoolOptions {
+  /** The frames' element type. */
+  readonly dtype: D;
+  /** Elements per frame. */
+  readonly length: number;
+  /** Frames to produce at most; without it, until `fill` returns `false`. */
+  readonly count?: number;
+}
+
+/**
+ * A source of frames in pinned memory that the producer fills in place: for each frame, `fill`
+ * gets a {@link HostArray} from the next lane's pool (`frame.data` is a real TypedArray over
+ * pinned memory) and writes it; the frame then travels as the value of its {@link Work}, so that
+ * `upload((frame) => frame)` copies it to the device with no host copy at all. The frame goes back
+ * to the pool when the value's work is done, and comes out again for a later frame: a frame holds
+ * what it held before (it is not zeroed), and no memory is allocated once the pools are warm:
+ * read `work.value` in the pipeline or in the subscriber's `next`, not later (copy what you keep).
+ * `fill` is called only when a value may start (at most `inFlight` in flight), one at a time.
+ *
+ * Use it where a camera, a decoder or a file reader can write into memory it is given: it is the
+ * fastest road in. For arrays the source makes itself, see {@link lanesFrom} (and
+ * `device.registerHost` for arrays it refills).
+ *
+ * @example
+ * framesFrom(device, { dtype: 'u8', length: width * height * 4, lanes: 3 }, async (frame, i) => {
+ *   await camera.read(frame.data); // return false when there are no more frames
+ * }).pipe(upload((frame) => frame), launch(...), download(..., 'out', { lend: 'next' }))
+ *
+ * @param target a device (a pool is made for the subscription and closed after it) or a
+ * {@link LanePool}.
+ * @param options the frames' `dtype` and `length`, at most `count` of them, and the lanes.
+ * @param fill writes frame number `index`; returns (or resolves to) `false` when there is no
+ * frame to write any more (that frame is not used).
+ * @returns an Observable of {@link Work} envelopes whose values are the frames.
+ * @throws the errors of `fill`, to the subscriber; TypeError/RangeError for bad options.
+ * @see upload
+ */
+export function framesFrom<D extends DType>(
+  target: Device | LanePool,
+  options: FramesOptions<D>,
+  fill: (frame: HostArray<D>, index: number) => boolean | void | Promise<boolean | void>,
+): Observable<Work<HostArray<D>>> {
+  const { dtype, length, count = Infinity, ...laneOptions } = options;
+  checkDType('dtype', dtype);
+  checkCount('length', length);
+  if (count !== Infinity) checkCount('count', count);
+  if (typeof fill !== 'function') typeError('fill', 'a function', fill);
+  return new Observable<Work<HostArray<D>>>((subscriber) => {
+    let pulling = false;
+    let done = false;
+    const pull = async () => {
+      if (pulling || done) return;
+      pulling = true;
+      try {
+        while (!done && !subscriber.closed && !lanes.pool.full) {
+          if (lanes.index >= count) {
+            done = true;
+            lanes.finish();
+            break;
+          }
+          const lane = lanes.lane;
+          const frame = lane.host(dtype, length);
+          let more: boolean | void;
+          try {
+            more = await fill(frame, lanes.index);
+          } catch (error) {
+            lane.give(frame);
+            throw error;
+          }
+          if (more === false || subscriber.closed) {
+            lane.give(frame);
+            if (more === false) {
+              done = true;
+              lanes.finish();
+            }
+          } else lanes.start(frame, frame);
+        }
+      } catch (error) {
+        subscriber.error(error);
+      } finally {
+        pulling = false;
+      }
+    };
+    const lanes = dispatcher(subscriber, target, laneOptions, () => void pull());
+    void pull();
+    return () => {
+      done = true;
       lanes.stop();
     };
   });

@@ -51,24 +51,42 @@ export function attached<O extends AnyWork>(work: AnyWork): O {
 /**
  * Emits `work` on the main thread once its device work so far has finished (the stream's error
  * instead, if one stopped it), holding the value until then. `prepare` runs just before the
- * emission, for operators that attach results.
+ * emission, for operators that attach results; `prepareLater` instead, for results that take
+ * host work off the main thread: it calls `ready` when they are attached.
  */
-export function emitWhenDone<O extends AnyWork>(work: AnyWork, subscriber: Subscriber<O>, later: () => () => void, prepare?: () => void): void {
+export function emitWhenDone<O extends AnyWork>(
+  work: AnyWork,
+  subscriber: Subscriber<O>,
+  later: () => () => void,
+  prepare?: () => void,
+  prepareLater?: (ready: () => void) => void,
+): void {
   work.hold();
   const settle = later();
-  work.stream.onDone((error) => {
+  const emit = () => {
     const mark = work.stream.enqueued;
-    if (!subscriber.closed) {
-      if (error) subscriber.error(error);
-      else {
-        prepare?.();
-        subscriber.next(attached(work));
-      }
-    }
+    if (!subscriber.closed) subscriber.next(attached(work));
     // The value's work is done: its place in flight frees now, unless what the emission enqueued
     // (for this value, on its lane) is still to finish.
     if (work.stream.enqueued === mark) work.release();
     else work.releaseWhenDone();
     settle();
+  };
+  work.stream.onDone((error) => {
+    if (error || subscriber.closed) {
+      if (error && !subscriber.closed) subscriber.error(error);
+      work.release();
+      settle();
+      return;
+    }
+    if (prepareLater) return prepareLater(() => {
+      try {
+        emit();
+      } catch (thrown) {
+        subscriber.error(thrown);
+      }
+    });
+    prepare?.();
+    emit();
   });
 }

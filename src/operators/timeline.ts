@@ -10,6 +10,7 @@ interface DeviceSpan {
   stage: string;
   start: Event;
   end: Event;
+  bytes: number;
 }
 
 /** One finished span: milliseconds from the timeline's start. */
@@ -20,6 +21,8 @@ export interface Span {
   readonly kind: 'device' | 'host';
   readonly start: number;
   readonly duration: number;
+  /** Bytes the stage moved (a copy), else 0. */
+  readonly bytes: number;
 }
 
 /**
@@ -33,18 +36,18 @@ export class Timeline {
   readonly #pending: DeviceSpan[] = [];
   readonly #spans: Span[] = [];
 
-  /** @internal Times the work `enqueue` puts on `stream` as one span. */
-  device(stream: Stream, lane: number, index: number, stage: string, enqueue: () => void): void {
+  /** @internal Times the work `enqueue` puts on `stream` as one span, which moves `bytes`. */
+  device(stream: Stream, lane: number, index: number, stage: string, enqueue: () => void, bytes = 0): void {
     if (!this.#bases.has(stream)) this.#bases.set(stream, { event: stream.record({ timing: true }), at: performance.now() - this.#origin });
     const start = stream.record({ timing: true });
     enqueue();
-    this.#pending.push({ lane, index, stage, start, end: stream.record({ timing: true }) });
+    this.#pending.push({ lane, index, stage, start, end: stream.record({ timing: true }), bytes });
   }
 
-  /** @internal Records a host step that ran from `start` (performance.now()) until now. */
-  host(lane: number, index: number, stage: string, start: number): void {
+  /** @internal Records host work that ran from `start` (performance.now()) until now, moving `bytes`. */
+  host(lane: number, index: number, stage: string, start: number, bytes = 0): void {
     const now = performance.now();
-    this.#spans.push({ lane, index, stage, kind: 'host', start: start - this.#origin, duration: now - start });
+    this.#spans.push({ lane, index, stage, kind: 'host', start: start - this.#origin, duration: now - start, bytes });
   }
 
   /** Every span whose events have completed (call after the pipeline finished for all). */
@@ -59,7 +62,7 @@ export class Timeline {
       // the host time of that moment: lanes line up to within the launch latency.
       const base = this.#bases.get(span.start.recordedStream()!)!;
       const start = base.at + span.start.elapsedSince(base.event);
-      this.#spans.push({ lane: span.lane, index: span.index, stage: span.stage, kind: 'device', start, duration: span.end.elapsedSince(span.start) });
+      this.#spans.push({ lane: span.lane, index: span.index, stage: span.stage, kind: 'device', start, duration: span.end.elapsedSince(span.start), bytes: span.bytes });
       span.start.close();
       span.end.close();
     }
@@ -67,14 +70,20 @@ export class Timeline {
     return [...this.#spans].sort((a, b) => a.start - b.start);
   }
 
-  /** Total and mean milliseconds per stage, keyed `device:invert`, `host:host`. */
+  /**
+   * Total and mean milliseconds per stage, keyed `device:invert`, `host:host`, and for copies the
+   * bytes moved and the rate while copying. The operators name copy stages by the road the data
+   * took (`upload input [pinned]`, `stage input [workers]`, `download output [lent]`, …).
+   */
   summary(): Record<string, StageSummary> {
     const out: Record<string, StageSummary> = {};
     for (const span of this.spans()) {
-      const s = (out[`${span.kind}:${span.stage}`] ??= { kind: span.kind, stage: span.stage, count: 0, total: 0, mean: 0 });
+      const s = (out[`${span.kind}:${span.stage}`] ??= { kind: span.kind, stage: span.stage, count: 0, total: 0, mean: 0, bytes: 0, bytesPerSecond: 0 });
       s.count++;
       s.total += span.duration;
       s.mean = s.total / s.count;
+      s.bytes += span.bytes;
+      s.bytesPerSecond = s.total > 0 ? (s.bytes * 1000) / s.total : 0;
     }
     return out;
   }
@@ -99,7 +108,7 @@ export class Timeline {
       dur: s.duration * 1000,
       pid: PID,
       tid: threadId(s.lane, s.kind),
-      args: { value: s.index, lane: s.lane },
+      args: s.bytes > 0 ? { value: s.index, lane: s.lane, bytes: s.bytes, GBps: Number((s.bytes / s.duration / 1e6).toFixed(2)) } : { value: s.index, lane: s.lane },
     }));
     if (!named) return { traceEvents: events, displayTimeUnit: 'ms' };
     return { traceEvents: [...names(spans), ...events], displayTimeUnit: 'ms' };
@@ -118,6 +127,10 @@ export interface StageSummary {
   count: number;
   total: number;
   mean: number;
+  /** Bytes the stage's spans moved (0 for stages that copy nothing). */
+  bytes: number;
+  /** Bytes per second while the stage ran: `bytes` over `total`. */
+  bytesPerSecond: number;
 }
 
 /** One event of a Chrome trace (Trace Event Format): times in microseconds, numeric ids. */

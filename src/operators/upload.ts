@@ -1,47 +1,72 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import type { DType } from '../core/dtype.js';
-import type { DeviceArray } from '../core/memory.js';
+import { dtypeOfArray, type DType } from '../core/dtype.js';
+import { copyHost, type CopyRoad } from '../core/host-copy.js';
+import { HostArray, type DeviceArray } from '../core/memory.js';
+import type { Resume } from '../core/scheduler.js';
 import { attached, operate } from './operate.js';
 import type { Work } from './work.js';
 import type { DTypeOfData, HostData, With } from './slots.js';
 
-const DTYPE_OF = new Map<Function, DType>([
-  [Int8Array, 'i8'], [Uint8Array, 'u8'], [Int16Array, 'i16'], [Uint16Array, 'u16'], [Int32Array, 'i32'],
-  [Uint32Array, 'u32'], [BigInt64Array, 'i64'], [BigUint64Array, 'u64'], [Float32Array, 'f32'], [Float64Array, 'f64'],
-]);
+/** What `upload` takes: a TypedArray, or pinned memory (a frame, a registered array). */
+export type UploadSource = HostData | HostArray;
+
+/** The element type of the device array that `upload` makes for `A`. */
+export type DTypeOfSource<A extends UploadSource> = A extends HostArray<infer D> ? D : A extends HostData ? DTypeOfData<A> : never;
 
 /**
- * Copies host data of each value to the device, through a pooled pinned staging buffer into a
- * pooled device array, attached to the value as `work.buffers[name]`.
+ * Copies host data of each value into a pooled device array, attached to the value as
+ * `work.buffers[name]`. Which road the bytes take depends on the data:
+ * - a {@link HostArray} (a frame from {@link framesFrom}, `device.allocHost`,
+ *   `device.registerHost`) is pinned already: the device copies from it, the host copies nothing;
+ * - a plain TypedArray is copied into pooled pinned staging first, by native threads in parallel
+ *   chunks off the main thread (on the main thread when it is small), and the device copy waits
+ *   in the lane's queue until it is there.
  *
  * Use it after {@link onStreams} to bring a value's input to the GPU; it enqueues and re-emits
- * at once, and allocates nothing per value once the lane's pools are warm.
+ * at once, and allocates nothing per value once the lane's pools are warm. The data must not
+ * change until the value's work is done.
  *
  * @example
  * frames$.pipe(onStreams(device), upload((frame) => frame.pixels, 'pixels'))
  *
- * @param select the TypedArray to upload, from the value.
+ * @param select the data to upload, from the value.
  * @param name the buffer's name on the value.
  * @default name 'input'
  * @returns an operator that re-emits each {@link Work} with the device array attached, typed
  * (a Uint8Array becomes `work.buffers[name]: DeviceArray<'u8'>`).
- * @throws PipelineError (to the subscriber) when `select` throws or returns no TypedArray.
+ * @throws PipelineError (to the subscriber) when `select` throws or returns neither a TypedArray
+ * nor a HostArray.
  * @see download
  */
-export function upload<T, B, R, A extends HostData, N extends string = 'input'>(
+export function upload<T, B, R, A extends UploadSource, N extends string = 'input'>(
   select: (value: T) => A,
   name: N = 'input' as N,
-): OperatorFunction<Work<T, B, R>, Work<T, With<B, { readonly [K in N]: DeviceArray<DTypeOfData<A>> }>, R>> {
+): OperatorFunction<Work<T, B, R>, Work<T, With<B, { readonly [K in N]: DeviceArray<DTypeOfSource<A>> }>, R>> {
   return (source) =>
     new Observable((subscriber) =>
       operate(`upload(${name})`, source, subscriber, (work) => {
-        const data = select(work.value);
-        const dtype = ArrayBuffer.isView(data) ? DTYPE_OF.get(data.constructor) : undefined;
-        if (!dtype) throw new TypeError(`Expected \`select\` to return a TypedArray, got ${String(data)}`);
+        const data: UploadSource = select(work.value);
+        if (data instanceof HostArray) {
+          const target = work.device(data.dtype, data.length, name);
+          work.stage(`upload ${name} [${data.registered ? 'registered' : 'pinned'}]`, () => work.stream.copy(target, data), data.byteLength);
+          return subscriber.next(attached(work));
+        }
+        const dtype: DType | undefined = dtypeOfArray(data);
+        if (!dtype) throw new TypeError(`Expected \`select\` to return a TypedArray or a HostArray, got ${String(data)}`);
         const staging = work.staging(dtype, data.length);
-        staging.data.set(data as never);
+        const start = performance.now();
+        let resume: Resume | undefined;
+        let copied = false;
+        let road: CopyRoad | undefined; // still undefined when a small copy is done at once
+        road = copyHost(staging.data, data, () => {
+          copied = true;
+          if (road) work.hostSpan(`stage ${name} [workers]`, start, data.byteLength);
+          resume?.();
+        });
+        // The device copy waits in the lane's queue (never on the device) until the bytes are there.
+        if (!copied) work.stream.run(() => (copied ? undefined : (r) => void (resume = r)));
         const target = work.device(dtype, data.length, name);
-        work.stage(`upload ${name}`, () => work.stream.copy(target, staging));
+        work.stage(`upload ${name} [staged]`, () => work.stream.copy(target, staging), data.byteLength);
         subscriber.next(attached(work));
       }),
     );

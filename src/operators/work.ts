@@ -83,11 +83,39 @@ export class Work<T, B = {}, R = {}> {
     return array;
   }
 
-  /** @internal Enqueues a stage's device work, timed when the pool has a timeline. */
-  stage(name: string, enqueue: () => void): void {
+  /** @internal Pooled memory that goes back to the lane with the rest (a producer's frame). */
+  adopt(memory: Memory): void {
+    this.#pooled.push(memory);
+  }
+
+  /**
+   * @internal Takes pooled memory out of this value's keeping, for lending it to the subscriber:
+   * the returned function gives it back to the lane, once.
+   */
+  lend(memory: Memory): () => void {
+    const at = this.#pooled.indexOf(memory);
+    if (at >= 0) this.#pooled.splice(at, 1);
+    let lent = true;
+    return () => {
+      if (!lent) return;
+      lent = false;
+      this.lane.give(memory);
+    };
+  }
+
+  /**
+   * @internal Enqueues a stage's device work, timed when the pool has a timeline (with the bytes
+   * it moves, for its rate).
+   */
+  stage(name: string, enqueue: () => void, bytes = 0): void {
     const timeline = this.lane.pool.timeline;
-    if (timeline) timeline.device(this.stream, this.lane.index, this.index, name, enqueue);
+    if (timeline) timeline.device(this.stream, this.lane.index, this.index, name, enqueue, bytes);
     else enqueue();
+  }
+
+  /** @internal Records host work of this value that ran from `start` (performance.now()) until now. */
+  hostSpan(name: string, start: number, bytes = 0): void {
+    this.lane.pool.timeline?.host(this.lane.index, this.index, name, start, bytes);
   }
 
   /** @internal An operator keeps the value (and its resources) until it lets go. */

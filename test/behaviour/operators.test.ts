@@ -188,7 +188,7 @@ describeBackends('Timeline', (getDevice) => {
     );
     const spans = timeline.spans();
     const stages = new Set(spans.map((s) => `${s.kind}:${s.stage}`));
-    expect([...stages].sort()).toEqual(['device:download output', 'device:invert', 'device:upload input', 'host:host']);
+    expect([...stages].sort()).toEqual(['device:download output [new array]', 'device:invert', 'device:upload input [staged]', 'host:host']);
     for (const stage of stages) expect(spans.filter((s) => `${s.kind}:${s.stage}` === stage).map((s) => s.index).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     expect(spans.every((s) => s.duration >= 0 && s.start >= 0)).toBe(true);
     expect(new Set(spans.map((s) => s.lane))).toEqual(new Set([0, 1]));

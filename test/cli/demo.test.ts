@@ -31,8 +31,18 @@ describe('rxcuda demo', () => {
     expect(run.stdout).not.toContain('((');
     expect(run.stdout).not.toContain(') (');
     expect(run.stdout).toMatch(/^12 frames in [\d.]+ s: [\d.]+ frames\/s, [\d.]+ (bytes|KiB|MiB|GiB)\/s through the device$/m);
-    const stages = [...run.stdout.matchAll(/^ {2}(\S.*?) +[\d.]+ ms × 12$/gm)].map((m) => m[1]);
-    expect(stages.sort()).toEqual(['brighten', 'download frame', 'host step', 'invert', 'upload frame']);
+    const stages = [...run.stdout.matchAll(/^ {2}(\S.*?) +[\d.]+ ms × 12(?:, [\d.]+ (?:bytes|KiB|MiB|GiB|TiB)\/s)?$/gm)].map((m) => m[1]);
+    expect(stages.sort()).toEqual(['brighten', 'download frame [lent]', 'host step', 'invert', 'upload frame [pinned]']);
+    expect(run.stdout).toMatch(/^road: pinned frames filled in place/m);
+    expect(run.stdout).toMatch(/^ {2}upload frame \[pinned\] +[\d.]+ ms × 12, [\d.]+ (?:bytes|KiB|MiB|GiB|TiB)\/s$/m);
+  });
+
+  it('shows the pageable road when asked, with the copies off the main thread for large frames', () => {
+    const pageable = rxcuda(['demo', '--frames', '6', '--pixels', String(1 << 17), '--lanes', '2', '--road', 'pageable', '--trace', join(folder, 'pageable.json')], folder);
+    expect(pageable.status).toBe(0);
+    expect(pageable.stdout).toMatch(/^road: plain arrays/m);
+    const stages = [...pageable.stdout.matchAll(/^ {2}(\S.*?) +[\d.]+ ms × 6(?:, .*)?$/gm)].map((m) => m[1]);
+    expect(stages.sort()).toEqual(['brighten', 'download frame [new array]', 'host copy frame [workers]', 'host stage frame [workers]', 'host step', 'invert', 'upload frame [staged]']);
   });
 
   it('writes a trace with numeric ids, named by metadata events', () => {

@@ -41,6 +41,7 @@ static_assert(c::kFuncMaxDynamicSharedSizeBytes == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC
 static_assert(c::kStreamNonBlocking == CU_STREAM_NON_BLOCKING);
 static_assert(c::kEventDisableTiming == CU_EVENT_DISABLE_TIMING);
 static_assert(c::kMemHostAllocPortable == CU_MEMHOSTALLOC_PORTABLE);
+static_assert(c::kMemHostRegisterPortable == CU_MEMHOSTREGISTER_PORTABLE);
 static_assert(c::kLaunchAttrCooperative == CU_LAUNCH_ATTRIBUTE_COOPERATIVE);
 static_assert(c::kLaunchAttrClusterDimension == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION);
 static_assert(c::kCaptureActive == CU_STREAM_CAPTURE_STATUS_ACTIVE);

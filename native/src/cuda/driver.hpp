@@ -49,6 +49,8 @@ namespace rxcuda::cu {
   X(cuMemFreeAsync, 11020, (DevicePtr ptr, Stream stream))                                         \
   X(cuMemHostAlloc, 3020, (void** ptr, size_t bytes, unsigned flags))                              \
   X(cuMemFreeHost, 2000, (void* ptr))                                                              \
+  X(cuMemHostRegister, 6050, (void* ptr, size_t bytes, unsigned flags))                            \
+  X(cuMemHostUnregister, 4000, (void* ptr))                                                        \
   X(cuMemcpyAsync, 4000, (DevicePtr dst, DevicePtr src, size_t bytes, Stream stream))              \
   X(cuMemsetD8Async, 3020, (DevicePtr dst, unsigned char value, size_t n, Stream stream))          \
   X(cuMemsetD16Async, 3020, (DevicePtr dst, unsigned short value, size_t n, Stream stream))        \
