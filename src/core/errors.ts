@@ -73,6 +73,19 @@ export class NvrtcError extends RxcudaError {
   }
 }
 
+/** @internal What a failure says, for a warning: never throws, whatever was thrown. */
+export function describeFailure(error: unknown): string {
+  try {
+    return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  } catch {
+    try {
+      return Object.prototype.toString.call(error);
+    } catch {
+      return `a thrown ${typeof error} that cannot be printed`; // a revoked proxy
+    }
+  }
+}
+
 /** A description of what was received, printed as it is (not quoted) in argument errors. */
 export class Received {
   constructor(readonly text: string) {}

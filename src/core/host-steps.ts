@@ -1,7 +1,7 @@
 // Host steps: JavaScript placed in a stream's order. The stream reaches a step's notification,
 // the completion road runs the step on the main thread, and the device work enqueued after it
 // waits in the stream's queue (scheduler.ts) until it settles: the device never waits for it.
-import { CudaError, typeError, received } from './errors.js';
+import { CudaError, describeFailure, typeError, received } from './errors.js';
 import { cancelCompletion, expectCompletion, onCompletion, reserveCompletion } from './completions.js';
 import { NOTIFY_REFUSE_CAPTURE } from './native.js';
 import type { Command, Pause, Resume } from './scheduler.js';
@@ -56,13 +56,6 @@ export function copyUserData<D extends UserData>(userData: D | undefined): D | u
 /** The code of the process warning for a step failure that no `error` listener heard. */
 export const STEP_FAILED_WARNING = 'RXCUDA_STEP_FAILED';
 
-function describeFailure(error: unknown): string {
-  try {
-    return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  } catch {
-    return Object.prototype.toString.call(error);
-  }
-}
 
 /**
  * @internal Hands a failure to the stream's `error` listeners, or, when there are none, emits a
@@ -78,10 +71,14 @@ export function reportStepError(stream: Stream, error: unknown, context: HostSte
   } catch (thrown) {
     error = thrown;
   }
-  process.emitWarning(`A ${context.kind} step (${context.name}) failed and the stream has no 'error' listener: ${describeFailure(error)}`, {
-    type: 'RxcudaWarning',
-    code: STEP_FAILED_WARNING,
-  });
+  try {
+    process.emitWarning(`A ${context.kind} step (${context.name}) failed and the stream has no 'error' listener: ${describeFailure(error)}`, {
+      type: 'RxcudaWarning',
+      code: STEP_FAILED_WARNING,
+    });
+  } catch {
+    // A 'warning' machinery that throws (a monkey-patched emitWarning): nothing more can be said.
+  }
 }
 
 /** @internal The error for a host step or notification refused on a stream under graph capture. */
@@ -105,9 +102,14 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as PromiseLike<unknown>).then === 'function';
 }
 
-/** @internal The name a step is reported by. */
+/** @internal The name a step is reported by: its function's name when that is a string, read once. */
 export function nameOf(fn: Function): string {
-  return fn.name || '(anonymous)';
+  try {
+    const name: unknown = fn.name;
+    return typeof name === 'string' && name !== '' ? name : '(anonymous)';
+  } catch {
+    return '(anonymous)'; // a throwing `name` getter
+  }
 }
 
 /**
@@ -147,7 +149,10 @@ export function hostStep(stream: Stream, run: () => unknown, context: HostStepCo
       if (release()) reportStepError(stream, error, context);
     };
     const id = expectCompletion((status) => {
-      if (status !== 0) return fail(stream.statusError(status));
+      if (status !== 0) {
+        if (release()) reportStepError(stream, stream.statusError(status), context);
+        return;
+      }
       let result: unknown;
       try {
         result = run();
