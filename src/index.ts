@@ -12,6 +12,6 @@ export { Kernel, type Signature, type ParamType, type StructParam, type KernelAr
 export type { CpuKernel, CpuArgs, CpuArgOf } from './core/cpu-kernel.js';
 export type { TypedPointer } from './core/pointer.js';
 export { LaunchConfig, type LaunchOptions, type Dim3 } from './core/launch-config.js';
-export { RxcudaError, CudaError, NvrtcError } from './core/errors.js';
+export { RxcudaError, CudaError, NvrtcError, HostStepTimeoutError } from './core/errors.js';
 export { Builtins, type BuiltinDType } from './core/builtins.js';
 export * from './operators/index.js';

@@ -73,6 +73,37 @@ export class NvrtcError extends RxcudaError {
   }
 }
 
+/**
+ * A host step with a `timeout` did not settle in time: rxcuda gave it up, and its stream went on
+ * without it (a later settle of the step is ignored). Reported through the stream's `error` event,
+ * or to a pipeline's subscriber as the `cause` of a `PipelineError`. `code` is undefined: the
+ * class and its fields say it all.
+ *
+ * @example
+ * stream.on('error', (error) => {
+ *   if (error instanceof HostStepTimeoutError) console.warn(`${error.step} gave up after ${error.timeout} ms`);
+ * });
+ * stream.hostLaunch(() => fetchLabels(), { timeout: 5_000 });
+ */
+export class HostStepTimeoutError extends RxcudaError {
+  override readonly name = 'HostStepTimeoutError';
+  declare readonly code: undefined;
+  /** The step's name, as the stream's `error` event's context gives it. */
+  readonly step: string;
+  /** The timeout it was given, in milliseconds. */
+  readonly timeout: number;
+
+  /**
+   * @param step the step's name.
+   * @param timeout its timeout, in milliseconds.
+   */
+  constructor(step: string, timeout: number) {
+    super(`The host step ${step} did not settle within ${timeout} ms: it was given up, and its stream went on`);
+    this.step = step;
+    this.timeout = timeout;
+  }
+}
+
 /** @internal What a failure says, for a warning: never throws, whatever was thrown. */
 export function describeFailure(error: unknown): string {
   try {

@@ -16,8 +16,8 @@ import type { Device } from './device.js';
 import type { Kernel, KernelArgs, Signature } from './kernel.js';
 import type { LaunchConfig, LaunchOptions } from './launch-config.js';
 import {
-  checkNotCapturing, copyUserData, doneStep, hostStep, nameOf, notification, reportStepError,
-  type HostLaunchOptions, type HostStepContext, type UserData,
+  checkNotCapturing, checkTimeout, copyUserData, doneStep, hostStep, letStepTimersGo, nameOf, notification,
+  reportStepError, routedCommand, type HostLaunchOptions, type HostStepContext, type UserData,
 } from './host-steps.js';
 
 /** Events a stream emits. Use RxJS's `fromEvent(stream, 'idle')` to observe them as streams. */
@@ -275,8 +275,10 @@ export class Stream extends EventEmitter<StreamEvents> {
    * `fn`: a deadlock). A step that throws or rejects is reported through the stream's `error`
    * event (a process warning with code `RXCUDA_STEP_FAILED` when nobody listens) and the stream
    * goes on.
-   * @param options `userData`: bytes copied now; `fn` receives the copy.
-   * @throws TypeError for a non-function or unreadable `userData`; CudaError
+   * @param options `userData`: bytes copied now; `fn` receives the copy. `timeout`: milliseconds
+   * `fn` may take once started, after which the stream goes on without it and a
+   * `HostStepTimeoutError` goes to the `error` event (see {@link HostLaunchOptions.timeout}).
+   * @throws TypeError for a non-function or unreadable `userData`, RangeError for a bad `timeout`; CudaError
    * (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) on a stream under graph capture. Nothing is enqueued
    * when it throws.
    */
@@ -287,9 +289,10 @@ export class Stream extends EventEmitter<StreamEvents> {
     if (typeof fn !== 'function') typeError('fn', 'a function', fn);
     checkOptions('options', options);
     const data = copyUserData(options.userData);
+    const timeout = checkTimeout(options.timeout);
     this.checkOpen();
     if (!this.#queue.direct) checkNotCapturing(this, 'cuStreamAddCallback');
-    this.run(hostStep(this, () => fn(data), { kind: 'hostLaunch', name: nameOf(fn) }));
+    this.run(hostStep(this, () => fn(data), { kind: 'hostLaunch', name: nameOf(fn) }, timeout));
   }
 
   /**
@@ -402,7 +405,7 @@ export class Stream extends EventEmitter<StreamEvents> {
   run(command: Command): void {
     this.#enqueued++;
     try {
-      this.#queue.run(command);
+      this.#queue.run(this.#queue.direct ? command : routedCommand(this, command));
     } catch (error) {
       this.device.fail(error);
     }
@@ -428,6 +431,7 @@ export class Stream extends EventEmitter<StreamEvents> {
       // A broken context (a sticky error): nothing runs on it any more anyway.
     }
     this.#spins.close();
+    letStepTimersGo(this);
   }
 
   [Symbol.dispose](): void {

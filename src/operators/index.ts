@@ -2,7 +2,7 @@
 export { onStreams, lanesFrom } from './on-streams.js';
 export { upload } from './upload.js';
 export { launch } from './launch.js';
-export { host } from './host.js';
+export { host, type HostOptions } from './host.js';
 export { download, type DownloadOptions } from './download.js';
 export { completed } from './completed.js';
 export { fanOut } from './fan-out.js';
