@@ -1,8 +1,8 @@
 // Kernels on the host device: a JavaScript implementation run in stream order, as a host step,
 // with pointer arguments turned into TypedArrays over the memory they point to.
-import { addon, type KernelAttributes, type KernelLauncher, type NativeKernel } from './native.js';
+import { type KernelAttributes, type KernelLauncher, type NativeKernel } from './native.js';
 import { DTYPES, type DType, type TypedArrayOf } from './dtype.js';
-import { HostArray, Memory } from './memory.js';
+import { HostArray, Memory, type DeviceAllocation } from './memory.js';
 import type { LaunchConfig } from './launch-config.js';
 import type { Signature } from './kernel.js';
 import type { TypedPointer } from './pointer.js';
@@ -37,8 +37,10 @@ export type CpuKernel<S extends Signature = Signature> = (config: LaunchConfig, 
 function view(value: unknown): unknown {
   if (value instanceof HostArray) return value.data;
   if (!(value instanceof Memory)) return value;
+  // Over the allocation's one buffer, which its free detaches (a kept view then empties).
+  const allocation = value.allocation as DeviceAllocation;
   const Array = DTYPES[value.dtype as DType].Array;
-  return new Array(addon.hostView(value.ptr, value.byteLength), 0, value.length);
+  return new Array(allocation.hostBuffer(), Number(value.ptr - allocation.ptr), value.length);
 }
 
 const NO_ATTRIBUTES: KernelAttributes = Object.freeze({
@@ -49,9 +51,12 @@ const NO_ATTRIBUTES: KernelAttributes = Object.freeze({
 /** @internal The host device's stand-in for a native kernel: it launches `cpu` as a host step. */
 export class CpuLauncher implements NativeKernel {
   readonly #cpu: CpuKernel;
+  readonly #name: string;
 
-  constructor(cpu: CpuKernel) {
+  /** @param name the kernel's name, which its failures are reported by. */
+  constructor(cpu: CpuKernel, name: string) {
     this.#cpu = cpu;
+    this.#name = name;
   }
 
   handle(): bigint {
@@ -79,7 +84,7 @@ export class CpuLauncher implements NativeKernel {
   /** The launch is the command of a host step, and returns its pause (see scheduler.ts). */
   bind(): KernelLauncher {
     const cpu = this.#cpu;
-    const context = { kind: 'hostLaunch', name: cpu.name || '(cpu kernel)' } as const;
+    const context = { kind: 'launch', name: this.#name } as const;
     return (stream, config, args) => {
       const given = [...args];
       return hostStep(stream as Stream, () => cpu(config as LaunchConfig, given.map(view) as never), context)();

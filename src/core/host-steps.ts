@@ -42,11 +42,15 @@ const MAX_TIMEOUT = 2 ** 31 - 1;
 /** What a stream's `error` event carries besides the error: where it came from. */
 export interface HostStepContext {
   /**
-   * `hostLaunch` for a host step, `onDone` for a notification, `enqueue` for device work that
-   * failed when it left the stream's queue for the driver (its caller had returned long before).
+   * `hostLaunch` for a host step, `onDone` for a notification, `launch` for a kernel's CPU
+   * implementation on the host device, `enqueue` for device work that failed when it left the
+   * stream's queue for the driver (its caller had returned long before).
    */
-  readonly kind: 'hostLaunch' | 'onDone' | 'enqueue';
-  /** The function's name, or '(anonymous)'; for `enqueue`, the stream method (`launch(name)`, `copy`, …). */
+  readonly kind: 'hostLaunch' | 'onDone' | 'launch' | 'enqueue';
+  /**
+   * The function's name, or '(anonymous)'; for `launch`, the kernel's name; for `enqueue`, the
+   * driver call.
+   */
   readonly name: string;
 }
 

@@ -112,7 +112,7 @@ export class Module {
     if (!this.native) {
       if (!options.cpu)
         typeError('options.cpu', `a CPU implementation of kernel '${name}' to run it on the host device`, undefined);
-      return new Kernel(this, name, new CpuLauncher(options.cpu as CpuKernel), signature);
+      return new Kernel(this, name, new CpuLauncher(options.cpu as CpuKernel, name), signature);
     }
     let native;
     try {
