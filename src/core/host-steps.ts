@@ -1,7 +1,7 @@
 // Host steps: JavaScript placed in a stream's order. The stream reaches a step's notification,
 // the completion road runs the step on the main thread, and the device work enqueued after it
 // waits in the stream's queue (scheduler.ts) until it settles: the device never waits for it.
-import { CudaError, HostStepTimeoutError, describeFailure, rangeError, typeError, received } from './errors.js';
+import { CudaError, HostStepTimeoutError, describeFailure, isInstance, rangeError, typeError, received } from './errors.js';
 import { cancelCompletion, expectCompletion, onCompletion, reserveCompletion } from './completions.js';
 import { NOTIFY_REFUSE_CAPTURE } from './native.js';
 import type { Command, Pause, Resume } from './scheduler.js';
@@ -117,7 +117,7 @@ function isDetached(buffer: ArrayBufferLike): boolean {
 export function copyUserData<D extends UserData>(userData: D | undefined): D | undefined {
   if (userData === undefined) return undefined;
   const buffer = ArrayBuffer.isView(userData) ? userData.buffer : userData;
-  if (!(buffer instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && buffer instanceof SharedArrayBuffer)))
+  if (!(isInstance(buffer, ArrayBuffer) || (typeof SharedArrayBuffer !== 'undefined' && isInstance(buffer, SharedArrayBuffer))))
     typeError('userData', 'an ArrayBuffer, a TypedArray or a DataView', userData);
   if (isDetached(buffer)) typeError('userData', 'bytes that can be read', received('a detached buffer'));
   if (!ArrayBuffer.isView(userData)) return buffer.slice(0) as D;

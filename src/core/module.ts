@@ -1,6 +1,6 @@
 // Modules: cubin, fatbin or PTX images loaded on a device, and the kernels looked up in them.
 import { addon, type NativeModule } from './native.js';
-import { typeError, received } from './errors.js';
+import { checkOptions, typeError, received } from './errors.js';
 import { Kernel, type Signature } from './kernel.js';
 import { CpuLauncher, type CpuKernel } from './cpu-kernel.js';
 import type { Device } from './device.js';
@@ -107,6 +107,7 @@ export class Module {
    */
   kernel<const S extends Signature>(name: string, signature: S, options: { readonly cpu?: CpuKernel<S> } = {}): Kernel<S> {
     if (typeof name !== 'string' || name === '') typeError('name', 'a kernel name', name);
+    checkOptions('options', options);
     if (this.#closed) typeError('module', 'a loaded Module', received('a closed Module'));
     if (options.cpu !== undefined && typeof options.cpu !== 'function') typeError('options.cpu', 'a function', options.cpu);
     if (!this.native) {

@@ -1,7 +1,7 @@
 // The launch fast path's argument packer: a signature becomes straight-line code, built once,
 // that checks each argument and stores it into the kernel's preallocated argument block.
 import { DTYPES, isDType, type DType } from './dtype.js';
-import { rangeError, received, typeError } from './errors.js';
+import { isArray, isInstance, rangeError, received, typeError } from './errors.js';
 import { Memory } from './memory.js';
 import { checkScalar } from './scalar.js';
 import { isTypedPointer, pointee } from './pointer.js';
@@ -26,7 +26,7 @@ export function paramLayout(p: ParamType): { size: number; align: number } {
 }
 
 export function checkSignature(signature: unknown): asserts signature is Signature {
-  if (!Array.isArray(signature)) typeError('signature', 'an array of parameter types', signature);
+  if (!isArray(signature)) typeError('signature', 'an array of parameter types', signature);
   signature.forEach((p: unknown, i) => {
     if (p === 'ptr' || isDType(p) || isTypedPointer(p)) return;
     const s = p as StructParam;
@@ -42,7 +42,7 @@ export function badArgument(signature: Signature, device: Device, i: number, val
   const name = `args[${i}]`;
   if (p === 'ptr' || isTypedPointer(p)) {
     const dtype = p === 'ptr' ? undefined : pointee(p);
-    if (value instanceof Memory) {
+    if (isInstance(value, Memory)) {
       if (value.closed) typeError(name, 'open memory', received(`a closed ${value.constructor.name}`));
       if (dtype && value.dtype !== dtype) typeError(name, `memory of ${dtype} (${p})`, received(`a ${value.constructor.name} of ${value.dtype}`));
       rangeError(name, `memory of ${device}`, received(`memory of ${value.device}`));
@@ -63,7 +63,7 @@ export function badArgument(signature: Signature, device: Device, i: number, val
  * passed by its address and noted as used on the stream; a plain pointer also takes an address.
  */
 function pointer(at: number, bad: string, dtype: DType | undefined): string[] {
-  const memory = dtype ? `v instanceof Memory && v.dtype === '${dtype}'` : 'v instanceof Memory';
+  const memory = dtype ? `isMemory(v) && v.dtype === '${dtype}'` : 'isMemory(v)';
   const address = dtype ? '' : `else if (typeof v === 'bigint' && v >= 0n && v < 2n ** 64n) u64[${at / 8}] = v; `;
   return [
     `if (${memory}) { if (v.allocation.freed || (v.allocation.device !== device && !v.allocation.portable)) ${bad};`,
@@ -78,7 +78,7 @@ function pointer(at: number, bad: string, dtype: DType | undefined): string[] {
  */
 export function buildPacker(signature: Signature, offsets: number[], views: Record<string, unknown>) {
   const lines = [
-    `if (!Array.isArray(a) || a.length !== ${signature.length}) wrongCount(a);`,
+    `if (!isArray(a) || a.length !== ${signature.length}) wrongCount(a);`,
     'let v;',
   ];
   signature.forEach((p, i) => {
@@ -117,6 +117,8 @@ export function buildPacker(signature: Signature, offsets: number[], views: Reco
         lines.push(`u8.set(structBytes(${i}, v, ${p.struct}), ${at});`);
     }
   });
+  // Checks that refuse, rather than throw on, a revoked proxy among the arguments.
+  views = { ...views, isArray, isMemory: (v: unknown) => isInstance(v, Memory) };
   const names = Object.keys(views);
   // The source is assembled from fixed templates, numbers and element type names checked against
   // DTYPES: no user text reaches it.

@@ -1,5 +1,6 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import type { Kernel, KernelArgs, Signature } from '../core/kernel.js';
+import { Kernel, type KernelArgs, type Signature } from '../core/kernel.js';
+import { typeError } from '../core/errors.js';
 import type { LaunchConfig, LaunchOptions } from '../core/launch-config.js';
 import { attached, operate } from './operate.js';
 import type { Work } from './work.js';
@@ -20,13 +21,17 @@ import type { NamedIn, With } from './slots.js';
  * this operator.
  * @returns an operator that re-emits each {@link Work} after enqueuing the launch.
  * @throws PipelineError (to the subscriber) with the kernel's name and the value's index when
- * the arguments are refused or the launch fails; nothing is enqueued for that value.
+ * the arguments are refused or the launch fails (on the host device, also when the kernel's CPU
+ * implementation throws); nothing is enqueued for that value. TypeError (at once) for a
+ * non-kernel or a non-function `configure`.
  * @see Stream.launch
  */
 export function launch<T, B, R, S extends Signature, const A extends KernelArgs<S>>(
   kernel: Kernel<S>,
   configure: (work: Work<T, B, R>) => { readonly config: LaunchConfig | LaunchOptions; readonly args: A },
 ): OperatorFunction<Work<T, B, R>, Work<T, With<B, NamedIn<A>>, R>> {
+  if (!(kernel instanceof Kernel)) typeError('kernel', 'a Kernel', kernel);
+  if (typeof configure !== 'function') typeError('configure', 'a function', configure);
   return (source) =>
     new Observable((subscriber) =>
       operate(`launch(${kernel.name})`, source, subscriber, (work) => {
