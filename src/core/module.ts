@@ -2,6 +2,7 @@
 import { addon, type NativeModule } from './native.js';
 import { checkOptions, typeError, received } from './errors.js';
 import { Kernel, type Signature } from './kernel.js';
+import { readSignature } from './packer.js';
 import { CpuLauncher, type CpuKernel } from './cpu-kernel.js';
 import type { Device } from './device.js';
 import type { Stream } from './stream.js';
@@ -108,12 +109,14 @@ export class Module {
   kernel<const S extends Signature>(name: string, signature: S, options: { readonly cpu?: CpuKernel<S> } = {}): Kernel<S> {
     if (typeof name !== 'string' || name === '') typeError('name', 'a kernel name', name);
     checkOptions('options', options);
+    const params = readSignature(signature) as S; // read once: what is checked is what is used
     if (this.#closed) typeError('module', 'a loaded Module', received('a closed Module'));
-    if (options.cpu !== undefined && typeof options.cpu !== 'function') typeError('options.cpu', 'a function', options.cpu);
+    const { cpu } = options;
+    if (cpu !== undefined && typeof cpu !== 'function') typeError('options.cpu', 'a function', cpu);
     if (!this.native) {
-      if (!options.cpu)
+      if (!cpu)
         typeError('options.cpu', `a CPU implementation of kernel '${name}' to run it on the host device`, undefined);
-      return new Kernel(this, name, new CpuLauncher(options.cpu as CpuKernel, name), signature);
+      return new Kernel(this, name, new CpuLauncher(cpu as CpuKernel, name), params);
     }
     let native;
     try {
@@ -121,7 +124,7 @@ export class Module {
     } catch (error) {
       this.device.fail(error);
     }
-    return new Kernel(this, name, native, signature);
+    return new Kernel(this, name, native, params);
   }
 
   /** @internal Notes a stream that launched kernels of this module, so `close()` waits for it. */

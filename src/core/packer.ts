@@ -26,14 +26,37 @@ export function paramLayout(p: ParamType): { size: number; align: number } {
 }
 
 export function checkSignature(signature: unknown): asserts signature is Signature {
+  readSignature(signature);
+}
+
+/**
+ * The signature as plain frozen data, each element and struct field read once (what is checked
+ * is what is used, whatever getters or proxies it was given as).
+ * @throws TypeError naming the signature or the element that is not a parameter type.
+ */
+export function readSignature(signature: unknown): Signature {
   if (!isArray(signature)) typeError('signature', 'an array of parameter types', signature);
-  signature.forEach((p: unknown, i) => {
-    if (p === 'ptr' || isDType(p) || isTypedPointer(p)) return;
-    const s = p as StructParam;
-    if (typeof p === 'object' && p !== null && Number.isInteger(s.struct) && s.struct > 0 &&
-        (s.align === undefined || [1, 2, 4, 8, 16].includes(s.align))) return;
+  const params = signature.slice();
+  return Object.freeze(params.map((p: unknown, i): ParamType => {
+    if (p === 'ptr' || isDType(p) || isTypedPointer(p)) return p;
+    const struct = readStruct(p);
+    if (struct) return struct;
     typeError(`signature[${i}]`, `one of ${Object.keys(DTYPES).join(', ')}, 'ptr', 'ptr<dtype>' (e.g. 'ptr<f32>') or { struct: bytes, align? }`, p);
-  });
+  }));
+}
+
+function readStruct(p: unknown): StructParam | undefined {
+  if (typeof p !== 'object' || p === null) return undefined;
+  let struct: unknown, align: unknown;
+  try {
+    ({ struct, align } = p as StructParam);
+  } catch {
+    return undefined; // a revoked proxy, a getter that throws
+  }
+  if (typeof struct !== 'number' || !Number.isInteger(struct) || struct <= 0) return undefined;
+  if (align === undefined) return Object.freeze({ struct });
+  if (typeof align !== 'number' || ![1, 2, 4, 8, 16].includes(align)) return undefined;
+  return Object.freeze({ struct, align });
 }
 
 /** The error for argument i that failed the packer's inline check. */
