@@ -8,6 +8,8 @@ import type { Signature } from './kernel.js';
 import type { TypedPointer } from './pointer.js';
 import type { Stream } from './stream.js';
 import { hostStep } from './host-steps.js';
+import { isInstance, received, typeError } from './errors.js';
+import { HEADER_BYTES } from './packer.js';
 
 /**
  * What a CPU implementation receives for each parameter type: memory as a TypedArray, of the
@@ -81,12 +83,24 @@ export class CpuLauncher implements NativeKernel {
     return { minGridSize: 1, blockSize: 256 };
   }
 
-  /** The launch is the command of a host step, and returns its pause (see scheduler.ts). */
-  bind(): KernelLauncher {
+  /**
+   * The launch is the command of a host step, and returns its pause (see scheduler.ts). The
+   * arguments are read again here, after the packer checked them: memory among them must be what
+   * the packer wrote into the block (an argument array whose getters answer differently on a second
+   * read would otherwise hand the kernel memory that was never checked, freed memory included).
+   */
+  bind(block: ArrayBuffer, offsets: Uint32Array): KernelLauncher {
     const cpu = this.#cpu;
     const context = { kind: 'launch', name: this.#name } as const;
+    const words = new BigUint64Array(block);
     return (stream, config, args) => {
       const given = [...args];
+      given.forEach((value, i) => {
+        if (!isInstance<Memory>(value, Memory)) return;
+        const at = HEADER_BYTES + offsets[i]!;
+        if (at % 8 !== 0 || words[at / 8] !== value.ptr)
+          typeError(`args[${i}]`, 'the value it was when checked (read once)', received('another value on a second read'));
+      });
       return hostStep(stream as Stream, () => cpu(config as LaunchConfig, given.map(view) as never), context)();
     };
   }

@@ -49,6 +49,40 @@ describeBackends('launch arguments', (getDevice) => {
   }
 });
 
+describeBackends('launch arguments read twice', (getDevice, backend) => {
+  it.skipIf(backend === 'cuda')('never hand a CPU kernel memory other than what was checked (direct and queued)', async () => {
+    const device = getDevice();
+    const seen: number[] = [];
+    const module = await device.compile('x');
+    const peek = module.kernel('peek', ['ptr<u32>'], { cpu: (_, [x]) => void seen.push(x.length) });
+    const s = device.createStream();
+    const errors: unknown[] = [];
+    s.on('error', (e) => void errors.push(e));
+    const good = s.alloc('u32', 4);
+    const freed = s.alloc('u32', 1 << 20);
+    freed.close();
+    /** An argument array that answers `good` to the first read and freed memory after. */
+    const twoFaced = () => {
+      let reads = 0;
+      return Object.defineProperty([undefined], 0, { get: () => (reads++ === 0 ? good : freed) }) as unknown as [typeof good];
+    };
+    expect(() => s.launch(peek, one, twoFaced())).toThrow(
+      new TypeError('Expected `args[0]` to be the value it was when checked (read once), got another value on a second read'),
+    );
+    let release!: () => void;
+    s.hostLaunch(() => new Promise<void>((r) => (release = r)));
+    s.launch(peek, one, twoFaced());
+    await new Promise((r) => setTimeout(r, 10));
+    release();
+    await s.synchronized();
+    expect(seen).toEqual([]); // the kernel never ran with unchecked memory
+    expect(errors.map(String)).toEqual([
+      'TypeError: Expected `args[0]` to be the value it was when checked (read once), got another value on a second read',
+    ]);
+    s.close();
+  });
+});
+
 describeBackends('CPU kernels that throw', (getDevice, backend) => {
   let device: Device;
   let thrower: Kernel<readonly ['ptr<u32>', 'u32']>;
