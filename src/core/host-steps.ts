@@ -130,11 +130,11 @@ export function copyUserData<D extends UserData>(userData: D | undefined): D | u
 /** The code of the process warning for a step failure that no `error` listener heard. */
 export const STEP_FAILED_WARNING = 'RXCUDA_STEP_FAILED';
 
-
 /**
  * @internal Hands a failure to its route (a pipeline's subscriber) if it has one that takes it,
- * else to the stream's `error` listeners, or, when there are none, emits a process warning (code {@link STEP_FAILED_WARNING}). Never throws: a listener that throws is
- * reported the same way, since the stream goes on.
+ * else to the stream's `error` listeners, or, when there are none, emits a process warning (code
+ * {@link STEP_FAILED_WARNING}). Never throws: a listener that throws is reported the same way,
+ * since the stream goes on.
  */
 export function reportStepError(stream: Stream, error: unknown, context: HostStepContext, to?: FailureRoute): void {
   if (offer(to, error)) return;
