@@ -23,7 +23,7 @@ describe('a process ending with a host step that never settles', () => {
   it('exits at once when the stream is closed, though the step has a long timeout', () => {
     const run = script(`s.hostLaunch(() => new Promise(() => {}), { timeout: 60_000 }); s.close();`);
     expect([run.status, run.signal]).toEqual([0, null]);
-    expect(run.ms).toBeLessThan(1000);
+    expect(run.ms).toBeLessThan(3000); // far below the timeout; loose for loaded machines
     expect(run.stdout).not.toContain('error:');
   });
 
@@ -42,7 +42,7 @@ describe('a process ending with a host step that never settles', () => {
     for (const end of ['s.close();', '']) {
       const run = script(`s.hostLaunch(() => new Promise(() => {})); ${end}`);
       expect([run.status, run.signal]).toEqual([0, null]);
-      expect(run.ms).toBeLessThan(1000);
+      expect(run.ms).toBeLessThan(3000); // at once: no timer, no handle (loose for loaded machines)
     }
   });
 
@@ -50,6 +50,6 @@ describe('a process ending with a host step that never settles', () => {
     const run = script(`s.hostLaunch(() => new Promise(() => {})); await s.synchronized(); console.log('never');`);
     expect(run.status).toBe(13);
     expect(run.stdout).not.toContain('never');
-    expect(run.ms).toBeLessThan(1000);
+    expect(run.ms).toBeLessThan(3000); // at once (loose for loaded machines)
   });
 });
