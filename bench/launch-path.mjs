@@ -20,7 +20,7 @@ async function build(folder) {
   const native = { paramInfo: () => null, bind: () => () => {} };
   const module = { device, closed: false, usedOn() {} };
   const kernel = new Kernel(module, 'k', native, ['u32', 'f32', 'ptr', 'ptr']);
-  const stream = { device, direct: true, lo: 1, hi: 0, checkOpen() {} };
+  const stream = { device, direct: true, lo: 1, hi: 0, checkOpen() {}, counted() {} };
   const array = new DeviceArray({ device, ptr: 0x7f00_0000_1000n, freed: false, portable: false, use() {} }, 'f32', 0, 16);
   return { kernel, stream, config: new LaunchConfig({ grid: 1, block: 32 }), args: [1024, 2.5, array, array] };
 }

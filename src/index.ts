@@ -18,6 +18,6 @@ export { LaunchContext, NoCurrentLaunchError, currentLaunch, type Defines } from
 export { LaunchHookError, onLaunch, type Disposer, type LaunchHook, type LaunchOverride } from './core/launch-hooks.js';
 export type { Specializer } from './core/specialization.js';
 export { Template, type TemplateKernelOptions } from './core/template.js';
-export { RxcudaError, CudaError, NvrtcError } from './core/errors.js';
+export { RxcudaError, CudaError, NvrtcError, HostStepTimeoutError } from './core/errors.js';
 export { Builtins, type BuiltinDType } from './core/builtins.js';
 export * from './operators/index.js';

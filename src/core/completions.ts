@@ -1,5 +1,6 @@
 // The JavaScript end of the completion road: ids handed to the addon when work is enqueued come
 // back here, drained in batches on the main thread, and settle what was waiting for them.
+import { describeFailure } from './errors.js';
 
 /** Called with the stream's CUresult (0 when the work before the notification succeeded). */
 export type CompletionHandler = (status: number) => void;
@@ -59,8 +60,13 @@ export function drainCompletions(count: number): void {
     try {
       handler(statuses[i]!);
     } catch (error) {
-      // A handler is rxcuda's own code; a throw here is a bug, reported without stopping the drain.
-      process.emitWarning(error as Error);
+      // A handler is rxcuda's own code (or a listener it called); a throw here is reported without
+      // stopping the drain, and never escapes into the addon, whatever was thrown.
+      try {
+        process.emitWarning(error instanceof Error ? error : `A completion handler threw: ${describeFailure(error)}`);
+      } catch {
+        // Nothing more can be said.
+      }
     }
   }
 }

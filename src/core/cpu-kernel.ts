@@ -1,14 +1,16 @@
 // Kernels on the host device: a JavaScript implementation run in stream order, as a host step,
 // with pointer arguments turned into TypedArrays over the memory they point to.
-import { addon, type KernelAttributes, type KernelLauncher, type NativeKernel } from './native.js';
+import { type KernelAttributes, type KernelLauncher, type NativeKernel } from './native.js';
 import { DTYPES, type DType, type TypedArrayOf } from './dtype.js';
-import { HostArray, Memory } from './memory.js';
+import { HostArray, Memory, type DeviceAllocation } from './memory.js';
 import type { LaunchConfig } from './launch-config.js';
 import type { Signature } from './kernel.js';
 import type { TypedPointer } from './pointer.js';
 import type { Stream } from './stream.js';
 import { hostStep } from './host-steps.js';
 import { withLaunch, type LaunchContext } from './launch-context.js';
+import { isInstance, received, typeError } from './errors.js';
+import { HEADER_BYTES } from './packer.js';
 
 /**
  * What a CPU implementation receives for each parameter type: memory as a TypedArray, of the
@@ -38,8 +40,10 @@ export type CpuKernel<S extends Signature = Signature> = (config: LaunchConfig, 
 function view(value: unknown): unknown {
   if (value instanceof HostArray) return value.data;
   if (!(value instanceof Memory)) return value;
+  // Over the allocation's one buffer, which its free detaches (a kept view then empties).
+  const allocation = value.allocation as DeviceAllocation;
   const Array = DTYPES[value.dtype as DType].Array;
-  return new Array(addon.hostView(value.ptr, value.byteLength), 0, value.length);
+  return new Array(allocation.hostBuffer(), Number(value.ptr - allocation.ptr), value.length);
 }
 
 const NO_ATTRIBUTES: KernelAttributes = Object.freeze({
@@ -50,9 +54,12 @@ const NO_ATTRIBUTES: KernelAttributes = Object.freeze({
 /** @internal The host device's stand-in for a native kernel: it launches `cpu` as a host step. */
 export class CpuLauncher implements NativeKernel {
   readonly #cpu: CpuKernel;
+  readonly #name: string;
 
-  constructor(cpu: CpuKernel) {
+  /** @param name the kernel's name, which its failures are reported by. */
+  constructor(cpu: CpuKernel, name: string) {
     this.#cpu = cpu;
+    this.#name = name;
   }
 
   handle(): bigint {
@@ -80,12 +87,23 @@ export class CpuLauncher implements NativeKernel {
   /**
    * The launch is the command of a host step, and returns its pause (see scheduler.ts); the CPU
    * implementation runs with the launch's context current (currentLaunch()), across its awaits.
+   * The arguments are read again here, after the packer checked them: memory among them must be
+   * what the packer wrote into the block (an argument array whose getters answer differently on a
+   * second read would otherwise hand the kernel memory that was never checked, freed memory
+   * included).
    */
-  bind(): KernelLauncher {
+  bind(block: ArrayBuffer, offsets: Uint32Array): KernelLauncher {
     const cpu = this.#cpu;
-    const step = { kind: 'hostLaunch', name: cpu.name || '(cpu kernel)' } as const;
+    const step = { kind: 'launch', name: this.#name } as const;
+    const words = new BigUint64Array(block);
     return (stream, config, args, context) => {
       const given = [...args];
+      given.forEach((value, i) => {
+        if (!isInstance<Memory>(value, Memory)) return;
+        const at = HEADER_BYTES + offsets[i]!;
+        if (at % 8 !== 0 || words[at / 8] !== value.ptr)
+          typeError(`args[${i}]`, 'the value it was when checked (read once)', received('another value on a second read'));
+      });
       const run = () => cpu(config as LaunchConfig, given.map(view) as never);
       return hostStep(stream as Stream, () => (context ? withLaunch(context as LaunchContext, run, true) : run()), step)();
     };

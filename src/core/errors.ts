@@ -73,6 +73,50 @@ export class NvrtcError extends RxcudaError {
   }
 }
 
+/**
+ * A host step with a `timeout` did not settle in time: rxcuda gave it up, and its stream went on
+ * without it (a later settle of the step is ignored). Reported through the stream's `error` event,
+ * or to a pipeline's subscriber as the `cause` of a `PipelineError`. `code` is undefined: the
+ * class and its fields say it all.
+ *
+ * @example
+ * stream.on('error', (error) => {
+ *   if (error instanceof HostStepTimeoutError) console.warn(`${error.step} gave up after ${error.timeout} ms`);
+ * });
+ * stream.hostLaunch(() => fetchLabels(), { timeout: 5_000 });
+ */
+export class HostStepTimeoutError extends RxcudaError {
+  override readonly name = 'HostStepTimeoutError';
+  declare readonly code: undefined;
+  /** The step's name, as the stream's `error` event's context gives it. */
+  readonly step: string;
+  /** The timeout it was given, in milliseconds. */
+  readonly timeout: number;
+
+  /**
+   * @param step the step's name.
+   * @param timeout its timeout, in milliseconds.
+   */
+  constructor(step: string, timeout: number) {
+    super(`The host step ${step} did not settle within ${timeout} ms: it was given up, and its stream went on`);
+    this.step = step;
+    this.timeout = timeout;
+  }
+}
+
+/** @internal What a failure says, for a warning: never throws, whatever was thrown. */
+export function describeFailure(error: unknown): string {
+  try {
+    return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  } catch {
+    try {
+      return Object.prototype.toString.call(error);
+    } catch {
+      return `a thrown ${typeof error} that cannot be printed`; // a revoked proxy
+    }
+  }
+}
+
 /** A description of what was received, printed as it is (not quoted) in argument errors. */
 export class Received {
   constructor(readonly text: string) {}
@@ -83,15 +127,66 @@ export function received(text: string): Received {
   return new Received(text);
 }
 
-/** A human-readable rendering of a value received, for argument errors. */
+/** Characters of a rendering at most, and array elements shown at most. */
+const MAX_TEXT = 120;
+const MAX_ELEMENTS = 8;
+
+/**
+ * A human-readable rendering of a value received, for argument errors. Never throws, whatever
+ * the value (a revoked proxy, a cycle, an object holding bigints, getters that throw): an error
+ * message that fails would hide the error it describes.
+ */
 export function describe(value: unknown): string {
+  try {
+    return render(value, 0);
+  } catch {
+    return `a value that cannot be shown (${typeof value})`;
+  }
+}
+
+function shorten(text: string): string {
+  return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text;
+}
+
+function render(value: unknown, depth: number): string {
   if (value instanceof Received) return value.text;
-  if (typeof value === 'bigint') return `${value}n`;
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(describe).join(', ')}]`;
-  if (value === null || value === undefined || typeof value !== 'object') return String(value);
-  const name = value.constructor?.name;
-  return name && name !== 'Object' ? `a ${name}` : JSON.stringify(value);
+  switch (typeof value) {
+    case 'bigint':
+      return `${value}n`;
+    case 'string':
+      return shorten(JSON.stringify(value));
+    case 'symbol':
+      return value.toString();
+    case 'function':
+      return `a function${typeof value.name === 'string' && value.name ? ` ${value.name}` : ''}`;
+    case 'object':
+      break;
+    default:
+      return String(value);
+  }
+  if (value === null) return 'null';
+  if (Array.isArray(value)) {
+    if (depth > 1) return `an array of ${value.length}`;
+    const shown = value.slice(0, MAX_ELEMENTS).map((v: unknown) => render(v, depth + 1));
+    if (value.length > MAX_ELEMENTS) shown.push(`… ${value.length - MAX_ELEMENTS} more`);
+    return shorten(`[${shown.join(', ')}]`);
+  }
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype === null) return 'an object with a null prototype';
+  const constructor: unknown = (value as { constructor?: unknown }).constructor;
+  const name = typeof constructor === 'function' ? constructor.name : undefined;
+  if (name && name !== 'Object') return `a ${name}`;
+  // A plain object: shown as JSON, bigints as `1n`, a cycle as "[cycle]".
+  const seen = new Set<unknown>();
+  const json = JSON.stringify(value, function (this: unknown, _key, v: unknown) {
+    if (typeof v === 'bigint') return `${v}n`;
+    if (typeof v === 'object' && v !== null) {
+      if (seen.has(v)) return '[cycle]';
+      seen.add(v);
+    }
+    return v;
+  });
+  return shorten(json ?? String(json));
 }
 
 /** Throws a TypeError that names the argument, what it should be and what it was. */
@@ -112,8 +207,39 @@ export function checkCount(name: string, value: unknown, min = 0): number {
   return value;
 }
 
-/** Throws unless `value` is a plain options object (or undefined). */
+/** Throws unless `value` is a plain options object (or undefined); a revoked proxy is not one. */
 export function checkOptions(name: string, value: unknown): void {
-  if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value)))
+  if (value !== undefined && (typeof value !== 'object' || value === null || isArray(value) || isRevoked(value)))
     typeError(name, 'an options object', value);
+}
+
+/**
+ * `value instanceof Class`, and false where asking throws (a revoked proxy, a proxy whose
+ * `getPrototypeOf` trap throws): argument checks use it, so that such a value is refused by name.
+ */
+export function isInstance<T>(value: unknown, Class: { readonly prototype: T }): value is T {
+  try {
+    return value instanceof (Class as unknown as Function);
+  } catch {
+    return false;
+  }
+}
+
+/** `Array.isArray`, and false where asking throws (a revoked proxy). */
+export function isArray(value: unknown): value is readonly unknown[] {
+  try {
+    return Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `value` is a revoked proxy (which every operation on it refuses). */
+function isRevoked(value: object): boolean {
+  try {
+    Array.isArray(value);
+    return false;
+  } catch {
+    return true;
+  }
 }

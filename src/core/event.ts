@@ -2,7 +2,7 @@
 // may still wait in its stream's queue (behind an unsettled host step); a wait for it then waits in
 // its own stream's queue until the record reaches the driver (see scheduler.ts).
 import type { NativeEvent } from './native.js';
-import { CudaError, checkOptions, rangeError, typeError, received } from './errors.js';
+import { CudaError, checkOptions, isInstance, rangeError, typeError, received } from './errors.js';
 import type { Command, Pause } from './scheduler.js';
 import type { Device } from './device.js';
 import type { Stream } from './stream.js';
@@ -159,7 +159,7 @@ export class Event {
    * stream's queue.
    */
   elapsedSince(start: Event): number {
-    if (!(start instanceof Event)) typeError('start', 'an Event', start);
+    if (!isInstance(start, Event)) typeError('start', 'an Event', start);
     if (start.device !== this.device) rangeError('start', `an event of ${this.device}`, start);
     for (const [name, event] of [['start', start], ['end', this]] as const) {
       event.#check(name);

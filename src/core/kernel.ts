@@ -4,7 +4,7 @@ import type { KernelAttributes, KernelLauncher, NativeKernel } from './native.js
 import type { Pause } from './scheduler.js';
 import { toHalfBits, type DType } from './dtype.js';
 import type { TypedPointer } from './pointer.js';
-import { checkCount, rangeError, typeError, received } from './errors.js';
+import { checkCount, checkOptions, isArray, rangeError, typeError, received } from './errors.js';
 import { Memory } from './memory.js';
 import { LaunchConfig, type LaunchOptions } from './launch-config.js';
 import { HEADER_BYTES, STREAM_WORD, badArgument, buildPacker, checkSignature, describeParam, paramLayout } from './packer.js';
@@ -125,7 +125,7 @@ export class Kernel<S extends Signature = Signature> {
       u64: new BigUint64Array(block), half: toHalfBits, Memory, device,
       bad: (i: number, v: unknown) => badArgument(signature, device, i, v),
       wrongCount: (a: unknown) =>
-        Array.isArray(a)
+        isArray(a)
           ? typeError('args', `${signature.length} arguments (${signature.map(describeParam).join(', ')})`, received(`${a.length}`))
           : typeError('args', 'an array of kernel arguments', a),
       structBytes: (i: number, v: unknown, size: number) => {
@@ -188,6 +188,7 @@ export class Kernel<S extends Signature = Signature> {
    * @param options `sharedMem` per block (default 0), `blockLimit` (default 0: no limit).
    */
   suggestedBlockSize(options: { sharedMem?: number; blockLimit?: number } = {}): { blockSize: number; minGridSize: number } {
+    checkOptions('options', options);
     const { sharedMem = 0, blockLimit = 0 } = options;
     checkCount('sharedMem', sharedMem);
     checkCount('blockLimit', blockLimit);
@@ -244,6 +245,7 @@ export class Kernel<S extends Signature = Signature> {
     if (stream !== this.#lastStream) this.#onStream(stream);
     this.#pack(args, stream);
     if (!stream.direct) return this.#queue(stream, checked, args, undefined);
+    stream.counted();
     let pause;
     try {
       pause = this.#launch(stream, checked, args);
@@ -281,6 +283,7 @@ export class Kernel<S extends Signature = Signature> {
   #enqueue(stream: Stream, config: LaunchConfig, args: KernelArgs<S>, context: LaunchContext<S> | undefined): void {
     this.#prepare(stream, config, args);
     if (!stream.direct) return this.#queue(stream, config, args, context);
+    stream.counted();
     let pause;
     try {
       pause = this.#launch(stream, config, args, context);

@@ -1,6 +1,6 @@
 // Launch configurations: grid, block, dynamic shared memory, cluster and cooperative launch,
 // checked once and kept as the header words the native launch reads.
-import { checkOptions, describe, rangeError, typeError } from './errors.js';
+import { checkOptions, describe, isArray, isInstance, rangeError, typeError } from './errors.js';
 import type { Device } from './device.js';
 
 /** A 1-, 2- or 3-dimensional extent; missing dimensions are 1. */
@@ -31,12 +31,13 @@ const FLAG_CLUSTER = 2;
 
 function dim3(name: string, value: unknown, optional: boolean): readonly [number, number, number] | undefined {
   if (value === undefined && optional) return undefined;
-  const dims = typeof value === 'number' ? [value] : value;
-  if (!Array.isArray(dims) || dims.length < 1 || dims.length > 3)
+  const given = typeof value === 'number' ? [value] : value;
+  if (!isArray(given) || given.length < 1 || given.length > 3)
     typeError(name, 'a positive integer or an array of 1 to 3 positive integers', value);
+  const dims = given.slice(); // read once: what is checked is what is used
   if (!dims.every((d) => typeof d === 'number' && Number.isInteger(d)))
     typeError(name, 'positive integers', value);
-  if (!dims.every((d: number) => d >= 1 && d <= 0xffff_ffff)) rangeError(name, 'positive integers', value);
+  if (!(dims as number[]).every((d) => d >= 1 && d <= 0xffff_ffff)) rangeError(name, 'positive integers', value);
   return Object.freeze([dims[0], dims[1] ?? 1, dims[2] ?? 1]) as readonly [number, number, number];
 }
 
@@ -44,7 +45,7 @@ function dim3(name: string, value: unknown, optional: boolean): readonly [number
 function sameDims(value: unknown, dims: readonly [number, number, number] | undefined): boolean {
   if (dims === undefined) return value === undefined;
   if (typeof value === 'number') return value === dims[0] && dims[1] === 1 && dims[2] === 1;
-  if (!Array.isArray(value) || value.length < 1 || value.length > 3) return false;
+  if (!isArray(value) || value.length < 1 || value.length > 3) return false;
   return value[0] === dims[0] && (value.length > 1 ? value[1] : 1) === dims[1] && (value.length > 2 ? value[2] : 1) === dims[2];
 }
 
@@ -96,7 +97,7 @@ export class LaunchConfig {
 
   /** The config itself, or a new one built from plain options. */
   static from(config: LaunchConfig | LaunchOptions): LaunchConfig {
-    return config instanceof LaunchConfig ? config : new LaunchConfig(config);
+    return isInstance(config, LaunchConfig) ? config : new LaunchConfig(config);
   }
 
   /**
@@ -104,15 +105,19 @@ export class LaunchConfig {
    * them can reuse it (and the checks it passed) instead of building a new one.
    */
   matches(options: unknown): boolean {
-    if (typeof options !== 'object' || options === null || options instanceof LaunchConfig) return false;
-    const o = options as LaunchOptions;
-    return (
-      sameDims(o.grid, this.grid) &&
-      sameDims(o.block, this.block) &&
-      (o.sharedMem === undefined ? 0 : o.sharedMem) === this.sharedMem &&
-      (o.cooperative === undefined ? false : o.cooperative) === this.cooperative &&
-      sameDims(o.cluster, this.cluster)
-    );
+    if (typeof options !== 'object' || options === null || isArray(options) || isInstance(options, LaunchConfig)) return false;
+    const o = options as unknown as LaunchOptions;
+    try {
+      return (
+        sameDims(o.grid, this.grid) &&
+        sameDims(o.block, this.block) &&
+        (o.sharedMem === undefined ? 0 : o.sharedMem) === this.sharedMem &&
+        (o.cooperative === undefined ? false : o.cooperative) === this.cooperative &&
+        sameDims(o.cluster, this.cluster)
+      );
+    } catch {
+      return false; // a revoked proxy, a getter that throws: refused by the full check
+    }
   }
 
   /** Total threads per block. */

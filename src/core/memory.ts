@@ -39,19 +39,42 @@ export abstract class Allocation {
   abstract release(): void;
 }
 
-class DeviceAllocation extends Allocation {
+/** @internal Device memory from a stream-ordered pool. */
+export class DeviceAllocation extends Allocation {
   readonly portable = false;
+  /** The one ArrayBuffer over the memory that CPU kernels' views share (host device only). */
+  #buffer: ArrayBuffer | undefined;
+
+  constructor(
+    device: Device,
+    ptr: bigint,
+    readonly bytes: number,
+  ) {
+    super(device, ptr);
+  }
+
+  /**
+   * An ArrayBuffer over the whole allocation, for CPU kernels on the host device: made once, so
+   * that views cost no native call, and detached when the free reaches the stream, so that a view
+   * a kernel kept empties instead of reaching freed memory.
+   */
+  hostBuffer(): ArrayBuffer {
+    return (this.#buffer ??= addon.hostView(this.ptr, this.bytes));
+  }
 
   release(): void {
     if (this.freed) return;
     this.freed = true;
     const streams = this.streams();
     const only = streams.length === 1 ? streams[0]! : undefined;
-    const ptr = this.ptr;
+    const free = (stream: Stream) => () => {
+      if (this.#buffer) addon.detachBuffer(this.#buffer);
+      stream.native.free(this.ptr);
+    };
     // Stream-ordered free: behind the work of the one stream that used it (in its queue, behind
     // queued work too), or on a completion point's stream behind all of them.
-    if (only && !only.closed) only.run(() => only.native.free(ptr));
-    else this.device.completionPoints.after(streams, (stream) => stream.run(() => stream.native.free(ptr)), () => {});
+    if (only && !only.closed) only.run(free(only));
+    else this.device.completionPoints.after(streams, (stream) => stream.run(free(stream)), () => {});
   }
 }
 
@@ -201,8 +224,8 @@ export class DeviceArray<D extends DType = DType> extends Memory<D> {
 
   /** @internal */
   static allocate<D extends DType>(stream: Stream, dtype: D, length: number): DeviceArray<D> {
-    const ptr = stream.native.alloc(Math.max(1, length) * DTYPES[dtype].size);
-    const allocation = new DeviceAllocation(stream.device, ptr);
+    const bytes = Math.max(1, length) * DTYPES[dtype].size;
+    const allocation = new DeviceAllocation(stream.device, stream.native.alloc(bytes), bytes);
     allocation.use(stream);
     const array = new DeviceArray(allocation, dtype, 0, length);
     collected.register(array, allocation, allocation);

@@ -1,7 +1,8 @@
 // Modules: cubin, fatbin or PTX images loaded on a device, and the kernels looked up in them.
 import { addon, type NativeModule } from './native.js';
-import { typeError, received } from './errors.js';
+import { checkOptions, typeError, received } from './errors.js';
 import { Kernel, type Signature } from './kernel.js';
+import { readSignature } from './packer.js';
 import { CpuLauncher, type CpuKernel } from './cpu-kernel.js';
 import type { Device } from './device.js';
 import type { Stream } from './stream.js';
@@ -107,12 +108,15 @@ export class Module {
    */
   kernel<const S extends Signature>(name: string, signature: S, options: { readonly cpu?: CpuKernel<S> } = {}): Kernel<S> {
     if (typeof name !== 'string' || name === '') typeError('name', 'a kernel name', name);
+    checkOptions('options', options);
+    const params = readSignature(signature) as S; // read once: what is checked is what is used
     if (this.#closed) typeError('module', 'a loaded Module', received('a closed Module'));
-    if (options.cpu !== undefined && typeof options.cpu !== 'function') typeError('options.cpu', 'a function', options.cpu);
+    const { cpu } = options;
+    if (cpu !== undefined && typeof cpu !== 'function') typeError('options.cpu', 'a function', cpu);
     if (!this.native) {
-      if (!options.cpu)
+      if (!cpu)
         typeError('options.cpu', `a CPU implementation of kernel '${name}' to run it on the host device`, undefined);
-      return new Kernel(this, name, new CpuLauncher(options.cpu as CpuKernel), signature, { contextual: true });
+      return new Kernel(this, name, new CpuLauncher(cpu as CpuKernel, name), params, { contextual: true });
     }
     let native;
     try {
@@ -120,7 +124,7 @@ export class Module {
     } catch (error) {
       this.device.fail(error);
     }
-    return new Kernel(this, name, native, signature);
+    return new Kernel(this, name, native, params);
   }
 
   /** @internal Notes a stream that launched kernels of this module, so `close()` waits for it. */

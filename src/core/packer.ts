@@ -1,7 +1,7 @@
 // The launch fast path's argument packer: a signature becomes straight-line code, built once,
 // that checks each argument and stores it into the kernel's preallocated argument block.
 import { DTYPES, isDType, type DType } from './dtype.js';
-import { rangeError, received, typeError } from './errors.js';
+import { isArray, isInstance, rangeError, received, typeError } from './errors.js';
 import { Memory } from './memory.js';
 import { checkScalar } from './scalar.js';
 import { isTypedPointer, pointee } from './pointer.js';
@@ -26,14 +26,37 @@ export function paramLayout(p: ParamType): { size: number; align: number } {
 }
 
 export function checkSignature(signature: unknown): asserts signature is Signature {
-  if (!Array.isArray(signature)) typeError('signature', 'an array of parameter types', signature);
-  signature.forEach((p: unknown, i) => {
-    if (p === 'ptr' || isDType(p) || isTypedPointer(p)) return;
-    const s = p as StructParam;
-    if (typeof p === 'object' && p !== null && Number.isInteger(s.struct) && s.struct > 0 &&
-        (s.align === undefined || [1, 2, 4, 8, 16].includes(s.align))) return;
+  readSignature(signature);
+}
+
+/**
+ * The signature as plain frozen data, each element and struct field read once (what is checked
+ * is what is used, whatever getters or proxies it was given as).
+ * @throws TypeError naming the signature or the element that is not a parameter type.
+ */
+export function readSignature(signature: unknown): Signature {
+  if (!isArray(signature)) typeError('signature', 'an array of parameter types', signature);
+  const params = signature.slice();
+  return Object.freeze(params.map((p: unknown, i): ParamType => {
+    if (p === 'ptr' || isDType(p) || isTypedPointer(p)) return p;
+    const struct = readStruct(p);
+    if (struct) return struct;
     typeError(`signature[${i}]`, `one of ${Object.keys(DTYPES).join(', ')}, 'ptr', 'ptr<dtype>' (e.g. 'ptr<f32>') or { struct: bytes, align? }`, p);
-  });
+  }));
+}
+
+function readStruct(p: unknown): StructParam | undefined {
+  if (typeof p !== 'object' || p === null) return undefined;
+  let struct: unknown, align: unknown;
+  try {
+    ({ struct, align } = p as StructParam);
+  } catch {
+    return undefined; // a revoked proxy, a getter that throws
+  }
+  if (typeof struct !== 'number' || !Number.isInteger(struct) || struct <= 0) return undefined;
+  if (align === undefined) return Object.freeze({ struct });
+  if (typeof align !== 'number' || ![1, 2, 4, 8, 16].includes(align)) return undefined;
+  return Object.freeze({ struct, align });
 }
 
 /** The error for argument i that failed the packer's inline check. */
@@ -42,7 +65,7 @@ export function badArgument(signature: Signature, device: Device, i: number, val
   const name = `args[${i}]`;
   if (p === 'ptr' || isTypedPointer(p)) {
     const dtype = p === 'ptr' ? undefined : pointee(p);
-    if (value instanceof Memory) {
+    if (isInstance(value, Memory)) {
       if (value.closed) typeError(name, 'open memory', received(`a closed ${value.constructor.name}`));
       if (dtype && value.dtype !== dtype) typeError(name, `memory of ${dtype} (${p})`, received(`a ${value.constructor.name} of ${value.dtype}`));
       rangeError(name, `memory of ${device}`, received(`memory of ${value.device}`));
@@ -63,7 +86,7 @@ export function badArgument(signature: Signature, device: Device, i: number, val
  * passed by its address and noted as used on the stream; a plain pointer also takes an address.
  */
 function pointer(at: number, bad: string, dtype: DType | undefined): string[] {
-  const memory = dtype ? `v instanceof Memory && v.dtype === '${dtype}'` : 'v instanceof Memory';
+  const memory = dtype ? `isMemory(v) && v.dtype === '${dtype}'` : 'isMemory(v)';
   const address = dtype ? '' : `else if (typeof v === 'bigint' && v >= 0n && v < 2n ** 64n) u64[${at / 8}] = v; `;
   return [
     `if (${memory}) { if (v.allocation.freed || (v.allocation.device !== device && !v.allocation.portable)) ${bad};`,
@@ -78,7 +101,7 @@ function pointer(at: number, bad: string, dtype: DType | undefined): string[] {
  */
 export function buildPacker(signature: Signature, offsets: number[], views: Record<string, unknown>) {
   const lines = [
-    `if (!Array.isArray(a) || a.length !== ${signature.length}) wrongCount(a);`,
+    `if (!isArray(a) || a.length !== ${signature.length}) wrongCount(a);`,
     'let v;',
   ];
   signature.forEach((p, i) => {
@@ -117,6 +140,8 @@ export function buildPacker(signature: Signature, offsets: number[], views: Reco
         lines.push(`u8.set(structBytes(${i}, v, ${p.struct}), ${at});`);
     }
   });
+  // Checks that refuse, rather than throw on, a revoked proxy among the arguments.
+  views = { ...views, isArray, isMemory: (v: unknown) => isInstance(v, Memory) };
   const names = Object.keys(views);
   // The source is assembled from fixed templates, numbers and element type names checked against
   // DTYPES: no user text reaches it.

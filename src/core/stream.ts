@@ -5,19 +5,19 @@
 import { EventEmitter } from 'eventemitter3';
 import type { NativeStream } from './native.js';
 import { addon } from './native.js';
-import { CudaError, checkCount, checkOptions, rangeError, typeError, received } from './errors.js';
+import { CudaError, checkCount, checkOptions, isInstance, rangeError, typeError, received } from './errors.js';
 import { DTYPES, checkDType, type DType } from './dtype.js';
 import { DeviceArray, Memory } from './memory.js';
 import { checkScalar, scalarBits } from './scalar.js';
 import { Event, type EventOptions } from './event.js';
 import { StreamQueue, type Command, type Pause } from './scheduler.js';
 import { SpinningWaits } from './spin-wait.js';
-import type { Device } from './device.js';
-import type { Kernel, KernelArgs, Signature } from './kernel.js';
+import { Device as DeviceClass, type Device } from './device.js';
+import { Kernel, type KernelArgs, type Signature } from './kernel.js';
 import type { LaunchConfig, LaunchOptions } from './launch-config.js';
 import {
-  checkNotCapturing, copyUserData, doneStep, hostStep, nameOf, notification, reportStepError,
-  type HostLaunchOptions, type HostStepContext, type UserData,
+  checkNotCapturing, checkTimeout, copyUserData, doneStep, hostStep, letStepTimersGo, nameOf, notification,
+  reportStepError, routedCommand, type HostLaunchOptions, type HostStepContext, type UserData,
 } from './host-steps.js';
 
 /** Events a stream emits. Use RxJS's `fromEvent(stream, 'idle')` to observe them as streams. */
@@ -37,7 +37,8 @@ export interface StreamEvents {
 /** Options for {@link Device.createStream}. */
 export interface StreamOptions {
   /**
-   * Scheduling priority; lower numbers are more urgent (CUDA's range is typically -5..0).
+   * Scheduling priority; lower numbers are more urgent. An integer that fits an int; CUDA clamps
+   * it to the device's range (typically -5..0), and {@link Stream.priority} tells the one used.
    * @default 0
    */
   readonly priority?: number;
@@ -49,6 +50,8 @@ export interface StreamOptions {
 }
 
 const NON_BLOCKING = 0x1;
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
 
 /**
  * An ordered lane of device work on one device. Create with {@link Device.createStream}.
@@ -92,7 +95,9 @@ export class Stream extends EventEmitter<StreamEvents> {
   static create(device: Device, options: StreamOptions = {}): Stream {
     checkOptions('options', options);
     const { priority = 0, nonBlocking = false } = options;
-    if (!Number.isInteger(priority)) typeError('priority', 'an integer', priority);
+    if (typeof priority !== 'number' || !Number.isInteger(priority)) typeError('priority', 'an integer', priority);
+    // The driver takes an int: a wider number would wrap around (2^31 becoming the most urgent).
+    if (priority < INT32_MIN || priority > INT32_MAX) rangeError('priority', `an integer in ${INT32_MIN}..${INT32_MAX}`, priority);
     if (typeof nonBlocking !== 'boolean') typeError('nonBlocking', 'a boolean', nonBlocking);
     try {
       return new Stream(device, new device.backend.Stream(device.native, nonBlocking ? NON_BLOCKING : 0, priority));
@@ -106,11 +111,13 @@ export class Stream extends EventEmitter<StreamEvents> {
    * a wrapped stream; `close()` only stops this object from enqueuing.
    * @param handle the CUstream, as a bigint
    * @param device the device whose primary context owns the stream
-   * @throws RangeError when the stream belongs to another context.
+   * @throws TypeError for a bad `handle` or `device`; RangeError when the stream belongs to
+   * another context.
    */
   static fromHandle(handle: bigint, device: Device): Stream {
     if (typeof handle !== 'bigint' || handle <= 0n || handle >= 2n ** 64n)
       typeError('handle', 'a CUstream handle as a non-zero bigint', handle);
+    if (!isInstance(device, DeviceClass)) typeError('device', 'a Device', device);
     device.checkUsable();
     return new Stream(device, new device.backend.Stream(device.native, 0, 0, handle));
   }
@@ -139,6 +146,14 @@ export class Stream extends EventEmitter<StreamEvents> {
     return this.#enqueued;
   }
 
+  /**
+   * @internal Counts a launch that went straight to the driver without {@link run} (the launch
+   * fast path), so that completion points see it as work enqueued after them.
+   */
+  counted(): void {
+    this.#enqueued++;
+  }
+
   /** @internal Throws unless work can be enqueued on this stream. */
   checkOpen(): void {
     if (this.#tail) throw new TypeError('Expected `stream` to be open, got a closed Stream');
@@ -164,13 +179,17 @@ export class Stream extends EventEmitter<StreamEvents> {
 
   /**
    * Copies all of `src` into `dst` (host→device, device→host or device→device), in stream order.
-   * Use `subarray` for parts of arrays.
-   * @throws TypeError for non-memory or closed arguments, RangeError for different sizes or memory
-   * of another device. Nothing is enqueued when it throws.
+   * Both have the same element type (a copy is never a silent reinterpretation: to move the bytes
+   * of an f32 array into a u32 one, reinterpret on the host, e.g. with a Uint32Array over
+   * `host.data.buffer`, or in a kernel). Use `subarray` for parts of arrays.
+   * @throws TypeError for non-memory or closed arguments, or different element types; RangeError
+   * for different lengths or memory of another device. Nothing is enqueued when it throws.
    */
-  copy(dst: Memory, src: Memory): void {
+  copy<D extends DType>(dst: Memory<D>, src: Memory<D>): void {
     this.#checkMemory('dst', dst);
     this.#checkMemory('src', src);
+    if (src.dtype !== dst.dtype)
+      typeError('src', `memory of ${dst.dtype}, as \`dst\` is`, received(`a ${src.constructor.name} of ${src.dtype}`));
     if (src.byteLength !== dst.byteLength)
       rangeError('src', `${dst.byteLength} bytes, as \`dst\` is`, received(`${src.byteLength} bytes`));
     this.checkOpen();
@@ -200,7 +219,8 @@ export class Stream extends EventEmitter<StreamEvents> {
    * @throws TypeError/RangeError naming the bad argument; CudaError when the driver refuses.
    */
   launch<S extends Signature>(kernel: Kernel<S>, config: LaunchConfig | LaunchOptions, args: KernelArgs<S>): void {
-    kernel.launchOn(this, config, args);
+    if (!isInstance(kernel, Kernel)) typeError('kernel', 'a Kernel', kernel);
+    (kernel as Kernel<S>).launchOn(this, config, args);
   }
 
   /**
@@ -211,12 +231,13 @@ export class Stream extends EventEmitter<StreamEvents> {
    * @throws TypeError for a closed event; RangeError for an event of another device.
    */
   record(options?: EventOptions | Event): Event {
-    if (options instanceof Event) {
-      if (options.closed) typeError('event', 'an open Event', received('a closed Event'));
-      if (options.device !== this.device) rangeError('event', `an event of ${this.device}`, options);
+    const given = isInstance(options, Event) ? options : undefined;
+    if (given) {
+      if (given.closed) typeError('event', 'an open Event', received('a closed Event'));
+      if (given.device !== this.device) rangeError('event', `an event of ${this.device}`, given);
     }
     this.checkOpen();
-    const event = options instanceof Event ? options : Event.create(this.device, options);
+    const event = given ?? Event.create(this.device, options as EventOptions | undefined);
     this.run(event.recordCommand(this));
     return event;
   }
@@ -228,7 +249,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    * queue, never on the device.
    */
   wait(event: Event): void {
-    if (!(event instanceof Event)) typeError('event', 'an Event', event);
+    if (!isInstance(event, Event)) typeError('event', 'an Event', event);
     if (event.device !== this.device) rangeError('event', `an event of ${this.device}`, event);
     if (event.closed) typeError('event', 'an open Event', received('a closed Event'));
     this.checkOpen();
@@ -275,8 +296,10 @@ export class Stream extends EventEmitter<StreamEvents> {
    * `fn`: a deadlock). A step that throws or rejects is reported through the stream's `error`
    * event (a process warning with code `RXCUDA_STEP_FAILED` when nobody listens) and the stream
    * goes on.
-   * @param options `userData`: bytes copied now; `fn` receives the copy.
-   * @throws TypeError for a non-function or unreadable `userData`; CudaError
+   * @param options `userData`: bytes copied now; `fn` receives the copy. `timeout`: milliseconds
+   * `fn` may take once started, after which the stream goes on without it and a
+   * `HostStepTimeoutError` goes to the `error` event (see {@link HostLaunchOptions.timeout}).
+   * @throws TypeError for a non-function or unreadable `userData`, RangeError for a bad `timeout`; CudaError
    * (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) on a stream under graph capture. Nothing is enqueued
    * when it throws.
    */
@@ -287,9 +310,10 @@ export class Stream extends EventEmitter<StreamEvents> {
     if (typeof fn !== 'function') typeError('fn', 'a function', fn);
     checkOptions('options', options);
     const data = copyUserData(options.userData);
+    const timeout = checkTimeout(options.timeout);
     this.checkOpen();
     if (!this.#queue.direct) checkNotCapturing(this, 'cuStreamAddCallback');
-    this.run(hostStep(this, () => fn(data), { kind: 'hostLaunch', name: nameOf(fn) }));
+    this.run(hostStep(this, () => fn(data), { kind: 'hostLaunch', name: nameOf(fn) }, timeout));
   }
 
   /**
@@ -317,13 +341,14 @@ export class Stream extends EventEmitter<StreamEvents> {
    */
   launchHostFunction(fn: bigint, userData: bigint | Memory = 0n): void {
     if (typeof fn !== 'bigint' || fn <= 0n || fn >= 2n ** 64n) typeError('fn', 'a CUhostFn pointer as a non-zero bigint', fn);
-    if (userData instanceof Memory) this.#checkMemory('userData', userData);
+    const memory = isInstance<Memory>(userData, Memory) ? userData : undefined;
+    if (memory) this.#checkMemory('userData', memory);
     else if (typeof userData !== 'bigint' || userData < 0n || userData >= 2n ** 64n)
       typeError('userData', 'a pointer as a bigint, or memory', userData);
     this.checkOpen();
-    const data = userData instanceof Memory ? userData.ptr : userData;
+    const data = memory ? memory.ptr : (userData as bigint);
     this.run(() => this.native.hostFunction(fn, data));
-    if (userData instanceof Memory) userData.allocation.use(this);
+    memory?.allocation.use(this);
   }
 
   /**
@@ -402,7 +427,7 @@ export class Stream extends EventEmitter<StreamEvents> {
   run(command: Command): void {
     this.#enqueued++;
     try {
-      this.#queue.run(command);
+      this.#queue.run(this.#queue.direct ? command : routedCommand(this, command));
     } catch (error) {
       this.device.fail(error);
     }
@@ -428,6 +453,7 @@ export class Stream extends EventEmitter<StreamEvents> {
       // A broken context (a sticky error): nothing runs on it any more anyway.
     }
     this.#spins.close();
+    letStepTimersGo(this);
   }
 
   [Symbol.dispose](): void {
@@ -444,7 +470,7 @@ export class Stream extends EventEmitter<StreamEvents> {
   }
 
   #checkMemory(name: string, memory: Memory): void {
-    if (!(memory instanceof Memory)) typeError(name, 'a DeviceArray or HostArray', memory);
+    if (!isInstance(memory, Memory)) typeError(name, 'a DeviceArray or HostArray', memory);
     if (memory.closed) typeError(name, `open memory`, received(`a closed ${memory.constructor.name}`));
     if (memory instanceof DeviceArray && memory.device !== this.device)
       rangeError(name, `memory of ${this.device}`, received(`memory of ${memory.device}`));

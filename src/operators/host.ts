@@ -1,6 +1,18 @@
 import { Observable, type OperatorFunction } from 'rxjs';
+import { checkOptions, typeError, type HostStepTimeoutError } from '../core/errors.js';
+import { checkTimeout } from '../core/host-steps.js';
 import { operate } from './operate.js';
 import { PipelineError, type Work } from './work.js';
+
+/** Options for {@link host}. */
+export interface HostOptions {
+  /**
+   * Milliseconds a step may take once started; past it the lane goes on without it and the
+   * subscriber gets a PipelineError whose `cause` is a {@link HostStepTimeoutError}.
+   * @default undefined (no timeout)
+   */
+  readonly timeout?: number;
+}
 
 /**
  * Runs `fn` on the main thread in the value's stream order: after the device work enqueued for
@@ -9,13 +21,20 @@ import { PipelineError, type Work } from './work.js';
  *
  * @example
  * host((w) => { histogram.add(w.results.stats); })
+ * host((w) => labels.lookup(w.index), { timeout: 5_000 }) // gives a lookup up after 5 s
  *
  * @param fn the step; it must not wait for device work of the value's own stream.
+ * @param options `timeout`: milliseconds each step may take once started.
  * @returns an operator that re-emits each {@link Work} after enqueuing the step.
- * @throws PipelineError (to the subscriber) when `fn` throws or rejects; the stream goes on.
+ * @throws PipelineError (to the subscriber) when `fn` throws, rejects or times out; the stream
+ * goes on. TypeError/RangeError (at once) for a non-function `fn` or a bad `timeout`.
  * @see Stream.hostLaunch
  */
-export function host<T, B, R>(fn: (work: Work<T, B, R>) => unknown): OperatorFunction<Work<T, B, R>, Work<T, B, R>> {
+export function host<T, B, R>(fn: (work: Work<T, B, R>) => unknown, options: HostOptions = {}): OperatorFunction<Work<T, B, R>, Work<T, B, R>> {
+  if (typeof fn !== 'function') typeError('fn', 'a function', fn);
+  checkOptions('options', options);
+  const timeout = checkTimeout(options.timeout);
+  const stepOptions = timeout === undefined ? {} : { timeout };
   return (source) =>
     new Observable((subscriber) =>
       operate('host', source, subscriber, (work) => {
@@ -27,7 +46,7 @@ export function host<T, B, R>(fn: (work: Work<T, B, R>) => unknown): OperatorFun
             subscriber.error(new PipelineError('host', work.index, error));
           }
           work.lane.pool.timeline?.host(work.lane.index, work.index, 'host', start);
-        });
+        }, stepOptions);
         subscriber.next(work);
       }),
     );

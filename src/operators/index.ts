@@ -2,7 +2,7 @@
 export { onStreams, lanesFrom, framesFrom, type FramesOptions } from './on-streams.js';
 export { upload, type UploadSource, type DTypeOfSource } from './upload.js';
 export { launch, type LaunchOperatorOptions } from './launch.js';
-export { host } from './host.js';
+export { host, type HostOptions } from './host.js';
 export { download, type DownloadOptions, type LendOptions } from './download.js';
 export { completed } from './completed.js';
 export { fanOut } from './fan-out.js';

@@ -2,6 +2,7 @@
 // and pinned memory reused from value to value, and the bound on values in flight.
 import type { DType } from '../core/dtype.js';
 import type { Device } from '../core/device.js';
+import { checkOptions, rangeError } from '../core/errors.js';
 import { HostArray, type DeviceArray, type Memory } from '../core/memory.js';
 import type { Event } from '../core/event.js';
 import type { Stream } from '../core/stream.js';
@@ -130,9 +131,11 @@ export class LanePool {
   #created = 0;
 
   constructor(device: Device, options: LanePoolOptions = {}) {
-    const { lanes = 2, inFlight = lanes * 2 } = options;
-    if (!Number.isInteger(lanes) || lanes < 1) throw new RangeError(`Expected \`lanes\` to be a positive integer, got ${lanes}`);
-    if (!Number.isInteger(inFlight) || inFlight < 1) throw new RangeError(`Expected \`inFlight\` to be a positive integer, got ${inFlight}`);
+    checkOptions('options', options);
+    const { lanes = 2 } = options;
+    if (typeof lanes !== 'number' || !Number.isInteger(lanes) || lanes < 1) rangeError('lanes', 'a positive integer', lanes);
+    const { inFlight = lanes * 2 } = options;
+    if (typeof inFlight !== 'number' || !Number.isInteger(inFlight) || inFlight < 1) rangeError('inFlight', 'a positive integer', inFlight);
     this.device = device;
     this.bound = inFlight;
     this.timeline = options.timeline;

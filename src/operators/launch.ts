@@ -1,6 +1,7 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import type { Kernel, KernelArgs, LaunchExtras, Signature } from '../core/kernel.js';
+import { Kernel, type KernelArgs, type LaunchExtras, type Signature } from '../core/kernel.js';
 import { LaunchHooks, type LaunchHook } from '../core/launch-hooks.js';
+import { typeError } from '../core/errors.js';
 import type { LaunchConfig, LaunchOptions } from '../core/launch-config.js';
 import { attached, operate } from './operate.js';
 import { PipelineError, type Work } from './work.js';
@@ -23,8 +24,10 @@ import type { NamedIn, With } from './slots.js';
  * kernel's (see {@link onLaunch}).
  * @returns an operator that re-emits each {@link Work} after enqueuing the launch.
  * @throws PipelineError (to the subscriber) with the kernel's name and the value's index when
- * the arguments are refused, a hook fails (a LaunchHookError as its cause), the launch fails, or
- * the kernel's specialization does not compile; nothing is enqueued for that value.
+ * the arguments are refused, a hook fails (a LaunchHookError as its cause), the launch fails (on
+ * the host device, also when the kernel's CPU implementation throws), or the kernel's
+ * specialization does not compile; nothing is enqueued for that value. TypeError (at once) for a
+ * non-kernel or a non-function `configure`.
  * @see Stream.launch
  */
 export function launch<T, B, R, S extends Signature, const A extends KernelArgs<S>>(
@@ -32,6 +35,8 @@ export function launch<T, B, R, S extends Signature, const A extends KernelArgs<
   configure: (work: Work<T, B, R>) => { readonly config: LaunchConfig | LaunchOptions; readonly args: A },
   options: LaunchOperatorOptions<S> = {},
 ): OperatorFunction<Work<T, B, R>, Work<T, With<B, NamedIn<A>>, R>> {
+  if (!(kernel instanceof Kernel)) typeError('kernel', 'a Kernel', kernel);
+  if (typeof configure !== 'function') typeError('configure', 'a function', configure);
   const name = `launch(${kernel.name})`;
   let hooks: LaunchHooks | undefined;
   for (const hook of options.hooks ?? []) (hooks ??= new LaunchHooks()).add(hook as unknown as LaunchHook);

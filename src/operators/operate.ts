@@ -1,13 +1,16 @@
 // The one subscription shape every operator shares: values in, errors and completion passed on,
 // and every throw of the operator's own code turned into a PipelineError for the subscriber.
 import type { Observable, Subscriber } from 'rxjs';
+import { routingFailures } from '../core/host-steps.js';
 import { PipelineError } from './work.js';
 import type { AnyWork } from './slots.js';
 
 /**
  * Subscribes `subscriber` to `source`, calling `next` for each value. An operator that emits
  * later (after device work) counts what it still owes with `later()`, and the subscriber
- * completes only when the source has and nothing is owed.
+ * completes only when the source has and nothing is owed. What `next` enqueues that fails later
+ * (a CPU kernel that throws, a step that times out, a queued command the driver refuses) reaches
+ * the subscriber as a PipelineError of this operator and value, not the stream's `error` event.
  */
 export function operate<W extends AnyWork, O>(
   name: string,
@@ -26,10 +29,15 @@ export function operate<W extends AnyWork, O>(
   };
   return source.subscribe({
     next: (work) => {
-      try {
-        next(work, later);
-      } catch (error) {
+      const fail = (error: unknown) => {
+        if (subscriber.closed) return false;
         subscriber.error(new PipelineError(name, work.index, error));
+        return true;
+      };
+      try {
+        routingFailures(fail, () => next(work, later));
+      } catch (error) {
+        fail(error);
       }
     },
     error: (error) => subscriber.error(error),

@@ -1,11 +1,20 @@
 // The envelope a value travels in through a GPU pipeline: the value, its lane (stream), the
 // device resources attached to it, and the count of operators still holding it.
 import type { DType } from '../core/dtype.js';
-import { RxcudaError } from '../core/errors.js';
+import { RxcudaError, describeFailure } from '../core/errors.js';
 import type { DeviceArray, Memory } from '../core/memory.js';
 import type { Stream } from '../core/stream.js';
 import type { Lane } from './lane-pool.js';
 import type { NamedArray } from './slots.js';
+
+/** What a cause says, whatever was thrown (a value String() refuses included). */
+function messageOf(cause: unknown): string {
+  try {
+    return cause instanceof Error ? String(cause.message) : String(cause);
+  } catch {
+    return describeFailure(cause);
+  }
+}
 
 /**
  * A pipeline failure, with where it happened and for which value; `cause` is what was thrown
@@ -20,7 +29,7 @@ export class PipelineError extends RxcudaError {
   readonly index: number;
 
   constructor(operator: string, index: number, cause: unknown) {
-    super(`${operator} failed for value #${index}: ${cause instanceof Error ? cause.message : String(cause)}`, undefined, { cause });
+    super(`${operator} failed for value #${index}: ${messageOf(cause)}`, undefined, { cause });
     this.operator = operator;
     this.index = index;
   }

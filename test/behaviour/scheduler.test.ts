@@ -144,6 +144,22 @@ describeBackends('the scheduler', (getDevice, backend) => {
     s.close();
   });
 
+  it('counts launches that went straight to the driver: idle waits for a kernel enqueued after a completion point', async () => {
+    const device = getDevice();
+    const { spin } = await testKernels(device);
+    const s = device.createStream();
+    const idleAt: number[] = [];
+    const start = performance.now();
+    s.on('idle', () => idleAt.push(performance.now() - start));
+    const first = s.synchronized();
+    s.launch(spin, one, [100_000_000n]); // direct: after the completion point
+    await first;
+    await s.synchronized();
+    expect(idleAt).toHaveLength(1);
+    expect(idleAt[0]).toBeGreaterThanOrEqual(90);
+    s.close();
+  });
+
   it('makes device-wide calls while 100 streams are held, none blocking the main thread past 50 ms', async () => {
     const device = getDevice();
     const { store } = await testKernels(device);

@@ -53,6 +53,7 @@ export function fakeStream(device: Device, handle = 0x1234_5678_9abcn) {
   const stream = {
     device,
     direct: true,
+    counted() {},
     lo: Number(handle & 0xffffffffn),
     hi: Number(handle >> 32n),
     checkOpen() { if (closed) throw new TypeError('Expected `stream` to be open, got a closed Stream'); },

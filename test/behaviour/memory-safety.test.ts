@@ -1,0 +1,195 @@
+// Memory safety of kernels on the host device and of launch arguments: views of freed device
+// memory are emptied, arguments are read at launch, and a CPU kernel that throws is reported.
+import { afterEach, beforeAll, expect, it } from 'vitest';
+import { firstValueFrom, range, toArray } from 'rxjs';
+import {
+  LanePool, PipelineError, download, launch, onStreams,
+  type Device, type HostStepContext, type Kernel, type Stream,
+} from '../../src/index.js';
+import { describeBackends } from '../support/backends.js';
+import { testKernels } from '../support/kernels.js';
+
+type Store = Kernel<readonly ['ptr', 'u32']>;
+const one = { grid: 1, block: 1 };
+
+describeBackends('launch arguments', (getDevice) => {
+  let device: Device;
+  let store: Store;
+  const streams: Stream[] = [];
+  beforeAll(async () => {
+    device = getDevice();
+    ({ store } = await testKernels(device));
+  });
+  afterEach(() => streams.splice(0).forEach((s) => s.close()));
+  const stream = () => {
+    const s = device.createStream({ nonBlocking: true });
+    streams.push(s);
+    return s;
+  };
+
+  for (const queued of [false, true]) {
+    it(`are what the kernel sees though the array changes after launch() (${queued ? 'queued' : 'direct'} stream)`, async () => {
+      const s = stream();
+      const [a, b] = [device.allocHost('u32', 1), device.allocHost('u32', 1)];
+      let release = () => {};
+      const started = new Promise<void>((ran) => {
+        if (!queued) return ran();
+        s.hostLaunch(() => new Promise<void>((r) => ((release = r), ran())));
+      });
+      expect(s.direct).toBe(!queued);
+      const args: [typeof a, number] = [a, 7];
+      s.launch(store, one, args);
+      args[0] = b;
+      args[1] = 9;
+      await started;
+      release();
+      await s.synchronized();
+      expect([a.data[0], b.data[0]]).toEqual([7, 0]);
+    });
+  }
+});
+
+describeBackends('launch arguments read twice', (getDevice, backend) => {
+  it.skipIf(backend === 'cuda')('never hand a CPU kernel memory other than what was checked (direct and queued)', async () => {
+    const device = getDevice();
+    const seen: number[] = [];
+    const module = await device.compile('x');
+    const peek = module.kernel('peek', ['ptr<u32>'], { cpu: (_, [x]) => void seen.push(x.length) });
+    const s = device.createStream();
+    const errors: unknown[] = [];
+    s.on('error', (e) => void errors.push(e));
+    const good = s.alloc('u32', 4);
+    const freed = s.alloc('u32', 1 << 20);
+    freed.close();
+    /** An argument array that answers `good` to the first read and freed memory after. */
+    const twoFaced = () => {
+      let reads = 0;
+      return Object.defineProperty([undefined], 0, { get: () => (reads++ === 0 ? good : freed) }) as unknown as [typeof good];
+    };
+    expect(() => s.launch(peek, one, twoFaced())).toThrow(
+      new TypeError('Expected `args[0]` to be the value it was when checked (read once), got another value on a second read'),
+    );
+    let release!: () => void;
+    s.hostLaunch(() => new Promise<void>((r) => (release = r)));
+    s.launch(peek, one, twoFaced());
+    await new Promise((r) => setTimeout(r, 10));
+    release();
+    await s.synchronized();
+    expect(seen).toEqual([]); // the kernel never ran with unchecked memory
+    expect(errors.map(String)).toEqual([
+      'TypeError: Expected `args[0]` to be the value it was when checked (read once), got another value on a second read',
+    ]);
+    s.close();
+  });
+});
+
+describeBackends('CPU kernels that throw', (getDevice, backend) => {
+  let device: Device;
+  let thrower: Kernel<readonly ['ptr<u32>', 'u32']>;
+  let store: Store;
+  const pools: LanePool[] = [];
+  beforeAll(async () => {
+    device = getDevice();
+    ({ store } = await testKernels(device));
+    const module = await device.compile('extern "C" __global__ void fails(unsigned* x, unsigned v) { x[0] = v; }');
+    thrower = module.kernel('fails', ['ptr<u32>', 'u32'], {
+      cpu: (_, [x, v]) => {
+        if (v === 13) throw new Error('unlucky');
+        x[0] = v;
+      },
+    });
+  });
+  afterEach(() => pools.splice(0).forEach((p) => p.close()));
+
+  it.skipIf(backend === 'cuda')('reach a plain stream\'s error event, naming the launch, and the stream goes on', async () => {
+    const s = device.createStream();
+    const errors: [unknown, HostStepContext][] = [];
+    s.on('error', (e, c) => void errors.push([e, c]));
+    const x = device.allocHost('u32', 1);
+    s.launch(thrower, one, [x, 13]);
+    s.launch(store, one, [x, 5]);
+    await s.synchronized();
+    s.close();
+    expect(x.data[0]).toBe(5);
+    expect(errors).toEqual([[new Error('unlucky'), { kind: 'launch', name: 'fails' }]]);
+  });
+
+  it.skipIf(backend === 'cuda')('reach the subscriber as a PipelineError naming launch(...), with no value emitted after', async () => {
+    const pool = new LanePool(device, { lanes: 1 });
+    pools.push(pool);
+    const emitted: number[] = [];
+    const error = await firstValueFrom(
+      range(10, 6).pipe(
+        onStreams(pool),
+        launch(thrower, (w) => ({ config: one, args: [w.device('u32', 1, 'x'), w.value] })),
+        download((w) => w.buffers.x, 'x'),
+        toArray(),
+      ),
+      { defaultValue: [] },
+    ).then((values) => values.forEach((w) => emitted.push(w.results.x[0]!)), (e: unknown) => e);
+    expect(error).toBeInstanceOf(PipelineError);
+    expect([(error as PipelineError).operator, (error as PipelineError).index]).toEqual(['launch(fails)', 3]);
+    expect(((error as PipelineError).cause as Error).message).toBe('unlucky');
+    expect(emitted).toEqual([]);
+  });
+});
+
+describeBackends('views of device memory given to CPU kernels', (getDevice, backend) => {
+  let device: Device;
+  let keep: Kernel<readonly ['ptr<f32>']>;
+  const kept: Float32Array[] = [];
+  beforeAll(async () => {
+    device = getDevice();
+    const module = await device.compile('extern "C" __global__ void keep(float* x) { x[0] = 1; }');
+    keep = module.kernel('keep', ['ptr<f32>'], { cpu: (_, [x]) => void kept.push(x) });
+  });
+
+  it.skipIf(backend === 'cuda')('are emptied when the array is freed, views of subarrays too', async () => {
+    const s = device.createStream();
+    const array = s.alloc('f32', 64);
+    s.launch(keep, one, [array]);
+    s.launch(keep, one, [array.subarray(16, 32)]);
+    await s.synchronized();
+    const [whole, part] = kept.splice(0);
+    expect([whole!.length, part!.length]).toEqual([64, 16]);
+    whole![0] = 1; // usable while the array is
+    array.close();
+    await s.synchronized();
+    expect([whole!.length, whole!.byteLength, part!.length]).toEqual([0, 0, 0]);
+    whole![0] = 42; // out of bounds now: ignored, not written into freed memory
+    expect(whole![0]).toBeUndefined();
+    s.close();
+  });
+
+  it.skipIf(backend === 'cuda')('stay usable until the free reaches the stream, behind the work before it', async () => {
+    const s = device.createStream();
+    const array = s.alloc('f32', 4);
+    let release!: () => void;
+    let seen = -1;
+    const slow = (await device.compile('x')).kernel('slow', ['ptr<f32>'], {
+      cpu: async (_, [x]) => {
+        await new Promise<void>((r) => (release = r));
+        x[1] = 3;
+        seen = x.length;
+      },
+    });
+    s.launch(slow, one, [array]);
+    array.close(); // stream-ordered: behind the kernel that still uses it
+    await new Promise((r) => setTimeout(r, 10));
+    release();
+    await s.synchronized();
+    expect(seen).toBe(4);
+    s.close();
+  });
+
+  it.skipIf(backend === 'cuda')('cost one buffer per allocation, however many launches', async () => {
+    const s = device.createStream();
+    const array = s.alloc('f32', 8);
+    for (let i = 0; i < 1000; i++) s.launch(keep, one, [array]);
+    await s.synchronized();
+    const views = kept.splice(0);
+    expect(new Set(views.map((v) => v.buffer)).size).toBe(1);
+    array.close();
+    s.close();
+  });
+});
