@@ -235,7 +235,7 @@ export class Kernel<S extends Signature = Signature> {
       rangeError('stream', `a stream of ${this.module.device}`, received(`a stream of ${stream.device}`));
     let checked = this.#lastConfig;
     // The same LaunchConfig, or plain options that say the same as the last one: nothing to check.
-    if (config !== checked && !checked?.matches(config)) {
+    if (checked === undefined || (config !== checked && !checked.matches(config))) {
       checked = LaunchConfig.from(config);
       checked.checkFor(stream.device);
       this.#header.set(checked.header);
@@ -264,6 +264,7 @@ export class Kernel<S extends Signature = Signature> {
 
   /** A launch with a context: hooks in their order, then the (replacement) kernel's launch. */
   #launchInContext(stream: Stream, config: LaunchConfig, args: KernelArgs<S>, extras: LaunchExtras | undefined): void {
+    if (!isArray(args)) typeError('args', 'an array of kernel arguments', args);
     let context = new LaunchContext<S>(this, config, stream, args);
     if (globalHooks.size > 0) context = globalHooks.run(context);
     if (this.#hooked > 0) context = this.#hooks!.run(context);

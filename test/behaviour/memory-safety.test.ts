@@ -66,19 +66,17 @@ describeBackends('launch arguments read twice', (getDevice, backend) => {
       let reads = 0;
       return Object.defineProperty([undefined], 0, { get: () => (reads++ === 0 ? good : freed) }) as unknown as [typeof good];
     };
-    expect(() => s.launch(peek, one, twoFaced())).toThrow(
-      new TypeError('Expected `args[0]` to be the value it was when checked (read once), got another value on a second read'),
-    );
+    // A CPU kernel's launch reads its arguments once, into the launch's context, and packs and
+    // runs that copy: what the kernel gets is what was checked.
+    s.launch(peek, one, twoFaced());
     let release!: () => void;
     s.hostLaunch(() => new Promise<void>((r) => (release = r)));
     s.launch(peek, one, twoFaced());
     await new Promise((r) => setTimeout(r, 10));
     release();
     await s.synchronized();
-    expect(seen).toEqual([]); // the kernel never ran with unchecked memory
-    expect(errors.map(String)).toEqual([
-      'TypeError: Expected `args[0]` to be the value it was when checked (read once), got another value on a second read',
-    ]);
+    expect(seen).toEqual([4, 4]); // the checked array, never the freed one
+    expect(errors).toEqual([]);
     s.close();
   });
 });
