@@ -129,6 +129,19 @@ void pinLibrary() {
   });
 }
 
+// completionCounts() -> { pending, records, roads }: this environment's records not drained yet,
+// and the records and completion roads alive in the whole process (for tests).
+Napi::Value completionCounts(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Completion* road = Addon::of(env).completion;
+  Completion::Counts counts = Completion::counts();
+  auto out = Napi::Object::New(env);
+  out["pending"] = Napi::Number::New(env, road ? road->pending() : 0);
+  out["records"] = Napi::Number::New(env, static_cast<double>(counts.records));
+  out["roads"] = Napi::Number::New(env, static_cast<double>(counts.roads));
+  return out;
+}
+
 Napi::Object initModule(Napi::Env env, Napi::Object exports) {
   pinLibrary();
   env.SetInstanceData(new Addon());
@@ -136,6 +149,7 @@ Napi::Object initModule(Napi::Env env, Napi::Object exports) {
   exports["driverInfo"] = Napi::Function::New(env, driverInfo, "driverInfo");
   exports["describeError"] = Napi::Function::New(env, describeError, "describeError");
   exports["detachBuffer"] = Napi::Function::New(env, detachBuffer, "detachBuffer");
+  exports["completionCounts"] = Napi::Function::New(env, completionCounts, "completionCounts");
   DeviceObject::define(env, exports);
   StreamObject::define(env, exports);
   EventObject::define(env, exports);
