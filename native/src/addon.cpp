@@ -32,6 +32,14 @@ void Addon::throwCuda(Napi::Env env, cu::Result r, const char* call) const {
                                         Napi::String::New(env, message)}));
 }
 
+void Addon::throwCuda(Napi::Env env, cu::Result r, const char* call,
+                      const std::string& message) const {
+  throw Napi::Error(env, cudaError.New({Napi::Number::New(env, r),
+                                        Napi::String::New(env, cu::errorName(r)),
+                                        Napi::String::New(env, call),
+                                        Napi::String::New(env, message)}));
+}
+
 void Addon::throwNvrtc(Napi::Env env, int code, const std::string& message,
                        const std::string& log) const {
   throw Napi::Error(env, nvrtcError.New({Napi::Number::New(env, code),
@@ -41,12 +49,7 @@ void Addon::throwNvrtc(Napi::Env env, int code, const std::string& message,
 
 const cu::Driver& Addon::driver(Napi::Env env) const {
   const cu::Driver& d = cu::driver();
-  if (!d.problem.empty()) {
-    throw Napi::Error(env, cudaError.New({Napi::Number::New(env, d.unavailable),
-                                          Napi::String::New(env, cu::errorName(d.unavailable)),
-                                          Napi::String::New(env, "cuInit"),
-                                          Napi::String::New(env, d.problem)}));
-  }
+  if (!d.problem.empty()) throwCuda(env, d.unavailable, "cuInit", d.problem);
   return d;
 }
 

@@ -7,6 +7,7 @@
 
 #include "completion.hpp"
 #include "cuda/driver.hpp"
+#include "host/pool.hpp"
 #include "spinner.hpp"
 
 namespace rxcuda {
@@ -16,6 +17,13 @@ struct Addon {
   Completion* completion = nullptr;
   std::unique_ptr<Spinner> spinner;  // started by the first low-latency wait
   cu::Context current = nullptr;  // the context last made current on this thread
+  std::shared_ptr<host::Pool> hostPool;  // runs host streams; started by the first one
+  size_t hostStreams = 0;                // host streams created and not destroyed
+
+  // Host streams' work still runs after the environment has gone; the pool's threads then end.
+  ~Addon() {
+    if (hostPool) hostPool->close();
+  }
 
   static Addon& of(Napi::Env env) { return *env.GetInstanceData<Addon>(); }
 
@@ -26,6 +34,9 @@ struct Addon {
     if (r != cu::kSuccess) throwCuda(env, r, call);
   }
   [[noreturn]] void throwCuda(Napi::Env env, cu::Result r, const char* call) const;
+  // The same with a message of rxcuda's own (the host backend's errors).
+  [[noreturn]] void throwCuda(Napi::Env env, cu::Result r, const char* call,
+                              const std::string& message) const;
   [[noreturn]] void throwNvrtc(Napi::Env env, int code, const std::string& message,
                                const std::string& log) const;
   // The driver table, or a CudaError that says why there is none.

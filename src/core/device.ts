@@ -83,8 +83,8 @@ export class Device {
   }
 
   /**
-   * The host device: the CPU as a reference backend. Its streams are worker threads that run
-   * their commands in order, its memory is host memory, and events, host steps and completions
+   * The host device: the CPU as a reference backend. Its streams run their commands in order on a
+   * few threads per environment (a stream costs no thread of its own; at most 65536 are open), its memory is host memory, and events, host steps and completions
    * behave as on a GPU. Kernels run there when they have a CPU implementation.
    */
   static host(): Device {

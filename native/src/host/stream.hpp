@@ -1,11 +1,15 @@
-// The host backend's stream: the same methods as the CUDA StreamObject, executed in order by a
-// worker thread (host/queue.hpp) on host memory.
+// The host backend's stream: the same methods as the CUDA StreamObject, executed in order by the
+// environment's pool threads (host/queue.hpp, host/pool.hpp) on host memory.
 #pragma once
 #include <napi.h>
 
 #include <memory>
 
 #include "queue.hpp"
+
+namespace rxcuda {
+struct Addon;
+}
 
 namespace rxcuda::host {
 
@@ -36,8 +40,11 @@ class HostStream : public Napi::ObjectWrap<HostStream> {
   Napi::Value fill(const Napi::CallbackInfo& info);
 
   void pushNotify(Napi::Env env, const Napi::Value& id);
+  // Counts the stream out of its environment's open streams, once.
+  void forget();
 
   std::shared_ptr<Queue> queue_;
+  Addon* addon_ = nullptr;  // while counted among the environment's open streams
   int priority_ = 0;
   unsigned flags_ = 0;
 };
