@@ -39,6 +39,7 @@ describe('host streams', () => {
 
   it('keeps other streams running while more host functions block than the pool has threads', async () => {
     const device = Device.host();
+    const before = threads();
     const flag = device.allocHost('u32', 1);
     const blocked = Array.from({ length: 24 }, () => device.createStream());
     for (const s of blocked) s.launchHostFunction(helpers.waitForWord, flag);
@@ -48,8 +49,14 @@ describe('host streams', () => {
     await free.synchronized();
     expect(counter.data[0]).toBe(100);
     expect(blocked.every((s) => !s.query())).toBe(true);
+    // A thread per blocked host function while they block (the pool's idle ones, at most 8, among them).
+    expect(threads() - before).toBeGreaterThanOrEqual(24 - 8);
     flag.data[0] = 1;
     await Promise.all(blocked.map((s) => s.synchronized()));
+    // The threads that stood in for them end once they are back.
+    for (const deadline = Date.now() + 5000; threads() - before >= 16 && Date.now() < deadline; )
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(threads() - before).toBeLessThan(16);
     for (const s of [...blocked, free]) s.close();
   });
 

@@ -48,8 +48,12 @@ void Pool::grow(std::unique_lock<std::mutex>&, bool mustStart) {
 void Pool::work() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    // A thread started while another was in a host function ends when that one is back.
-    if (threads_ - blocked_ > size_) break;
+    // A thread started while another was in a host function ends when that one is back; a
+    // stream made ready meanwhile may have counted on it, so an idle thread takes over.
+    if (threads_ - blocked_ > size_) {
+      if (!queues_.empty()) ready_.notify_one();
+      break;
+    }
     if (!queues_.empty()) {
       std::shared_ptr<Queue> queue = std::move(queues_.front());
       queues_.pop_front();
