@@ -18,7 +18,6 @@ struct Addon {
   std::unique_ptr<Spinner> spinner;  // started by the first low-latency wait
   cu::Context current = nullptr;  // the context last made current on this thread
   std::shared_ptr<host::Pool> hostPool;  // runs host streams; started by the first one
-  size_t hostStreams = 0;                // host streams created and not destroyed
 
   // Host streams' work still runs after the environment has gone; the pool's threads then end.
   ~Addon() {

@@ -28,10 +28,13 @@ void Pool::close() {
   ready_.notify_all();
 }
 
-size_t Pool::threads() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return threads_;
+bool Pool::open(size_t most) {
+  if (streams_ >= most) return false;
+  streams_++;
+  return true;
 }
+
+void Pool::closed() { streams_--; }
 
 void Pool::grow(std::unique_lock<std::mutex>&, bool mustStart) {
   if (threads_ - blocked_ >= size_) return;

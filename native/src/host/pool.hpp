@@ -47,8 +47,10 @@ class Pool : public std::enable_shared_from_this<Pool> {
     Pool& pool_;
   };
 
-  // Threads alive now (for tests).
-  size_t threads() const;
+  // Counts a stream in, unless `most` are open already (main thread; false then).
+  bool open(size_t most);
+  // Counts a stream out.
+  void closed();
 
  private:
   explicit Pool(size_t size) : size_(size) {}
@@ -65,6 +67,7 @@ class Pool : public std::enable_shared_from_this<Pool> {
   size_t idle_ = 0;     // waiting for a ready stream
   size_t blocked_ = 0;  // inside a host function
   bool closed_ = false;
+  size_t streams_ = 0;  // open streams (main thread only)
 };
 
 }  // namespace rxcuda::host

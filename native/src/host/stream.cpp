@@ -53,10 +53,6 @@ HostStream::HostStream(const Napi::CallbackInfo& info) : Napi::ObjectWrap<HostSt
   flags_ = info[1].As<Napi::Number>().Uint32Value();
   priority_ = info[2].As<Napi::Number>().Int32Value();
   Addon& addon = Addon::of(env);
-  if (addon.hostStreams >= kMaxStreams)
-    addon.throwCuda(env, cu::kErrorOutOfMemory, "cuStreamCreate",
-                    "the host device has " + std::to_string(kMaxStreams) +
-                        " open streams, its most; close some first");
   if (!addon.hostPool) addon.hostPool = Pool::create(poolSize());
   try {
     addon.hostPool->reserve();
@@ -64,17 +60,20 @@ HostStream::HostStream(const Napi::CallbackInfo& info) : Napi::ObjectWrap<HostSt
     addon.throwCuda(env, cu::kErrorOutOfMemory, "cuStreamCreate",
                     std::string("the host device could not start a thread: ") + e.what());
   }
-  queue_ = Queue::create(addon.hostPool);
-  addon_ = &addon;
-  addon.hostStreams++;
+  if (!addon.hostPool->open(kMaxStreams))
+    addon.throwCuda(env, cu::kErrorOutOfMemory, "cuStreamCreate",
+                    "the host device has " + std::to_string(kMaxStreams) +
+                        " open streams, its most; close some first");
+  pool_ = addon.hostPool;
+  queue_ = Queue::create(pool_);
 }
 
 // Queued work still runs, as on a CUDA stream: the pool holds the queue until it has.
 HostStream::~HostStream() { forget(); }
 
 void HostStream::forget() {
-  if (addon_) addon_->hostStreams--;
-  addon_ = nullptr;
+  if (pool_) pool_->closed();
+  pool_ = nullptr;
 }
 
 Napi::Value HostStream::handle(const Napi::CallbackInfo& info) {

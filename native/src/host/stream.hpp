@@ -5,11 +5,8 @@
 
 #include <memory>
 
+#include "pool.hpp"
 #include "queue.hpp"
-
-namespace rxcuda {
-struct Addon;
-}
 
 namespace rxcuda::host {
 
@@ -43,8 +40,8 @@ class HostStream : public Napi::ObjectWrap<HostStream> {
   // Counts the stream out of its environment's open streams, once.
   void forget();
 
+  std::shared_ptr<Pool> pool_;  // counts this stream among its open ones until forget()
   std::shared_ptr<Queue> queue_;
-  Addon* addon_ = nullptr;  // while counted among the environment's open streams
   int priority_ = 0;
   unsigned flags_ = 0;
 };
