@@ -56,7 +56,9 @@ const probe = `
   console.log(JSON.stringify({ info, get, defaultKind, compile, hostWorks: ran }));
 `;
 
-const hasCompiler = spawnSync('cc', ['--version']).status === 0;
+// The compiler runs without the sanitizer runtime that scripts/asan.sh preloads into everything.
+const compilerEnv = { ...process.env, LD_PRELOAD: '' };
+const hasCompiler = spawnSync('cc', ['--version'], { env: compilerEnv }).status === 0;
 let dir: string;
 /** `entries`: 2 gives cuInit and the error strings, 1 cuInit only, 0 no entry point at all. */
 const variants = [
@@ -84,7 +86,7 @@ beforeAll(() => {
     const out = libraryDir(code, entries);
     mkdirSync(out);
     execFileSync('cc', ['-shared', '-fPIC', `-DINIT_RESULT=${code}`, `-DENTRIES=${entries}`,
-      '-o', join(out, 'libcuda.so.1'), join(dir, 'fake.c')]);
+      '-o', join(out, 'libcuda.so.1'), join(dir, 'fake.c')], { env: compilerEnv });
   }
 });
 
