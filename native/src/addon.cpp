@@ -32,6 +32,14 @@ void Addon::throwCuda(Napi::Env env, cu::Result r, const char* call) const {
                                         Napi::String::New(env, message)}));
 }
 
+void Addon::throwCuda(Napi::Env env, cu::Result r, const char* call,
+                      const std::string& message) const {
+  throw Napi::Error(env, cudaError.New({Napi::Number::New(env, r),
+                                        Napi::String::New(env, cu::errorName(r)),
+                                        Napi::String::New(env, call),
+                                        Napi::String::New(env, message)}));
+}
+
 void Addon::throwNvrtc(Napi::Env env, int code, const std::string& message,
                        const std::string& log) const {
   throw Napi::Error(env, nvrtcError.New({Napi::Number::New(env, code),
@@ -41,12 +49,7 @@ void Addon::throwNvrtc(Napi::Env env, int code, const std::string& message,
 
 const cu::Driver& Addon::driver(Napi::Env env) const {
   const cu::Driver& d = cu::driver();
-  if (!d.problem.empty()) {
-    throw Napi::Error(env, cudaError.New({Napi::Number::New(env, d.unavailable),
-                                          Napi::String::New(env, cu::errorName(d.unavailable)),
-                                          Napi::String::New(env, "cuInit"),
-                                          Napi::String::New(env, d.problem)}));
-  }
+  if (!d.problem.empty()) throwCuda(env, d.unavailable, "cuInit", d.problem);
   return d;
 }
 
@@ -129,6 +132,19 @@ void pinLibrary() {
   });
 }
 
+// completionCounts() -> { pending, records, roads }: this environment's records not drained yet,
+// and the records and completion roads alive in the whole process (for tests).
+Napi::Value completionCounts(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Completion* road = Addon::of(env).completion;
+  Completion::Counts counts = Completion::counts();
+  auto out = Napi::Object::New(env);
+  out["pending"] = Napi::Number::New(env, road ? road->pending() : 0);
+  out["records"] = Napi::Number::New(env, static_cast<double>(counts.records));
+  out["roads"] = Napi::Number::New(env, static_cast<double>(counts.roads));
+  return out;
+}
+
 Napi::Object initModule(Napi::Env env, Napi::Object exports) {
   pinLibrary();
   env.SetInstanceData(new Addon());
@@ -136,6 +152,7 @@ Napi::Object initModule(Napi::Env env, Napi::Object exports) {
   exports["driverInfo"] = Napi::Function::New(env, driverInfo, "driverInfo");
   exports["describeError"] = Napi::Function::New(env, describeError, "describeError");
   exports["detachBuffer"] = Napi::Function::New(env, detachBuffer, "detachBuffer");
+  exports["completionCounts"] = Napi::Function::New(env, completionCounts, "completionCounts");
   DeviceObject::define(env, exports);
   StreamObject::define(env, exports);
   EventObject::define(env, exports);

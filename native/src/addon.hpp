@@ -8,6 +8,7 @@
 #include "completion.hpp"
 #include "core/host-copy.hpp"
 #include "cuda/driver.hpp"
+#include "host/pool.hpp"
 #include "spinner.hpp"
 
 namespace rxcuda {
@@ -18,6 +19,12 @@ struct Addon {
   std::unique_ptr<Spinner> spinner;  // started by the first low-latency wait
   std::unique_ptr<CopyPool> copies;  // started by the first host copy off the main thread
   cu::Context current = nullptr;  // the context last made current on this thread
+  std::shared_ptr<host::Pool> hostPool;  // runs host streams; started by the first one
+
+  // Host streams' work still runs after the environment has gone; the pool's threads then end.
+  ~Addon() {
+    if (hostPool) hostPool->close();
+  }
 
   static Addon& of(Napi::Env env) { return *env.GetInstanceData<Addon>(); }
 
@@ -28,6 +35,9 @@ struct Addon {
     if (r != cu::kSuccess) throwCuda(env, r, call);
   }
   [[noreturn]] void throwCuda(Napi::Env env, cu::Result r, const char* call) const;
+  // The same with a message of rxcuda's own (the host backend's errors).
+  [[noreturn]] void throwCuda(Napi::Env env, cu::Result r, const char* call,
+                              const std::string& message) const;
   [[noreturn]] void throwNvrtc(Napi::Env env, int code, const std::string& message,
                                const std::string& log) const;
   // The driver table, or a CudaError that says why there is none.

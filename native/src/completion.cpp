@@ -4,6 +4,14 @@
 #include <thread>
 
 namespace rxcuda {
+namespace {
+
+// Diagnostics only, read by tests: records and roads outlive the environment that made them (a
+// foreign thread frees them after a worker has gone), so only process-wide counts can show that
+// all of them were given back. Nothing decides anything by them.
+std::atomic<int64_t> liveRecords{0}, liveRoads{0};
+
+}  // namespace
 
 Completion* Completion::open(Napi::Env env, Napi::Function onDrain, Napi::Uint32Array ids,
                              Napi::Int32Array statuses) {
@@ -13,6 +21,7 @@ Completion* Completion::open(Napi::Env env, Napi::Function onDrain, Napi::Uint32
     return nullptr;
   }
   auto* road = new Completion();
+  liveRoads.fetch_add(1, std::memory_order_relaxed);
   road->env_ = env;
   road->onDrain_ = Napi::Persistent(onDrain);
   // Written on the main thread only, between drains; held so their memory stays where it is.
@@ -38,15 +47,15 @@ Completion::Record* Completion::record(uint32_t id) {
   auto* r = new Record();
   r->road = this;
   r->id = id;
+  liveRecords.fetch_add(1, std::memory_order_relaxed);
   refs_.fetch_add(1);
   track(+1);
   return r;
 }
 
 void Completion::cancel(Record* r) {
-  delete r;
   track(-1);
-  release();
+  dispose(r);
 }
 
 void Completion::track(int delta) {
@@ -68,8 +77,7 @@ void Completion::deliver(Record* r, int32_t status, bool wakeNow) {
   if (road->closed_.load()) {
     // The environment is gone: nobody is left to tell.
     road->senders_.fetch_sub(1);
-    delete r;
-    road->release();
+    road->dispose(r);
     return;
   }
   Record* head = road->head_.load(std::memory_order_relaxed);
@@ -101,18 +109,21 @@ void Completion::streamCallback(cu::Stream, cu::Result status, void* userData) {
 
 void Completion::hostFunction(void* userData) { push(static_cast<Record*>(userData), 0); }
 
-void Completion::onWake(napi_env, napi_value, void* context, void*) {
+void Completion::onWake(napi_env env, napi_value, void* context, void*) {
+  // Without an environment, Node is finalizing the threadsafe function after the cleanup hook:
+  // the road may be gone already, and there is nobody to tell.
+  if (!env) return;
   auto* road = static_cast<Completion*>(context);
   road->wakePending_.store(false);
-  road->drain(true);
+  if (road->closed_.load()) return;
+  road->drain(env);
 }
 
-void Completion::drain(bool callJs) {
+Completion::Record* Completion::takeAll(int& n) {
   Record* list = head_.exchange(nullptr, std::memory_order_acquire);
-  if (!list) return;
   // The stack holds them newest first: turn it around, so they are handed over in push order.
   Record* fifo = nullptr;
-  int n = 0;
+  n = 0;
   while (list) {
     Record* next = list->next;
     list->next = fifo;
@@ -120,42 +131,58 @@ void Completion::drain(bool callJs) {
     list = next;
     n++;
   }
+  return fifo;
+}
+
+// Node-API's C calls, not node-addon-api's: this runs from a threadsafe function's dispatch, where
+// no C++ exception may escape, and while a worker terminates or exits every call into JavaScript
+// fails (node-addon-api would then build an Error it cannot create, a fatal error).
+void Completion::drain(napi_env env) {
+  int n = 0;
+  Record* fifo = takeAll(n);
+  if (!fifo) return;
   track(-n);
-  if (!callJs) {
+  napi_handle_scope scope = nullptr;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) {
     dropAll(fifo);
     return;
   }
-  Napi::Env env(env_);
-  Napi::HandleScope scope(env);
-  while (fifo) {
+  napi_value fn = nullptr, recv = nullptr;
+  bool open = napi_get_reference_value(env, onDrain_, &fn) == napi_ok && fn &&
+              napi_get_undefined(env, &recv) == napi_ok;
+  while (fifo && open) {
     size_t count = 0;
     for (; fifo && count < capacity_; count++) {
       ids_[count] = fifo->id;
       statuses_[count] = fifo->status;
       Record* next = fifo->next;
-      delete fifo;
-      refs_.fetch_sub(1);  // the environment's own ref keeps this object alive
+      dispose(fifo);
       fifo = next;
     }
-    try {
-      // Called from the threadsafe function's dispatch, so microtasks (resolved promises) run after.
-      onDrain_.Call(env.Global(), {Napi::Number::New(env, static_cast<double>(count))});
-    } catch (const Napi::Error& error) {
-      // JavaScript threw past its own handlers: the rest is dropped, the error reported as uncaught.
-      dropAll(fifo);
-      error.ThrowAsJavaScriptException();
-      return;
-    }
+    napi_value argv = nullptr;
+    // Called from the threadsafe function's dispatch, so microtasks (resolved promises) run after.
+    open = napi_create_double(env, static_cast<double>(count), &argv) == napi_ok &&
+           napi_call_function(env, recv, fn, 1, &argv, nullptr) == napi_ok;
   }
+  // JavaScript threw past its own handlers (the exception stays pending, and Node reports it as
+  // uncaught), or the environment is shutting down: nobody will hear of the rest.
+  dropAll(fifo);
+  napi_close_handle_scope(env, scope);
 }
 
 void Completion::dropAll(Record* list) {
   while (list) {
     Record* next = list->next;
-    delete list;
-    refs_.fetch_sub(1);
+    dispose(list);
     list = next;
   }
+}
+
+void Completion::dispose(Record* r) {
+  delete r;
+  liveRecords.fetch_sub(1, std::memory_order_relaxed);
+  // The environment's own ref outlives every drain, so this never deletes the road while draining.
+  release();
 }
 
 void Completion::onEnvCleanup(void* arg) {
@@ -164,7 +191,9 @@ void Completion::onEnvCleanup(void* arg) {
   // A foreign thread may be between its check of closed_ and its wake-up: let it finish. It never
   // waits on anything, so this is a few instructions at most.
   while (road->senders_.load() != 0) std::this_thread::yield();
-  road->drain(false);
+  int n = 0;
+  road->dropAll(road->takeAll(n));
+  road->pending_ = 0;
   road->onDrain_.Reset();
   road->idsRef_.Reset();
   road->statusesRef_.Reset();
@@ -173,7 +202,14 @@ void Completion::onEnvCleanup(void* arg) {
 }
 
 void Completion::release() {
-  if (refs_.fetch_sub(1) == 1) delete this;
+  if (refs_.fetch_sub(1) == 1) {
+    delete this;
+    liveRoads.fetch_sub(1, std::memory_order_relaxed);
+  }
+}
+
+Completion::Counts Completion::counts() {
+  return {liveRecords.load(std::memory_order_relaxed), liveRoads.load(std::memory_order_relaxed)};
 }
 
 }  // namespace rxcuda

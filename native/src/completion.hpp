@@ -45,6 +45,14 @@ class Completion {
   void retain();
   void release();
   static void streamCallback(cu::Stream, cu::Result status, void* userData);
+
+  // Records not yet given back and roads not yet deleted, in the whole process (for tests).
+  struct Counts {
+    int64_t records, roads;
+  };
+  static Counts counts();
+  // Records of this environment not drained yet (main thread).
+  uint32_t pending() const { return pending_; }
   static void hostFunction(void* userData);
 
  private:
@@ -54,9 +62,14 @@ class Completion {
   static void deliver(Record* r, int32_t status, bool wakeNow);
   // The wake-up itself, for a sender counted in senders_ that found the road open.
   void sendWake();
-  void drain(bool callJs);
-  // Deletes drained records that JavaScript will not hear of.
+  // Takes every pushed record, oldest first, counting them into n.
+  Record* takeAll(int& n);
+  // Hands every pushed record to JavaScript; never throws, never calls JS once env is closing.
+  void drain(napi_env env);
+  // Deletes records that JavaScript will not hear of.
   void dropAll(Record* list);
+  // Deletes one record and gives back its reference to this road.
+  void dispose(Record* r);
   void track(int delta);
 
   napi_env env_ = nullptr;

@@ -1,7 +1,8 @@
 // CUDA devices: enumeration, properties, and the factories for streams, events, memory, modules.
 import { addon, backends, type Backend, type DeviceProperties, type DriverInfo, type NativeDevice } from './native.js';
 import { CudaError, checkCount, checkOptions, rangeError, typeError } from './errors.js';
-import { checkDType, dtypeOfArray, type DType, type DTypeOfArray } from './dtype.js';
+import { constants } from 'node:buffer';
+import { checkDType, dtypeOfArray, DTYPES, type DType, type DTypeOfArray } from './dtype.js';
 import { HostArray } from './memory.js';
 import { Stream, type StreamOptions } from './stream.js';
 import { Event, type EventOptions } from './event.js';
@@ -83,8 +84,8 @@ export class Device {
   }
 
   /**
-   * The host device: the CPU as a reference backend. Its streams are worker threads that run
-   * their commands in order, its memory is host memory, and events, host steps and completions
+   * The host device: the CPU as a reference backend. Its streams run their commands in order on a
+   * few threads per environment (a stream costs no thread of its own; at most 65536 are open), its memory is host memory, and events, host steps and completions
    * behave as on a GPU. Kernels run there when they have a CPU implementation.
    */
   static host(): Device {
@@ -168,11 +169,14 @@ export class Device {
   /**
    * A typed array of `length` elements in pinned host memory, zeroed: the device reads and writes
    * it asynchronously, and `data` is a TypedArray over it.
-   * @throws TypeError for an unknown `dtype`, RangeError for a negative or non-integer `length`.
+   * @throws TypeError for an unknown `dtype`, RangeError for a negative or non-integer `length`,
+   * or one whose bytes exceed the largest buffer Node.js makes (`buffer.constants.MAX_LENGTH`).
    */
   allocHost<D extends DType>(dtype: D, length: number): HostArray<D> {
     checkDType('dtype', dtype);
     checkCount('length', length);
+    const most = Math.floor(constants.MAX_LENGTH / DTYPES[dtype].size);
+    if (length > most) rangeError('length', `at most ${most} ${dtype} elements (${constants.MAX_LENGTH} bytes, the largest buffer Node.js makes)`, length);
     this.checkUsable();
     return HostArray.allocate(this, dtype, length);
   }

@@ -171,6 +171,12 @@ export interface Addon {
   hostView(ptr: bigint, bytes: number): ArrayBuffer;
   /** Detaches an ArrayBuffer over memory the addon handed out, so that its views empty. */
   detachBuffer(buffer: ArrayBuffer): void;
+  /**
+   * @internal For tests: this environment's completions not drained yet, and the completion
+   * records and roads alive in the whole process (a terminated worker's are freed later, by the
+   * threads that finish its work).
+   */
+  completionCounts(): { pending: number; records: number; roads: number };
 }
 
 function load(): Addon {

@@ -16,11 +16,19 @@ Napi::Value allocHost(const Napi::CallbackInfo& info) {
   void* ptr = nullptr;
   addon.check(env, cu::call(d.cuMemHostAlloc, &ptr, bytes, cu::kMemHostAllocPortable),
               "cuMemHostAlloc");
-  auto out = Napi::Object::New(env);
-  out["ptr"] = Napi::BigInt::New(env, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(ptr)));
-  // No finalizer: the TypeScript owner frees it explicitly, after the work using it completed.
-  out["buffer"] = Napi::ArrayBuffer::New(env, ptr, bytes);
-  return out;
+  try {
+    auto out = Napi::Object::New(env);
+    out["ptr"] = Napi::BigInt::New(env, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(ptr)));
+    // No finalizer: the TypeScript owner frees it explicitly, after the work using it completed.
+    // Node refuses buffers over its limit (4 GiB on Node 20): then nobody owns it, so free it here,
+    // off the main thread as every pinned free.
+    out["buffer"] = Napi::ArrayBuffer::New(env, ptr, bytes);
+    return out;
+  } catch (...) {
+    OffThread::detach(env, DeviceObject::from(info[0])->context(), "cuMemFreeHost",
+                      [ptr](uint64_t&) { return cu::call(cu::driver().cuMemFreeHost, ptr); });
+    throw;
+  }
 }
 
 // cuMemFreeHost waits for the whole device: the free runs on a worker thread, and its failure (a

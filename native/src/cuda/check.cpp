@@ -13,6 +13,7 @@ static_assert(sizeof(c::Result) == sizeof(CUresult));
 static_assert(sizeof(c::Device) == sizeof(CUdevice));
 static_assert(sizeof(c::DevicePtr) == sizeof(CUdeviceptr));
 static_assert(c::kSuccess == CUDA_SUCCESS && c::kErrorNotFound == CUDA_ERROR_NOT_FOUND);
+static_assert(c::kErrorOutOfMemory == CUDA_ERROR_OUT_OF_MEMORY);
 static_assert(c::kErrorNotSupported == CUDA_ERROR_NOT_SUPPORTED);
 static_assert(c::kErrorNotReady == CUDA_ERROR_NOT_READY && c::kErrorNoDevice == CUDA_ERROR_NO_DEVICE);
 static_assert(c::isSticky(CUDA_ERROR_ILLEGAL_ADDRESS) && c::isSticky(CUDA_ERROR_LAUNCH_FAILED));

@@ -20,6 +20,7 @@ using StreamCallback = void (*)(Stream stream, Result status, void* userData);
 
 constexpr Result kSuccess = 0;
 constexpr Result kErrorInvalidValue = 1;
+constexpr Result kErrorOutOfMemory = 2;
 constexpr Result kErrorNotInitialized = 3;
 constexpr Result kErrorNotSupported = 801;
 constexpr Result kErrorNoDevice = 100;

@@ -57,10 +57,16 @@ Napi::Value allocHost(const Napi::CallbackInfo& info) {
   size_t bytes = static_cast<size_t>(info[1].As<Napi::Number>().Int64Value());
   void* ptr = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
   if (!ptr) throw Napi::RangeError::New(env, "Out of host memory");
-  auto out = Napi::Object::New(env);
-  out["ptr"] = Napi::BigInt::New(env, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(ptr)));
-  out["buffer"] = Napi::ArrayBuffer::New(env, ptr, bytes);
-  return out;
+  try {
+    auto out = Napi::Object::New(env);
+    out["ptr"] = Napi::BigInt::New(env, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(ptr)));
+    // Node refuses buffers over its limit (4 GiB on Node 20): the memory must not outlive that.
+    out["buffer"] = Napi::ArrayBuffer::New(env, ptr, bytes);
+    return out;
+  } catch (...) {
+    std::free(ptr);
+    throw;
+  }
 }
 
 // freeHost(device, ptr): as the CUDA backend's; the caller detached the memory's ArrayBuffer.

@@ -1,23 +1,36 @@
 #include "event.hpp"
 
 #include "../addon.hpp"
+#include "queue.hpp"
 
 namespace rxcuda::host {
 
 void EventState::reach(uint64_t generation) {
+  std::vector<std::shared_ptr<Queue>> resumed;
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (generation > reached) {
       reached = generation;
       when = std::chrono::steady_clock::now();
     }
+    for (size_t i = 0; i < parked.size();) {
+      if (parked[i].first <= reached) {
+        resumed.push_back(std::move(parked[i].second));
+        parked[i] = std::move(parked.back());
+        parked.pop_back();
+      } else {
+        i++;
+      }
+    }
   }
-  completed.notify_all();
+  for (auto& queue : resumed) queue->resume();
 }
 
-void EventState::waitFor(uint64_t generation) {
-  std::unique_lock<std::mutex> lock(mutex);
-  completed.wait(lock, [&] { return reached >= generation; });
+bool EventState::park(uint64_t generation, std::shared_ptr<Queue> queue) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (reached >= generation) return true;
+  parked.emplace_back(generation, std::move(queue));
+  return false;
 }
 
 void HostEvent::define(Napi::Env env, Napi::Object exports) {

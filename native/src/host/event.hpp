@@ -1,23 +1,29 @@
-// The host backend's event: a generation counter that a stream's worker completes in order.
+// The host backend's event: a generation counter that a stream's commands complete in order, and
+// the streams parked until it reaches a generation.
 #pragma once
 #include <napi.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <utility>
+#include <vector>
 
 namespace rxcuda::host {
 
+class Queue;
+
 struct EventState {
   std::mutex mutex;
-  std::condition_variable completed;
   uint64_t recorded = 0;  // generations enqueued (main thread)
-  uint64_t reached = 0;   // generations the stream has passed (worker)
+  uint64_t reached = 0;   // generations the stream has passed (pool thread)
   std::chrono::steady_clock::time_point when;
+  std::vector<std::pair<uint64_t, std::shared_ptr<Queue>>> parked;  // waiting for a generation
 
+  // Passes generation, and resumes the queues parked until it.
   void reach(uint64_t generation);
-  void waitFor(uint64_t generation);
+  // True when generation has been reached; else parks queue until it is, and returns false.
+  bool park(uint64_t generation, std::shared_ptr<Queue> queue);
 };
 
 class HostEvent : public Napi::ObjectWrap<HostEvent> {

@@ -1,38 +1,55 @@
-// The host backend's stream: a worker thread that executes commands in the order they were
-// enqueued, as a CUDA stream executes device work. Commands are plain C++ (no Napi, no JS).
+// The host backend's stream: commands executed in the order they were enqueued, as a CUDA stream
+// executes device work, by the threads of a Pool (host/pool.hpp), never two at once. Commands are
+// plain C++ (no Napi, no JS).
 #pragma once
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <thread>
 
 namespace rxcuda::host {
+
+class Pool;
+struct EventState;
 
 class Queue : public std::enable_shared_from_this<Queue> {
  public:
   using Command = std::function<void()>;
 
-  // Starts the worker; the queue lives until it is closed and its last command has run.
-  static std::shared_ptr<Queue> start();
+  // A queue served by pool; it lives while its owner or its pending work holds it.
+  static std::shared_ptr<Queue> create(std::shared_ptr<Pool> pool);
 
   void push(Command command);
+  // A command that runs user code, which may block for long (a host function).
+  void pushBlocking(Command command);
+  // Holds later commands until event has reached generation, without holding a thread.
+  void pushWait(std::shared_ptr<EventState> event, uint64_t generation);
   // True when every command enqueued so far has run.
   bool idle() const { return done_.load() == pushed_.load(); }
-  // No more commands; the worker finishes what is queued, then exits. Never waits.
-  void close();
+
+  // On a pool thread: runs the next few commands, then hands the queue back to the pool (or
+  // leaves it parked on an event, or idle).
+  void runSome(Pool& pool);
+  // The event this queue is parked on has been reached (any thread).
+  void resume();
 
  private:
-  Queue() = default;
-  void run();
+  struct Entry {
+    Command run;
+    std::shared_ptr<EventState> event;  // set for a wait
+    uint64_t generation = 0;
+    bool blocks = false;
+  };
 
+  explicit Queue(std::shared_ptr<Pool> pool) : pool_(std::move(pool)) {}
+  void add(Entry entry);
+
+  const std::shared_ptr<Pool> pool_;
   std::mutex mutex_;
-  std::condition_variable ready_;
-  std::deque<Command> commands_;
-  bool closing_ = false;
+  std::deque<Entry> entries_;
+  bool scheduled_ = false;  // in the pool's ready list, running, or parked on an event
   std::atomic<uint64_t> pushed_{0}, done_{0};
 };
 

@@ -2,11 +2,27 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <system_error>
+#include <thread>
 
 #include "../addon.hpp"
 #include "event.hpp"
 
 namespace rxcuda::host {
+namespace {
+
+// Open host streams per environment. A stream costs no thread, but each is memory in JavaScript
+// and here; a count past this is a runaway loop, refused as CUDA refuses what it cannot create.
+constexpr size_t kMaxStreams = 1 << 16;
+
+// Pool threads per environment that run commands at once (host functions not counted).
+size_t poolSize() {
+  unsigned cores = std::thread::hardware_concurrency();
+  return cores < 2 ? 2 : cores > 8 ? 8 : cores;
+}
+
+}  // namespace
 
 void HostStream::define(Napi::Env env, Napi::Object exports) {
   exports["HostStream"] = DefineClass(
@@ -33,13 +49,31 @@ void HostStream::define(Napi::Env env, Napi::Object exports) {
 HostStream::HostStream(const Napi::CallbackInfo& info) : Napi::ObjectWrap<HostStream>(info) {
   if (info.Length() > 3 && !info[3].IsUndefined())
     throw Napi::TypeError::New(info.Env(), "The host device has no foreign streams to wrap");
+  Napi::Env env = info.Env();
   flags_ = info[1].As<Napi::Number>().Uint32Value();
   priority_ = info[2].As<Napi::Number>().Int32Value();
-  queue_ = Queue::start();
+  Addon& addon = Addon::of(env);
+  if (!addon.hostPool) addon.hostPool = Pool::create(poolSize());
+  try {
+    addon.hostPool->reserve();
+  } catch (const std::system_error& e) {
+    addon.throwCuda(env, cu::kErrorOutOfMemory, "cuStreamCreate",
+                    std::string("the host device could not start a thread: ") + e.what());
+  }
+  if (!addon.hostPool->open(kMaxStreams))
+    addon.throwCuda(env, cu::kErrorOutOfMemory, "cuStreamCreate",
+                    "the host device has " + std::to_string(kMaxStreams) +
+                        " open streams, its most; close some first");
+  pool_ = addon.hostPool;
+  queue_ = Queue::create(pool_);
 }
 
-HostStream::~HostStream() {
-  if (queue_) queue_->close();  // queued work still runs, as on a CUDA stream
+// Queued work still runs, as on a CUDA stream: the pool holds the queue until it has.
+HostStream::~HostStream() { forget(); }
+
+void HostStream::forget() {
+  if (pool_) pool_->closed();
+  pool_ = nullptr;
 }
 
 Napi::Value HostStream::handle(const Napi::CallbackInfo& info) {
@@ -47,7 +81,7 @@ Napi::Value HostStream::handle(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value HostStream::destroy(const Napi::CallbackInfo& info) {
-  if (queue_) queue_->close();
+  forget();
   return info.Env().Undefined();
 }
 
@@ -85,7 +119,7 @@ Napi::Value HostStream::waitEvent(const Napi::CallbackInfo& info) {
     std::lock_guard<std::mutex> lock(event->mutex);
     generation = event->recorded;
   }
-  queue_->push([event, generation] { event->waitFor(generation); });
+  queue_->pushWait(event, generation);
   return info.Env().Undefined();
 }
 
@@ -103,7 +137,7 @@ Napi::Value HostStream::notify(const Napi::CallbackInfo& info) {
 Napi::Value HostStream::hostFunction(const Napi::CallbackInfo& info) {
   auto fn = reinterpret_cast<cu::HostFn>(toU64(info[0]));
   auto data = reinterpret_cast<void*>(toU64(info[1]));
-  queue_->push([fn, data] { fn(data); });
+  queue_->pushBlocking([fn, data] { fn(data); });
   return info.Env().Undefined();
 }
 

@@ -1,10 +1,11 @@
-// The host backend's stream: the same methods as the CUDA StreamObject, executed in order by a
-// worker thread (host/queue.hpp) on host memory.
+// The host backend's stream: the same methods as the CUDA StreamObject, executed in order by the
+// environment's pool threads (host/queue.hpp, host/pool.hpp) on host memory.
 #pragma once
 #include <napi.h>
 
 #include <memory>
 
+#include "pool.hpp"
 #include "queue.hpp"
 
 namespace rxcuda::host {
@@ -36,7 +37,10 @@ class HostStream : public Napi::ObjectWrap<HostStream> {
   Napi::Value fill(const Napi::CallbackInfo& info);
 
   void pushNotify(Napi::Env env, const Napi::Value& id);
+  // Counts the stream out of its environment's open streams, once.
+  void forget();
 
+  std::shared_ptr<Pool> pool_;  // counts this stream among its open ones until forget()
   std::shared_ptr<Queue> queue_;
   int priority_ = 0;
   unsigned flags_ = 0;
