@@ -1,7 +1,7 @@
 // Steps whose failure cannot be reported the ordinary way (a value String() cannot convert, an
 // `error` listener that throws, a thenable whose `then` throws): each is released first, so the
 // stream goes on, and the report never throws into rxcuda.
-import { afterEach, beforeAll, expect, it } from 'vitest';
+import { afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { STEP_FAILED_WARNING, type Device, type Kernel, type Stream } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
 import { testKernels } from '../support/kernels.js';
@@ -17,12 +17,21 @@ const unprintable = () => [
   (() => { const p = Proxy.revocable({}, {}); p.revoke(); return p.proxy; })(),
 ];
 
-/** Collects process warnings until `stop()`. */
+/**
+ * Collects process warnings until `stop()`, where Node would print them (so that the suite's
+ * output stays clean): each as the Error that process.emitWarning would make of it.
+ */
 function warnings() {
   const seen: (Error & { code?: string })[] = [];
-  const on = (w: Error) => seen.push(w);
-  process.on('warning', on);
-  return { seen, stop: async () => { await new Promise((r) => setTimeout(r, 5)); process.off('warning', on); } };
+  const spy = vi.spyOn(process, 'emitWarning').mockImplementation(((warning: string | Error, options?: { type?: string; code?: string } | string) => {
+    const error: Error & { code?: string } = typeof warning === 'string' ? new Error(warning) : warning;
+    if (typeof options === 'object') {
+      error.name = options.type ?? 'Warning';
+      if (options.code !== undefined) error.code = options.code;
+    } else if (typeof options === 'string') error.name = options;
+    seen.push(error);
+  }) as typeof process.emitWarning);
+  return { seen, stop: async () => { await new Promise((r) => setTimeout(r, 5)); spy.mockRestore(); } };
 }
 
 describeBackends('steps whose failure cannot be reported', (getDevice) => {
