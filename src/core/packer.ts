@@ -86,7 +86,7 @@ export function badArgument(signature: Signature, device: Device, i: number, val
  * passed by its address and noted as used on the stream; a plain pointer also takes an address.
  */
 function pointer(at: number, bad: string, dtype: DType | undefined): string[] {
-  const memory = dtype ? `isMemory(v) && v.dtype === '${dtype}'` : 'isMemory(v)';
+  const memory = dtype ? `v instanceof Memory && v.dtype === '${dtype}'` : 'v instanceof Memory';
   const address = dtype ? '' : `else if (typeof v === 'bigint' && v >= 0n && v < 2n ** 64n) u64[${at / 8}] = v; `;
   return [
     `if (${memory}) { if (v.allocation.freed || (v.allocation.device !== device && !v.allocation.portable)) ${bad};`,
@@ -96,12 +96,30 @@ function pointer(at: number, bad: string, dtype: DType | undefined): string[] {
 }
 
 /**
+ * What the packer throws for `error`: the error itself when it is one of the packer's own, else
+ * (a check threw, on a revoked proxy) the error that names the argument which made it throw.
+ */
+function unexpected(signature: Signature, device: Device, args: unknown, error: unknown): never {
+  if (!isArray(args)) typeError('args', 'an array of kernel arguments', args);
+  for (let i = 0; i < signature.length; i++) {
+    let value: unknown;
+    try {
+      value = args[i];
+      void (value instanceof Memory);
+    } catch {
+      badArgument(signature, device, i, value);
+    }
+  }
+  throw error;
+}
+
+/**
  * Builds the packer for a signature: straight-line code with one inline check and one store per
  * parameter, no allocation and no lookups by name.
  */
 export function buildPacker(signature: Signature, offsets: number[], views: Record<string, unknown>) {
   const lines = [
-    `if (!isArray(a) || a.length !== ${signature.length}) wrongCount(a);`,
+    `if (!Array.isArray(a) || a.length !== ${signature.length}) wrongCount(a);`,
     'let v;',
   ];
   signature.forEach((p, i) => {
@@ -140,12 +158,13 @@ export function buildPacker(signature: Signature, offsets: number[], views: Reco
         lines.push(`u8.set(structBytes(${i}, v, ${p.struct}), ${at});`);
     }
   });
-  // Checks that refuse, rather than throw on, a revoked proxy among the arguments.
-  views = { ...views, isArray, isMemory: (v: unknown) => isInstance(v, Memory) };
+  // The checks use Array.isArray and instanceof, which throw on a revoked proxy: such a throw is
+  // turned into the error that names the argument, off the fast path.
+  views = { ...views, unexpected: (a: unknown, error: unknown) => unexpected(signature, views.device as Device, a, error) };
   const names = Object.keys(views);
   // The source is assembled from fixed templates, numbers and element type names checked against
   // DTYPES: no user text reaches it.
-  const factory = new Function(...names, `return (a, stream) => {\n${lines.join('\n')}\n};`);
+  const factory = new Function(...names, `return (a, stream) => {\ntry {\n${lines.join('\n')}\n} catch (error) { unexpected(a, error); }\n};`);
   return factory(...names.map((n) => views[n])) as (args: readonly unknown[], stream: Stream) => void;
 }
 
