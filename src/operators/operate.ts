@@ -61,7 +61,6 @@ export function emitWhenDone<O extends AnyWork>(
   prepare?: () => void,
   prepareLater?: (ready: () => void) => void,
 ): void {
-  work.hold();
   const settle = later();
   const emit = () => {
     const mark = work.stream.enqueued;
@@ -72,7 +71,7 @@ export function emitWhenDone<O extends AnyWork>(
     else work.releaseWhenDone();
     settle();
   };
-  work.stream.onDone((error) => {
+  work.hold(() => work.stream.onDone((error) => {
     if (error || subscriber.closed) {
       if (error && !subscriber.closed) subscriber.error(error);
       work.release();
@@ -88,5 +87,5 @@ export function emitWhenDone<O extends AnyWork>(
     });
     prepare?.();
     emit();
-  });
+  }));
 }

@@ -48,6 +48,8 @@ export class Work<T, B = {}, R = {}> {
   readonly #pooled: Memory[] = [];
   readonly #done: () => void;
   #holds = 1;
+  /** The stream's command count just after a holder's completion point, which covers all before it. */
+  #coveredAt = -1;
 
   /** @internal Created by {@link onStreams}. */
   constructor(value: T, index: number, lane: Lane, done: () => void) {
@@ -118,17 +120,26 @@ export class Work<T, B = {}, R = {}> {
     this.lane.pool.timeline?.host(this.lane.index, this.index, name, start, bytes);
   }
 
-  /** @internal An operator keeps the value (and its resources) until it lets go. */
-  hold(): void {
+  /**
+   * @internal An operator keeps the value (and its resources) until it lets go, which it does
+   * from `completionPoint`: a notification it enqueues now, on the value's stream, behind all of
+   * the value's work so far.
+   */
+  hold(completionPoint: () => void): void {
+    completionPoint(); // first: a completion point that cannot be enqueued holds nothing
     this.#holds++;
+    this.#coveredAt = this.stream.enqueued;
   }
 
   /**
    * @internal Lets go once the device work enqueued on the lane so far has finished; the last to
-   * let go returns the pooled resources and frees the value's place in flight.
+   * let go returns the pooled resources and frees the value's place in flight. When a holder's
+   * completion point is the last thing enqueued, it lets go at once: that holder lets go later
+   * than this would, and no second notification is needed for the same place in the stream.
    */
   releaseWhenDone(): void {
-    this.stream.notify(() => this.release());
+    if (this.#coveredAt === this.stream.enqueued) this.release();
+    else this.stream.notify(() => this.release());
   }
 
   /** @internal Lets go now: the value's device work is known to be done. */
