@@ -120,7 +120,7 @@ export class Lane {
 export class LanePool {
   /** The device the lanes' streams belong to. */
   readonly device: Device;
-  /** The lanes, in round-robin order. */
+  /** The lanes; a value goes to the one with the fewest values in flight. */
   readonly lanes: readonly Lane[];
   /** The most values in flight at once. */
   readonly bound: number;

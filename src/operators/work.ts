@@ -65,7 +65,7 @@ export class Work<T, B = {}, R = {}> {
   }
 
   /**
-   * A device array from the lane's pool, returned to it when this value's work is done; with a
+   * A device array from the lanes' pool, returned to it when this value's work is done; with a
    * `name`, also attached as `buffers[name]`, and typed so that the operator that receives it
    * (see {@link NamedArray}) gives the operators after it `buffers[name]` with its type.
    */
@@ -78,7 +78,7 @@ export class Work<T, B = {}, R = {}> {
     return array;
   }
 
-  /** @internal A pinned staging array from the lane's pool, returned with the rest. */
+  /** @internal A pinned staging array from the lanes' pool, returned with the rest. */
   staging<D extends DType>(dtype: D, length: number) {
     const array = this.lane.host(dtype, length);
     this.#pooled.push(array);
