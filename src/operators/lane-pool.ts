@@ -172,7 +172,7 @@ export class LanePool {
     return best;
   }
 
-  /** A pinned host array from the pool (pinned memory belongs to no stream). */
+  /** @internal A pinned host array from the pool (pinned memory belongs to no stream). */
   host<D extends DType>(dtype: D, length: number): HostArray<D> {
     return this.take(`h:${dtype}:${length}`, () => this.device.allocHost(dtype, length)) as HostArray<D>;
   }
