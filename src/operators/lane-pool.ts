@@ -188,7 +188,7 @@ export class LanePool {
   /** @internal Takes back a buffer whose work has finished (frees it once the pool is closed). */
   give(memory: Memory): void {
     this.#inUse--;
-    if (this.#closed) return memory.close();
+    if (this.#closed) return memory.closeIdle();
     const key = `${memory instanceof HostArray ? 'h' : 'd'}:${memory.dtype}:${memory.length}`;
     let list = this.#free.get(key);
     if (!list) this.#free.set(key, (list = []));
@@ -198,7 +198,8 @@ export class LanePool {
   /** Frees the pooled memory (behind the work that used it) and closes the streams. */
   close(): void {
     this.#closed = true;
-    for (const list of this.#free.values()) for (const memory of list) memory.close();
+    // Their work has finished: pinned blocks go back for reuse at once (see pinned-cache.ts).
+    for (const list of this.#free.values()) for (const memory of list) memory.closeIdle();
     this.#free.clear();
     for (const lane of this.lanes) lane.close();
   }
