@@ -11,7 +11,8 @@
 //   thread; measured against the C++ program that does the same two memcpys per frame.
 // The producer writes a frame header only (the transport is measured, not the producer). Each road
 // is timed on a pool kept from run to run (frames_per_s) and on a pool made for each run
-// (cold_frames_per_s, which pays for pinning and freeing the pool's memory as it runs).
+// (cold_frames_per_s: new streams and device memory each run; the pinned blocks of the pool closed
+// before it are still pinned, as for any pipeline subscribed again within a second).
 import { lastValueFrom, range, map, count, tap } from 'rxjs';
 import { Device, LanePool, copyThreads, download, framesFrom, launch, onStreams, upload } from '../dist/src/index.js';
 import { baseline, report } from './support.mjs';
@@ -116,8 +117,8 @@ for (let round = 0; round < 3; round++) {
   bandwidth = native;
 }
 for (const pool of Object.values(pools)) pool.close();
-// Last, as a closed pool's frees go on behind it (on a worker thread, holding the driver while the
-// device finishes what runs): they weigh on the next cold run, as they would on a real one.
+// Last, as what a closed pool frees (its device memory, its pinned blocks after a second unused)
+// weighs on the runs after it, as it would on a real one.
 for (let round = 0; round < 3; round++) for (const road of Object.keys(roads)) cold[road].push(await timed(road, FRAMES, device));
 registered?.close();
 const best = (xs) => Math.max(...xs);
