@@ -41,7 +41,7 @@ export class Device {
   /** @internal Streams for completion points that follow work spread over streams. */
   readonly completionPoints = new CompletionPoints(this);
   /** @internal Pinned blocks kept for reuse; see pinned-cache.ts. */
-  readonly pinnedCache = new PinnedCache();
+  readonly pinnedCache = new PinnedCache((ptr) => this.completionPoints.whenQuiet(() => this.backend.freeHost(this.native, ptr)));
 
   private constructor(ordinal: number, backend: Backend) {
     this.ordinal = ordinal;

@@ -35,8 +35,11 @@ export abstract class Allocation {
     return streams;
   }
 
-  /** Frees the memory once the work of every stream that used it is done. Idempotent. */
-  abstract release(): void;
+  /**
+   * Frees the memory once the work of every stream that used it is done. Idempotent.
+   * @param idle the work that used it is known to have finished (seen on the main thread).
+   */
+  abstract release(idle?: boolean): void;
 }
 
 /** @internal Device memory from a stream-ordered pool. */
@@ -81,34 +84,39 @@ export class DeviceAllocation extends Allocation {
 class HostAllocation extends Allocation {
   readonly portable = true;
 
-  /** @param cachedSize the block's size class when it is a cached block (pinned-cache.ts), else 0. */
+  /**
+   * @param cachedSize the block's size class when it is a cached block (pinned-cache.ts), else 0.
+   * @param bytes the block's size.
+   */
   constructor(
     device: Device,
     ptr: bigint,
     readonly buffer: WeakRef<ArrayBuffer>,
     readonly cachedSize: number,
+    readonly bytes: number,
   ) {
     super(device, ptr);
   }
 
-  release(): void {
+  release(idle = false): void {
     if (this.freed) return;
     this.freed = true;
     const streams = this.streams();
-    if (streams.length === 0) this.#free();
+    if (idle || streams.length === 0) this.#free();
     else this.device.completionPoints.after(streams, undefined, () => this.#free());
   }
 
   /**
    * Empties every view of the memory, so that no JavaScript reaches it any more, then caches a
-   * cached block for the next array of its size, or frees the memory once the device's known
-   * work is done, on a worker thread (cuMemFreeHost waits for the whole device).
+   * cached block for the next array of its size class, or keeps a large one a moment for the next
+   * array of its size, freed after that once the device's known work is done, on a worker thread
+   * (cuMemFreeHost waits for the whole device).
    */
   #free(): void {
     const buffer = this.buffer.deref();
     if (buffer) addon.detachBuffer(buffer);
     if (this.cachedSize) this.device.pinnedCache.give(this.ptr, this.cachedSize);
-    else this.device.completionPoints.whenQuiet(() => this.device.backend.freeHost(this.device.native, this.ptr), this.streams());
+    else this.device.pinnedCache.keepLarge(this.ptr, this.bytes);
   }
 }
 
@@ -201,6 +209,15 @@ export abstract class Memory<D extends DType = DType> {
     this.allocation.release();
   }
 
+  /**
+   * @internal {@link close} for memory whose work is known to have finished (a pool's free
+   * buffer): a pinned block goes back for reuse at once, not behind a completion point.
+   */
+  closeIdle(): void {
+    collected.unregister(this.allocation);
+    this.allocation.release(true);
+  }
+
   [Symbol.dispose](): void {
     this.close();
   }
@@ -246,9 +263,10 @@ export class DeviceArray<D extends DType = DType> extends Memory<D> {
  * A typed array in pinned (page-locked) host memory, which the device can copy from and to
  * asynchronously. `data` is a real TypedArray over that memory. Create with
  * {@link Device.allocHost}; `close()` frees it once the work that uses it has completed, and empties
- * `data`. Arrays of up to 1 MiB live in blocks kept for reuse (see pinned-cache.ts); a larger one
- * is freed once the device's known work is done, on a worker thread, as the driver's free waits for
- * the whole device.
+ * `data`. Arrays of up to 1 MiB live in blocks kept for reuse (see pinned-cache.ts); a larger
+ * one is kept a second for the next array of its size (pinning takes milliseconds), then freed once
+ * the device's known work is done, on a worker thread, as the driver's free waits for the whole
+ * device.
  */
 export class HostArray<D extends DType = DType> extends Memory<D> {
   /** The elements, readable and writable from JavaScript (f16 as raw bit patterns). */
@@ -265,7 +283,7 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
     const bytes = Math.max(1, length) * DTYPES[dtype].size;
     const cachedSize = bytes <= CACHED_BYTES ? sizeClass(bytes) : 0;
     const { ptr, buffer } = HostArray.#block(device, cachedSize || bytes, cachedSize > 0);
-    const allocation = new HostAllocation(device, ptr, new WeakRef(buffer), cachedSize);
+    const allocation = new HostAllocation(device, ptr, new WeakRef(buffer), cachedSize, cachedSize || bytes);
     // Freed when the buffer itself is collected: only then can no TypedArray reach the memory.
     collected.register(buffer, allocation, allocation);
     return new HostArray(allocation, dtype, new DTYPES[dtype].Array(buffer, 0, length));
@@ -289,9 +307,9 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
     return array;
   }
 
-  /** A cached block when one is free, else a new allocation; zeroed either way. */
+  /** A cached or kept block when one is free, else a new allocation; zeroed either way. */
   static #block(device: Device, bytes: number, cached: boolean): { ptr: bigint; buffer: ArrayBuffer } {
-    const reused = cached ? device.pinnedCache.take(bytes) : undefined;
+    const reused = cached ? device.pinnedCache.take(bytes) : device.pinnedCache.takeLarge(bytes);
     const block = reused === undefined ? device.backend.allocHost(device.native, bytes) : { ptr: reused, buffer: addon.hostView(reused, bytes) };
     new Uint8Array(block.buffer).fill(0);
     return block;

@@ -1,5 +1,5 @@
-// Stream lanes for the reactive layer: a few streams of one device, each with pools of device
-// and pinned memory reused from value to value, and the bound on values in flight.
+// Stream lanes for the reactive layer: a few streams of one device, pools of device and pinned
+// memory that they share, reused from value to value, and the bound on values in flight.
 import type { DType } from '../core/dtype.js';
 import type { Device } from '../core/device.js';
 import { checkOptions, rangeError } from '../core/errors.js';
@@ -17,7 +17,8 @@ export interface SideStream {
 /** Options for {@link LanePool}. */
 export interface LanePoolOptions {
   /**
-   * Streams values are spread over, round robin.
+   * Streams values are spread over: each value goes to the lane with the fewest values in
+   * flight (round robin among equals).
    * @default 2
    */
   readonly lanes?: number;
@@ -42,7 +43,11 @@ export interface LanePoolStats {
   readonly buffersCreated: number;
 }
 
-/** One stream of a pool and its memory pools. */
+/**
+ * One stream of a pool. Its memory comes from the pool's free lists, which every lane shares: a
+ * buffer goes back only once the work that used it has finished, so any lane may take it next,
+ * and the pool holds what is in flight, not that times the lanes.
+ */
 export class Lane {
   /** The lane's position in its pool. */
   readonly index: number;
@@ -50,10 +55,10 @@ export class Lane {
   readonly stream: Stream;
   /** The pool the lane belongs to. */
   readonly pool: LanePool;
-  readonly #free = new Map<string, Memory[]>();
   readonly #sides: SideStream[] = [];
   #fork: Event | undefined;
-  #closed = false;
+  /** Values started on this lane whose device work has not finished. */
+  #inFlight = 0;
 
   constructor(pool: LanePool, index: number, stream: Stream) {
     this.pool = pool;
@@ -61,24 +66,30 @@ export class Lane {
     this.stream = stream;
   }
 
-  /** A device array from this lane's pool (allocated, stream-ordered, when the pool is empty). */
+  /** Values on this lane whose device work has not finished. */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** A device array from the pool (allocated, ordered on this lane's stream, when none is free). */
   device<D extends DType>(dtype: D, length: number): DeviceArray<D> {
-    return this.#take(`d:${dtype}:${length}`, () => this.stream.alloc(dtype, length)) as DeviceArray<D>;
+    return this.pool.take(`d:${dtype}:${length}`, () => this.stream.alloc(dtype, length)) as DeviceArray<D>;
   }
 
-  /** A pinned host array from this lane's pool. */
+  /** A pinned host array from the pool. */
   host<D extends DType>(dtype: D, length: number): HostArray<D> {
-    return this.#take(`h:${dtype}:${length}`, () => this.stream.device.allocHost(dtype, length)) as HostArray<D>;
+    return this.pool.host(dtype, length);
   }
 
-  /** Returns a pooled buffer; only once the work that used it on this lane has finished. */
+  /** Returns a pooled buffer; only once the work that used it has finished. */
   give(memory: Memory): void {
-    this.pool.counted(-1, 0);
-    if (this.#closed) return memory.close();
-    const key = `${memory instanceof HostArray ? 'h' : 'd'}:${memory.dtype}:${memory.length}`;
-    let list = this.#free.get(key);
-    if (!list) this.#free.set(key, (list = []));
-    list.push(memory);
+    this.pool.give(memory);
+  }
+
+  /** @internal A value started (+1) or finished (-1) on this lane. */
+  flight(delta: 1 | -1): void {
+    this.#inFlight += delta;
+    this.pool.flight(delta);
   }
 
   /**
@@ -92,23 +103,14 @@ export class Lane {
     return { fork: (this.#fork ??= device.createEvent()), sides: this.#sides.slice(0, count) };
   }
 
-  /** Frees the pooled memory (stream-ordered) and closes the streams, side streams too. */
+  /** Closes the stream and the side streams. */
   close(): void {
-    this.#closed = true;
-    for (const list of this.#free.values()) for (const memory of list) memory.close();
-    this.#free.clear();
     for (const side of this.#sides.splice(0)) {
       side.stream.close();
       side.joined.close();
     }
     this.#fork?.close();
     this.stream.close();
-  }
-
-  #take(key: string, create: () => Memory): Memory {
-    const reused = this.#free.get(key)?.pop();
-    this.pool.counted(+1, reused ? 0 : 1);
-    return reused ?? create();
   }
 }
 
@@ -119,12 +121,14 @@ export class Lane {
 export class LanePool {
   /** The device the lanes' streams belong to. */
   readonly device: Device;
-  /** The lanes, in round-robin order. */
+  /** The lanes; a value goes to the one with the fewest values in flight. */
   readonly lanes: readonly Lane[];
   /** The most values in flight at once. */
   readonly bound: number;
   /** The timeline the pool's pipelines record into, if any. */
   readonly timeline: Timeline | undefined;
+  readonly #free = new Map<string, Memory[]>();
+  #closed = false;
   #inFlight = 0;
   #maxInFlight = 0;
   #inUse = 0;
@@ -158,14 +162,48 @@ export class LanePool {
     this.#maxInFlight = Math.max(this.#maxInFlight, this.#inFlight);
   }
 
-  /** @internal Buffer bookkeeping. */
-  counted(inUse: number, created: number): void {
-    this.#inUse += inUse;
-    this.#created += created;
+  /**
+   * @internal The lane the next value goes to: the one with the fewest values in flight, the
+   * first such from `from` on (round robin while the lanes keep pace with one another).
+   */
+  leastLoaded(from: number): Lane {
+    let best = this.lanes[from % this.lanes.length]!;
+    for (let k = 1; k < this.lanes.length && best.inFlight > 0; k++) {
+      const lane = this.lanes[(from + k) % this.lanes.length]!;
+      if (lane.inFlight < best.inFlight) best = lane;
+    }
+    return best;
   }
 
-  /** Frees every lane's pooled memory and closes the streams. */
+  /** @internal A pinned host array from the pool (pinned memory belongs to no stream). */
+  host<D extends DType>(dtype: D, length: number): HostArray<D> {
+    return this.take(`h:${dtype}:${length}`, () => this.device.allocHost(dtype, length)) as HostArray<D>;
+  }
+
+  /** @internal A free buffer of `key`, or a new one from `create`. */
+  take(key: string, create: () => Memory): Memory {
+    const reused = this.#free.get(key)?.pop();
+    if (!reused) this.#created++;
+    this.#inUse++;
+    return reused ?? create();
+  }
+
+  /** @internal Takes back a buffer whose work has finished (frees it once the pool is closed). */
+  give(memory: Memory): void {
+    this.#inUse--;
+    if (this.#closed) return memory.closeIdle();
+    const key = `${memory instanceof HostArray ? 'h' : 'd'}:${memory.dtype}:${memory.length}`;
+    let list = this.#free.get(key);
+    if (!list) this.#free.set(key, (list = []));
+    list.push(memory);
+  }
+
+  /** Frees the pooled memory (behind the work that used it) and closes the streams. */
   close(): void {
+    this.#closed = true;
+    // Their work has finished: pinned blocks go back for reuse at once (see pinned-cache.ts).
+    for (const list of this.#free.values()) for (const memory of list) memory.closeIdle();
+    this.#free.clear();
     for (const lane of this.lanes) lane.close();
   }
 }

@@ -7,13 +7,15 @@ import { LanePool, type LanePoolOptions } from './lane-pool.js';
 import { PipelineError, Work } from './work.js';
 
 /**
- * Starts values on lanes, round robin, within the pool's in-flight bound, for one subscriber.
- * `onSlot` is called whenever a value's device work finished and another may start.
+ * Starts values on lanes within the pool's in-flight bound, for one subscriber: each on the lane
+ * with the fewest values in flight. `onSlot` is called whenever a value's device work finished
+ * and another may start.
  */
 function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: Device | LanePool, options: LanePoolOptions | undefined, onSlot: () => void) {
   const owned = target instanceof Device;
   const pool = owned ? new LanePool(target, options) : target;
   let index = 0;
+  let next = 0; // where the search for the least loaded lane starts: round robin among equals
   let sourceDone = false;
   let stopped = false;
   const finishIfDone = () => {
@@ -21,21 +23,18 @@ function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: Device | LanePoo
   };
   return {
     pool,
-    /** The lane the next value goes to. */
-    get lane() {
-      return pool.lanes[index % pool.lanes.length]!;
-    },
     /** The index the next value gets. */
     get index() {
       return index;
     },
-    /** Starts `value` on the next lane; `frame`, taken from that lane's pool, goes back with its work. */
+    /** Starts `value` on the least loaded lane; `frame`, taken from the pool, goes back with its work. */
     start(value: T, frame?: Memory): void {
       const i = index++;
-      const lane = pool.lanes[i % pool.lanes.length]!;
-      pool.flight(+1);
+      const lane = pool.leastLoaded(next);
+      next = lane.index + 1;
+      lane.flight(+1);
       const work = new Work(value, i, lane, () => {
-        pool.flight(-1);
+        lane.flight(-1);
         if (stopped) return;
         onSlot();
         finishIfDone();
@@ -46,7 +45,8 @@ function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: Device | LanePoo
       } catch (error) {
         subscriber.error(new PipelineError('onStreams', i, error));
       }
-      // Everything downstream enqueued synchronously is covered by this release.
+      // Everything downstream enqueued synchronously is covered by this release (at once, when
+      // an operator's completion point behind all of it holds the value already).
       work.releaseWhenDone();
     },
     /** The source has no more values; complete once those in flight are done. */
@@ -63,8 +63,9 @@ function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: Device | LanePoo
 }
 
 /**
- * Binds each value to a stream lane, round robin, with at most `inFlight` values whose device
- * work has not finished; values beyond that wait here, in arrival order, until one finishes.
+ * Binds each value to a stream lane, the one with the fewest values in flight (round robin among
+ * equals), with at most `inFlight` values whose device work has not finished; values beyond that
+ * wait here, in arrival order, until one finishes.
  * (A push source faster than the device fills that queue: for sources that can wait, such as
  * async iterables of frames, use {@link lanesFrom}, which pulls only when a slot is free.)
  *
@@ -169,7 +170,7 @@ export interface FramesOptions<D extends DType = DType> extends LanePoolOptions 
 
 /**
  * A source of frames in pinned memory that the producer fills in place: for each frame, `fill`
- * gets a {@link HostArray} from the next lane's pool (`frame.data` is a real TypedArray over
+ * gets a {@link HostArray} from the lanes' pool (`frame.data` is a real TypedArray over
  * pinned memory) and writes it; the frame then travels as the value of its {@link Work}, so that
  * `upload((frame) => frame)` copies it to the device with no host copy at all. The frame goes back
  * to the pool when the value's work is done, and comes out again for a later frame: a frame holds
@@ -218,17 +219,18 @@ export function framesFrom<D extends DType>(
             lanes.finish();
             break;
           }
-          const lane = lanes.lane;
-          const frame = lane.host(dtype, length);
+          const frame = lanes.pool.host(dtype, length);
           let more: boolean | void;
           try {
-            more = await fill(frame, lanes.index);
+            const filled = fill(frame, lanes.index);
+            // A frame filled synchronously starts at once, in the same turn as the slot freed.
+            more = isThenable(filled) ? await filled : filled;
           } catch (error) {
-            lane.give(frame);
+            lanes.pool.give(frame);
             throw error;
           }
           if (more === false || subscriber.closed) {
-            lane.give(frame);
+            lanes.pool.give(frame);
             if (more === false) {
               done = true;
               lanes.finish();
@@ -248,4 +250,8 @@ export function framesFrom<D extends DType>(
       lanes.stop();
     };
   });
+}
+
+function isThenable<V>(value: V | PromiseLike<V>): value is PromiseLike<V> {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as PromiseLike<V>).then === 'function';
 }

@@ -69,7 +69,6 @@ export function emitWhenDone<O extends AnyWork>(
   prepare?: () => void,
   prepareLater?: (ready: () => void) => void,
 ): void {
-  work.hold();
   const settle = later();
   const emit = () => {
     const mark = work.stream.enqueued;
@@ -80,7 +79,7 @@ export function emitWhenDone<O extends AnyWork>(
     else work.releaseWhenDone();
     settle();
   };
-  work.stream.onDone((error) => {
+  work.hold(() => work.stream.onDone((error) => {
     if (error || subscriber.closed) {
       if (error && !subscriber.closed) subscriber.error(error);
       work.release();
@@ -96,5 +95,5 @@ export function emitWhenDone<O extends AnyWork>(
     });
     prepare?.();
     emit();
-  });
+  }));
 }

@@ -23,7 +23,7 @@ export type DTypeOfSource<A extends UploadSource> = A extends HostArray<infer D>
  *   in the lane's queue until it is there.
  *
  * Use it after {@link onStreams} to bring a value's input to the GPU; it enqueues and re-emits
- * at once, and allocates nothing per value once the lane's pools are warm. The data must not
+ * at once, and allocates nothing per value once the lanes' pool is warm. The data must not
  * change until the value's work is done.
  *
  * @example

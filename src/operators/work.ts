@@ -57,6 +57,8 @@ export class Work<T, B = {}, R = {}> {
   readonly #pooled: Memory[] = [];
   readonly #done: () => void;
   #holds = 1;
+  /** The stream's command count just after a holder's completion point, which covers all before it. */
+  #coveredAt = -1;
 
   /** @internal Created by {@link onStreams}. */
   constructor(value: T, index: number, lane: Lane, done: () => void) {
@@ -72,7 +74,7 @@ export class Work<T, B = {}, R = {}> {
   }
 
   /**
-   * A device array from the lane's pool, returned to it when this value's work is done; with a
+   * A device array from the lanes' pool, returned to it when this value's work is done; with a
    * `name`, also attached as `buffers[name]`, and typed so that the operator that receives it
    * (see {@link NamedArray}) gives the operators after it `buffers[name]` with its type.
    */
@@ -85,7 +87,7 @@ export class Work<T, B = {}, R = {}> {
     return array;
   }
 
-  /** @internal A pinned staging array from the lane's pool, returned with the rest. */
+  /** @internal A pinned staging array from the lanes' pool, returned with the rest. */
   staging<D extends DType>(dtype: D, length: number) {
     const array = this.lane.host(dtype, length);
     this.#pooled.push(array);
@@ -127,17 +129,26 @@ export class Work<T, B = {}, R = {}> {
     this.lane.pool.timeline?.host(this.lane.index, this.index, name, start, bytes);
   }
 
-  /** @internal An operator keeps the value (and its resources) until it lets go. */
-  hold(): void {
+  /**
+   * @internal An operator keeps the value (and its resources) until it lets go, which it does
+   * from `completionPoint`: a notification it enqueues now, on the value's stream, behind all of
+   * the value's work so far.
+   */
+  hold(completionPoint: () => void): void {
+    completionPoint(); // first: a completion point that cannot be enqueued holds nothing
     this.#holds++;
+    this.#coveredAt = this.stream.enqueued;
   }
 
   /**
    * @internal Lets go once the device work enqueued on the lane so far has finished; the last to
-   * let go returns the pooled resources and frees the value's place in flight.
+   * let go returns the pooled resources and frees the value's place in flight. When a holder's
+   * completion point is the last thing enqueued, it lets go at once: that holder lets go later
+   * than this would, and no second notification is needed for the same place in the stream.
    */
   releaseWhenDone(): void {
-    this.stream.notify(() => this.release());
+    if (this.#coveredAt === this.stream.enqueued) this.release();
+    else this.stream.notify(() => this.release());
   }
 
   /** @internal Lets go now: the value's device work is known to be done. */

@@ -1,6 +1,6 @@
 // The roads data takes between the host and a pipeline: pinned frames the producer fills, results
 // lent in place, pageable arrays copied by native threads, registered arrays; on each backend.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { count, firstValueFrom, from, lastValueFrom, map, range, tap, toArray } from 'rxjs';
 import {
   LanePool, LentArray, RxcudaError, Timeline, download, framesFrom, launch, onStreams, upload, type Device,
@@ -55,6 +55,35 @@ describeBackends('copy roads', (getDevice) => {
     expect(lanes.stats.buffersInUse).toBe(0);
     // Each value in flight holds a frame, a device array and a download staging buffer.
     expect(warm).toBeLessThanOrEqual(3 * 3);
+  });
+
+  it('finds its frames pinned still when a pipeline made on the device is subscribed again', async () => {
+    const words = (1 << 20) + 256; // past the small cached blocks
+    const run = () =>
+      lastValueFrom(
+        framesFrom(device, { dtype: 'u32', length: words, count: 12, lanes: 2, inFlight: 4 }, (frame, i) => {
+          frame.data[0] = i;
+        }).pipe(
+          upload((frame) => frame),
+          launch(kernels.invert, (w) => ({ config: config(words), args: [w.buffers.input, words] })),
+          download((w) => w.buffers.input, 'out', { lend: 'release' }),
+          map((w) => {
+            using out = w.results.out;
+            return out.data[0] === ~w.index >>> 0;
+          }),
+          toArray(),
+        ),
+      );
+    const pinned = vi.spyOn(device.backend, 'allocHost');
+    try {
+      expect(await run()).toEqual(Array(12).fill(true));
+      const first = pinned.mock.calls.length;
+      expect(first).toBeGreaterThan(0);
+      expect(await run()).toEqual(Array(12).fill(true));
+      expect(pinned.mock.calls.length).toBe(first); // the closed pool's blocks, kept a moment
+    } finally {
+      pinned.mockRestore();
+    }
   });
 
   it('ends a frame source when fill returns false, and passes on what fill throws', async () => {

@@ -132,6 +132,25 @@ describeBackends('Stream memory', (getDevice) => {
     again.close();
   });
 
+  it('keeps a large pinned block a moment for the next array of its size, zeroed, then frees it', async () => {
+    const bytes = 3 * (1 << 20) + 4;
+    const kept = 0;
+    await vi.waitFor(() => expect(device.pinnedCache.keptBytes).toBe(kept), { timeout: 5000, interval: 100 }); // earlier tests' blocks
+    const first = device.allocHost('u32', bytes / 4);
+    first.data.fill(7);
+    const { ptr } = first;
+    first.close();
+    await vi.waitFor(() => expect(device.pinnedCache.keptBytes).toBe(kept + bytes));
+    const again = device.allocHost('u8', bytes); // the same size, another element type
+    expect(again.ptr).toBe(ptr);
+    expect(again.data.every((v) => v === 0)).toBe(true);
+    expect(first.data.length).toBe(0);
+    again.close();
+    await vi.waitFor(() => expect(device.pinnedCache.keptBytes).toBe(kept + bytes));
+    // Nobody asks for that size again: it is freed after a second.
+    await vi.waitFor(() => expect(device.pinnedCache.keptBytes).toBe(kept), { timeout: 5000, interval: 100 });
+  }, 15_000);
+
   it('frees device memory stream-ordered behind work of several streams', async () => {
     const other = device.createStream();
     const a = s.alloc('u32', 1 << 20);

@@ -1,8 +1,8 @@
 // The reactive layer end to end, on each backend: values through lanes, results read back.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { Subject, firstValueFrom, from, range, toArray, map, take } from 'rxjs';
 import {
-  LanePool, PipelineError, Timeline, completed, download, fanOut, host, lanesFrom, launch, onStreams, upload,
+  LanePool, PipelineError, Stream, Timeline, completed, download, fanOut, host, lanesFrom, launch, onStreams, upload,
   type Device, type Work,
 } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
@@ -53,9 +53,8 @@ describeBackends('GPU pipelines', (getDevice) => {
     expect(lanes.stats.inFlight).toBe(0);
     expect(lanes.stats.buffersInUse).toBe(0);
     // Pools, not allocations per value: each value in flight holds three pooled buffers (upload
-    // staging, device array, download staging), and a lane can have up to the whole bound in
-    // flight when the others run ahead.
-    expect(lanes.stats.buffersCreated).toBeLessThanOrEqual(3 * 6 * 3);
+    // staging, device array, download staging), from free lists the lanes share.
+    expect(lanes.stats.buffersCreated).toBeLessThanOrEqual(3 * 6);
   });
 
   it('downloads into arrays the caller gives, and refuses ones of another type', async () => {
@@ -89,8 +88,61 @@ describeBackends('GPU pipelines', (getDevice) => {
     for (let lane = 0; lane < 3; lane++) {
       const indices = results.filter((w) => w.lane.index === lane).map((w) => w.index);
       expect(indices).toEqual([...indices].sort((a, b) => a - b));
-      expect(indices.every((i) => i % 3 === lane)).toBe(true);
+      expect(indices.length).toBeGreaterThan(0);
     }
+  });
+
+  // Values on lane 0 wait 30 ms in a host step; those on lane 1 finish at once.
+  const unevenLanes = (lanes: LanePool, count: number) =>
+    firstValueFrom(
+      frames(count).pipe(
+        onStreams(lanes),
+        upload((f) => f.pixels),
+        host((w) => (w.lane.index === 0 ? new Promise((r) => setTimeout(r, 30)) : undefined)),
+        launch(kernels.invert, (w) => ({ config: grid, args: [w.buffers.input, N] })),
+        download((w) => w.buffers.input),
+        toArray(),
+      ),
+    );
+
+  it('sends each value to the lane with the fewest values in flight', async () => {
+    const results = await unevenLanes(pool(2, 4), 24);
+    for (const w of results) expect(w.results.output).toEqual(frame(w.value.i).map((v) => ~v >>> 0));
+    const onLane = (lane: number) => results.filter((w) => w.lane.index === lane).length;
+    expect(onLane(0) + onLane(1)).toBe(24);
+    // Round robin would have given each lane 12 and waited for the slow one.
+    expect(onLane(1)).toBeGreaterThan(2 * onLane(0));
+  });
+
+  it('pools memory for the values in flight, whichever lanes they take', async () => {
+    const lanes = pool(2, 4);
+    await unevenLanes(lanes, 40);
+    expect(lanes.stats.buffersInUse).toBe(0);
+    // Three buffers per value (upload staging, device array, download staging), shared by the lanes.
+    expect(lanes.stats.buffersCreated).toBeLessThanOrEqual(3 * 4);
+  });
+
+  it('costs one completion notification per value', async () => {
+    const lanes = pool(3, 6);
+    const onDone = vi.spyOn(Stream.prototype, 'onDone');
+    const notify = vi.spyOn(Stream.prototype, 'notify');
+    try {
+      await firstValueFrom(
+        frames(30).pipe(
+          onStreams(lanes),
+          upload((f) => f.pixels),
+          launch(kernels.invert, (w) => ({ config: grid, args: [w.buffers.input, N] })),
+          download((w) => w.buffers.input),
+          toArray(),
+        ),
+      );
+      // The download's completion point frees the value's place too: no second one behind it.
+      expect(onDone.mock.calls.length + notify.mock.calls.length).toBe(30);
+    } finally {
+      onDone.mockRestore();
+      notify.mockRestore();
+    }
+    expect(lanes.stats.inFlight).toBe(0);
   });
 
   it('runs forked branches and joins them before what follows', async () => {
