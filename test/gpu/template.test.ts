@@ -35,19 +35,21 @@ const blocks = [128, 256, 512];
 const streams = blocks.map(() => device.createStream());
 const results = blocks.map(() => device.allocHost('f32', 1));
 streams.forEach((s, i) => {
-  const input = s.alloc('f32', n);
-  const out = s.alloc('f32', 1);
+  using input = s.alloc('f32', n);
+  using out = s.alloc('f32', 1);
   s.copy(input, data);
   s.fill(out, 0);
   s.launch(sum, { grid: 64, block: blocks[i] }, [input, out, n]);
   s.copy(results[i], out);
-});
+}); // the device arrays are freed behind the work, in stream order
 await Promise.all(streams.map((s) => s.synchronized()));
 console.log(JSON.stringify({
   sums: results.map((r) => r.data[0]),
   expected,
   compiles: sum.specializations().map((s) => [s.defines.BLOCK_THREADS, s.fromCache]).sort((a, b) => a[0] - b[0]),
 }));
+streams.forEach((s) => s.close());
+template.close();
 `;
 
 describeGpu('a template specialized by the block size', () => {
