@@ -35,13 +35,15 @@ const blocks = [128, 256, 512];
 const streams = blocks.map(() => device.createStream());
 const results = blocks.map(() => device.allocHost('f32', 1));
 streams.forEach((s, i) => {
-  using input = s.alloc('f32', n);
-  using out = s.alloc('f32', 1);
+  const input = s.alloc('f32', n);
+  const out = s.alloc('f32', 1);
   s.copy(input, data);
   s.fill(out, 0);
   s.launch(sum, { grid: 64, block: blocks[i] }, [input, out, n]);
   s.copy(results[i], out);
-}); // the device arrays are freed behind the work, in stream order
+  input.close(); // freed behind the work, in stream order
+  out.close();
+});
 await Promise.all(streams.map((s) => s.synchronized()));
 console.log(JSON.stringify({
   sums: results.map((r) => r.data[0]),
