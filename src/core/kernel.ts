@@ -272,12 +272,12 @@ export class Kernel<S extends Signature = Signature> {
     const kernel = context.kernel;
     if (kernel !== this) kernel.#checkFor(stream);
     if (kernel.#specializations) kernel.#specializations.launch(context as unknown as LaunchContext, extras?.onFailure);
-    else kernel.#enqueue(stream, config, context.args, context);
+    else kernel.#enqueue(stream, config, context.given, context);
   }
 
   /** @internal Enqueues the launch `context` describes, on its stream (a ready specialization's). */
   enqueueIn(context: LaunchContext<S>): void {
-    this.#enqueue(context.stream, context.config, context.args, context);
+    this.#enqueue(context.stream, context.config, context.given, context);
   }
 
   /** Enqueues now when the stream is direct, else in its queue (see scheduler.ts). */
@@ -336,7 +336,7 @@ export class Kernel<S extends Signature = Signature> {
    */
   #queue(stream: Stream, config: LaunchConfig, args: readonly unknown[], context: LaunchContext<S> | undefined): void {
     const bytes = this.#bytes.slice();
-    const given = context ? context.args : Object.freeze([...args]);
+    const given = context ? context.given : args.slice(); // a private copy: nobody else can change it
     stream.run(() => {
       this.#bytes.set(bytes);
       this.#lastConfig = config;

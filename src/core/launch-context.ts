@@ -31,49 +31,87 @@ function describeArgument(value: unknown): string {
 /**
  * One launch, as the code acting on its behalf sees it: pre-launch hooks, specializers and CPU
  * implementations get it as an argument or through {@link currentLaunch}. It is immutable: the
- * object and its arrays are frozen, and the argument list is a copy made when the launch began
- * (its memory arguments are the arrays themselves).
+ * object is frozen, its fields are read-only, its arrays are frozen, and the argument list is a
+ * copy made when the launch began (its memory arguments are the arrays themselves).
  */
 export class LaunchContext<S extends Signature = Signature> {
-  /** The kernel launched (the replacement, once a hook replaced it). */
-  readonly kernel: Kernel<S>;
-  /** The launch configuration; its fields are repeated below. */
-  readonly config: LaunchConfig;
-  /** Blocks in the grid, x/y/z. */
-  readonly grid: readonly [number, number, number];
-  /** Threads in a block, x/y/z. */
-  readonly block: readonly [number, number, number];
-  /** Dynamic shared memory per block, in bytes. */
-  readonly sharedMem: number;
-  /** Blocks per cluster, or undefined. */
-  readonly cluster: readonly [number, number, number] | undefined;
-  /** Whether the launch is cooperative. */
-  readonly cooperative: boolean;
-  /** The stream the launch is enqueued on. */
-  readonly stream: Stream;
-  /** The arguments, a frozen copy of those given (or of a hook's replacement). */
-  readonly args: KernelArgs<S>;
-  /** The specialization's defines, once a specializer has given them; undefined before. */
-  readonly defines: Defines | undefined;
+  readonly #kernel: Kernel<S>;
+  readonly #config: LaunchConfig;
+  readonly #stream: Stream;
+  // A private copy, taken at once; frozen when first read (most hooks never read it).
+  readonly #args: readonly unknown[];
+  #frozenArgs: KernelArgs<S> | undefined;
+  readonly #defines: Defines | undefined;
 
   /** @internal Made by the launch itself. */
-  constructor(kernel: Kernel<S>, config: LaunchConfig, stream: Stream, args: readonly unknown[], defines?: Defines) {
-    this.kernel = kernel;
-    this.config = config;
-    this.grid = config.grid;
-    this.block = config.block;
-    this.sharedMem = config.sharedMem;
-    this.cluster = config.cluster;
-    this.cooperative = config.cooperative;
-    this.stream = stream;
-    this.args = (Object.isFrozen(args) ? args : Object.freeze([...args])) as unknown as KernelArgs<S>;
-    this.defines = defines && (Object.isFrozen(defines) ? defines : Object.freeze({ ...defines }));
+  constructor(kernel: Kernel<S>, config: LaunchConfig, stream: Stream, args: readonly unknown[], defines?: Defines, copied = false) {
+    this.#kernel = kernel;
+    this.#config = config;
+    this.#stream = stream;
+    this.#args = copied ? args : args.slice();
+    this.#defines = defines && (Object.isFrozen(defines) ? defines : Object.freeze({ ...defines }));
     Object.freeze(this);
+  }
+
+  /** The kernel launched (the replacement, once a hook replaced it). */
+  get kernel(): Kernel<S> {
+    return this.#kernel;
+  }
+
+  /** The launch configuration; its fields are repeated below. */
+  get config(): LaunchConfig {
+    return this.#config;
+  }
+
+  /** Blocks in the grid, x/y/z. */
+  get grid(): readonly [number, number, number] {
+    return this.#config.grid;
+  }
+
+  /** Threads in a block, x/y/z. */
+  get block(): readonly [number, number, number] {
+    return this.#config.block;
+  }
+
+  /** Dynamic shared memory per block, in bytes. */
+  get sharedMem(): number {
+    return this.#config.sharedMem;
+  }
+
+  /** Blocks per cluster, or undefined. */
+  get cluster(): readonly [number, number, number] | undefined {
+    return this.#config.cluster;
+  }
+
+  /** Whether the launch is cooperative. */
+  get cooperative(): boolean {
+    return this.#config.cooperative;
+  }
+
+  /** The stream the launch is enqueued on. */
+  get stream(): Stream {
+    return this.#stream;
+  }
+
+  /** The arguments: a frozen copy of those given (or of a hook's replacement). */
+  get args(): KernelArgs<S> {
+    return (this.#frozenArgs ??= Object.freeze(this.#args.slice()) as unknown as KernelArgs<S>);
+  }
+
+  /** The specialization's defines, once a specializer has given them; undefined before. */
+  get defines(): Defines | undefined {
+    return this.#defines;
+  }
+
+  /** @internal The arguments as given, for the launch itself (nobody else holds this copy). */
+  get given(): KernelArgs<S> {
+    return this.#args as unknown as KernelArgs<S>;
   }
 
   /** @internal The same launch with some of it replaced. */
   with(changes: { readonly kernel?: Kernel<S>; readonly args?: readonly unknown[]; readonly defines?: Defines }): LaunchContext<S> {
-    return new LaunchContext(changes.kernel ?? this.kernel, this.config, this.stream, changes.args ?? this.args, changes.defines ?? this.defines);
+    const args = changes.args ?? this.#args;
+    return new LaunchContext(changes.kernel ?? this.#kernel, this.#config, this.#stream, args, changes.defines ?? this.#defines, args === this.#args);
   }
 
   /**
@@ -81,17 +119,17 @@ export class LaunchContext<S extends Signature = Signature> {
    * `saxpy<<<4096×1×1, 256×1×1>>>(1048576, 2, DeviceArray<f32>[1048576], …) on a stream of device 0`.
    */
   toString(): string {
-    const shown = (this.args as readonly unknown[]).slice(0, SHOWN_ARGUMENTS).map(describeArgument);
-    const more = this.args.length - shown.length;
+    const shown = this.#args.slice(0, SHOWN_ARGUMENTS).map(describeArgument);
+    const more = this.#args.length - shown.length;
     if (more > 0) shown.push(`… ${more} more`);
     const extras = [
       this.sharedMem ? `${this.sharedMem} B shared` : '',
       this.cluster ? `cluster ${dims(this.cluster)}` : '',
       this.cooperative ? 'cooperative' : '',
-      this.defines ? `defines ${JSON.stringify(this.defines).slice(0, 60)}` : '',
+      this.#defines ? `defines ${JSON.stringify(this.#defines).slice(0, 60)}` : '',
     ].filter(Boolean);
-    const name = this.kernel.name.length > 40 ? `${this.kernel.name.slice(0, 39)}…` : this.kernel.name;
-    return `${name}<<<${dims(this.grid)}, ${dims(this.block)}>>>(${shown.join(', ')})${extras.length ? ` [${extras.join(', ')}]` : ''} on a stream of ${this.stream.device}`;
+    const name = this.#kernel.name.length > 40 ? `${this.#kernel.name.slice(0, 39)}…` : this.#kernel.name;
+    return `${name}<<<${dims(this.grid)}, ${dims(this.block)}>>>(${shown.join(', ')})${extras.length ? ` [${extras.join(', ')}]` : ''} on a stream of ${this.#stream.device}`;
   }
 }
 
@@ -126,6 +164,18 @@ export function currentLaunch(): LaunchContext {
   const context = current ?? acrossAwait.getStore();
   if (!context) throw new NoCurrentLaunchError();
   return context;
+}
+
+/** @internal Makes `context` current for synchronous code; give what it returns to {@link leaveLaunch}. */
+export function enterLaunch(context: LaunchContext): LaunchContext | undefined {
+  const outer = current;
+  current = context;
+  return outer;
+}
+
+/** @internal Makes the launch that was current before {@link enterLaunch} current again. */
+export function leaveLaunch(outer: LaunchContext | undefined): void {
+  current = outer;
 }
 
 /**

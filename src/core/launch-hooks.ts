@@ -2,7 +2,7 @@
 // in three scopes (global, per kernel, per pipeline), which may replace the launch's arguments or
 // kernel. With no hook registered, a launch never reaches this file.
 import { RxcudaError, describe } from './errors.js';
-import { LaunchContext, withLaunch } from './launch-context.js';
+import { LaunchContext, enterLaunch, leaveLaunch } from './launch-context.js';
 import type { Kernel, KernelArgs, Signature } from './kernel.js';
 import { describeParam } from './packer.js';
 
@@ -83,12 +83,14 @@ export class LaunchHooks {
   /** Calls each hook with the context so far; returns the context with their replacements. */
   run<S extends Signature>(context: LaunchContext<S>): LaunchContext<S> {
     for (const hook of this.#hooks) {
-      let result: unknown;
+      const outer = enterLaunch(context);
       try {
-        result = withLaunch(context, () => (hook as LaunchHook<S>)(context));
+        const result = (hook as LaunchHook<S>)(context);
         if (result !== undefined) context = applyOverride(context, result);
       } catch (error) {
         throw new LaunchHookError(nameOf(hook), context, error);
+      } finally {
+        leaveLaunch(outer);
       }
     }
     return context;

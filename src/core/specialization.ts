@@ -127,7 +127,7 @@ export class Specializations<S extends Signature> {
 
   /** Checks the arguments now; the launch waits in the stream's queue until `ready`. */
   #whenReady(context: LaunchContext<S>, ready: Promise<readonly [Kernel<S>, Defines]>, onFailure: ((error: unknown) => void) | undefined): void {
-    const { stream, config, args } = context;
+    const { stream, config, given: args } = context;
     context.kernel.pack(stream, args);
     const fail = (error: unknown) => {
       if (onFailure) onFailure(error);
