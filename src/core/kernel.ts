@@ -295,21 +295,30 @@ export class Kernel<S extends Signature = Signature> {
   }
 
   /**
-   * @internal Packs and launches now, whatever waits in the stream's queue: for a command that
-   * the queue is running (a specialization that became ready). Returns a CPU kernel's pause.
+   * @internal Checks and packs `args` now (noting the memory they use), enqueuing nothing, and
+   * returns the packed block, for {@link submitPacked} of a kernel of the same signature later.
    */
-  submit(stream: Stream, config: LaunchConfig, args: KernelArgs<S>, context: LaunchContext<S> | undefined): Pause | void {
-    this.#prepare(stream, config, args);
+  packNow(stream: Stream, args: KernelArgs<S>): Uint8Array {
+    this.#pack(args, stream);
+    return this.#bytes.slice();
+  }
+
+  /**
+   * @internal Launches now with a block that a kernel of the same signature packed when the launch
+   * was made (a template's, for its specialization): the arguments were checked then, and memory
+   * closed since is freed behind this launch, in stream order. Returns a CPU kernel's pause.
+   */
+  submitPacked(stream: Stream, config: LaunchConfig, bytes: Uint8Array, args: KernelArgs<S>, context: LaunchContext<S>): Pause | void {
+    this.#bytes.set(bytes);
+    this.#header.set(config.header);
+    this.#lastConfig = config;
+    this.#lastStream = undefined;
+    this.#onStream(stream);
     try {
       return this.#launch(stream, config, args, context);
     } catch (error) {
       stream.device.fail(error);
     }
-  }
-
-  /** @internal Checks and packs `args` (and notes the memory they use), enqueuing nothing. */
-  pack(stream: Stream, args: KernelArgs<S>): void {
-    this.#pack(args, stream);
   }
 
   /** Writes the launch's header and arguments into the block: what the native launch reads. */

@@ -128,7 +128,7 @@ export class Specializations<S extends Signature> {
   /** Checks the arguments now; the launch waits in the stream's queue until `ready`. */
   #whenReady(context: LaunchContext<S>, ready: Promise<readonly [Kernel<S>, Defines]>, onFailure: ((error: unknown) => void) | undefined): void {
     const { stream, config, given: args } = context;
-    context.kernel.pack(stream, args);
+    const bytes = context.kernel.packNow(stream, args);
     const fail = (error: unknown) => {
       if (onFailure) onFailure(error);
       else reportStepError(stream, error, { kind: 'enqueue', name: `launch(${context.kernel.name})` });
@@ -138,7 +138,7 @@ export class Specializations<S extends Signature> {
         ([kernel, defines]) => {
           let pause;
           try {
-            pause = kernel.submit(stream, config, args, context.with({ kernel, defines }));
+            pause = kernel.submitPacked(stream, config, bytes, args, context.with({ kernel, defines }));
           } catch (error) {
             fail(error);
           }

@@ -219,6 +219,29 @@ extern "C" __global__ void fill_block(unsigned* out) {
     streams.forEach((s) => s.close());
   });
 
+  it('run a launch waiting for its specialization whose arrays were closed after it, as any launch does', async () => {
+    const device = getDevice();
+    using template = device.template(SOURCE, { cache: false });
+    const fill = template.kernel('fill_block', ['ptr<u32>'], {
+      specialize: async (context) => ({ BLOCK_THREADS: context.block[0] }),
+      cpu: (config, [out]) => {
+        for (let t = 0; t < config.block[0]; t++) out[t] = Number(currentLaunch().defines!.BLOCK_THREADS) * 1000 + t;
+      },
+    });
+    const s = device.createStream();
+    const errors: unknown[] = [];
+    s.on('error', (error) => errors.push(error));
+    const out = s.alloc('u32', 32);
+    const result = device.allocHost('u32', 32);
+    s.launch(fill, { grid: 1, block: 32 }, [out]);
+    s.copy(result, out);
+    out.close(); // freed behind the launch and the copy, in stream order
+    await s.synchronized();
+    expect(errors).toEqual([]);
+    expect([result.data[0], result.data[31]]).toEqual([32_000, 32_031]);
+    s.close();
+  });
+
   it('report a specialization that does not compile on the stream, and the stream goes on', async () => {
     const device = getDevice();
     using template = device.template('extern "C" __global__ void broken(unsigned* out) { out[0] = NOT_DEFINED; }', { cache: false });
