@@ -64,7 +64,7 @@ export class CompletionPoints {
   whenQuiet(call: () => void, closed: readonly Stream[] = []): void {
     const markers: Event[] = [];
     try {
-      for (const stream of this.#device.openStreams) if (!closed.includes(stream)) markers.push(stream.driverMarker());
+      for (const stream of this.#device.liveStreams()) if (!closed.includes(stream)) markers.push(stream.driverMarker());
     } catch {
       // A broken context: nothing more runs on it, and the call fails in the driver.
     }

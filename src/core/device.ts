@@ -36,8 +36,22 @@ export class Device {
   /** @internal */
   readonly native: NativeDevice;
   #poisoned: CudaError | undefined;
-  /** @internal Every stream of the device not closed yet, rxcuda's own included. */
-  readonly openStreams = new Set<Stream>();
+  /**
+   * @internal Every stream of the device not closed yet, rxcuda's own included, held weakly: a
+   * stream nobody closed is still collected (its native object destroys it).
+   */
+  readonly openStreams = new Set<WeakRef<Stream>>();
+
+  /** @internal The streams of {@link openStreams} still alive, forgetting the collected ones. */
+  liveStreams(): Stream[] {
+    const live: Stream[] = [];
+    for (const ref of this.openStreams) {
+      const stream = ref.deref();
+      if (stream) live.push(stream);
+      else this.openStreams.delete(ref);
+    }
+    return live;
+  }
   /** @internal Streams for completion points that follow work spread over streams. */
   readonly completionPoints = new CompletionPoints(this);
   /** @internal Pinned blocks kept for reuse; see pinned-cache.ts. */

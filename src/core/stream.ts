@@ -75,6 +75,8 @@ export class Stream extends EventEmitter<StreamEvents> {
   readonly #spins = new SpinningWaits(this);
   /** Commands ever given to the stream: unchanged between two moments means nothing was enqueued. */
   #enqueued = 0;
+  /** This stream's entry in its device's open streams (see Device.openStreams). */
+  readonly #open = new WeakRef(this);
   /** Recorded last of all at close(): what completion points behind a closed stream wait for. */
   #tail: Event | undefined;
 
@@ -88,7 +90,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.priority = native.priority();
     this.nonBlocking = (native.flags() & NON_BLOCKING) !== 0;
     this.#queue = new StreamQueue((error) => this.#queuedFailure(error));
-    device.openStreams.add(this);
+    device.openStreams.add(this.#open);
   }
 
   /** @internal Use {@link Device.createStream}. */
@@ -444,7 +446,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    */
   close(): void {
     if (this.#tail) return;
-    this.device.openStreams.delete(this);
+    this.device.openStreams.delete(this.#open);
     const tail = (this.#tail = Event.create(this.device));
     try {
       this.#queue.run(tail.recordCommand(this));

@@ -8,7 +8,7 @@ import { lastValueFrom, range, tap, toArray } from 'rxjs';
 import { CudaError, completed, launch, onStreams, type Device, type Module, type Stream } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
 import { testKernels } from '../support/kernels.js';
-import { gc } from '../support/gc.js';
+import { collectUntil, gc } from '../support/gc.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/many-streams.mjs', import.meta.url));
 const one = { grid: 1, block: 1 };
@@ -237,6 +237,25 @@ describeBackends('the scheduler', (getDevice, backend) => {
     // Value 2 takes value 0's place when value 0 is done, not when value 1 is.
     expect(started[2]!).toBeLessThan(finished[1]! - 50);
     expect(started[3]!).toBeLessThan(finished[2]! - 50);
+  });
+
+  it('lets a stream nobody closed be collected, and frees behind the streams still open', async () => {
+    const device = getDevice();
+    let collected = false;
+    const registry = new FinalizationRegistry(() => (collected = true));
+    (() => {
+      const forgotten = device.createStream();
+      forgotten.fill(forgotten.alloc('u32', 4), 1);
+      registry.register(forgotten, 'stream');
+    })();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await collectUntil(() => collected)).toBe(true);
+    const s = device.createStream();
+    const big = device.allocHost('u8', 2 << 20); // over the cached size: freed behind the device's open streams
+    s.copy(big.subarray(0, 16), big.subarray(16, 32));
+    big.close();
+    await s.synchronized();
+    s.close();
   });
 
   it('calls back a notification made after the stream was closed, behind its last work', async () => {
