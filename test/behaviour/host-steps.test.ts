@@ -1,6 +1,7 @@
-import { afterEach, beforeAll, expect, it, vi } from 'vitest';
+import { beforeAll, expect, it, vi } from 'vitest';
 import { CudaError, Device, STEP_FAILED_WARNING, type Kernel, type Stream } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
+import { streamsPerTest } from '../support/streams.js';
 import { collectUntil, gc } from '../support/gc.js';
 import { helpers } from '../support/helpers.js';
 import { testKernels } from '../support/kernels.js';
@@ -12,18 +13,12 @@ type Latch = Kernel<readonly ['ptr', 'ptr', 'u32', 'u64']>;
 describeBackends('Stream.hostLaunch', (getDevice, backend) => {
   let device: Device;
   let store: Store, copy: Copy, latch: Latch;
-  const streams: Stream[] = [];
   const one = { grid: 1, block: 1 };
   beforeAll(async () => {
     device = getDevice();
     ({ store, copy, latch } = await testKernels(device));
   });
-  afterEach(() => streams.splice(0).forEach((s) => s.close()));
-  const stream = () => {
-    const s = device.createStream({ nonBlocking: true });
-    streams.push(s);
-    return s;
-  };
+  const stream = streamsPerTest(() => device);
   /** Holds `s` until the returned function is called. */
   const hold = (s: Stream) => {
     const flag = device.allocHost('u32', 1);

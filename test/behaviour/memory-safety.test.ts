@@ -4,9 +4,10 @@ import { afterEach, beforeAll, expect, it } from 'vitest';
 import { firstValueFrom, range, toArray } from 'rxjs';
 import {
   LanePool, PipelineError, download, launch, onStreams,
-  type Device, type HostStepContext, type Kernel, type Stream,
+  type Device, type HostStepContext, type Kernel,
 } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
+import { streamsPerTest } from '../support/streams.js';
 import { testKernels } from '../support/kernels.js';
 
 type Store = Kernel<readonly ['ptr', 'u32']>;
@@ -15,17 +16,11 @@ const one = { grid: 1, block: 1 };
 describeBackends('launch arguments', (getDevice) => {
   let device: Device;
   let store: Store;
-  const streams: Stream[] = [];
   beforeAll(async () => {
     device = getDevice();
     ({ store } = await testKernels(device));
   });
-  afterEach(() => streams.splice(0).forEach((s) => s.close()));
-  const stream = () => {
-    const s = device.createStream({ nonBlocking: true });
-    streams.push(s);
-    return s;
-  };
+  const stream = streamsPerTest(() => device);
 
   for (const queued of [false, true]) {
     it(`are what the kernel sees though the array changes after launch() (${queued ? 'queued' : 'direct'} stream)`, async () => {

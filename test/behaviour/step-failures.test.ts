@@ -1,9 +1,10 @@
 // Steps whose failure cannot be reported the ordinary way (a value String() cannot convert, an
 // `error` listener that throws, a thenable whose `then` throws): each is released first, so the
 // stream goes on, and the report never throws into rxcuda.
-import { afterEach, beforeAll, expect, it, vi } from 'vitest';
+import { beforeAll, expect, it, vi } from 'vitest';
 import { STEP_FAILED_WARNING, type Device, type Kernel, type Stream } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
+import { streamsPerTest } from '../support/streams.js';
 import { testKernels } from '../support/kernels.js';
 
 type Store = Kernel<readonly ['ptr', 'u32']>;
@@ -37,18 +38,12 @@ function warnings() {
 describeBackends('steps whose failure cannot be reported', (getDevice) => {
   let device: Device;
   let store: Store;
-  const streams: Stream[] = [];
   const one = { grid: 1, block: 1 };
   beforeAll(async () => {
     device = getDevice();
     ({ store } = await testKernels(device));
   });
-  afterEach(() => streams.splice(0).forEach((s) => s.close()));
-  const stream = () => {
-    const s = device.createStream({ nonBlocking: true });
-    streams.push(s);
-    return s;
-  };
+  const stream = streamsPerTest(() => device);
   /** Enqueues a store of `value` behind what is there, and resolves with what it wrote. */
   const after = async (s: Stream, value: number) => {
     const slot = device.allocHost('u32', 1);

@@ -6,6 +6,7 @@ import {
   type Device, type HostStepContext, type Kernel, type Stream,
 } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
+import { streamsPerTest } from '../support/streams.js';
 import { testKernels } from '../support/kernels.js';
 
 type Store = Kernel<readonly ['ptr', 'u32']>;
@@ -15,18 +16,12 @@ const never = () => new Promise<void>(() => {});
 describeBackends('Stream.hostLaunch with a timeout', (getDevice) => {
   let device: Device;
   let store: Store;
-  const streams: Stream[] = [];
   const one = { grid: 1, block: 1 };
   beforeAll(async () => {
     device = getDevice();
     ({ store } = await testKernels(device));
   });
-  afterEach(() => streams.splice(0).forEach((s) => s.close()));
-  const stream = () => {
-    const s = device.createStream({ nonBlocking: true });
-    streams.push(s);
-    return s;
-  };
+  const stream = streamsPerTest(() => device);
   const heard = (s: Stream) => {
     const errors: [unknown, HostStepContext][] = [];
     s.on('error', (error, context) => void errors.push([error, context]));
