@@ -124,6 +124,21 @@ export class Event {
     };
   }
 
+  /**
+   * @internal The native event that records and waits made now use, kept (past `close()` too)
+   * until the returned function lets it go: what a graph's event node records or waits for.
+   */
+  holdNative(): readonly [NativeEvent, () => void] {
+    const slot = this.#slot;
+    slot.users++;
+    let held = true;
+    return [slot.native, () => {
+      if (!held) return;
+      held = false;
+      this.#release(slot);
+    }];
+  }
+
   /** True when the work before the event has completed; false while its record is queued. Never waits. */
   query(): boolean {
     this.#check();

@@ -63,6 +63,8 @@ export class Module {
   readonly #names: ReadonlyMap<string, string>;
   readonly #streams = new Set<Stream>();
   #closed = false;
+  /** Graphs and executables whose kernel nodes use it: the unload waits until they let go. */
+  #held = 0;
 
   private constructor(device: Device, native: NativeModule | undefined, names: ReadonlyMap<string, string>, log: string, fromCache: boolean) {
     this.device = device;
@@ -141,7 +143,17 @@ export class Module {
     if (this.#closed) return;
     this.#closed = true;
     unloadWhenCollected.unregister(this);
-    unload(this.device, this.native, this.#streams);
+    if (this.#held === 0) unload(this.device, this.native, this.#streams);
+  }
+
+  /** @internal Keeps the module loaded, even once closed, until {@link letGo}. */
+  hold(): void {
+    this.#held++;
+  }
+
+  /** @internal Ends one {@link hold}; a close asked meanwhile unloads now. */
+  letGo(): void {
+    if (--this.#held === 0 && this.#closed) unload(this.device, this.native, this.#streams);
   }
 
   [Symbol.dispose](): void {

@@ -5,12 +5,14 @@
 import { EventEmitter } from 'eventemitter3';
 import type { NativeStream } from './native.js';
 import { addon } from './native.js';
-import { CudaError, checkCount, checkOptions, isInstance, rangeError, typeError, received } from './errors.js';
+import { CudaError, GraphError, checkCount, checkOptions, isInstance, rangeError, typeError, received } from './errors.js';
 import { DTYPES, checkDType, type DType } from './dtype.js';
-import { DeviceArray, Memory } from './memory.js';
+import { DeviceArray, Memory, checkCopy, checkMemoryOf } from './memory.js';
 import { checkScalar, scalarBits } from './scalar.js';
 import { Event, type EventOptions } from './event.js';
 import { StreamQueue, type Command, type Pause } from './scheduler.js';
+import { Capture, checkNotNested, runCapture } from './capture.js';
+import type { Graph } from './graph.js';
 import { SpinningWaits } from './spin-wait.js';
 import { Device as DeviceClass, type Device } from './device.js';
 import { Kernel, type KernelArgs, type Signature } from './kernel.js';
@@ -79,6 +81,8 @@ export class Stream extends EventEmitter<StreamEvents> {
   readonly #open = new WeakRef(this);
   /** Recorded last of all at close(): what completion points behind a closed stream wait for. */
   #tail: Event | undefined;
+  /** What the stream's work goes into while it captures. */
+  #capture: Capture | undefined;
 
   private constructor(device: Device, native: NativeStream) {
     super();
@@ -138,9 +142,55 @@ export class Stream extends EventEmitter<StreamEvents> {
     return this.#tail !== undefined;
   }
 
-  /** @internal Whether work given now goes straight to the driver (nothing queued, nothing paused). */
+  /**
+   * @internal Whether work given now goes straight to the driver (nothing queued, nothing paused,
+   * not capturing).
+   */
   get direct(): boolean {
-    return this.#queue.direct;
+    return this.#capture === undefined && this.#queue.direct;
+  }
+
+  /** @internal What the stream's work is recorded into while it captures (see {@link capture}). */
+  get capturing(): Capture | undefined {
+    return this.#capture;
+  }
+
+  /**
+   * Records the work given to this stream while `fn` runs (until its Promise settles, for an
+   * async `fn`) into a {@link Graph}, instead of enqueuing it: kernel launches, copies, fills,
+   * event records and waits, native host functions, and host steps. A host step (`hostLaunch`)
+   * becomes a JavaScript step of the graph: the device never waits for JavaScript, so each launch
+   * of the graph runs the step between the two parts of the graph it splits.
+   *
+   * Work that a graph cannot hold ends the capture: `synchronized`, `onDone`, `query`, `alloc`,
+   * `close`, or launching an executable on the stream. The call throws a GraphError
+   * (`forbidden`) that says what it was, every later call of the capture throws it too, and the
+   * returned Promise rejects with it. The stream stays usable once `fn` has settled.
+   *
+   * Only what is given to this Stream object is captured: other CUDA code enqueuing on
+   * {@link handle} meanwhile goes to the device as usual, as does rxcuda's own bookkeeping.
+   * @param fn called with this stream; may be async.
+   * @returns the captured graph, which the caller closes.
+   * @throws TypeError for a non-function or a closed stream; GraphError (`capturing`) when the
+   * stream is already capturing, (`nested`) when called inside another capture's function.
+   * @example
+   * ```ts
+   * using graph = await stream.capture((s) => {
+   *   s.launch(scale, config, [n, 2, x]);
+   *   s.hostLaunch(() => console.log('between the kernels'));
+   *   s.launch(scale, config, [n, 3, x]);
+   * });
+   * using exec = graph.instantiate();
+   * for (let i = 0; i < 1000; i++) exec.launch(stream);
+   * ```
+   */
+  capture(fn: (stream: this) => unknown): Promise<Graph> {
+    if (typeof fn !== 'function') typeError('fn', 'a function', fn);
+    this.checkOpen();
+    if (this.#capture) throw new GraphError('capturing', 'The stream is already capturing: end that capture first');
+    checkNotNested();
+    const capture = (this.#capture = new Capture(this.device));
+    return runCapture(capture, () => fn(this), () => (this.#capture = undefined));
   }
 
   /** @internal Commands ever given to the stream (a completion point compares two readings). */
@@ -172,6 +222,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     checkDType('dtype', dtype);
     checkCount('length', length);
     this.checkOpen();
+    this.#capture?.forbid('An allocation');
     try {
       return DeviceArray.allocate(this, dtype, length);
     } catch (error) {
@@ -188,13 +239,9 @@ export class Stream extends EventEmitter<StreamEvents> {
    * for different lengths or memory of another device. Nothing is enqueued when it throws.
    */
   copy<D extends DType>(dst: Memory<D>, src: Memory<D>): void {
-    this.#checkMemory('dst', dst);
-    this.#checkMemory('src', src);
-    if (src.dtype !== dst.dtype)
-      typeError('src', `memory of ${dst.dtype}, as \`dst\` is`, received(`a ${src.constructor.name} of ${src.dtype}`));
-    if (src.byteLength !== dst.byteLength)
-      rangeError('src', `${dst.byteLength} bytes, as \`dst\` is`, received(`${src.byteLength} bytes`));
+    checkCopy(dst, src, this.device);
     this.checkOpen();
+    if (this.#capture) return this.#capture.copy(dst, src);
     const [to, from, bytes] = [dst.ptr, src.ptr, dst.byteLength];
     this.run(() => this.native.copy(to, from, bytes));
     dst.allocation.use(this);
@@ -206,9 +253,10 @@ export class Stream extends EventEmitter<StreamEvents> {
    * @throws TypeError/RangeError when `value` does not fit `dst.dtype`.
    */
   fill<D extends DType>(dst: Memory<D>, value: D extends 'i64' | 'u64' ? number | bigint : number): void {
-    this.#checkMemory('dst', dst);
+    checkMemoryOf('dst', dst, this.device);
     checkScalar('value', dst.dtype, value);
     this.checkOpen();
+    if (this.#capture) return this.#capture.fill(dst, value);
     const [low, high] = scalarBits(dst.dtype, value);
     const [ptr, size, length] = [dst.ptr, DTYPES[dst.dtype].size, dst.length];
     if (length > 0) this.run(() => this.native.fill(ptr, size, length, low, high));
@@ -240,7 +288,8 @@ export class Stream extends EventEmitter<StreamEvents> {
     }
     this.checkOpen();
     const event = given ?? Event.create(this.device, options as EventOptions | undefined);
-    this.run(event.recordCommand(this));
+    if (this.#capture) this.#capture.record(event);
+    else this.run(event.recordCommand(this));
     return event;
   }
 
@@ -255,6 +304,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     if (event.device !== this.device) rangeError('event', `an event of ${this.device}`, event);
     if (event.closed) typeError('event', 'an open Event', received('a closed Event'));
     this.checkOpen();
+    if (this.#capture) return this.#capture.wait(event);
     this.waitInternal(event);
   }
 
@@ -269,6 +319,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    */
   query(): boolean {
     this.checkOpen();
+    this.#capture?.forbid('A query of the stream');
     if (!this.#queue.direct) return false;
     try {
       return this.native.query();
@@ -314,6 +365,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     const data = copyUserData(options.userData);
     const timeout = checkTimeout(options.timeout);
     this.checkOpen();
+    if (this.#capture) return this.#capture.step(() => fn(data), nameOf(fn), timeout);
     if (!this.#queue.direct) checkNotCapturing(this, 'cuStreamAddCallback');
     this.run(hostStep(this, () => fn(data), { kind: 'hostLaunch', name: nameOf(fn) }, timeout));
   }
@@ -327,6 +379,7 @@ export class Stream extends EventEmitter<StreamEvents> {
   onDone(fn: (error: CudaError | undefined) => unknown): void {
     if (typeof fn !== 'function') typeError('fn', 'a function', fn);
     this.checkOpen();
+    this.#capture?.forbid('onDone (a wait for the stream)');
     if (!this.#queue.direct) checkNotCapturing(this, 'cuStreamAddCallback');
     const mark = this.#enqueued + 1;
     this.run(doneStep(this, (error) => {
@@ -344,10 +397,11 @@ export class Stream extends EventEmitter<StreamEvents> {
   launchHostFunction(fn: bigint, userData: bigint | Memory = 0n): void {
     if (typeof fn !== 'bigint' || fn <= 0n || fn >= 2n ** 64n) typeError('fn', 'a CUhostFn pointer as a non-zero bigint', fn);
     const memory = isInstance<Memory>(userData, Memory) ? userData : undefined;
-    if (memory) this.#checkMemory('userData', memory);
+    if (memory) checkMemoryOf('userData', memory, this.device);
     else if (typeof userData !== 'bigint' || userData < 0n || userData >= 2n ** 64n)
       typeError('userData', 'a pointer as a bigint, or memory', userData);
     this.checkOpen();
+    if (this.#capture) return this.#capture.hostFunction(fn, memory ?? (userData as bigint));
     const data = memory ? memory.ptr : (userData as bigint);
     this.run(() => this.native.hostFunction(fn, data));
     memory?.allocation.use(this);
@@ -372,6 +426,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     const { spin = 0 } = options;
     checkCount('spin', spin);
     this.checkOpen();
+    this.#capture?.forbid('synchronized (a wait for the stream)');
     return new Promise((resolve, reject) => {
       const mark = this.#enqueued + 1;
       const settle = (status: number, error?: unknown) => {
@@ -446,6 +501,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    */
   close(): void {
     if (this.#tail) return;
+    this.#capture?.forbid('Closing the stream');
     this.device.openStreams.delete(this.#open);
     const tail = (this.#tail = Event.create(this.device));
     try {
@@ -469,13 +525,6 @@ export class Stream extends EventEmitter<StreamEvents> {
     // Once the context is broken, every queued command fails with its error: say it once.
     if (broken && error instanceof CudaError && error.code === broken.code) return;
     reportStepError(this, error, { kind: 'enqueue', name: error instanceof CudaError ? error.call : 'enqueue' });
-  }
-
-  #checkMemory(name: string, memory: Memory): void {
-    if (!isInstance(memory, Memory)) typeError(name, 'a DeviceArray or HostArray', memory);
-    if (memory.closed) typeError(name, `open memory`, received(`a closed ${memory.constructor.name}`));
-    if (memory instanceof DeviceArray && memory.device !== this.device)
-      rangeError(name, `memory of ${this.device}`, received(`memory of ${memory.device}`));
   }
 
   /** @internal The CudaError for a failed stream status (the device's sticky error if it is one). */
