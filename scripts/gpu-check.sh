@@ -32,7 +32,7 @@ for file in test/gpu/*.test.ts test/behaviour/*.test.ts; do
 done
 for example in dist/examples/*.js; do step "$example" 60 node "$example"; done
 step 'demo' 120 node dist/src/cli/main.js demo --no-progress --trace "$out/demo-trace.json"
-for bench in launch completion pipeline; do OUT=$out step "bench/$bench" 180 node "bench/$bench.mjs"; done
+for bench in launch completion pipeline graph; do OUT=$out step "bench/$bench" 180 node "bench/$bench.mjs"; done
 if [[ ${MEMCHECK:-0} == 1 ]]; then
   step 'compute-sanitizer memcheck' 300 compute-sanitizer --tool memcheck --leak-check full --target-processes all \
     npx vitest run ${MEMCHECK_TESTS:-test/gpu --exclude test/gpu/sticky.test.ts}

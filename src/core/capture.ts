@@ -19,8 +19,26 @@ import type { Device } from './device.js';
  */
 const running = new AsyncLocalStorage<{ active: boolean }>();
 
+/**
+ * @internal What a stream records its work into: a capture, or the `replay` operator's recording
+ * of one value. `record`, `wait` and `step` answer whether they recorded (else the stream does
+ * the work itself); `interrupt` is asked before work a graph cannot hold (a capture refuses it, a
+ * value's recording launches what it holds so far); `beforeRun` before rxcuda's own commands.
+ */
+export interface Recorder {
+  kernel(kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void;
+  copy(dst: Memory, src: Memory): void;
+  fill(dst: Memory, value: number | bigint): void;
+  hostFunction(fn: bigint, userData: bigint | Memory): void;
+  record(event: Event): boolean;
+  wait(event: Event): boolean;
+  step(run: () => unknown, name: string, timeout: number | undefined): boolean;
+  interrupt(what: string): void;
+  beforeRun(): void;
+}
+
 /** @internal What a capturing stream records into. */
-export class Capture {
+export class Capture implements Recorder {
   readonly graph: Graph;
   /** The node captured last since the last step: the next one depends on it. */
   #last: GraphNode | undefined;
@@ -51,25 +69,31 @@ export class Capture {
     this.#add(hostFunctionWork(fn, userData));
   }
 
-  record(event: Event): void {
+  record(event: Event): boolean {
     this.#check();
     this.#add(this.graph.eventWork('record', event));
+    return true;
   }
 
-  wait(event: Event): void {
+  wait(event: Event): boolean {
     this.#check();
     this.#add(this.graph.eventWork('wait', event));
+    return true;
   }
 
   /** A JavaScript step: the graph's next segment starts after it. */
-  step(run: () => unknown, name: string, timeout: number | undefined): void {
+  step(run: () => unknown, name: string, timeout: number | undefined): boolean {
     this.#check();
     this.graph.step({ run, name, timeout });
     this.#last = undefined;
+    return true;
   }
 
+  /** rxcuda's own commands (frees, completion points) go to the device as usual. */
+  beforeRun(): void {}
+
   /** Ends the capture, refusing `what`; every later call on the stream is refused the same way. */
-  forbid(what: string): never {
+  interrupt(what: string): never {
     this.#failure ??= new GraphError(
       'forbidden',
       `${what} cannot be captured into a graph, so the capture ended: do it before or after the capture ` +

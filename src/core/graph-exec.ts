@@ -96,7 +96,7 @@ export class GraphExec {
     if (!isInstance(stream, Stream)) typeError('stream', 'a Stream', stream);
     if (stream.device !== this.device) rangeError('stream', `a stream of ${this.device}`, received(`a stream of ${stream.device}`));
     stream.checkOpen();
-    stream.capturing?.forbid('launching an executable');
+    stream.capturing?.interrupt('launching an executable');
     const works = this.#works;
     for (const allocation of (this.#memory ??= memoryOf(works))) allocation.use(stream);
     for (const module of this.#modules) module.usedOn(stream);
@@ -163,6 +163,19 @@ export class GraphExec {
     });
     this.#replace(changed);
     segments.forEach((segment, i) => (this.#steps[i] = segment.step));
+  }
+
+  /**
+   * @internal Gives the nodes `works` (of the graph's shape: the caller checked) for the launches
+   * made from now on.
+   */
+  setWorks(works: readonly NodeWork[]): void {
+    const changed = new Map<number, NodeWork>();
+    const native = this.#natives !== undefined;
+    works.forEach((work, i) => {
+      if (native ? needsUpdate(this.#works[i]!, work) : work !== this.#works[i]) changed.set(i, work);
+    });
+    this.#replace(changed);
   }
 
   /**

@@ -11,7 +11,7 @@ import { DeviceArray, Memory, checkCopy, checkMemoryOf } from './memory.js';
 import { checkScalar, scalarBits } from './scalar.js';
 import { Event, type EventOptions } from './event.js';
 import { StreamQueue, type Command, type Pause } from './scheduler.js';
-import { Capture, checkNotNested, runCapture } from './capture.js';
+import { Capture, checkNotNested, runCapture, type Recorder } from './capture.js';
 import type { Graph } from './graph.js';
 import { SpinningWaits } from './spin-wait.js';
 import { Device as DeviceClass, type Device } from './device.js';
@@ -81,8 +81,8 @@ export class Stream extends EventEmitter<StreamEvents> {
   readonly #open = new WeakRef(this);
   /** Recorded last of all at close(): what completion points behind a closed stream wait for. */
   #tail: Event | undefined;
-  /** What the stream's work goes into while it captures. */
-  #capture: Capture | undefined;
+  /** What the stream's work goes into while it captures (or while a replay records a value). */
+  #capture: Recorder | undefined;
 
   private constructor(device: Device, native: NativeStream) {
     super();
@@ -151,8 +151,21 @@ export class Stream extends EventEmitter<StreamEvents> {
   }
 
   /** @internal What the stream's work is recorded into while it captures (see {@link capture}). */
-  get capturing(): Capture | undefined {
+  get capturing(): Recorder | undefined {
     return this.#capture;
+  }
+
+  /**
+   * @internal Records the stream's work into `recorder` until the returned function is called
+   * (the `replay` operator's recording of one value).
+   * @throws GraphError (`capturing`) while the stream captures.
+   */
+  recordInto(recorder: Recorder): () => void {
+    if (this.#capture) throw new GraphError('capturing', 'The stream is already capturing: end that capture first');
+    this.#capture = recorder;
+    return () => {
+      if (this.#capture === recorder) this.#capture = undefined;
+    };
   }
 
   /**
@@ -222,7 +235,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     checkDType('dtype', dtype);
     checkCount('length', length);
     this.checkOpen();
-    this.#capture?.forbid('An allocation');
+    this.#capture?.interrupt('An allocation');
     try {
       return DeviceArray.allocate(this, dtype, length);
     } catch (error) {
@@ -288,8 +301,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     }
     this.checkOpen();
     const event = given ?? Event.create(this.device, options as EventOptions | undefined);
-    if (this.#capture) this.#capture.record(event);
-    else this.run(event.recordCommand(this));
+    if (!this.#capture?.record(event)) this.run(event.recordCommand(this));
     return event;
   }
 
@@ -304,7 +316,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     if (event.device !== this.device) rangeError('event', `an event of ${this.device}`, event);
     if (event.closed) typeError('event', 'an open Event', received('a closed Event'));
     this.checkOpen();
-    if (this.#capture) return this.#capture.wait(event);
+    if (this.#capture?.wait(event)) return;
     this.waitInternal(event);
   }
 
@@ -319,7 +331,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    */
   query(): boolean {
     this.checkOpen();
-    this.#capture?.forbid('A query of the stream');
+    this.#capture?.interrupt('A query of the stream');
     if (!this.#queue.direct) return false;
     try {
       return this.native.query();
@@ -365,7 +377,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     const data = copyUserData(options.userData);
     const timeout = checkTimeout(options.timeout);
     this.checkOpen();
-    if (this.#capture) return this.#capture.step(() => fn(data), nameOf(fn), timeout);
+    if (this.#capture?.step(() => fn(data), nameOf(fn), timeout)) return;
     if (!this.#queue.direct) checkNotCapturing(this, 'cuStreamAddCallback');
     this.run(hostStep(this, () => fn(data), { kind: 'hostLaunch', name: nameOf(fn) }, timeout));
   }
@@ -379,7 +391,7 @@ export class Stream extends EventEmitter<StreamEvents> {
   onDone(fn: (error: CudaError | undefined) => unknown): void {
     if (typeof fn !== 'function') typeError('fn', 'a function', fn);
     this.checkOpen();
-    this.#capture?.forbid('onDone (a wait for the stream)');
+    this.#capture?.interrupt('onDone (a wait for the stream)');
     if (!this.#queue.direct) checkNotCapturing(this, 'cuStreamAddCallback');
     const mark = this.#enqueued + 1;
     this.run(doneStep(this, (error) => {
@@ -426,7 +438,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     const { spin = 0 } = options;
     checkCount('spin', spin);
     this.checkOpen();
-    this.#capture?.forbid('synchronized (a wait for the stream)');
+    this.#capture?.interrupt('synchronized (a wait for the stream)');
     return new Promise((resolve, reject) => {
       const mark = this.#enqueued + 1;
       const settle = (status: number, error?: unknown) => {
@@ -482,6 +494,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    * (a driver failure then reaches the caller, sticky ones recorded on the device), else in turn.
    */
   run(command: Command): void {
+    this.#capture?.beforeRun();
     this.#enqueued++;
     try {
       this.#queue.run(this.#queue.direct ? command : routedCommand(this, command));
@@ -492,6 +505,7 @@ export class Stream extends EventEmitter<StreamEvents> {
 
   /** @internal Holds back the stream's later work until `pause` resumes it (a CPU kernel's step). */
   pause(pause: Pause): void {
+    this.#capture?.beforeRun();
     this.#queue.pause(pause);
   }
 
@@ -501,7 +515,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    */
   close(): void {
     if (this.#tail) return;
-    this.#capture?.forbid('Closing the stream');
+    this.#capture?.interrupt('Closing the stream');
     this.device.openStreams.delete(this.#open);
     const tail = (this.#tail = Event.create(this.device));
     try {
