@@ -333,7 +333,7 @@ export function hostFunctionWork(fn: bigint, userData: bigint | Memory): NodeWor
 }
 
 function eventWork(kind: 'record' | 'wait', event: Event, keep: Keep): NodeWork {
-  const [native, letGo] = event.holdNative();
+  const [native, letGo] = event.holdNative(kind === 'record');
   keep.letGo.push(letGo);
   return { kind, event: native, memory: [] };
 }

@@ -23,11 +23,33 @@ export function workDifference(reference: readonly NodeWork[], works: readonly N
   return undefined;
 }
 
+/** Executables kept per lane stream and run of work: one per set of pooled buffers, mostly. */
+const EXECS_PER_RUN = 8;
+
+/** An executable of a reference graph, with the work it holds now, and when it was last used. */
+interface Held {
+  readonly exec: GraphExec;
+  works: readonly NodeWork[];
+  used: number;
+}
+
+/** Whether two runs of work use the same memory, node by node (then only scalars may differ). */
+function sameMemory(a: readonly NodeWork[], b: readonly NodeWork[]): boolean {
+  for (let i = 0; i < a.length; i++) {
+    const [x, y] = [a[i]!.memory, b[i]!.memory];
+    if (x.length !== y.length) return false;
+    for (let j = 0; j < x.length; j++) if (x[j] !== y[j]) return false;
+  }
+  return true;
+}
+
 /** @internal Replays values' device work as graphs, for one subscription of the operator. */
 export class Replayer {
   /** Per run of device work within a value (work a graph cannot hold splits it): its graph. */
   readonly #references: Graph[] = [];
-  readonly #execs = new Map<Stream, GraphExec[]>();
+  /** Per lane stream and run: executables, each made for the pooled buffers of some values. */
+  readonly #execs = new Map<Stream, Held[][]>();
+  #clock = 0;
   readonly #onEager: (difference: string) => void;
   /** Values launched from a graph, and values enqueued as given. */
   replayed = 0;
@@ -63,17 +85,34 @@ export class Replayer {
       }
       return this.#onEager(difference);
     }
-    const execs = this.#execs.get(stream) ?? [];
-    this.#execs.set(stream, execs);
-    const exec = (execs[position] ??= reference.instantiate());
-    exec.setWorks(works);
+    const held = this.#heldFor(stream, position, reference, works);
+    held.exec.setWorks(works);
+    held.works = works;
+    held.used = ++this.#clock;
     this.replayed++;
-    exec.launch(stream);
+    held.exec.launch(stream);
+  }
+
+  /**
+   * The executable to launch `works` with: one that holds the same memory (only its scalars may
+   * need an update), else a new one while there are few, else the one used longest ago.
+   */
+  #heldFor(stream: Stream, position: number, reference: Graph, works: readonly NodeWork[]): Held {
+    let runs = this.#execs.get(stream);
+    if (!runs) this.#execs.set(stream, (runs = []));
+    const held = (runs[position] ??= []);
+    for (const candidate of held) if (sameMemory(candidate.works, works)) return candidate;
+    if (held.length < EXECS_PER_RUN) {
+      const made: Held = { exec: reference.instantiate(), works: reference.nodes.map((n) => n.work), used: 0 };
+      held.push(made);
+      return made;
+    }
+    return held.reduce((a, b) => (a.used <= b.used ? a : b));
   }
 
   /** Releases the graphs and executables; launches already made still run. */
   close(): void {
-    for (const execs of this.#execs.values()) for (const exec of execs) exec?.close();
+    for (const runs of this.#execs.values()) for (const held of runs) for (const { exec } of held ?? []) exec.close();
     this.#execs.clear();
     for (const graph of this.#references.splice(0)) graph.close();
   }
@@ -83,12 +122,10 @@ export class Replayer {
     let last;
     for (const work of works) last = graph.add(work, last ? [last] : []);
     this.#references[position] = graph;
-    const exec = graph.instantiate();
-    const execs = this.#execs.get(stream) ?? [];
-    execs[position] = exec;
-    this.#execs.set(stream, execs);
+    const held = this.#heldFor(stream, position, graph, works);
+    held.used = ++this.#clock;
     this.replayed++;
-    exec.launch(stream);
+    held.exec.launch(stream);
   }
 }
 

@@ -308,8 +308,8 @@ describeBackends('Graph (built node by node)', (getDevice, backend) => {
       await new Promise((r) => setTimeout(r, 20));
       order.push('step');
     });
-    graph.addFill(x, 2);
-    graph.addCopy(out, x);
+    const second = graph.addFill(x, 2);
+    graph.addCopy(out, x, { after: [second] });
     expect(graph.steps).toBe(1);
     const exec = graph.instantiate();
     exec.launch(s);
