@@ -35,6 +35,8 @@ export class GraphExec {
   #works: readonly NodeWork[];
   /** Each node's parameters as the native executables hold them. */
   readonly #applied: NodeWork[];
+  /** Per segment, the parameters (a #works array) it was last brought up to date with. */
+  readonly #current: (readonly NodeWork[] | undefined)[];
   /** What updates hold, per node (the graph's own holds cover the rest). */
   readonly #updateHolds = new Map<number, (() => void)[]>();
   #memory: readonly Allocation[] | undefined;
@@ -52,6 +54,7 @@ export class GraphExec {
     this.#natives = natives;
     this.#works = Object.freeze(works.slice());
     this.#applied = works.slice();
+    this.#current = segments.map(() => this.#works);
     this.#keep = keep;
     const modules = new Set<Module>();
     for (const work of works) if (work.kind === 'kernel') modules.add(work.kernel.module);
@@ -206,10 +209,13 @@ export class GraphExec {
     this.#queued++;
     stream.run(() => {
       try {
-        for (let i = first; i < end; i++) {
-          if (!needsUpdate(this.#applied[i]!, works[i]!)) continue;
-          setInNative(native, i - first, works[i]!);
-          this.#applied[i] = works[i]!;
+        if (this.#current[segment] !== works) {
+          for (let i = first; i < end; i++) {
+            if (!needsUpdate(this.#applied[i]!, works[i]!)) continue;
+            setInNative(native, i - first, works[i]!);
+            this.#applied[i] = works[i]!;
+          }
+          this.#current[segment] = works;
         }
         native.launch(stream.native);
       } finally {
