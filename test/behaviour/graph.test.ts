@@ -130,7 +130,6 @@ describeBackends('Stream.capture', (getDevice, backend) => {
   });
 
   it('ends a capture that does what a graph cannot hold, and leaves the stream usable', async () => {
-    const device = getDevice();
     const s = stream();
     const x = s.alloc('u32', N);
     s.fill(x, 3);
@@ -329,7 +328,7 @@ describeBackends('Graph (built node by node)', (getDevice, backend) => {
     const other = device.createGraph();
     const foreign = other.addEmpty();
     expect(() => graph.addKernel(addU32, { grid: 1, block: N }, [x, -1, N] as never)).toThrow(/Expected `args\[1\]` to be/);
-    expect(() => graph.addKernel({} as never, { grid: 1 }, [] as never)).toThrow(/Expected `kernel` to be a Kernel/);
+    expect(() => graph.addKernel({} as never, { grid: 1, block: 1 }, [] as never)).toThrow(/Expected `kernel` to be a Kernel/);
     expect(() => graph.addKernel(addU32, { grid: 0, block: N }, [x, 1, N])).toThrow(/Expected `grid`/);
     expect(() => graph.addCopy(x, device.allocHost('f32', N) as never)).toThrow(/Expected `src` to be memory of u32/);
     expect(() => graph.addFill(x, 2 ** 32)).toThrow(/Expected `value`/);
