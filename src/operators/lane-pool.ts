@@ -335,6 +335,10 @@ export class LanePool {
         } catch {}
       }
     this.#free.clear();
-    for (const lane of this.lanes) lane.close();
+    for (const lane of this.lanes) {
+      try {
+        lane.close();
+      } catch {}
+    }
   }
 }
