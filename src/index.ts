@@ -18,6 +18,9 @@ export { LaunchContext, NoCurrentLaunchError, currentLaunch, type Defines } from
 export { LaunchHookError, onLaunch, type Disposer, type LaunchHook, type LaunchOverride } from './core/launch-hooks.js';
 export type { Specializer } from './core/specialization.js';
 export { Template, type TemplateKernelOptions } from './core/template.js';
-export { RxcudaError, CudaError, NvrtcError, HostStepTimeoutError } from './core/errors.js';
+export { RxcudaError, CudaError, NvrtcError, HostStepTimeoutError, GraphError, type GraphErrorReason } from './core/errors.js';
+export { Graph, type NodeOptions } from './core/graph.js';
+export { GraphExec } from './core/graph-exec.js';
+export { GraphNode, type GraphNodeKind } from './core/graph-node.js';
 export { Builtins, type BuiltinDType } from './core/builtins.js';
 export * from './operators/index.js';

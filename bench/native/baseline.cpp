@@ -82,6 +82,47 @@ Napi::Value launchBursts(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// graphBursts(fn: bigint, stream: bigint, pointer: bigint, kernels: number, bursts: number,
+//   burstSize: number) -> Float64Array: nanoseconds per cuGraphLaunch in each burst, of a graph
+// that chains `kernels` launches of fn(pointer), <<<1, 32>>>. The drain after each burst is untimed.
+Napi::Value graphBursts(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto fn = functionArg(info[0]);
+  auto stream = streamArg(info[1]);
+  uint64_t pointer = bigintArg(info[2]);
+  uint32_t kernels = info[3].As<Napi::Number>().Uint32Value();
+  uint32_t bursts = info[4].As<Napi::Number>().Uint32Value();
+  uint32_t burstSize = info[5].As<Napi::Number>().Uint32Value();
+  const auto& d = driver();
+  rxcuda::cu::Context ctx = nullptr;
+  check(env, call(d.cuStreamGetCtx, stream, &ctx), "cuStreamGetCtx");
+  check(env, call(d.cuCtxSetCurrent, ctx), "cuCtxSetCurrent");
+  rxcuda::cu::Graph graph = nullptr;
+  check(env, call(d.cuGraphCreate, &graph, 0u), "cuGraphCreate");
+  void* params[] = {&pointer};
+  rxcuda::cu::KernelNodeParams node{fn, 1, 1, 1, 32, 1, 1, 0, params, nullptr, nullptr, nullptr};
+  rxcuda::cu::GraphNode last = nullptr;
+  for (uint32_t i = 0; i < kernels; i++) {
+    rxcuda::cu::GraphNode added = nullptr;
+    check(env, call(d.cuGraphAddKernelNode, &added, graph, last ? &last : nullptr, last ? size_t{1} : size_t{0}, &node),
+          "cuGraphAddKernelNode");
+    last = added;
+  }
+  rxcuda::cu::GraphExec exec = nullptr;
+  check(env, call(d.cuGraphInstantiateWithFlags, &exec, graph, 0ull), "cuGraphInstantiateWithFlags");
+  auto out = Napi::Float64Array::New(env, bursts);
+  for (uint32_t b = 0; b < bursts; b++) {
+    auto start = Clock::now();
+    for (uint32_t i = 0; i < burstSize; i++) check(env, d.cuGraphLaunch(exec, stream), "cuGraphLaunch");
+    auto end = Clock::now();
+    check(env, call(d.cuStreamSynchronize, stream), "cuStreamSynchronize");
+    out[b] = std::chrono::duration<double, std::nano>(end - start).count() / burstSize;
+  }
+  call(d.cuGraphExecDestroy, exec);
+  call(d.cuGraphDestroy, graph);
+  return out;
+}
+
 double micros(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double, std::micro>(to - from).count();
 }
@@ -617,6 +658,7 @@ napi_value noop(napi_env, napi_callback_info) { return nullptr; }
 
 Napi::Object init(Napi::Env env, Napi::Object exports) {
   exports["launchBursts"] = Napi::Function::New(env, launchBursts, "launchBursts");
+  exports["graphBursts"] = Napi::Function::New(env, graphBursts, "graphBursts");
   exports["launchStore"] = Napi::Function::New(env, launchStore, "launchStore");
   exports["synchronize"] = Napi::Function::New(env, synchronize, "synchronize");
   exports["hostCallbackRoundTrips"] = Napi::Function::New(env, hostCallbackRoundTrips, "hostCallbackRoundTrips");

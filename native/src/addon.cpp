@@ -6,6 +6,7 @@
 
 #include "core/device.hpp"
 #include "core/event.hpp"
+#include "core/graph.hpp"
 #include "core/kernel.hpp"
 #include "core/memory.hpp"
 #include "core/module.hpp"
@@ -158,6 +159,8 @@ Napi::Object initModule(Napi::Env env, Napi::Object exports) {
   EventObject::define(env, exports);
   ModuleObject::define(env, exports);
   KernelObject::define(env, exports);
+  GraphObject::define(env, exports);
+  GraphExecObject::define(env, exports);
   defineMemory(env, exports);
   defineHostCopy(env, exports);
   defineProgram(env, exports);

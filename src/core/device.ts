@@ -6,6 +6,7 @@ import { checkDType, dtypeOfArray, DTYPES, type DType, type DTypeOfArray } from 
 import { HostArray } from './memory.js';
 import { Stream, type StreamOptions } from './stream.js';
 import { Event, type EventOptions } from './event.js';
+import { Graph } from './graph.js';
 import { Module, type ModuleImage } from './module.js';
 import { compileProgram, type CompileOptions } from './program.js';
 import { CompletionPoints } from './completion-points.js';
@@ -247,6 +248,15 @@ export class Device {
   createEvent(options?: EventOptions): Event {
     this.checkUsable();
     return Event.create(this, options);
+  }
+
+  /**
+   * An empty graph, to build node by node (see {@link Graph}); {@link Stream.capture} records one
+   * from a stream's work instead.
+   */
+  createGraph(): Graph {
+    this.checkUsable();
+    return Graph.create(this);
   }
 
   /**

@@ -104,6 +104,34 @@ export class HostStepTimeoutError extends RxcudaError {
   }
 }
 
+/**
+ * Why a graph operation was refused: `forbidden` (a capture was given work a graph cannot hold;
+ * the capture ended), `capturing` (the stream is already capturing), `nested` (a capture started
+ * inside another capture's function), `topology` (an update whose graph or arguments differ in
+ * more than addresses and values).
+ */
+export type GraphErrorReason = 'forbidden' | 'capturing' | 'nested' | 'topology';
+
+/**
+ * A graph capture, launch or update was refused; `reason` says which rule, the message what was
+ * asked. Nothing was enqueued. `code` is undefined: the class and `reason` say it all.
+ */
+export class GraphError extends RxcudaError {
+  override readonly name = 'GraphError';
+  declare readonly code: undefined;
+  /** Which rule refused it. */
+  readonly reason: GraphErrorReason;
+
+  /**
+   * @param reason which rule refused it.
+   * @param message what was asked, and what to do instead.
+   */
+  constructor(reason: GraphErrorReason, message: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
 /** @internal What a failure says, for a warning: never throws, whatever was thrown. */
 export function describeFailure(error: unknown): string {
   try {

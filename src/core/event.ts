@@ -44,6 +44,8 @@ export class Event {
   readonly timing: boolean;
   #slot: NativeSlot;
   #recorded: Stream | undefined;
+  /** A graph's record node records it (its launches make it a recorded event). */
+  #recordedByGraph = false;
   #closed = false;
 
   private constructor(device: Device, timing: boolean) {
@@ -124,6 +126,22 @@ export class Event {
     };
   }
 
+  /**
+   * @internal The native event that records and waits made now use, kept (past `close()` too)
+   * until the returned function lets it go: what a graph's event node records or waits for.
+   */
+  holdNative(record: boolean): readonly [NativeEvent, () => void] {
+    const slot = this.#slot;
+    if (record) this.#recordedByGraph = true;
+    slot.users++;
+    let held = true;
+    return [slot.native, () => {
+      if (!held) return;
+      held = false;
+      this.#release(slot);
+    }];
+  }
+
   /** True when the work before the event has completed; false while its record is queued. Never waits. */
   query(): boolean {
     this.#check();
@@ -201,7 +219,7 @@ export class Event {
 
   #check(name = 'event'): void {
     if (this.#closed) typeError(name, 'an open Event', received('a closed Event'));
-    if (!this.#recorded) typeError(name, 'a recorded Event', received('an Event never recorded'));
+    if (!this.#recorded && !this.#recordedByGraph) typeError(name, 'a recorded Event', received('an Event never recorded'));
     this.device.checkUsable();
   }
 }

@@ -85,7 +85,7 @@ export class Kernel<S extends Signature = Signature> {
   readonly #native: NativeKernel;
   readonly #launch: KernelLauncher;
   readonly #header: Uint32Array;
-  readonly #pack: (args: readonly unknown[], stream: Stream) => void;
+  readonly #pack: (args: readonly unknown[], stream: Stream | undefined) => void;
   readonly #bytes: Uint8Array;
   #lastConfig: LaunchConfig | undefined;
   #lastStream: Stream | undefined;
@@ -161,6 +161,31 @@ export class Kernel<S extends Signature = Signature> {
         `${info.length} parameters of ${info.map((p) => p.size).join(', ') || 'no'} bytes, as the kernel declares`,
         received(`[${signature.map(describeParam).join(', ')}] (${sizes.join(', ') || 'no'} bytes)`),
       );
+  }
+
+  /** @internal The native kernel (a graph's kernel nodes name it). */
+  get nativeKernel(): NativeKernel {
+    return this.#native;
+  }
+
+  /**
+   * @internal Checks and packs `args` for a launch with `config` without enqueuing anything (a
+   * graph's kernel node): the launch block, header included, as the native launch would read it.
+   */
+  packed(config: LaunchConfig, args: KernelArgs<S>): Uint8Array {
+    this.#pack(args, undefined);
+    const block = this.#bytes.slice();
+    new Uint32Array(block.buffer, 0, config.header.length).set(config.header);
+    return block;
+  }
+
+  /**
+   * @internal Enqueues a recorded launch on the host device as its CPU implementation runs it:
+   * the block and arguments as they were recorded (memory a graph holds may be closed since).
+   */
+  replayOn(stream: Stream, config: LaunchConfig, block: Uint8Array, args: readonly unknown[]): void {
+    this.module.usedOn(stream);
+    stream.run(this.#launchCommand(stream, config, block, args, new LaunchContext<S>(this, config, stream, args as KernelArgs<S>)));
   }
 
   /** The device the kernel runs on. */
@@ -396,11 +421,20 @@ export class Kernel<S extends Signature = Signature> {
   #queue(stream: Stream, config: LaunchConfig, args: readonly unknown[], context: LaunchContext<S> | undefined): void {
     const bytes = this.#bytes.slice();
     const given = context ? context.given : args.slice(); // a private copy: nobody else can change it
-    stream.run(() => {
+    const capture = stream.capturing;
+    if (capture) return capture.kernel(this as unknown as Kernel, config, given, bytes);
+    stream.run(this.#launchCommand(stream, config, bytes, given, context));
+  }
+
+  /** The command that launches with `bytes` as the block, when the stream's queue gets to it. */
+  #launchCommand(stream: Stream, config: LaunchConfig, bytes: Uint8Array, args: readonly unknown[], context: LaunchContext<S> | undefined) {
+    return () => {
       this.#bytes.set(bytes);
+      this.#header[STREAM_WORD] = stream.lo; // a replayed block was packed for another stream
+      this.#header[STREAM_WORD + 1] = stream.hi;
       this.#lastConfig = config;
       this.#lastStream = stream;
-      return this.#launch(stream, config, given, context);
-    });
+      return this.#launch(stream, config, args, context);
+    };
   }
 }

@@ -1,7 +1,7 @@
 // Device arrays (stream-ordered pool memory) and pinned host arrays, with the bookkeeping that
 // frees them only after every stream that used them has finished with them.
 import { DTYPES, type DType, type TypedArrayOf } from './dtype.js';
-import { checkCount, rangeError } from './errors.js';
+import { checkCount, isInstance, rangeError, received, typeError } from './errors.js';
 import type { Device } from './device.js';
 import type { Stream } from './stream.js';
 import { addon } from './native.js';
@@ -11,6 +11,9 @@ import { CACHED_BYTES, sizeClass } from './pinned-cache.js';
 export abstract class Allocation {
   #last: Stream | undefined;
   #others: Set<Stream> | undefined;
+  /** Graphs and executables that hold it (see graph.ts): its free waits until they let go. */
+  #held = 0;
+  #freeWhenLetGo = false;
   freed = false;
   /** Whether every device can address it (pinned host memory), not only its own. */
   abstract readonly portable: boolean;
@@ -28,6 +31,18 @@ export abstract class Allocation {
     this.#last = stream;
   }
 
+  /** @internal Keeps the memory allocated, past `close()` too, until {@link letGo}. */
+  hold(): void {
+    this.#held++;
+  }
+
+  /** @internal Ends one {@link hold}; memory closed meanwhile is freed now. */
+  letGo(): void {
+    if (--this.#held > 0 || !this.#freeWhenLetGo) return;
+    this.#freeWhenLetGo = false;
+    this.free(false);
+  }
+
   /** Every stream whose enqueued work may still touch this memory, the latest last. */
   protected streams(): Stream[] {
     const streams = this.#others ? [...this.#others] : [];
@@ -36,10 +51,19 @@ export abstract class Allocation {
   }
 
   /**
-   * Frees the memory once the work of every stream that used it is done. Idempotent.
+   * Frees the memory once the work of every stream that used it is done, and once the graphs
+   * that hold it let go. Idempotent.
    * @param idle the work that used it is known to have finished (seen on the main thread).
    */
-  abstract release(idle?: boolean): void;
+  release(idle = false): void {
+    if (this.freed) return;
+    this.freed = true;
+    if (this.#held > 0) this.#freeWhenLetGo = true;
+    else this.free(idle);
+  }
+
+  /** Frees the memory behind the work of every stream that used it. */
+  protected abstract free(idle: boolean): void;
 }
 
 /** @internal Device memory from a stream-ordered pool. */
@@ -65,19 +89,17 @@ export class DeviceAllocation extends Allocation {
     return (this.#buffer ??= addon.hostView(this.ptr, this.bytes));
   }
 
-  release(): void {
-    if (this.freed) return;
-    this.freed = true;
+  protected free(): void {
     const streams = this.streams();
     const only = streams.length === 1 ? streams[0]! : undefined;
-    const free = (stream: Stream) => () => {
+    const freeOn = (stream: Stream) => () => {
       if (this.#buffer) addon.detachBuffer(this.#buffer);
       stream.native.free(this.ptr);
     };
     // Stream-ordered free: behind the work of the one stream that used it (in its queue, behind
     // queued work too), or on a completion point's stream behind all of them.
-    if (only && !only.closed) only.run(free(only));
-    else this.device.completionPoints.after(streams, (stream) => stream.run(free(stream)), () => {});
+    if (only && !only.closed) only.run(freeOn(only));
+    else this.device.completionPoints.after(streams, (stream) => stream.run(freeOn(stream)), () => {});
   }
 }
 
@@ -98,9 +120,7 @@ class HostAllocation extends Allocation {
     super(device, ptr);
   }
 
-  release(idle = false): void {
-    if (this.freed) return;
-    this.freed = true;
+  protected free(idle: boolean): void {
     const streams = this.streams();
     if (idle || streams.length === 0) this.#free();
     else this.device.completionPoints.after(streams, undefined, () => this.#free());
@@ -135,9 +155,7 @@ class RegisteredAllocation extends Allocation {
     super(device, ptr);
   }
 
-  release(): void {
-    if (this.freed) return;
-    this.freed = true;
+  protected free(): void {
     const streams = this.streams();
     const unlock = () => this.device.completionPoints.whenQuiet(() => this.device.backend.unregisterHost(this.device.native, this.ptr), streams);
     if (streams.length === 0) unlock();
@@ -325,3 +343,35 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
     return new HostArray(this.allocation, this.dtype, view, Number(this.ptr - this.allocation.ptr) + offset);
   }
 }
+
+/**
+ * @internal Checks that `memory` is open memory `device` can address.
+ * @throws TypeError for non-memory or closed memory, RangeError for memory of another device.
+ */
+export function checkMemoryOf(name: string, memory: unknown, device: Device, peer?: unknown): asserts memory is Memory {
+  if (!isInstance(memory, Memory)) typeError(name, 'a DeviceArray or HostArray', memory);
+  if (memory.closed) typeError(name, `open memory`, received(`a closed ${memory.constructor.name}`));
+  if (memory instanceof DeviceArray && memory.device !== device && !peerOf(memory, peer, device))
+    rangeError(name, `memory of ${device}`, received(`memory of ${memory.device}`));
+}
+
+/** Whether `memory`, of another device, is the peer side of a copy whose other side `peer` is of `device`. */
+function peerOf(memory: DeviceArray, peer: unknown, device: Device): boolean {
+  return peer instanceof DeviceArray && peer.device === device && memory.device.backend === device.backend;
+}
+
+/**
+ * @internal Checks the two sides of a copy on `device`: both open, of the same element type and
+ * byte length (a copy is never a silent reinterpretation). With `acrossDevices`, one side may be
+ * device memory of another device of its backend when the other is device memory of `device`
+ * (a peer copy).
+ */
+export function checkCopy(dst: unknown, src: unknown, device: Device, acrossDevices = false): asserts dst is Memory {
+  checkMemoryOf('dst', dst, device, acrossDevices ? src : undefined);
+  checkMemoryOf('src', src, device, acrossDevices ? dst : undefined);
+  if (src.dtype !== dst.dtype)
+    typeError('src', `memory of ${dst.dtype}, as \`dst\` is`, received(`a ${src.constructor.name} of ${src.dtype}`));
+  if (src.byteLength !== dst.byteLength)
+    rangeError('src', `${dst.byteLength} bytes, as \`dst\` is`, received(`${src.byteLength} bytes`));
+}
+

@@ -73,6 +73,8 @@ export class Module {
   /** This module's code on other devices, loaded (or loading) on first use there. */
   readonly #elsewhere = new Map<Device, Module | Promise<Module>>();
   #closed = false;
+  /** Graphs and executables whose kernel nodes use it: the unload waits until they let go. */
+  #held = 0;
 
   private constructor(device: Device, native: NativeModule | undefined, names: ReadonlyMap<string, string>, log: string, fromCache: boolean, reload?: Reload) {
     this.device = device;
@@ -203,9 +205,19 @@ export class Module {
     if (this.#closed) return;
     this.#closed = true;
     unloadWhenCollected.unregister(this);
-    unload(this.device, this.native, this.#streams);
+    if (this.#held === 0) unload(this.device, this.native, this.#streams);
     for (const other of this.#elsewhere.values()) if (!(other instanceof Promise)) other.close();
     this.#elsewhere.clear();
+  }
+
+  /** @internal Keeps the module loaded, even once closed, until {@link letGo}. */
+  hold(): void {
+    this.#held++;
+  }
+
+  /** @internal Ends one {@link hold}; a close asked meanwhile unloads now. */
+  letGo(): void {
+    if (--this.#held === 0 && this.#closed) unload(this.device, this.native, this.#streams);
   }
 
   [Symbol.dispose](): void {

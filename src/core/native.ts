@@ -99,6 +99,26 @@ export interface NativeKernel {
   bind(block: ArrayBuffer, offsets: Uint32Array): KernelLauncher;
 }
 
+/** A CUDA graph being built; nodes are named by the order they were added in. */
+export interface NativeGraph {
+  addKernel(kernel: NativeKernel, block: Uint8Array, deps: Uint32Array): number;
+  addCopy(dst: bigint, src: bigint, bytes: number, deps: Uint32Array): number;
+  addFill(ptr: bigint, elementSize: number, count: number, low: number, high: number, deps: Uint32Array): number;
+  addHost(fn: bigint, userData: bigint, deps: Uint32Array): number;
+  addEvent(event: NativeEvent, wait: boolean, deps: Uint32Array): number;
+  addEmpty(deps: Uint32Array): number;
+  destroy(): void;
+}
+
+/** An executable instantiated from a NativeGraph; updates name the graph's nodes. */
+export interface NativeGraphExec {
+  launch(stream: NativeStream): void;
+  setKernel(node: number, kernel: NativeKernel, block: Uint8Array): void;
+  setCopy(node: number, dst: bigint, src: bigint, bytes: number): void;
+  setFill(node: number, ptr: bigint, elementSize: number, count: number, low: number, high: number): void;
+  destroy(): void;
+}
+
 export interface DriverInfo {
   available: boolean;
   version: number;
@@ -151,6 +171,8 @@ export interface Addon {
   /** Wraps a module handle that loadModule gave. */
   Module: new (device: NativeDevice, handle: bigint) => NativeModule;
   Kernel: new (module: NativeModule, name: string) => NativeKernel;
+  Graph: new (device: NativeDevice) => NativeGraph;
+  GraphExec: new (graph: NativeGraph) => NativeGraphExec;
   allocHost(device: NativeDevice, bytes: number): { ptr: bigint; buffer: ArrayBuffer };
   freeHost(device: NativeDevice, ptr: bigint): void;
   registerHost(device: NativeDevice, ptr: bigint, bytes: number): void;

@@ -90,7 +90,7 @@ function pointer(at: number, bad: string, dtype: DType | undefined): string[] {
   const address = dtype ? '' : `else if (typeof v === 'bigint' && v >= 0n && v < 2n ** 64n) u64[${at / 8}] = v; `;
   return [
     `if (${memory}) { if (v.allocation.freed || (v.allocation.device !== device && !v.allocation.portable)) ${bad};`,
-    `  v.allocation.use(stream); u32[${at / 4}] = v.lo; u32[${at / 4 + 1}] = v.hi; }`,
+    `  if (stream !== undefined) v.allocation.use(stream); u32[${at / 4}] = v.lo; u32[${at / 4 + 1}] = v.hi; }`,
     `${address}else ${bad};`,
   ];
 }
@@ -165,6 +165,6 @@ export function buildPacker(signature: Signature, offsets: number[], views: Reco
   // The source is assembled from fixed templates, numbers and element type names checked against
   // DTYPES: no user text reaches it.
   const factory = new Function(...names, `return (a, stream) => {\ntry {\n${lines.join('\n')}\n} catch (error) { unexpected(a, error); }\n};`);
-  return factory(...names.map((n) => views[n])) as (args: readonly unknown[], stream: Stream) => void;
+  return factory(...names.map((n) => views[n])) as (args: readonly unknown[], stream: Stream | undefined) => void;
 }
 

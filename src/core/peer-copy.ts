@@ -10,14 +10,6 @@ export function betweenDevices(dst: Memory, src: Memory): boolean {
   return dst instanceof DeviceArray && src instanceof DeviceArray && dst.device !== src.device;
 }
 
-/**
- * Whether `memory` of another device than the stream's may take part in a copy with `other`: a
- * copy between device arrays of two devices of one backend, the stream's being one of them.
- */
-export function peerSide(stream: Stream, memory: Memory, other: unknown): boolean {
-  return other instanceof DeviceArray && other.device === stream.device && memory.device.backend === stream.device.backend;
-}
-
 /** The command that copies `bytes` from `src` to `dst`, memory of two devices, on `stream`. */
 export function peerCopy(stream: Stream, dst: Memory, src: Memory): Command {
   const [to, from, bytes] = [dst.ptr, src.ptr, dst.byteLength];

@@ -128,6 +128,7 @@ export class Specializations<S extends Signature> {
   /** Checks the arguments now; the launch waits in the stream's queue until `ready`. */
   #whenReady(context: LaunchContext<S>, ready: Promise<readonly [Kernel<S>, Defines]>, onFailure: ((error: unknown) => void) | undefined): void {
     const { stream, config, given: args } = context;
+    stream.capturing?.interrupt(`A launch of ${context.kernel.name} whose specialization is still compiling (launch it once before capturing)`);
     const bytes = context.kernel.packNow(stream, args);
     const fail = (error: unknown) => {
       if (onFailure) onFailure(error);

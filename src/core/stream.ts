@@ -5,14 +5,16 @@
 import { EventEmitter } from 'eventemitter3';
 import type { NativeStream } from './native.js';
 import { addon } from './native.js';
-import { CudaError, checkCount, checkOptions, isInstance, rangeError, typeError, received } from './errors.js';
+import { CudaError, GraphError, checkCount, checkOptions, isInstance, rangeError, typeError, received } from './errors.js';
 import { DTYPES, checkDType, type DType } from './dtype.js';
-import { DeviceArray, Memory } from './memory.js';
+import { DeviceArray, Memory, checkCopy, checkMemoryOf } from './memory.js';
 import { checkScalar, scalarBits } from './scalar.js';
 import { Event, type EventOptions } from './event.js';
 import { StreamQueue, type Command, type Pause } from './scheduler.js';
+import { Capture, checkNotNested, runCapture, type Recorder } from './capture.js';
+import type { Graph } from './graph.js';
 import { SpinningWaits } from './spin-wait.js';
-import { betweenDevices, peerCopy, peerSide } from './peer-copy.js';
+import { betweenDevices, peerCopy } from './peer-copy.js';
 import { Device as DeviceClass, type Device } from './device.js';
 import { Kernel, type KernelArgs, type Signature } from './kernel.js';
 import type { LaunchConfig, LaunchOptions } from './launch-config.js';
@@ -80,6 +82,8 @@ export class Stream extends EventEmitter<StreamEvents> {
   readonly #open = new WeakRef(this);
   /** Recorded last of all at close(): what completion points behind a closed stream wait for. */
   #tail: Event | undefined;
+  /** What the stream's work goes into while it captures (or while a replay records a value). */
+  #capture: Recorder | undefined;
 
   private constructor(device: Device, native: NativeStream) {
     super();
@@ -139,9 +143,68 @@ export class Stream extends EventEmitter<StreamEvents> {
     return this.#tail !== undefined;
   }
 
-  /** @internal Whether work given now goes straight to the driver (nothing queued, nothing paused). */
+  /**
+   * @internal Whether work given now goes straight to the driver (nothing queued, nothing paused,
+   * not capturing).
+   */
   get direct(): boolean {
-    return this.#queue.direct;
+    return this.#capture === undefined && this.#queue.direct;
+  }
+
+  /** @internal What the stream's work is recorded into while it captures (see {@link capture}). */
+  get capturing(): Recorder | undefined {
+    return this.#capture;
+  }
+
+  /**
+   * @internal Records the stream's work into `recorder` until the returned function is called
+   * (the `replay` operator's recording of one value).
+   * @throws GraphError (`capturing`) while the stream captures.
+   */
+  recordInto(recorder: Recorder): () => void {
+    if (this.#capture) throw new GraphError('capturing', 'The stream is already capturing: end that capture first');
+    this.#capture = recorder;
+    return () => {
+      if (this.#capture === recorder) this.#capture = undefined;
+    };
+  }
+
+  /**
+   * Records the work given to this stream while `fn` runs (until its Promise settles, for an
+   * async `fn`) into a {@link Graph}, instead of enqueuing it: kernel launches, copies, fills,
+   * event records and waits, native host functions, and host steps. A host step (`hostLaunch`)
+   * becomes a JavaScript step of the graph: the device never waits for JavaScript, so each launch
+   * of the graph runs the step between the two parts of the graph it splits.
+   *
+   * Work that a graph cannot hold ends the capture: `synchronized`, `onDone`, `query`, `alloc`,
+   * `close`, or launching an executable on the stream. The call throws a GraphError
+   * (`forbidden`) that says what it was, every later call of the capture throws it too, and the
+   * returned Promise rejects with it. The stream stays usable once `fn` has settled.
+   *
+   * Only what is given to this Stream object is captured: other CUDA code enqueuing on
+   * {@link handle} meanwhile goes to the device as usual, as does rxcuda's own bookkeeping.
+   * @param fn called with this stream; may be async.
+   * @returns the captured graph, which the caller closes.
+   * @throws TypeError for a non-function or a closed stream; GraphError (`capturing`) when the
+   * stream is already capturing, (`nested`) when called inside another capture's function.
+   * @example
+   * ```ts
+   * using graph = await stream.capture((s) => {
+   *   s.launch(scale, config, [n, 2, x]);
+   *   s.hostLaunch(() => console.log('between the kernels'));
+   *   s.launch(scale, config, [n, 3, x]);
+   * });
+   * using exec = graph.instantiate();
+   * for (let i = 0; i < 1000; i++) exec.launch(stream);
+   * ```
+   */
+  capture(fn: (stream: this) => unknown): Promise<Graph> {
+    if (typeof fn !== 'function') typeError('fn', 'a function', fn);
+    this.checkOpen();
+    if (this.#capture) throw new GraphError('capturing', 'The stream is already capturing: end that capture first');
+    checkNotNested();
+    const capture = (this.#capture = new Capture(this.device));
+    return runCapture(capture, () => fn(this), () => (this.#capture = undefined));
   }
 
   /** @internal Commands ever given to the stream (a completion point compares two readings). */
@@ -173,6 +236,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     checkDType('dtype', dtype);
     checkCount('length', length);
     this.checkOpen();
+    this.#capture?.interrupt('An allocation');
     try {
       return DeviceArray.allocate(this, dtype, length);
     } catch (error) {
@@ -195,13 +259,9 @@ export class Stream extends EventEmitter<StreamEvents> {
    * Nothing is enqueued when it throws.
    */
   copy<D extends DType>(dst: Memory<D>, src: Memory<D>): void {
-    this.#checkMemory('dst', dst, src);
-    this.#checkMemory('src', src, dst);
-    if (src.dtype !== dst.dtype)
-      typeError('src', `memory of ${dst.dtype}, as \`dst\` is`, received(`a ${src.constructor.name} of ${src.dtype}`));
-    if (src.byteLength !== dst.byteLength)
-      rangeError('src', `${dst.byteLength} bytes, as \`dst\` is`, received(`${src.byteLength} bytes`));
+    checkCopy(dst, src, this.device, true);
     this.checkOpen();
+    if (this.#capture) return this.#capture.copy(dst, src);
     const [to, from, bytes] = [dst.ptr, src.ptr, dst.byteLength];
     this.run(betweenDevices(dst, src) ? peerCopy(this, dst, src) : () => this.native.copy(to, from, bytes));
     dst.allocation.use(this);
@@ -213,9 +273,10 @@ export class Stream extends EventEmitter<StreamEvents> {
    * @throws TypeError/RangeError when `value` does not fit `dst.dtype`.
    */
   fill<D extends DType>(dst: Memory<D>, value: D extends 'i64' | 'u64' ? number | bigint : number): void {
-    this.#checkMemory('dst', dst);
+    checkMemoryOf('dst', dst, this.device);
     checkScalar('value', dst.dtype, value);
     this.checkOpen();
+    if (this.#capture) return this.#capture.fill(dst, value);
     const [low, high] = scalarBits(dst.dtype, value);
     const [ptr, size, length] = [dst.ptr, DTYPES[dst.dtype].size, dst.length];
     if (length > 0) this.run(() => this.native.fill(ptr, size, length, low, high));
@@ -247,7 +308,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     }
     this.checkOpen();
     const event = given ?? Event.create(this.device, options as EventOptions | undefined);
-    this.run(event.recordCommand(this));
+    if (!this.#capture?.record(event)) this.run(event.recordCommand(this));
     return event;
   }
 
@@ -265,6 +326,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     if (event.device.backend !== this.device.backend) rangeError('event', `an event of a ${this.device.kind} device`, received(`an event of ${event.device}`));
     if (event.closed) typeError('event', 'an open Event', received('a closed Event'));
     this.checkOpen();
+    if (this.#capture?.wait(event)) return;
     this.waitInternal(event);
   }
 
@@ -279,6 +341,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    */
   query(): boolean {
     this.checkOpen();
+    this.#capture?.interrupt('A query of the stream');
     if (!this.#queue.direct) return false;
     try {
       return this.native.query();
@@ -324,6 +387,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     const data = copyUserData(options.userData);
     const timeout = checkTimeout(options.timeout);
     this.checkOpen();
+    if (this.#capture?.step(() => fn(data), nameOf(fn), timeout)) return;
     if (!this.#queue.direct) checkNotCapturing(this, 'cuStreamAddCallback');
     this.run(hostStep(this, () => fn(data), { kind: 'hostLaunch', name: nameOf(fn) }, timeout));
   }
@@ -337,6 +401,7 @@ export class Stream extends EventEmitter<StreamEvents> {
   onDone(fn: (error: CudaError | undefined) => unknown): void {
     if (typeof fn !== 'function') typeError('fn', 'a function', fn);
     this.checkOpen();
+    this.#capture?.interrupt('onDone (a wait for the stream)');
     if (!this.#queue.direct) checkNotCapturing(this, 'cuStreamAddCallback');
     const mark = this.#enqueued + 1;
     this.run(doneStep(this, (error) => {
@@ -354,10 +419,11 @@ export class Stream extends EventEmitter<StreamEvents> {
   launchHostFunction(fn: bigint, userData: bigint | Memory = 0n): void {
     if (typeof fn !== 'bigint' || fn <= 0n || fn >= 2n ** 64n) typeError('fn', 'a CUhostFn pointer as a non-zero bigint', fn);
     const memory = isInstance<Memory>(userData, Memory) ? userData : undefined;
-    if (memory) this.#checkMemory('userData', memory);
+    if (memory) checkMemoryOf('userData', memory, this.device);
     else if (typeof userData !== 'bigint' || userData < 0n || userData >= 2n ** 64n)
       typeError('userData', 'a pointer as a bigint, or memory', userData);
     this.checkOpen();
+    if (this.#capture) return this.#capture.hostFunction(fn, memory ?? (userData as bigint));
     const data = memory ? memory.ptr : (userData as bigint);
     this.run(() => this.native.hostFunction(fn, data));
     memory?.allocation.use(this);
@@ -382,6 +448,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     const { spin = 0 } = options;
     checkCount('spin', spin);
     this.checkOpen();
+    this.#capture?.interrupt('synchronized (a wait for the stream)');
     return new Promise((resolve, reject) => {
       const mark = this.#enqueued + 1;
       const settle = (status: number, error?: unknown) => {
@@ -437,6 +504,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    * (a driver failure then reaches the caller, sticky ones recorded on the device), else in turn.
    */
   run(command: Command): void {
+    this.#capture?.beforeRun();
     this.#enqueued++;
     try {
       this.#queue.run(this.#queue.direct ? command : routedCommand(this, command));
@@ -447,6 +515,7 @@ export class Stream extends EventEmitter<StreamEvents> {
 
   /** @internal Holds back the stream's later work until `pause` resumes it (a CPU kernel's step). */
   pause(pause: Pause): void {
+    this.#capture?.beforeRun();
     this.#queue.pause(pause);
   }
 
@@ -456,6 +525,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    */
   close(): void {
     if (this.#tail) return;
+    this.#capture?.interrupt('Closing the stream');
     this.device.openStreams.delete(this.#open);
     const tail = (this.#tail = Event.create(this.device));
     try {
@@ -479,14 +549,6 @@ export class Stream extends EventEmitter<StreamEvents> {
     // Once the context is broken, every queued command fails with its error: say it once.
     if (broken && error instanceof CudaError && error.code === broken.code) return;
     reportStepError(this, error, { kind: 'enqueue', name: error instanceof CudaError ? error.call : 'enqueue' });
-  }
-
-  /** `other`: the copy's other side, whose memory of this device lets `memory` be a peer's. */
-  #checkMemory(name: string, memory: Memory, other?: unknown): void {
-    if (!isInstance(memory, Memory)) typeError(name, 'a DeviceArray or HostArray', memory);
-    if (memory.closed) typeError(name, `open memory`, received(`a closed ${memory.constructor.name}`));
-    if (memory instanceof DeviceArray && memory.device !== this.device && !peerSide(this, memory, other))
-      rangeError(name, `memory of ${this.device}`, received(`memory of ${memory.device}`));
   }
 
   /** @internal The CudaError for a failed stream status (the device's sticky error if it is one). */

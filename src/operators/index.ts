@@ -7,6 +7,7 @@ export { download, type DownloadOptions, type LendOptions } from './download.js'
 export { completed } from './completed.js';
 export { fanOut, type FanOutOptions } from './fan-out.js';
 export { enqueue } from './enqueue.js';
+export { replay, REPLAY_EAGER_WARNING } from './replay.js';
 export { LanePool, Lane, type LanePoolOptions, type LanePoolStats, type DeviceFaultPolicy } from './lane-pool.js';
 export { Work, PipelineError } from './work.js';
 export type { NamedArray, NamedIn, With, HostData, DTypeOfData } from './slots.js';

@@ -141,6 +141,17 @@ Napi::Value KernelObject::bind(const Napi::CallbackInfo& info) {
   return Napi::Value(env, fn);
 }
 
+cu::KernelNodeParams KernelObject::nodeParams(const uint8_t* block, std::vector<void*>& params) const {
+  uint32_t h[11];
+  std::memcpy(h, block, sizeof h);
+  params.resize(params_.size());
+  for (size_t i = 0; i < params_.size(); i++)
+    params[i] = const_cast<uint8_t*>(block) + (static_cast<uint8_t*>(params_[i]) - data_);
+  return cu::KernelNodeParams{fn_,       h[kGridX],     h[kGridY], h[kGridZ], h[kBlockX], h[kBlockY],
+                              h[kBlockZ], h[kSharedMem], params.empty() ? nullptr : params.data(),
+                              nullptr,   nullptr,       nullptr};
+}
+
 napi_value KernelObject::launch(napi_env env, napi_callback_info info) {
   void* data = nullptr;
   napi_get_cb_info(env, info, nullptr, nullptr, nullptr, &data);

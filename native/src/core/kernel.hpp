@@ -23,6 +23,11 @@ class KernelObject : public Napi::ObjectWrap<KernelObject> {
   static void define(Napi::Env env, Napi::Object exports);
   explicit KernelObject(const Napi::CallbackInfo& info);  // new Kernel(module, name)
 
+  // A graph kernel node's parameters for a launch block laid out as bind()'s (header, then the
+  // packed arguments): `params` receives the pointers into `block` that the driver copies from.
+  cu::KernelNodeParams nodeParams(const uint8_t* block, std::vector<void*>& params) const;
+  cu::Context context() const { return ctx_; }
+
  private:
   Napi::Value handle(const Napi::CallbackInfo& info);
   Napi::Value paramInfo(const Napi::CallbackInfo& info);

@@ -63,4 +63,17 @@ static_assert(offsetof(c::LaunchConfig, sharedMemBytes) == offsetof(CUlaunchConf
 static_assert(offsetof(c::LaunchConfig, hStream) == offsetof(CUlaunchConfig, hStream));
 static_assert(offsetof(c::LaunchConfig, attrs) == offsetof(CUlaunchConfig, attrs));
 static_assert(offsetof(c::LaunchConfig, numAttrs) == offsetof(CUlaunchConfig, numAttrs));
+static_assert(sizeof(c::KernelNodeParams) == sizeof(CUDA_KERNEL_NODE_PARAMS_v2));
+static_assert(offsetof(c::KernelNodeParams, kernelParams) == offsetof(CUDA_KERNEL_NODE_PARAMS_v2, kernelParams));
+static_assert(offsetof(c::KernelNodeParams, ctx) == offsetof(CUDA_KERNEL_NODE_PARAMS_v2, ctx));
+static_assert(sizeof(c::Memcpy3D) == sizeof(CUDA_MEMCPY3D_v2));
+static_assert(offsetof(c::Memcpy3D, srcDevice) == offsetof(CUDA_MEMCPY3D_v2, srcDevice));
+static_assert(offsetof(c::Memcpy3D, dstDevice) == offsetof(CUDA_MEMCPY3D_v2, dstDevice));
+static_assert(offsetof(c::Memcpy3D, WidthInBytes) == offsetof(CUDA_MEMCPY3D_v2, WidthInBytes));
+static_assert(c::kMemoryTypeUnified == CU_MEMORYTYPE_UNIFIED);
+static_assert(sizeof(c::MemsetNodeParams) == sizeof(CUDA_MEMSET_NODE_PARAMS_v1));
+static_assert(offsetof(c::MemsetNodeParams, height) == offsetof(CUDA_MEMSET_NODE_PARAMS_v1, height));
+static_assert(sizeof(c::HostNodeParams) == sizeof(CUDA_HOST_NODE_PARAMS_v1));
+static_assert(sizeof(c::LaunchAttributeValue) == sizeof(CUkernelNodeAttrValue));
+
 #endif

@@ -39,6 +39,30 @@ namespace rxcuda::cu {
   X(cuStreamBeginCapture, 10010, (Stream stream, StreamCaptureMode mode))                          \
   X(cuStreamEndCapture, 10000, (Stream stream, Graph * graph))                                     \
   X(cuGraphDestroy, 10000, (Graph graph))                                                          \
+  X(cuGraphCreate, 10000, (Graph * graph, unsigned flags))                                         \
+  X(cuGraphAddKernelNode, 12000,                                                                   \
+    (GraphNode * node, Graph graph, const GraphNode* deps, size_t n, const KernelNodeParams* p))   \
+  X(cuGraphKernelNodeSetAttribute, 11000, (GraphNode node, int attr, const LaunchAttributeValue* v)) \
+  X(cuGraphAddMemcpyNode, 10000,                                                                   \
+    (GraphNode * node, Graph graph, const GraphNode* deps, size_t n, const Memcpy3D* p, Context c)) \
+  X(cuGraphAddMemsetNode, 10000,                                                                   \
+    (GraphNode * node, Graph graph, const GraphNode* deps, size_t n, const MemsetNodeParams* p,    \
+     Context c))                                                                                   \
+  X(cuGraphAddHostNode, 10000,                                                                     \
+    (GraphNode * node, Graph graph, const GraphNode* deps, size_t n, const HostNodeParams* p))     \
+  X(cuGraphAddEmptyNode, 10000, (GraphNode * node, Graph graph, const GraphNode* deps, size_t n))  \
+  X(cuGraphAddEventRecordNode, 11010,                                                              \
+    (GraphNode * node, Graph graph, const GraphNode* deps, size_t n, Event event))                 \
+  X(cuGraphAddEventWaitNode, 11010,                                                                \
+    (GraphNode * node, Graph graph, const GraphNode* deps, size_t n, Event event))                 \
+  X(cuGraphInstantiateWithFlags, 11040, (GraphExec * exec, Graph graph, unsigned long long flags)) \
+  X(cuGraphLaunch, 10000, (GraphExec exec, Stream stream))                                         \
+  X(cuGraphExecDestroy, 10000, (GraphExec exec))                                                   \
+  X(cuGraphExecKernelNodeSetParams, 12000, (GraphExec exec, GraphNode node, const KernelNodeParams* p)) \
+  X(cuGraphExecMemcpyNodeSetParams, 10020,                                                         \
+    (GraphExec exec, GraphNode node, const Memcpy3D* p, Context c))                                \
+  X(cuGraphExecMemsetNodeSetParams, 10020,                                                         \
+    (GraphExec exec, GraphNode node, const MemsetNodeParams* p, Context c))                        \
   X(cuStreamAddCallback, 5000, (Stream stream, StreamCallback cb, void* userData, unsigned flags)) \
   X(cuLaunchHostFunc, 10000, (Stream stream, HostFn fn, void* userData))                           \
   X(cuStreamWaitValue32, 11070, (Stream stream, DevicePtr addr, uint32_t value, unsigned flags))   \

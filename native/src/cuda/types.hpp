@@ -16,6 +16,8 @@ using Module = struct ModSt*;
 using Function = struct FuncSt*;
 using Graph = struct GraphSt*;
 using MemoryPool = struct MemPoolSt*;
+using GraphNode = struct GraphNodeSt*;
+using GraphExec = struct GraphExecSt*;
 using HostFn = void (*)(void* userData);
 using StreamCallback = void (*)(Stream stream, Result status, void* userData);
 
@@ -111,6 +113,52 @@ struct MemLocation {
 struct MemAccessDesc {
   MemLocation location;
   MemAccessFlags flags;
+};
+
+// Graph nodes' parameters (CUDA_KERNEL_NODE_PARAMS_v2, CUDA_MEMCPY3D, CUDA_MEMSET_NODE_PARAMS,
+// CUDA_HOST_NODE_PARAMS).
+struct KernelNodeParams {
+  Function func;
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  void** kernelParams;
+  void** extra;
+  void* kern;
+  Context ctx;
+};
+
+enum MemoryType : int { kMemoryTypeUnified = 4 };
+
+struct Memcpy3D {
+  size_t srcXInBytes, srcY, srcZ, srcLOD;
+  MemoryType srcMemoryType;
+  const void* srcHost;
+  DevicePtr srcDevice;
+  void* srcArray;
+  void* reserved0;
+  size_t srcPitch, srcHeight;
+  size_t dstXInBytes, dstY, dstZ, dstLOD;
+  MemoryType dstMemoryType;
+  void* dstHost;
+  DevicePtr dstDevice;
+  void* dstArray;
+  void* reserved1;
+  size_t dstPitch, dstHeight;
+  size_t WidthInBytes, Height, Depth;
+};
+
+struct MemsetNodeParams {
+  DevicePtr dst;
+  size_t pitch;
+  unsigned value;
+  unsigned elementSize;
+  size_t width, height;
+};
+
+struct HostNodeParams {
+  HostFn fn;
+  void* userData;
 };
 
 enum StreamCaptureStatus : int { kCaptureNone = 0, kCaptureActive = 1, kCaptureInvalidated = 2 };

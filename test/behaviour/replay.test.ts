@@ -1,0 +1,74 @@
+// The replay operator: each value's device work launched as a graph, with the same results as
+// the eager pipeline, and values of another shape enqueued as given and said once.
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { firstValueFrom, map, pipe, range, toArray } from 'rxjs';
+import { REPLAY_EAGER_WARNING, Timeline, download, host, launch, onStreams, replay, upload, type Device } from '../../src/index.js';
+import { describeBackends } from '../support/backends.js';
+import { testKernels } from '../support/kernels.js';
+
+const N = 256;
+const frame = (i: number, n = N) => Uint32Array.from({ length: n }, (_, j) => (i * 7 + j) >>> 0);
+const expected = (i: number, n = N) => [...frame(i, n)].map((v) => ~(v + 3 + i) >>> 0);
+
+describeBackends('replay', (getDevice, backend) => {
+  const warnings: string[] = [];
+  const listen = (warning: Error & { code?: string }) => {
+    if (warning.code === REPLAY_EAGER_WARNING) warnings.push(warning.message);
+  };
+  beforeEach(() => {
+    warnings.length = 0;
+    process.on('warning', listen);
+  });
+  afterEach(() => void process.off('warning', listen));
+
+  async function run(device: Device, count: number, replayed: boolean, size: (i: number) => number = () => N, timeline?: Timeline) {
+    const { addU32, invert } = await testKernels(device);
+    const steps: number[] = [];
+    const work = pipe(
+      upload((v: { i: number; data: Uint32Array }) => v.data),
+      launch(addU32, (w) => ({ config: { grid: 1, block: N }, args: [w.buffers.input, 3, w.value.data.length] })),
+      host((w) => void steps.push(w.index)),
+      launch(addU32, (w) => ({ config: { grid: 1, block: N }, args: [w.buffers.input, w.value.i, w.value.data.length] })),
+      launch(invert, (w) => ({ config: { grid: 1, block: N }, args: [w.buffers.input, w.value.data.length] })),
+      download((w) => w.buffers.input, 'out'),
+    );
+    const results = await firstValueFrom(
+      range(0, count).pipe(
+        map((i) => ({ i, data: frame(i, size(i)) })),
+        onStreams(device, { lanes: 2, ...(timeline ? { timeline } : {}) }),
+        replayed ? replay(work) : work,
+        map((w) => [w.index, [...w.results.out]] as const),
+        toArray(),
+      ),
+    );
+    return { results: new Map(results), steps };
+  }
+
+  it('gives the eager pipeline\'s results, value by value, with host steps in between', async () => {
+    const device = getDevice();
+    const count = backend === 'cuda' ? 500 : 60;
+    const eager = await run(device, count, false);
+    const replayed = await run(device, count, true);
+    expect(replayed.results.size).toBe(count);
+    for (let i = 0; i < count; i++) expect(replayed.results.get(i), `value ${i}`).toEqual(expected(i));
+    expect(replayed.results).toEqual(eager.results);
+    expect([...replayed.steps].sort((a, b) => a - b)).toEqual(Array.from({ length: count }, (_, i) => i));
+    expect(warnings).toEqual([]);
+  });
+
+  it('enqueues a value of another shape as given, says so once, and its results are right', async () => {
+    const device = getDevice();
+    const timeline = new Timeline();
+    const size = (i: number) => (i === 5 || i === 9 ? N / 2 : N);
+    const { results } = await run(device, 12, true, size, timeline);
+    for (let i = 0; i < 12; i++) expect(results.get(i), `value ${i}`).toEqual(expected(i, size(i)));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/replay enqueued a value's work as given: its operation 0 is a copy of 512 bytes where the graph copies 1024/);
+    const notes = timeline.spans().filter((s) => s.stage.startsWith('replay: enqueued as given'));
+    expect(notes.map((s) => s.index).sort((a, b) => a - b)).toEqual([5, 9]);
+  });
+
+  it('refuses a non-function operator at once', () => {
+    expect(() => replay(42 as never)).toThrow(/Expected `operator` to be an operator function/);
+  });
+});
