@@ -13,9 +13,23 @@
 // is timed on a pool kept from run to run (frames_per_s) and on a pool made for each run
 // (cold_frames_per_s: new streams and device memory each run; the pinned blocks of the pool closed
 // before it are still pinned, as for any pipeline subscribed again within a second).
+//
+// With `--devices N` it compares N devices against 1 instead (see pipeline-devices.mjs), and
+// `--rounds R` sets the kernel-bound case's work per element (default 4096):
+//   node bench/pipeline.mjs --devices 2
 import { lastValueFrom, range, map, count, tap } from 'rxjs';
 import { Device, LanePool, copyThreads, download, framesFrom, launch, onStreams, upload } from '../dist/src/index.js';
 import { baseline, report } from './support.mjs';
+import { compareDevices } from './pipeline-devices.mjs';
+
+const devicesArg = process.argv.indexOf('--devices');
+if (devicesArg >= 0) {
+  const wanted = Number(process.argv[devicesArg + 1]);
+  if (!Number.isInteger(wanted) || wanted < 1) throw new RangeError(`Expected \`--devices\` to be a positive integer, got ${process.argv[devicesArg + 1]}`);
+  const roundsArg = process.argv.indexOf('--rounds'); // the kernel-bound case's work per element
+  await compareDevices(wanted, roundsArg >= 0 ? { rounds: Number(process.argv[roundsArg + 1]) } : {});
+  process.exit(0);
+}
 
 const FRAME_BYTES = 8 * 2 ** 20;
 const WORDS = FRAME_BYTES / 4;

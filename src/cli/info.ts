@@ -9,7 +9,7 @@ function cudaVersion(version: number): string {
 /** Prints the driver, NVRTC and every device; exits 0 whether or not a device is usable. */
 export function info(options: { json?: boolean }): void {
   const driver = Device.driverInfo();
-  const devices = driver.available ? Device.all() : [];
+  const devices = driver.available && Device.count() > 0 ? Device.all() : []; // all() falls back to the host device
   if (options.json) {
     const list = devices.map((d) => ({ ordinal: d.ordinal, arch: d.arch, ...d.properties }));
     console.log(JSON.stringify({ driver, devices: list }, null, 2));

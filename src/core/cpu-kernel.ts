@@ -33,9 +33,15 @@ export type CpuArgs<S extends Signature> = { readonly [K in keyof S]: CpuArgOf<S
 /**
  * A kernel's CPU implementation, for the host device: called once per launch, in stream order,
  * with the launch configuration and the arguments (memory as TypedArrays over it). It may be
- * async; later work on the stream waits for it.
+ * async; later work on the stream waits for it. One that throws a sticky `CudaError` (code 700,
+ * `CUDA_ERROR_ILLEGAL_ADDRESS`, say) breaks its device as that fault would break a GPU's context
+ * ({@link Device.poisoned}): a way to see what a pipeline does when a device breaks.
  */
 export type CpuKernel<S extends Signature = Signature> = (config: LaunchConfig, args: CpuArgs<S>) => unknown;
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as PromiseLike<unknown>).then === 'function';
+}
 
 function view(value: unknown): unknown {
   if (value instanceof HostArray) return value.data;
@@ -104,7 +110,17 @@ export class CpuLauncher implements NativeKernel {
         if (at % 8 !== 0 || words[at / 8] !== value.ptr)
           typeError(`args[${i}]`, 'the value it was when checked (read once)', received('another value on a second read'));
       });
-      const run = () => cpu(config as LaunchConfig, given.map(view) as never);
+      // A sticky CudaError breaks the device, as a GPU kernel's illegal address does its context.
+      const device = (stream as Stream).device;
+      const broke = (error: unknown): never => device.fail(error);
+      const run = () => {
+        try {
+          const out = cpu(config as LaunchConfig, given.map(view) as never);
+          return isThenable(out) ? out.then(undefined, broke) : out;
+        } catch (error) {
+          return broke(error);
+        }
+      };
       return hostStep(stream as Stream, () => (context ? withLaunch(context as LaunchContext, run, true) : run()), step)();
     };
   }

@@ -1,6 +1,6 @@
 // CUDA devices: enumeration, properties, and the factories for streams, events, memory, modules.
 import { addon, backends, type Backend, type DeviceProperties, type DriverInfo, type NativeDevice } from './native.js';
-import { CudaError, checkCount, checkOptions, rangeError, typeError } from './errors.js';
+import { CudaError, checkCount, checkOptions, isInstance, rangeError, received, typeError } from './errors.js';
 import { constants } from 'node:buffer';
 import { checkDType, dtypeOfArray, DTYPES, type DType, type DTypeOfArray } from './dtype.js';
 import { HostArray } from './memory.js';
@@ -13,8 +13,9 @@ import { CompletionPoints } from './completion-points.js';
 import { PinnedCache } from './pinned-cache.js';
 import { Template } from './template.js';
 
+// The devices of this environment, each made once: CUDA devices by ordinal, host devices in order.
 const devices = new Map<number, Device>();
-let hostDevice: Device | undefined;
+const hostDevices: Device[] = [];
 
 /** The reason no CUDA device can be used, as a CudaError (for `Device.get` and friends). */
 function unavailable(info: DriverInfo): CudaError {
@@ -28,8 +29,10 @@ function unavailable(info: DriverInfo): CudaError {
  * `Device.get(ordinal)`, `Device.host()` or `Device.default()`.
  */
 export class Device {
-  /** The device's ordinal, as CUDA numbers them; -1 for the host device. */
+  /** The device's ordinal, as CUDA numbers them; -1 for a host device. */
   readonly ordinal: number;
+  /** A host device's position among the host devices ({@link Device.hosts}); -1 for a CUDA device. */
+  readonly hostIndex: number;
   /** @internal The native classes of this device's backend. */
   readonly backend: Backend;
   /** Facts about the device, read once. */
@@ -58,8 +61,13 @@ export class Device {
   /** @internal Pinned blocks kept for reuse; see pinned-cache.ts. */
   readonly pinnedCache = new PinnedCache((ptr) => this.completionPoints.whenQuiet(() => this.backend.freeHost(this.native, ptr)));
 
-  private constructor(ordinal: number, backend: Backend) {
+  /** Whether this device reaches each peer's memory directly, asked once per peer. */
+  readonly #peers = new Map<Device, boolean>();
+  readonly #stagedWarned = new Set<Device>();
+
+  private constructor(ordinal: number, backend: Backend, hostIndex = -1) {
     this.ordinal = ordinal;
+    this.hostIndex = hostIndex;
     this.backend = backend;
     this.native = new backend.Device(ordinal);
     this.properties = Object.freeze(this.native.properties());
@@ -93,9 +101,14 @@ export class Device {
     return device;
   }
 
-  /** Every CUDA device, in ordinal order (empty where there is none). */
+  /**
+   * Every CUDA device, in ordinal order; where there is none, the host device alone (as
+   * {@link Device.default} falls back to it), so that `onStreams(Device.all())` runs everywhere.
+   * Use {@link Device.count} to tell whether there is a GPU.
+   */
   static all(): Device[] {
-    return Array.from({ length: Device.count() }, (_, i) => Device.get(i));
+    const count = Device.count();
+    return count > 0 ? Array.from({ length: count }, (_, i) => Device.get(i)) : [Device.host()];
   }
 
   /**
@@ -104,7 +117,26 @@ export class Device {
    * behave as on a GPU. Kernels run there when they have a CPU implementation.
    */
   static host(): Device {
-    return (hostDevice ??= new Device(-1, backends.host));
+    return Device.hosts(1)[0]!;
+  }
+
+  /**
+   * `count` host devices: the first is {@link Device.host}, the others stand for further devices
+   * of one machine. Each has its own streams, events, memory and sticky error, and the checks
+   * that keep a device's work to its own memory apply between them, so that pipelines over
+   * several GPUs run, with every check, where there are none (in CI, say). They share the CPU:
+   * they are no faster together than one. The same devices every call.
+   * @example
+   * const [a, b] = Device.hosts(2);
+   * frames$.pipe(onStreams([a, b], { lanesPerDevice: 2 }), ...)
+   * @param count how many host devices, at least 1.
+   * @returns the first `count` host devices.
+   * @throws TypeError or RangeError for a `count` that is not a positive integer.
+   */
+  static hosts(count: number): Device[] {
+    checkCount('count', count, 1);
+    while (hostDevices.length < count) hostDevices.push(new Device(-1, backends.host, hostDevices.length));
+    return hostDevices.slice(0, count);
   }
 
   /** The first CUDA device where there is one, else the host device. */
@@ -117,9 +149,10 @@ export class Device {
     return this.backend.kind;
   }
 
-  /** `device 0`, or `the host device`. */
+  /** `device 0`, `the host device` (the first), or `host device 1` (another). */
   toString(): string {
-    return this.kind === 'host' ? 'the host device' : `device ${this.ordinal}`;
+    if (this.kind === 'cuda') return `device ${this.ordinal}`;
+    return this.hostIndex === 0 ? 'the host device' : `host device ${this.hostIndex}`;
   }
 
   /** The device's name, e.g. "NVIDIA H200". */
@@ -140,6 +173,42 @@ export class Device {
   /** Free and total device memory in bytes, as the driver reports them now. */
   memoryInfo(): { free: number; total: number } {
     return this.native.memoryInfo();
+  }
+
+  /**
+   * Whether this device reads and writes `peer`'s memory directly (peer access), which the first
+   * call enables, both ways, where the hardware allows it. Copies between the two
+   * ({@link Stream.copy}) are then direct peer copies; where it does not (`false`), the driver
+   * stages them through host memory, at a fraction of the speed, and the first such copy says so
+   * in a process warning (code `RXCUDA_PEER_STAGED`). True between host devices (one memory) and
+   * for the device itself.
+   * @throws TypeError for a `peer` that is not a Device; RangeError for one of another backend.
+   */
+  canAccessPeer(peer: Device): boolean {
+    if (!isInstance(peer, Device)) typeError('peer', 'a Device', peer);
+    if (peer.backend !== this.backend) rangeError('peer', `a device of the ${this.kind} backend, as ${this} is`, received(String(peer)));
+    if (peer === this) return true;
+    let direct = this.#peers.get(peer);
+    if (direct === undefined) {
+      try {
+        direct = this.native.enablePeerAccess(peer.native) && peer.native.enablePeerAccess(this.native);
+      } catch (error) {
+        this.fail(error);
+      }
+      this.#peers.set(peer, direct);
+      peer.#peers.set(this, direct);
+    }
+    return direct;
+  }
+
+  /** @internal Says once per pair of devices that their copies are staged (see {@link canAccessPeer}). */
+  warnStaged(peer: Device): void {
+    if (this.#peers.get(peer) !== false || this.#stagedWarned.has(peer)) return;
+    this.#stagedWarned.add(peer);
+    peer.#stagedWarned.add(this);
+    process.emitWarning(`Copies between ${this} and ${peer} are staged through host memory: the hardware gives them no peer access`, {
+      code: 'RXCUDA_PEER_STAGED',
+    });
   }
 
   /**
@@ -247,7 +316,12 @@ export class Device {
     this.checkUsable();
     if (this.kind === 'host') return Module.forHost(this);
     const compiled = await compileProgram(source, this.arch, options ?? {});
-    return Module.load(this, compiled.image, compiled.names, compiled.log, compiled.fromCache);
+    const { image, names, log, fromCache } = compiled;
+    // On another device of the same architecture the image loads as it is; else it is compiled
+    // for that device (a given `arch` is kept: a PTX image, say, loads on any newer device).
+    const reload = (other: Device) =>
+      other.arch === this.arch || options?.arch !== undefined ? Module.load(other, image, names, log, fromCache, reload) : other.compile(source, options);
+    return Module.load(this, image, names, log, fromCache, reload);
   }
 
   /**

@@ -13,7 +13,8 @@ import { globalHooks, LaunchHooks, type Disposer, type LaunchHook } from './laun
 
 // Read by every launch: a module constant, not an imported binding (whose reads cost a check each).
 const global = globalHooks;
-import type { Specializations } from './specialization.js';
+import { Specializations } from './specialization.js';
+import { CodelessKernel } from './codeless-kernel.js';
 import type { Device } from './device.js';
 import type { Module } from './module.js';
 import type { Stream } from './stream.js';
@@ -64,6 +65,10 @@ export interface KernelOptions<S extends Signature> {
   readonly contextual?: boolean;
   /** Its launches go to the specialization of their context (see specialization.ts). */
   readonly specializations?: Specializations<S> | undefined;
+  /** The same kernel in `module`, the kernel's module on another device (see {@link Kernel.on}). */
+  readonly remake?: ((module: Module, origin: Kernel<S>) => Kernel<S>) | undefined;
+  /** The kernel this one stands for on its device: its hooks are that kernel's. */
+  readonly origin?: Kernel<S> | undefined;
 }
 
 /**
@@ -94,6 +99,11 @@ export class Kernel<S extends Signature = Signature> {
   #plain: boolean;
   // Kept without its signature, so that a Kernel<S> stays a Kernel<Signature>.
   readonly #specializations: Specializations<Signature> | undefined;
+  // These too: the kernel's makers and counterparts on other devices.
+  readonly #remake: ((module: Module, origin: Kernel) => Kernel) | undefined;
+  readonly #origin: Kernel | undefined;
+  /** This kernel on other devices, made on a first launch there (see {@link on}). */
+  #elsewhere: Map<Device, Kernel> | undefined;
 
   /** @internal Use {@link Module.kernel} or {@link Template.kernel}. */
   constructor(module: Module, name: string, native: NativeKernel, signature: S, options: KernelOptions<S> = {}) {
@@ -104,7 +114,9 @@ export class Kernel<S extends Signature = Signature> {
     this.#native = native;
     this.#specializations = options.specializations as Specializations<Signature> | undefined;
     this.#contextual = options.contextual === true || options.specializations !== undefined;
-    this.#plain = !this.#contextual;
+    this.#remake = options.remake as ((module: Module, origin: Kernel) => Kernel) | undefined;
+    this.#origin = options.origin as Kernel | undefined;
+    this.#plain = !this.#contextual && (this.#origin === undefined || this.#origin.#hooked === 0);
     const layouts = signature.map(paramLayout);
     Kernel.#checkAgainstDriver(native, layouts.map((l) => l.size), signature);
     const offsets: number[] = [];
@@ -228,11 +240,49 @@ export class Kernel<S extends Signature = Signature> {
    * @throws TypeError when `hook` is not a function.
    */
   onLaunch(hook: LaunchHook<S>): Disposer {
+    if (this.#origin) return this.#origin.onLaunch(hook as unknown as LaunchHook);
     const hooks = (this.#hooks ??= new LaunchHooks((delta) => {
       this.#hooked += delta;
-      this.#plain = !this.#contextual && this.#hooked === 0;
+      for (const kernel of [this, ...(this.#elsewhere?.values() ?? [])]) kernel.#plain = !kernel.#contextual && this.#hooked === 0;
     }));
     return hooks.add(hook as unknown as LaunchHook);
+  }
+
+  /**
+   * @internal This kernel on `device`: itself on its own device; elsewhere the same code in its
+   * module's counterpart there, made on the first launch on a stream of that device (the image
+   * loaded there, or compiled for its architecture, once). Until that module has loaded, the
+   * counterpart's launches wait in their streams' queues, as a specialization's do. Its hooks are
+   * this kernel's.
+   * @throws RangeError for a kernel that runs on its own device only (a template's) or a device of
+   * another backend.
+   */
+  on(device: Device): Kernel<S> {
+    if (device === this.module.device) return this;
+    const known = this.#elsewhere?.get(device);
+    if (known) return known as unknown as Kernel<S>;
+    const remake = this.#remake;
+    if (!remake || this.#specializations)
+      rangeError('stream', `a stream of ${this.module.device}`, received(`a stream of ${device} (${this.#specializations ? "a template's kernels run on the template's device" : 'this kernel runs on its own device only'})`));
+    const module = this.module.on(device);
+    const origin = this as unknown as Kernel;
+    let kernel: Kernel;
+    if (!(module instanceof Promise)) kernel = remake(module, origin);
+    else {
+      const loaded = () =>
+        Promise.resolve(this.module.on(device)).then((ready) => {
+          const real = remake(ready, origin);
+          this.#elsewhere!.set(device, real); // later launches go straight to it
+          return real;
+        });
+      const why = `Kernel '${this.name}' is still loading on ${device}`;
+      kernel = new Kernel(this.module.placeholder(device), this.name, new CodelessKernel(why), this.signature as Signature, {
+        specializations: new Specializations(() => ({}), loaded),
+        origin,
+      });
+    }
+    (this.#elsewhere ??= new Map()).set(device, kernel);
+    return kernel as unknown as Kernel<S>;
   }
 
   /**
@@ -256,8 +306,7 @@ export class Kernel<S extends Signature = Signature> {
   launchOn(stream: Stream, config: LaunchConfig | LaunchOptions, args: KernelArgs<S>, extras?: LaunchExtras): void {
     stream.checkOpen();
     if (this.module.closed) typeError('kernel', 'a kernel of a loaded module', received('a kernel of a closed Module'));
-    if (stream.device !== this.module.device)
-      rangeError('stream', `a stream of ${this.module.device}`, received(`a stream of ${stream.device}`));
+    if (stream.device !== this.module.device) return this.on(stream.device).launchOn(stream, config, args, extras);
     let checked = this.#lastConfig;
     // The same LaunchConfig, or plain options that say the same as the last one: nothing to check.
     if (checked === undefined || (config !== checked && !checked.matches(config))) {
@@ -292,7 +341,8 @@ export class Kernel<S extends Signature = Signature> {
     if (!isArray(args)) typeError('args', 'an array of kernel arguments', args);
     let context = new LaunchContext<S>(this, config, stream, args);
     if (globalHooks.size > 0) context = globalHooks.run(context);
-    if (this.#hooked > 0) context = this.#hooks!.run(context);
+    const own = this.#origin ?? this;
+    if (own.#hooked > 0) context = own.#hooks!.run(context);
     if (extras?.hooks) context = extras.hooks.run(context);
     const kernel = context.kernel;
     if (kernel !== this) kernel.#checkFor(stream);

@@ -348,20 +348,27 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
  * @internal Checks that `memory` is open memory `device` can address.
  * @throws TypeError for non-memory or closed memory, RangeError for memory of another device.
  */
-export function checkMemoryOf(name: string, memory: unknown, device: Device): asserts memory is Memory {
+export function checkMemoryOf(name: string, memory: unknown, device: Device, peer?: unknown): asserts memory is Memory {
   if (!isInstance(memory, Memory)) typeError(name, 'a DeviceArray or HostArray', memory);
   if (memory.closed) typeError(name, `open memory`, received(`a closed ${memory.constructor.name}`));
-  if (memory instanceof DeviceArray && memory.device !== device)
+  if (memory instanceof DeviceArray && memory.device !== device && !peerOf(memory, peer, device))
     rangeError(name, `memory of ${device}`, received(`memory of ${memory.device}`));
+}
+
+/** Whether `memory`, of another device, is the peer side of a copy whose other side `peer` is of `device`. */
+function peerOf(memory: DeviceArray, peer: unknown, device: Device): boolean {
+  return peer instanceof DeviceArray && peer.device === device && memory.device.backend === device.backend;
 }
 
 /**
  * @internal Checks the two sides of a copy on `device`: both open, of the same element type and
- * byte length (a copy is never a silent reinterpretation).
+ * byte length (a copy is never a silent reinterpretation). With `acrossDevices`, one side may be
+ * device memory of another device of its backend when the other is device memory of `device`
+ * (a peer copy).
  */
-export function checkCopy(dst: unknown, src: unknown, device: Device): asserts dst is Memory {
-  checkMemoryOf('dst', dst, device);
-  checkMemoryOf('src', src, device);
+export function checkCopy(dst: unknown, src: unknown, device: Device, acrossDevices = false): asserts dst is Memory {
+  checkMemoryOf('dst', dst, device, acrossDevices ? src : undefined);
+  checkMemoryOf('src', src, device, acrossDevices ? dst : undefined);
   if (src.dtype !== dst.dtype)
     typeError('src', `memory of ${dst.dtype}, as \`dst\` is`, received(`a ${src.constructor.name} of ${src.dtype}`));
   if (src.byteLength !== dst.byteLength)

@@ -1,6 +1,6 @@
 // Modules: cubin, fatbin or PTX images loaded on a device, and the kernels looked up in them.
 import { addon, type NativeModule } from './native.js';
-import { checkOptions, typeError, received } from './errors.js';
+import { checkOptions, rangeError, typeError, received } from './errors.js';
 import { Kernel, type Signature } from './kernel.js';
 import { readSignature } from './packer.js';
 import { CpuLauncher, type CpuKernel } from './cpu-kernel.js';
@@ -50,7 +50,14 @@ function imageBytes(image: ModuleImage): Uint8Array {
   return terminated;
 }
 
-/** A loaded module. Get one with {@link Device.loadModule} or {@link Device.compile}. */
+/** @internal Loads a module's code on another device (its image again, or compiled for that device). */
+export type Reload = (device: Device) => Module | Promise<Module>;
+
+/**
+ * A loaded module. Get one with {@link Device.loadModule} or {@link Device.compile}. Its kernels
+ * launch on streams of other devices too: the module is loaded there on the first such launch
+ * (the same image, or the source compiled again for another architecture), once per device.
+ */
 export class Module {
   /** The device it is loaded on. */
   readonly device: Device;
@@ -62,13 +69,17 @@ export class Module {
   readonly fromCache: boolean;
   readonly #names: ReadonlyMap<string, string>;
   readonly #streams = new Set<Stream>();
+  readonly #reload: Reload | undefined;
+  /** This module's code on other devices, loaded (or loading) on first use there. */
+  readonly #elsewhere = new Map<Device, Module | Promise<Module>>();
   #closed = false;
   /** Graphs and executables whose kernel nodes use it: the unload waits until they let go. */
   #held = 0;
 
-  private constructor(device: Device, native: NativeModule | undefined, names: ReadonlyMap<string, string>, log: string, fromCache: boolean) {
+  private constructor(device: Device, native: NativeModule | undefined, names: ReadonlyMap<string, string>, log: string, fromCache: boolean, reload?: Reload) {
     this.device = device;
     this.native = native;
+    this.#reload = reload;
     if (native) unloadWhenCollected.register(this, { device, native, streams: this.#streams }, this);
     this.#names = names;
     this.log = log;
@@ -80,21 +91,57 @@ export class Module {
    * the driver's load runs on a worker thread once the device's known work is done (see
    * CompletionPoints.whenQuiet).
    */
-  static load(device: Device, image: ModuleImage, names: ReadonlyMap<string, string> = new Map(), log = '', fromCache = false): Promise<Module> {
+  static load(
+    device: Device,
+    image: ModuleImage,
+    names: ReadonlyMap<string, string> = new Map(),
+    log = '',
+    fromCache = false,
+    reload: Reload = (other) => Module.load(other, image, names, log, fromCache),
+  ): Promise<Module> {
     const bytes = imageBytes(image);
     if (device.kind === 'host')
       typeError('device', 'a CUDA device to load a module image', received('the host device (give kernels CPU implementations instead)'));
     return new Promise<void>((resolve) => device.completionPoints.whenQuiet(resolve))
       .then(() => addon.loadModule(device.native, bytes))
       .then(
-      (handle) => new Module(device, new addon.Module(device.native, handle), names, log, fromCache),
+      (handle) => new Module(device, new addon.Module(device.native, handle), names, log, fromCache, reload),
       (error: unknown) => device.fail(error),
     );
   }
 
   /** @internal A module of the host device: its kernels run through their CPU implementations. */
   static forHost(device: Device): Module {
+    return new Module(device, undefined, new Map(), '', false, (other) => Module.forHost(other));
+  }
+
+  /** @internal A module with no code on `device`, for kernels whose code is elsewhere. */
+  placeholder(device: Device): Module {
     return new Module(device, undefined, new Map(), '', false);
+  }
+
+  /**
+   * @internal This module's code on `device`: itself on its own device, else loaded there on the
+   * first ask and kept (a load that failed is tried again on the next ask); closed with this one.
+   * @throws RangeError for a device of another backend, or a module that cannot be reloaded.
+   */
+  on(device: Device): Module | Promise<Module> {
+    if (device === this.device) return this;
+    const known = this.#elsewhere.get(device);
+    if (known) return known;
+    if (device.backend !== this.device.backend || !this.#reload)
+      rangeError('stream', `a stream of a ${this.device.kind} device`, received(`a stream of ${device}`));
+    const loaded = this.#reload(device);
+    this.#elsewhere.set(device, loaded);
+    if (loaded instanceof Promise)
+      loaded.then(
+        (module) => {
+          this.#elsewhere.set(device, module);
+          if (this.#closed) module.close();
+        },
+        () => this.#elsewhere.delete(device),
+      );
+    return loaded;
   }
 
   /** True once `close()` was called. */
@@ -118,7 +165,10 @@ export class Module {
     if (!this.native) {
       if (!cpu)
         typeError('options.cpu', `a CPU implementation of kernel '${name}' to run it on the host device`, undefined);
-      return new Kernel(this, name, new CpuLauncher(cpu as CpuKernel, name), params, { contextual: true });
+      return new Kernel(this, name, new CpuLauncher(cpu as CpuKernel, name), params, {
+        contextual: true,
+        remake: (module, origin) => module.#remade(origin, name, params, options),
+      });
     }
     let native;
     try {
@@ -126,7 +176,19 @@ export class Module {
     } catch (error) {
       this.device.fail(error);
     }
-    return new Kernel(this, name, native, params);
+    return new Kernel(this, name, native, params, { remake: (module, origin) => module.#remade(origin, name, params, options) });
+  }
+
+  /** `name` in this module (another device's), standing for `origin` there. */
+  #remade<S extends Signature>(origin: Kernel<S>, name: string, signature: S, options: { readonly cpu?: CpuKernel<S> }): Kernel<S> {
+    if (!this.native) return new Kernel(this, name, new CpuLauncher(options.cpu as CpuKernel, name), signature, { contextual: true, origin });
+    let native;
+    try {
+      native = new addon.Kernel(this.native, this.#names.get(name) ?? name);
+    } catch (error) {
+      this.device.fail(error);
+    }
+    return new Kernel(this, name, native, signature, { origin });
   }
 
   /** @internal Notes a stream that launched kernels of this module, so `close()` waits for it. */
@@ -144,6 +206,8 @@ export class Module {
     this.#closed = true;
     unloadWhenCollected.unregister(this);
     if (this.#held === 0) unload(this.device, this.native, this.#streams);
+    for (const other of this.#elsewhere.values()) if (!(other instanceof Promise)) other.close();
+    this.#elsewhere.clear();
   }
 
   /** @internal Keeps the module loaded, even once closed, until {@link letGo}. */

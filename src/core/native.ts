@@ -9,6 +9,8 @@ import type { Pause } from './scheduler.js';
 export interface NativeDevice {
   properties(): DeviceProperties;
   memoryInfo(): { free: number; total: number };
+  /** Enables this device's direct access to `peer`'s memory; false where the hardware cannot. */
+  enablePeerAccess(peer: NativeDevice): boolean;
 }
 
 /** Facts about a CUDA device, read once. */
@@ -52,6 +54,8 @@ export interface NativeStream {
   alloc(bytes: number): bigint;
   free(ptr: bigint): void;
   copy(dst: bigint, src: bigint, bytes: number): void;
+  /** A copy between memory of two devices (a peer copy, staged by the driver without peer access). */
+  copyPeer(dst: bigint, dstDevice: NativeDevice, src: bigint, srcDevice: NativeDevice, bytes: number): void;
   fill(ptr: bigint, elementSize: number, count: number, low: number, high: number): void;
 }
 

@@ -14,6 +14,7 @@ import { StreamQueue, type Command, type Pause } from './scheduler.js';
 import { Capture, checkNotNested, runCapture, type Recorder } from './capture.js';
 import type { Graph } from './graph.js';
 import { SpinningWaits } from './spin-wait.js';
+import { betweenDevices, peerCopy } from './peer-copy.js';
 import { Device as DeviceClass, type Device } from './device.js';
 import { Kernel, type KernelArgs, type Signature } from './kernel.js';
 import type { LaunchConfig, LaunchOptions } from './launch-config.js';
@@ -248,15 +249,21 @@ export class Stream extends EventEmitter<StreamEvents> {
    * Both have the same element type (a copy is never a silent reinterpretation: to move the bytes
    * of an f32 array into a u32 one, reinterpret on the host, e.g. with a Uint32Array over
    * `host.data.buffer`, or in a kernel). Use `subarray` for parts of arrays.
+   *
+   * Between device arrays of two devices (the stream's and another of its backend) it is a peer
+   * copy, ordered on this stream only: as with any memory another stream wrote, make this stream
+   * `wait` for an event recorded after that work first. It is direct where the two devices have
+   * peer access, else staged through host memory and slower (see {@link Device.canAccessPeer}).
    * @throws TypeError for non-memory or closed arguments, or different element types; RangeError
-   * for different lengths or memory of another device. Nothing is enqueued when it throws.
+   * for different lengths or device memory of another device (but the peer of such a copy).
+   * Nothing is enqueued when it throws.
    */
   copy<D extends DType>(dst: Memory<D>, src: Memory<D>): void {
-    checkCopy(dst, src, this.device);
+    checkCopy(dst, src, this.device, true);
     this.checkOpen();
     if (this.#capture) return this.#capture.copy(dst, src);
     const [to, from, bytes] = [dst.ptr, src.ptr, dst.byteLength];
-    this.run(() => this.native.copy(to, from, bytes));
+    this.run(betweenDevices(dst, src) ? peerCopy(this, dst, src) : () => this.native.copy(to, from, bytes));
     dst.allocation.use(this);
     src.allocation.use(this);
   }
@@ -309,11 +316,14 @@ export class Stream extends EventEmitter<StreamEvents> {
    * Makes work enqueued on this stream from now on wait until `event` has completed (work of
    * another stream can be ordered after this one this way). Returns at once; when the event's
    * record still waits in its stream's queue, this stream's later work waits for it in rxcuda's
-   * queue, never on the device.
+   * queue, never on the device. The event may be of another device (of the same backend): its
+   * work is then ordered before this device's.
+   * @throws TypeError for a closed event or one that is not an Event; RangeError for an event of
+   * another backend.
    */
   wait(event: Event): void {
     if (!isInstance(event, Event)) typeError('event', 'an Event', event);
-    if (event.device !== this.device) rangeError('event', `an event of ${this.device}`, event);
+    if (event.device.backend !== this.device.backend) rangeError('event', `an event of a ${this.device.kind} device`, received(`an event of ${event.device}`));
     if (event.closed) typeError('event', 'an open Event', received('a closed Event'));
     this.checkOpen();
     if (this.#capture?.wait(event)) return;

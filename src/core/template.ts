@@ -6,7 +6,7 @@ import type { Device } from './device.js';
 import { Kernel, type Signature } from './kernel.js';
 import { Module } from './module.js';
 import type { CompileOptions } from './program.js';
-import type { KernelAttributes, KernelLauncher, NativeKernel } from './native.js';
+import { CodelessKernel } from './codeless-kernel.js';
 import { Specializations, type Specializer } from './specialization.js';
 
 /** Options for {@link Template.kernel}. */
@@ -18,41 +18,6 @@ export interface TemplateKernelOptions<S extends Signature> {
    * `currentLaunch().defines`.
    */
   readonly cpu?: CpuKernel<S>;
-}
-
-/** The native side of a template's kernel: it has no code until a launch specializes it. */
-class Unspecialized implements NativeKernel {
-  handle(): bigint {
-    return 0n;
-  }
-
-  paramInfo(): null {
-    return null;
-  }
-
-  #none(): never {
-    throw new TypeError("A template's kernel has no compiled code of its own: its specializations do (kernel.specializations())");
-  }
-
-  attributes(): KernelAttributes {
-    return this.#none();
-  }
-
-  setAttribute(): void {
-    this.#none();
-  }
-
-  occupancy(): number {
-    return this.#none();
-  }
-
-  suggestBlockSize(): { minGridSize: number; blockSize: number } {
-    return this.#none();
-  }
-
-  bind(): KernelLauncher {
-    return () => this.#none();
-  }
 }
 
 /**
@@ -119,7 +84,7 @@ export class Template {
       this.#modules.push(module);
       return module.kernel(name, signature, cpu ? { cpu } : {});
     };
-    return new Kernel(this.#placeholder, name, new Unspecialized(), signature, { specializations: new Specializations(options.specialize, make) });
+    return new Kernel(this.#placeholder, name, new CodelessKernel("A template's kernel has no compiled code of its own: its specializations do (kernel.specializations())"), signature, { specializations: new Specializations(options.specialize, make) });
   }
 
   /** Unloads every specialization once its launches have finished; kernels of it can no longer be launched. Idempotent. */

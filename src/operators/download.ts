@@ -88,7 +88,7 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
         const results = work.results as Record<string, TypedArrayOf[DType] | LentArray<D>>;
         if (lend !== undefined) {
           work.stage(`download ${name} [lent]`, () => work.stream.copy(staging, memory), memory.byteLength);
-          return emitWhenDone(work, subscriber, later, () => {
+          return emitWhenDone(`download(${name})`, work, subscriber, later, () => {
             const lent = new LentArray(staging, memory.length, work.lend(staging));
             if (lend === 'next') {
               lastLent?.release();
@@ -101,7 +101,7 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
         if (target !== undefined && !(target instanceof Array && target.length >= memory.length))
           throw new TypeError(`Expected \`into\` to return a ${Array.name} of at least ${memory.length} elements, got ${String(target)}`);
         work.stage(`download ${name} [${target ? 'into' : 'new array'}]`, () => work.stream.copy(staging, memory), memory.byteLength);
-        emitWhenDone(work, subscriber, later, undefined, (ready) => {
+        emitWhenDone(`download(${name})`, work, subscriber, later, undefined, (ready) => {
           // A new array is zeroed lazily by the OS: its pages are first touched by the copy.
           const out = target ?? new Array(new ArrayBuffer(memory.byteLength), 0, memory.length);
           const start = performance.now();

@@ -1,36 +1,67 @@
 import { Observable, type OperatorFunction } from 'rxjs';
+import { Device } from '../core/device.js';
+import { checkOptions, isArray, isInstance, typeError } from '../core/errors.js';
 import type { Stream } from '../core/stream.js';
 import { attached, operate } from './operate.js';
 import type { Work } from './work.js';
 import type { NamedIn, With } from './slots.js';
+
+/** Options for {@link fanOut}. */
+export interface FanOutOptions {
+  /**
+   * The device each branch runs on, one per branch: branch `i` gets a side stream of
+   * `devices[i]`, joined back through events as on the value's own device. A branch's memory
+   * on another device comes from `work.deviceOn(stream, dtype, length)`; its data moves with
+   * `stream.copy` between the two devices' arrays (a peer copy).
+   * @default every branch on the value's device
+   */
+  readonly devices?: readonly Device[];
+}
 
 /**
  * Forks each value's work onto `count` side streams and joins it back: every branch starts after
  * the device work enqueued for the value so far (an event on the value's stream), and work
  * enqueued after this operator waits for every branch (an event on each). Re-emits at once.
  *
- * Use it to run independent kernels of one value concurrently.
+ * Use it to run independent kernels of one value concurrently, on its device or on others.
  *
  * @example
  * fanOut(2, (w, stream, i) => stream.launch(i === 0 ? blurX : blurY, config, [w.buffers.input, n]))
+ * @example
+ * // branch 1 on another device: its input copied there, its result copied back
+ * fanOut(2, (w, stream, i) => {
+ *   if (i === 0) return stream.launch(blur, config, [w.buffers.input, w.buffers.left, n]);
+ *   const input = w.deviceOn(stream, 'f32', n), out = w.deviceOn(stream, 'f32', n);
+ *   stream.copy(input, w.buffers.input);
+ *   stream.launch(blur, config, [input, out, n]);
+ *   stream.copy(w.buffers.right, out);
+ * }, { devices: [a, b] })
  *
  * @param count how many branches.
  * @param branch enqueues branch `i`'s work on `stream`. The arrays it makes with
  * `work.device(dtype, length, name)` and returns (one, or an array of them) are typed as
  * `work.buffers[name]` after this operator: every name it can return, as every branch runs.
+ * @param options `devices`: the device of each branch.
  * @returns an operator that re-emits each {@link Work} with its branches joined.
- * @throws PipelineError (to the subscriber) when a branch throws; the branches already enqueued
- * are joined all the same.
+ * @throws RangeError for a bad `count`, TypeError for bad `options.devices` (at once);
+ * PipelineError (to the subscriber) when a branch throws, the branches already enqueued
+ * joined all the same.
  */
 export function fanOut<T, B, R, X = void>(
   count: number,
   branch: (work: Work<T, B, R>, stream: Stream, index: number) => X,
+  options: FanOutOptions = {},
 ): OperatorFunction<Work<T, B, R>, Work<T, With<B, NamedIn<X>>, R>> {
   if (!Number.isInteger(count) || count < 1) throw new RangeError(`Expected \`count\` to be a positive integer, got ${count}`);
+  checkOptions('options', options);
+  const { devices } = options;
+  if (devices !== undefined && (!isArray(devices) || devices.length !== count || !devices.every((d) => isInstance(d, Device))))
+    typeError('options.devices', `${count} Devices, one per branch`, devices);
+  const on = devices && Object.freeze([...devices]);
   return (source) =>
     new Observable((subscriber) =>
       operate(`fanOut(${count})`, source, subscriber, (work) => {
-        const { fork, sides } = work.lane.sides(count);
+        const { fork, sides } = work.lane.sides(count, on);
         work.stream.record(fork);
         try {
           sides.forEach((side, i) => {

@@ -1,14 +1,14 @@
 // The reactive layer: RxJS operators over rxcuda streams.
-export { onStreams, lanesFrom, framesFrom, type FramesOptions } from './on-streams.js';
+export { onStreams, lanesFrom, framesFrom, type FramesOptions, type LaneTarget } from './on-streams.js';
 export { upload, type UploadSource, type DTypeOfSource } from './upload.js';
 export { launch, type LaunchOperatorOptions } from './launch.js';
 export { host, type HostOptions } from './host.js';
 export { download, type DownloadOptions, type LendOptions } from './download.js';
 export { completed } from './completed.js';
-export { fanOut } from './fan-out.js';
+export { fanOut, type FanOutOptions } from './fan-out.js';
 export { enqueue } from './enqueue.js';
 export { replay, REPLAY_EAGER_WARNING } from './replay.js';
-export { LanePool, Lane, type LanePoolOptions, type LanePoolStats } from './lane-pool.js';
+export { LanePool, Lane, type LanePoolOptions, type LanePoolStats, type DeviceFaultPolicy } from './lane-pool.js';
 export { Work, PipelineError } from './work.js';
 export type { NamedArray, NamedIn, With, HostData, DTypeOfData } from './slots.js';
 export { Timeline, type Span } from './timeline.js';

@@ -1,12 +1,14 @@
-// Stream lanes for the reactive layer: a few streams of one device, pools of device and pinned
-// memory that they share, reused from value to value, and the bound on values in flight.
+// Stream lanes for the reactive layer: a few streams on each of one or more devices, pools of
+// device and pinned memory that they share, reused from value to value, and the bound on values
+// in flight.
 import type { DType } from '../core/dtype.js';
-import type { Device } from '../core/device.js';
-import { checkOptions, rangeError } from '../core/errors.js';
+import { Device } from '../core/device.js';
+import { checkOptions, isArray, isInstance, rangeError, received, typeError } from '../core/errors.js';
 import { HostArray, type DeviceArray, type Memory } from '../core/memory.js';
 import type { Event } from '../core/event.js';
 import type { Stream } from '../core/stream.js';
 import type { Timeline } from './timeline.js';
+import type { PipelineError } from './work.js';
 
 /** @internal A side stream of a lane, for `fanOut`, with the event its branch is joined through. */
 export interface SideStream {
@@ -14,21 +16,62 @@ export interface SideStream {
   readonly joined: Event;
 }
 
+/**
+ * What a pipeline over several devices does when one of them breaks (a sticky error: an illegal
+ * address, a launch failure): `'error'` errors the pipeline with the first value that fails; a
+ * function is given a {@link PipelineError} for each value of the broken device (its `cause` is
+ * the device's `CudaError`) in place of the value, while the other devices' lanes go on with the
+ * rest. With every device broken, the pipeline errors.
+ */
+export type DeviceFaultPolicy = 'error' | ((failure: PipelineError) => void);
+
 /** Options for {@link LanePool}. */
 export interface LanePoolOptions {
   /**
-   * Streams values are spread over: each value goes to the lane with the fewest values in
+   * Streams on each device, which values are spread over: each value goes to the least loaded
+   * device (the fewest values in flight), and there to the lane with the fewest values in
    * flight (round robin among equals).
    * @default 2
    */
   readonly lanes?: number;
+  /** {@link lanes}, by the name that says so over several devices; give one of the two. */
+  readonly lanesPerDevice?: number;
   /**
-   * Values whose device work may be in flight at once; more wait upstream.
-   * @default twice the lanes
+   * Values whose device work may be in flight at once, on all the devices together; more wait
+   * upstream.
+   * @default twice the lanes of all the devices
    */
   readonly inFlight?: number;
   /** Records each value's stages, to look at the lanes overlapping. */
   readonly timeline?: Timeline;
+  /**
+   * What happens to the values of a device that breaks while others go on.
+   * @default 'error'
+   */
+  readonly onDeviceFault?: DeviceFaultPolicy;
+}
+
+/** The devices given to a {@link LanePool}, checked: one or more distinct devices of one backend. */
+function checkDevices(devices: unknown): readonly Device[] {
+  const list = isInstance(devices, Device) ? [devices] : devices;
+  const what = 'a Device or a non-empty array of distinct Devices of one backend';
+  if (!isArray(list) || list.length === 0 || !list.every((d) => isInstance(d, Device))) typeError('devices', what, devices);
+  const devicesList = list as readonly Device[];
+  if (new Set(devicesList).size !== devicesList.length) rangeError('devices', what, received(`${devicesList.join(', ')} (a device twice)`));
+  if (devicesList.some((d) => d.backend !== devicesList[0]!.backend)) rangeError('devices', what, received(devicesList.join(', ')));
+  return Object.freeze([...devicesList]);
+}
+
+/** A positive integer option, or its default. */
+function positive(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) rangeError(name, 'a positive integer', value);
+  return value;
+}
+
+/** The key of pooled memory: its kind, device, element type and length. */
+function keyOf(host: boolean, device: Device, dtype: DType, length: number): string {
+  return `${host ? 'h' : 'd'}:${String(device)}:${dtype}:${length}`;
 }
 
 /** Counters of a pool, for seeing that the bound holds and that nothing is kept. */
@@ -55,7 +98,8 @@ export class Lane {
   readonly stream: Stream;
   /** The pool the lane belongs to. */
   readonly pool: LanePool;
-  readonly #sides: SideStream[] = [];
+  /** Side streams by device, made on first use. */
+  readonly #sides = new Map<Device, SideStream[]>();
   #fork: Event | undefined;
   /** Values started on this lane whose device work has not finished. */
   #inFlight = 0;
@@ -73,12 +117,12 @@ export class Lane {
 
   /** A device array from the pool (allocated, ordered on this lane's stream, when none is free). */
   device<D extends DType>(dtype: D, length: number): DeviceArray<D> {
-    return this.pool.take(`d:${dtype}:${length}`, () => this.stream.alloc(dtype, length)) as DeviceArray<D>;
+    return this.pool.deviceArray(this.stream, dtype, length);
   }
 
-  /** A pinned host array from the pool. */
+  /** A pinned host array from the pool, pinned by this lane's device. */
   host<D extends DType>(dtype: D, length: number): HostArray<D> {
-    return this.pool.host(dtype, length);
+    return this.pool.host(dtype, length, this.stream.device);
   }
 
   /** Returns a pooled buffer; only once the work that used it has finished. */
@@ -89,61 +133,99 @@ export class Lane {
   /** @internal A value started (+1) or finished (-1) on this lane. */
   flight(delta: 1 | -1): void {
     this.#inFlight += delta;
-    this.pool.flight(delta);
+    this.pool.flight(delta, this.stream.device);
   }
 
   /**
-   * @internal The first `count` side streams of this lane, and the event values fork from, made
-   * on first use and reused: recording an event again does not disturb waits already enqueued.
+   * @internal `count` side streams of this lane, branch `i`'s on `devices[i]` (the lane's device
+   * without them), and the event values fork from, made on first use and reused: recording an
+   * event again does not disturb waits already enqueued.
    */
-  sides(count: number): { fork: Event; sides: SideStream[] } {
-    const device = this.stream.device;
-    while (this.#sides.length < count)
-      this.#sides.push({ stream: device.createStream({ nonBlocking: true }), joined: device.createEvent() });
-    return { fork: (this.#fork ??= device.createEvent()), sides: this.#sides.slice(0, count) };
+  sides(count: number, devices?: readonly Device[]): { fork: Event; sides: SideStream[] } {
+    const own = this.stream.device;
+    const taken = new Map<Device, number>();
+    const sides = Array.from({ length: count }, (_, i) => {
+      const device = devices?.[i] ?? own;
+      const k = taken.get(device) ?? 0;
+      taken.set(device, k + 1);
+      let list = this.#sides.get(device);
+      if (!list) this.#sides.set(device, (list = []));
+      while (list.length <= k) list.push({ stream: device.createStream({ nonBlocking: true }), joined: device.createEvent() });
+      return list[k]!;
+    });
+    return { fork: (this.#fork ??= own.createEvent()), sides };
   }
 
   /** Closes the stream and the side streams. */
   close(): void {
-    for (const side of this.#sides.splice(0)) {
+    for (const side of [...this.#sides.values()].flat()) {
       side.stream.close();
       side.joined.close();
     }
+    this.#sides.clear();
     this.#fork?.close();
     this.stream.close();
   }
 }
 
 /**
- * Lanes of one device for {@link onStreams}: streams with memory pools, and the bound on values
- * in flight. One pool can serve one pipeline at a time.
+ * Lanes of one or more devices for {@link onStreams}: streams with memory pools, and the bound on
+ * values in flight. A value's work stays on its lane's device, its memory from that device's
+ * pool; the bound holds for all the devices together. One pool can serve one pipeline at a time.
+ * @example
+ * const pool = new LanePool(Device.all(), { lanesPerDevice: 2, inFlight: 8 });
+ * frames$.pipe(onStreams(pool), upload((f) => f), launch(kernel, configure), download(...));
  */
 export class LanePool {
-  /** The device the lanes' streams belong to. */
+  /** The first of {@link devices} (the only one of a pool of one device). */
   readonly device: Device;
-  /** The lanes; a value goes to the one with the fewest values in flight. */
+  /** The devices the lanes' streams belong to, each with as many lanes. */
+  readonly devices: readonly Device[];
+  /** The lanes, by device; a value goes to the least loaded device's least loaded lane. */
   readonly lanes: readonly Lane[];
-  /** The most values in flight at once. */
+  /** The most values in flight at once, on all the devices together. */
   readonly bound: number;
   /** The timeline the pool's pipelines record into, if any. */
   readonly timeline: Timeline | undefined;
+  /** What a device that breaks does to the pipeline. */
+  readonly onDeviceFault: DeviceFaultPolicy;
   readonly #free = new Map<string, Memory[]>();
+  /** Values in flight per device. */
+  readonly #perDevice = new Map<Device, number>();
   #closed = false;
   #inFlight = 0;
   #maxInFlight = 0;
   #inUse = 0;
   #created = 0;
 
-  constructor(device: Device, options: LanePoolOptions = {}) {
+  /**
+   * @param devices a device, or the devices to spread values over (such as `Device.all()`).
+   * @param options lanes per device, the in-flight bound, a timeline, and what a broken device does.
+   * @throws TypeError or RangeError naming the bad argument (nothing is made then).
+   */
+  constructor(devices: Device | readonly Device[], options: LanePoolOptions = {}) {
+    const list = checkDevices(devices);
     checkOptions('options', options);
-    const { lanes = 2 } = options;
-    if (typeof lanes !== 'number' || !Number.isInteger(lanes) || lanes < 1) rangeError('lanes', 'a positive integer', lanes);
-    const { inFlight = lanes * 2 } = options;
-    if (typeof inFlight !== 'number' || !Number.isInteger(inFlight) || inFlight < 1) rangeError('inFlight', 'a positive integer', inFlight);
-    this.device = device;
-    this.bound = inFlight;
+    const perDevice = positive('lanesPerDevice', options.lanesPerDevice, positive('lanes', options.lanes, 2));
+    if (options.lanes !== undefined && options.lanesPerDevice !== undefined && options.lanes !== perDevice)
+      rangeError('lanesPerDevice', `\`lanes\` (${options.lanes}) or left out`, perDevice);
+    this.bound = positive('inFlight', options.inFlight, list.length * perDevice * 2);
+    const { onDeviceFault = 'error' } = options;
+    if (onDeviceFault !== 'error' && typeof onDeviceFault !== 'function') typeError('onDeviceFault', "'error' or a function", onDeviceFault);
+    for (const device of list) device.checkUsable();
+    this.device = list[0]!;
+    this.devices = list;
+    this.onDeviceFault = onDeviceFault;
     this.timeline = options.timeline;
-    this.lanes = Array.from({ length: lanes }, (_, i) => new Lane(this, i, device.createStream({ nonBlocking: true })));
+    const lanes: Lane[] = [];
+    try {
+      for (const device of list)
+        for (let k = 0; k < perDevice; k++) lanes.push(new Lane(this, lanes.length, device.createStream({ nonBlocking: true })));
+    } catch (error) {
+      for (const lane of lanes) lane.close();
+      throw error;
+    }
+    this.lanes = lanes;
   }
 
   /** The pool's counters now. */
@@ -156,28 +238,71 @@ export class LanePool {
     return this.#inFlight >= this.bound;
   }
 
-  /** @internal A value started (+1) or finished (-1). */
-  flight(delta: 1 | -1): void {
+  /** Values in flight on `device` now. */
+  inFlightOn(device: Device): number {
+    return this.#perDevice.get(device) ?? 0;
+  }
+
+  /** @internal A value started (+1) or finished (-1) on `device`. */
+  flight(delta: 1 | -1, device: Device): void {
     this.#inFlight += delta;
     this.#maxInFlight = Math.max(this.#maxInFlight, this.#inFlight);
+    this.#perDevice.set(device, this.inFlightOn(device) + delta);
   }
 
   /**
-   * @internal The lane the next value goes to: the one with the fewest values in flight, the
-   * first such from `from` on (round robin while the lanes keep pace with one another).
+   * @internal The lane the next value goes to: on the device with the fewest values in flight
+   * (a broken device takes none), its lane with the fewest, the first such from `from` on (round
+   * robin while the lanes keep pace with one another); undefined when every device is broken.
    */
-  leastLoaded(from: number): Lane {
-    let best = this.lanes[from % this.lanes.length]!;
-    for (let k = 1; k < this.lanes.length && best.inFlight > 0; k++) {
-      const lane = this.lanes[(from + k) % this.lanes.length]!;
-      if (lane.inFlight < best.inFlight) best = lane;
+  leastLoaded(from: number): Lane | undefined {
+    const lanes = this.lanes;
+    let best: Lane | undefined;
+    let bestLoad = Infinity;
+    for (let k = 0; k < lanes.length; k++) {
+      const lane = lanes[(from + k) % lanes.length]!;
+      const device = lane.stream.device;
+      if (device.poisoned) continue;
+      const load = this.inFlightOn(device);
+      if (load < bestLoad || (load === bestLoad && lane.inFlight < best!.inFlight)) {
+        best = lane;
+        bestLoad = load;
+      }
     }
     return best;
   }
 
-  /** @internal A pinned host array from the pool (pinned memory belongs to no stream). */
-  host<D extends DType>(dtype: D, length: number): HostArray<D> {
-    return this.take(`h:${dtype}:${length}`, () => this.device.allocHost(dtype, length)) as HostArray<D>;
+  /**
+   * @internal The error a failure of a value on `lane` errors the pipeline with, or undefined
+   * when the pool's {@link onDeviceFault} function took it instead: the lane's device is broken
+   * and another goes on. A value's failures reach the function once.
+   */
+  faultOf(lane: Lane, failure: PipelineError, first: boolean): unknown {
+    const policy = this.onDeviceFault;
+    if (policy === 'error' || !lane.stream.device.poisoned) return failure;
+    if (this.devices.every((device) => device.poisoned)) return failure;
+    if (!first) return undefined;
+    try {
+      policy(failure);
+    } catch (thrown) {
+      return thrown;
+    }
+    return undefined;
+  }
+
+  /** @internal A pinned host array from the pool, pinned by `device` (memory of no stream). */
+  host<D extends DType>(dtype: D, length: number, device = this.usableDevice()): HostArray<D> {
+    return this.take(keyOf(true, device, dtype, length), () => device.allocHost(dtype, length)) as HostArray<D>;
+  }
+
+  /** @internal A device array from the pool, of `stream`'s device (allocated on it when none is free). */
+  deviceArray<D extends DType>(stream: Stream, dtype: D, length: number): DeviceArray<D> {
+    return this.take(keyOf(false, stream.device, dtype, length), () => stream.alloc(dtype, length)) as DeviceArray<D>;
+  }
+
+  /** @internal The first device that is not broken (the first device when all are). */
+  usableDevice(): Device {
+    return this.devices.find((device) => !device.poisoned) ?? this.device;
   }
 
   /** @internal A free buffer of `key`, or a new one from `create`. */
@@ -192,7 +317,7 @@ export class LanePool {
   give(memory: Memory): void {
     this.#inUse--;
     if (this.#closed) return memory.closeIdle();
-    const key = `${memory instanceof HostArray ? 'h' : 'd'}:${memory.dtype}:${memory.length}`;
+    const key = keyOf(memory instanceof HostArray, memory.device, memory.dtype, memory.length);
     let list = this.#free.get(key);
     if (!list) this.#free.set(key, (list = []));
     list.push(memory);
@@ -202,8 +327,18 @@ export class LanePool {
   close(): void {
     this.#closed = true;
     // Their work has finished: pinned blocks go back for reuse at once (see pinned-cache.ts).
-    for (const list of this.#free.values()) for (const memory of list) memory.closeIdle();
+    // A broken device's memory and streams go with its context: its frees fail and are let be.
+    for (const list of this.#free.values())
+      for (const memory of list) {
+        try {
+          memory.closeIdle();
+        } catch {}
+      }
     this.#free.clear();
-    for (const lane of this.lanes) lane.close();
+    for (const lane of this.lanes) {
+      try {
+        lane.close();
+      } catch {}
+    }
   }
 }

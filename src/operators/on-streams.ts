@@ -1,19 +1,28 @@
 import { Observable, type OperatorFunction, type Subscriber } from 'rxjs';
 import { Device } from '../core/device.js';
 import { checkDType, type DType } from '../core/dtype.js';
-import { checkCount, typeError } from '../core/errors.js';
+import { checkCount, isArray, isInstance, typeError } from '../core/errors.js';
 import type { HostArray, Memory } from '../core/memory.js';
 import { LanePool, type LanePoolOptions } from './lane-pool.js';
 import { PipelineError, Work } from './work.js';
 
+/** Where values go: a device, several devices, or a pool of lanes that outlives subscriptions. */
+export type LaneTarget = Device | readonly Device[] | LanePool;
+
+/** Throws unless `target` can be given to {@link LanePool} or is one (checked further there). */
+function checkTarget(target: unknown): void {
+  if (!isInstance(target, LanePool) && !isInstance(target, Device) && !isArray(target))
+    typeError('target', 'a Device, an array of Devices or a LanePool', target);
+}
+
 /**
- * Starts values on lanes within the pool's in-flight bound, for one subscriber: each on the lane
- * with the fewest values in flight. `onSlot` is called whenever a value's device work finished
+ * Starts values on lanes within the pool's in-flight bound, for one subscriber: each on the least
+ * loaded device's least loaded lane. `onSlot` is called whenever a value's device work finished
  * and another may start.
  */
-function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: Device | LanePool, options: LanePoolOptions | undefined, onSlot: () => void) {
-  const owned = target instanceof Device;
-  const pool = owned ? new LanePool(target, options) : target;
+function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: LaneTarget, options: LanePoolOptions | undefined, onSlot: () => void) {
+  const owned = !(target instanceof LanePool);
+  const pool = target instanceof LanePool ? target : new LanePool(target, options);
   let index = 0;
   let next = 0; // where the search for the least loaded lane starts: round robin among equals
   let sourceDone = false;
@@ -31,6 +40,7 @@ function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: Device | LanePoo
     start(value: T, frame?: Memory): void {
       const i = index++;
       const lane = pool.leastLoaded(next);
+      if (!lane) return subscriber.error(new PipelineError('onStreams', i, pool.device.poisoned)); // every device is broken
       next = lane.index + 1;
       lane.flight(+1);
       const work = new Work(value, i, lane, () => {
@@ -47,7 +57,11 @@ function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: Device | LanePoo
       }
       // Everything downstream enqueued synchronously is covered by this release (at once, when
       // an operator's completion point behind all of it holds the value already).
-      work.releaseWhenDone();
+      try {
+        work.releaseWhenDone();
+      } catch {
+        work.release(); // the device broke: nothing more of it runs, nor will it tell
+      }
     },
     /** The source has no more values; complete once those in flight are done. */
     finish(): void {
@@ -63,9 +77,12 @@ function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: Device | LanePoo
 }
 
 /**
- * Binds each value to a stream lane, the one with the fewest values in flight (round robin among
- * equals), with at most `inFlight` values whose device work has not finished; values beyond that
- * wait here, in arrival order, until one finishes.
+ * Binds each value to a stream lane, on the device with the fewest values in flight and there the
+ * lane with the fewest (round robin among equals), with at most `inFlight` values whose device work
+ * has not finished; values beyond that wait here, in arrival order, until one finishes.
+ * Over several devices (`onStreams(Device.all(), { lanesPerDevice: 2 })`), a value's work stays on
+ * its lane's device: its pooled memory is that device's, and a kernel launched there is loaded
+ * there on its first launch. What a broken device does is `onDeviceFault`'s choice.
  * (A push source faster than the device fills that queue: for sources that can wait, such as
  * async iterables of frames, use {@link lanesFrom}, which pulls only when a slot is free.)
  *
@@ -80,14 +97,16 @@ function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: Device | LanePoo
  *   download((w) => w.buffers.input!),
  * ).subscribe((w) => show(w.results.output));
  *
- * @param target a device (a pool is made for the subscription and closed after it) or a
- * {@link LanePool} that outlives it.
- * @param options lanes and the in-flight bound, when `target` is a device.
+ * @param target a device or an array of devices (a pool is made for the subscription and closed
+ * after it), or a {@link LanePool} that outlives it.
+ * @param options lanes per device, the in-flight bound and more, when `target` is not a pool.
  * @returns an operator from values to {@link Work} envelopes.
- * @throws RangeError for a bad bound; errors of the source reach the subscriber as they are.
+ * @throws TypeError for a bad `target` (at once); TypeError or RangeError for bad devices or
+ * options, to the subscriber; errors of the source reach the subscriber as they are.
  * @see LanePool
  */
-export function onStreams<T>(target: Device | LanePool, options?: LanePoolOptions): OperatorFunction<T, Work<T>> {
+export function onStreams<T>(target: LaneTarget, options?: LanePoolOptions): OperatorFunction<T, Work<T>> {
+  checkTarget(target);
   return (source) =>
     new Observable<Work<T>>((subscriber) => {
       const waiting: T[] = [];
@@ -120,13 +139,14 @@ export function onStreams<T>(target: Device | LanePool, options?: LanePoolOption
  * lanesFrom(camera.frames(), device, { lanes: 3 }).pipe(upload((f) => f.pixels), ...)
  *
  * @param iterable the values, pulled one at a time.
- * @param target a device or a {@link LanePool}, as for {@link onStreams}.
- * @param options lanes and the in-flight bound, when `target` is a device.
+ * @param target a device, devices or a {@link LanePool}, as for {@link onStreams}.
+ * @param options lanes and the in-flight bound, when `target` is not a pool.
  * @returns an Observable of {@link Work} envelopes; unsubscribing stops pulling.
  * @throws the iterable's errors, to the subscriber.
  * @see onStreams
  */
-export function lanesFrom<T>(iterable: AsyncIterable<T> | Iterable<T>, target: Device | LanePool, options?: LanePoolOptions): Observable<Work<T>> {
+export function lanesFrom<T>(iterable: AsyncIterable<T> | Iterable<T>, target: LaneTarget, options?: LanePoolOptions): Observable<Work<T>> {
+  checkTarget(target);
   return new Observable<Work<T>>((subscriber) => {
     const iterator = Symbol.asyncIterator in iterable ? iterable[Symbol.asyncIterator]() : iterable[Symbol.iterator]();
     let pulling = false;
@@ -187,8 +207,8 @@ export interface FramesOptions<D extends DType = DType> extends LanePoolOptions 
  *   await camera.read(frame.data); // return false when there are no more frames
  * }).pipe(upload((frame) => frame), launch(...), download(..., 'out', { lend: 'next' }))
  *
- * @param target a device (a pool is made for the subscription and closed after it) or a
- * {@link LanePool}.
+ * @param target a device or devices (a pool is made for the subscription and closed after it),
+ * or a {@link LanePool}.
  * @param options the frames' `dtype` and `length`, at most `count` of them, and the lanes.
  * @param fill writes frame number `index`; returns (or resolves to) `false` when there is no
  * frame to write any more (that frame is not used).
@@ -197,7 +217,7 @@ export interface FramesOptions<D extends DType = DType> extends LanePoolOptions 
  * @see upload
  */
 export function framesFrom<D extends DType>(
-  target: Device | LanePool,
+  target: LaneTarget,
   options: FramesOptions<D>,
   fill: (frame: HostArray<D>, index: number) => boolean | void | Promise<boolean | void>,
 ): Observable<Work<HostArray<D>>> {
@@ -206,6 +226,7 @@ export function framesFrom<D extends DType>(
   checkCount('length', length);
   if (count !== Infinity) checkCount('count', count);
   if (typeof fill !== 'function') typeError('fill', 'a function', fill);
+  checkTarget(target);
   return new Observable<Work<HostArray<D>>>((subscriber) => {
     let pulling = false;
     let done = false;

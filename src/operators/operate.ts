@@ -31,7 +31,8 @@ export function operate<W extends AnyWork, O>(
     next: (work) => {
       const fail = (error: unknown) => {
         if (subscriber.closed) return false;
-        subscriber.error(new PipelineError(name, work.index, error));
+        const failure = work.settle(new PipelineError(name, work.index, error));
+        if (failure !== undefined) subscriber.error(failure);
         return true;
       };
       try {
@@ -58,11 +59,13 @@ export function attached<O extends AnyWork>(work: AnyWork): O {
 
 /**
  * Emits `work` on the main thread once its device work so far has finished (the stream's error
- * instead, if one stopped it), holding the value until then. `prepare` runs just before the
+ * instead, if one stopped it or its device broke meanwhile: see LanePool.faultOf for a pool
+ * that goes on without a broken device), holding the value until then. `prepare` runs just before the
  * emission, for operators that attach results; `prepareLater` instead, for results that take
  * host work off the main thread: it calls `ready` when they are attached.
  */
 export function emitWhenDone<O extends AnyWork>(
+  name: string,
   work: AnyWork,
   subscriber: Subscriber<O>,
   later: () => () => void,
@@ -79,9 +82,15 @@ export function emitWhenDone<O extends AnyWork>(
     else work.releaseWhenDone();
     settle();
   };
-  work.hold(() => work.stream.onDone((error) => {
+  work.hold(() => work.stream.onDone((reported) => {
+    // A broken host device still runs what it had (a GPU's context would not): it fails alike.
+    const error = reported ?? work.stream.device.poisoned;
     if (error || subscriber.closed) {
-      if (error && !subscriber.closed) subscriber.error(error);
+      if (error && !subscriber.closed) {
+        const failure = new PipelineError(name, work.index, error);
+        const out = work.settle(failure);
+        if (out !== undefined) subscriber.error(out === failure ? error : out);
+      }
       work.release();
       settle();
       return;

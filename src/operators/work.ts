@@ -57,6 +57,8 @@ export class Work<T, B = {}, R = {}> {
   readonly #pooled: Memory[] = [];
   readonly #done: () => void;
   #holds = 1;
+  /** A failure of the value has been settled already. */
+  #failed = false;
   /** The stream's command count just after a holder's completion point, which covers all before it. */
   #coveredAt = -1;
 
@@ -85,6 +87,30 @@ export class Work<T, B = {}, R = {}> {
     this.#pooled.push(array);
     if (name !== undefined) (this.buffers as Record<string, DeviceArray>)[name] = array;
     return array;
+  }
+
+  /**
+   * A device array of `stream`'s device from the lanes' pool, ordered on `stream`, returned to it
+   * when this value's work is done: for a {@link fanOut} branch on another device, whose side
+   * stream `stream` is. With a `name`, also attached as `buffers[name]`, as {@link device} does.
+   */
+  deviceOn<D extends DType>(stream: Stream, dtype: D, length: number): DeviceArray<D>;
+  deviceOn<D extends DType, N extends string>(stream: Stream, dtype: D, length: number, name: N): NamedArray<N, D>;
+  deviceOn<D extends DType>(stream: Stream, dtype: D, length: number, name?: string): DeviceArray<D> {
+    const array = this.lane.pool.deviceArray(stream, dtype, length);
+    this.#pooled.push(array);
+    if (name !== undefined) (this.buffers as Record<string, DeviceArray>)[name] = array;
+    return array;
+  }
+
+  /**
+   * @internal Settles a failure of this value: returns what to error the pipeline with, or
+   * undefined when the pool's `onDeviceFault` function took it (see LanePool.faultOf).
+   */
+  settle(failure: PipelineError): unknown {
+    const first = !this.#failed;
+    this.#failed = true;
+    return this.lane.pool.faultOf(this.lane, failure, first);
   }
 
   /** @internal A pinned staging array from the lanes' pool, returned with the rest. */

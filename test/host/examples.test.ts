@@ -24,6 +24,14 @@ describe('examples', () => {
     expect(node(['dist/examples/fork-join.js'])).toContain('fork/join ok');
   });
 
+  it('multi-device spreads 24 frames over the devices and copies between two of them', () => {
+    const out = node(['dist/examples/multi-device.js']);
+    const lines = out.match(/^.+: \d+ frames, all right: true$/gm) ?? [];
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    expect(lines.reduce((sum, line) => sum + Number(/: (\d+) frames/.exec(line)![1]), 0)).toBe(24);
+    expect(out).toMatch(/^copied from .+ to .+ \((peer access|staged through the host)\): 21$/m);
+  });
+
   it('batched-saxpy summarizes 12 batches', () => {
     const out = node(['dist/examples/batched-saxpy.js']);
     expect(out.match(/^batch \d+: mean/gm)).toHaveLength(12);

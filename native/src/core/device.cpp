@@ -13,6 +13,7 @@ void DeviceObject::define(Napi::Env env, Napi::Object exports) {
                                    {
                                        InstanceMethod<&DeviceObject::properties>("properties"),
                                        InstanceMethod<&DeviceObject::memoryInfo>("memoryInfo"),
+                                       InstanceMethod<&DeviceObject::enablePeerAccess>("enablePeerAccess"),
                                    });
   exports["Device"] = cls;
 }
@@ -78,6 +79,28 @@ Napi::Value DeviceObject::memoryInfo(const Napi::CallbackInfo& info) {
   out["free"] = Napi::Number::New(env, static_cast<double>(free));
   out["total"] = Napi::Number::New(env, static_cast<double>(total));
   return out;
+}
+
+// enablePeerAccess(peer) -> whether this device now reads and writes the peer's memory directly:
+// its context maps the peer's allocations (cuCtxEnablePeerAccess) and the peer's stream-ordered
+// pool (cuMemPoolSetAccess, which peer access alone does not cover). False where the hardware
+// cannot (cuDeviceCanAccessPeer): copies between the two are then staged through host memory.
+Napi::Value DeviceObject::enablePeerAccess(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
+  const cu::Driver& d = addon.driver(env);
+  DeviceObject* peer = from(info[0]);
+  int can = 0;
+  addon.check(env, cu::call(d.cuDeviceCanAccessPeer, &can, dev_, peer->dev_), "cuDeviceCanAccessPeer");
+  if (!can) return Napi::Boolean::New(env, false);
+  addon.use(env, ctx_);
+  cu::Result r = cu::call(d.cuCtxEnablePeerAccess, peer->ctx_, 0u);
+  if (r != cu::kErrorPeerAccessAlreadyEnabled) addon.check(env, r, "cuCtxEnablePeerAccess");
+  cu::MemoryPool pool = nullptr;
+  addon.check(env, cu::call(d.cuDeviceGetDefaultMemPool, &pool, peer->dev_), "cuDeviceGetDefaultMemPool");
+  cu::MemAccessDesc access{{cu::kMemLocationTypeDevice, dev_}, cu::kMemAccessFlagsProtReadWrite};
+  addon.check(env, cu::call(d.cuMemPoolSetAccess, pool, &access, size_t{1}), "cuMemPoolSetAccess");
+  return Napi::Boolean::New(env, true);
 }
 
 }  // namespace rxcuda

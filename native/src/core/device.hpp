@@ -29,6 +29,7 @@ class DeviceObject : public Napi::ObjectWrap<DeviceObject> {
  private:
   Napi::Value properties(const Napi::CallbackInfo& info);
   Napi::Value memoryInfo(const Napi::CallbackInfo& info);
+  Napi::Value enablePeerAccess(const Napi::CallbackInfo& info);
 
   cu::Device dev_ = 0;
   cu::Context ctx_ = nullptr;

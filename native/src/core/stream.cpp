@@ -23,6 +23,7 @@ void StreamObject::define(Napi::Env env, Napi::Object exports) {
           InstanceMethod<&StreamObject::alloc>("alloc"),
           InstanceMethod<&StreamObject::free>("free"),
           InstanceMethod<&StreamObject::copy>("copy"),
+          InstanceMethod<&StreamObject::copyPeer>("copyPeer"),
           InstanceMethod<&StreamObject::fill>("fill"),
       });
   exports["Stream"] = cls;
@@ -189,6 +190,21 @@ Napi::Value StreamObject::copy(const Napi::CallbackInfo& info) {
   Addon::of(env).check(
       env, cu::call(enter(env).cuMemcpyAsync, toU64(info[0]), toU64(info[1]), bytes, stream_),
       "cuMemcpyAsync");
+  return env.Undefined();
+}
+
+// copyPeer(dst, dstDevice, src, srcDevice, bytes): between memory of two devices' contexts. The
+// driver copies directly where peer access is enabled (Device.enablePeerAccess), else it stages
+// the copy through host memory.
+Napi::Value StreamObject::copyPeer(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  cu::Context dstCtx = DeviceObject::from(info[1])->context();
+  cu::Context srcCtx = DeviceObject::from(info[3])->context();
+  size_t bytes = static_cast<size_t>(info[4].As<Napi::Number>().Int64Value());
+  Addon::of(env).check(env,
+                       cu::call(enter(env).cuMemcpyPeerAsync, toU64(info[0]), dstCtx, toU64(info[2]),
+                                srcCtx, bytes, stream_),
+                       "cuMemcpyPeerAsync");
   return env.Undefined();
 }
 

@@ -36,6 +36,7 @@ class StreamObject : public Napi::ObjectWrap<StreamObject> {
   Napi::Value alloc(const Napi::CallbackInfo& info);
   Napi::Value free(const Napi::CallbackInfo& info);
   Napi::Value copy(const Napi::CallbackInfo& info);
+  Napi::Value copyPeer(const Napi::CallbackInfo& info);
   Napi::Value fill(const Napi::CallbackInfo& info);
 
   // Makes the stream's context current and returns the driver table.

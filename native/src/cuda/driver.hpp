@@ -22,6 +22,10 @@ namespace rxcuda::cu {
   X(cuDevicePrimaryCtxRelease, 11000, (Device dev))                                                \
   X(cuCtxSetCurrent, 4000, (Context ctx))                                                          \
   X(cuCtxSynchronize, 2000, ())                                                                    \
+  X(cuDeviceCanAccessPeer, 4000, (int* canAccess, Device dev, Device peerDev))                     \
+  X(cuCtxEnablePeerAccess, 4000, (Context peerContext, unsigned flags))                            \
+  X(cuDeviceGetDefaultMemPool, 11020, (MemoryPool * pool, Device dev))                             \
+  X(cuMemPoolSetAccess, 11020, (MemoryPool pool, const MemAccessDesc* map, size_t count))          \
   X(cuMemGetInfo, 3020, (size_t * free, size_t * total))                                           \
   X(cuStreamCreateWithPriority, 5050, (Stream * stream, unsigned flags, int priority))             \
   X(cuStreamDestroy, 4000, (Stream stream))                                                        \
@@ -76,6 +80,8 @@ namespace rxcuda::cu {
   X(cuMemHostRegister, 6050, (void* ptr, size_t bytes, unsigned flags))                            \
   X(cuMemHostUnregister, 4000, (void* ptr))                                                        \
   X(cuMemcpyAsync, 4000, (DevicePtr dst, DevicePtr src, size_t bytes, Stream stream))              \
+  X(cuMemcpyPeerAsync, 4000,                                                                       \
+    (DevicePtr dst, Context dstCtx, DevicePtr src, Context srcCtx, size_t bytes, Stream stream))   \
   X(cuMemsetD8Async, 3020, (DevicePtr dst, unsigned char value, size_t n, Stream stream))          \
   X(cuMemsetD16Async, 3020, (DevicePtr dst, unsigned short value, size_t n, Stream stream))        \
   X(cuMemsetD32Async, 3020, (DevicePtr dst, unsigned value, size_t n, Stream stream))              \

@@ -15,6 +15,7 @@ using Event = struct EventSt*;
 using Module = struct ModSt*;
 using Function = struct FuncSt*;
 using Graph = struct GraphSt*;
+using MemoryPool = struct MemPoolSt*;
 using GraphNode = struct GraphNodeSt*;
 using GraphExec = struct GraphExecSt*;
 using HostFn = void (*)(void* userData);
@@ -28,6 +29,7 @@ constexpr Result kErrorNotSupported = 801;
 constexpr Result kErrorNoDevice = 100;
 constexpr Result kErrorNotFound = 500;
 constexpr Result kErrorNotReady = 600;
+constexpr Result kErrorPeerAccessAlreadyEnabled = 704;
 
 // Errors after which the context can no longer be used (the "sticky" errors).
 constexpr bool isSticky(Result r) {
@@ -99,6 +101,18 @@ struct LaunchConfig {
   Stream hStream;
   LaunchAttribute* attrs;
   unsigned numAttrs;
+};
+
+// A stream-ordered pool's access by another device (cuMemPoolSetAccess).
+enum MemLocationType : int { kMemLocationTypeDevice = 1 };
+enum MemAccessFlags : int { kMemAccessFlagsProtReadWrite = 3 };
+struct MemLocation {
+  MemLocationType type;
+  int id;
+};
+struct MemAccessDesc {
+  MemLocation location;
+  MemAccessFlags flags;
 };
 
 // Graph nodes' parameters (CUDA_KERNEL_NODE_PARAMS_v2, CUDA_MEMCPY3D, CUDA_MEMSET_NODE_PARAMS,

@@ -15,6 +15,7 @@ void HostDevice::define(Napi::Env env, Napi::Object exports) {
                                       {
                                           InstanceMethod<&HostDevice::properties>("properties"),
                                           InstanceMethod<&HostDevice::memoryInfo>("memoryInfo"),
+                                          InstanceMethod<&HostDevice::enablePeerAccess>("enablePeerAccess"),
                                       });
 }
 
@@ -48,6 +49,11 @@ Napi::Value HostDevice::memoryInfo(const Napi::CallbackInfo& info) {
   out["free"] = Napi::Number::New(env, static_cast<double>(si.freeram) * si.mem_unit);
   out["total"] = Napi::Number::New(env, static_cast<double>(si.totalram) * si.mem_unit);
   return out;
+}
+
+// Host devices share one memory: each reads and writes the others' directly.
+Napi::Value HostDevice::enablePeerAccess(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), true);
 }
 
 namespace {

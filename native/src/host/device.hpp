@@ -12,6 +12,7 @@ class HostDevice : public Napi::ObjectWrap<HostDevice> {
  private:
   Napi::Value properties(const Napi::CallbackInfo& info);
   Napi::Value memoryInfo(const Napi::CallbackInfo& info);
+  Napi::Value enablePeerAccess(const Napi::CallbackInfo& info);
 };
 
 // hostAllocHost(device, bytes) -> { ptr, buffer }, hostFreeHost(device, ptr, buffer) and

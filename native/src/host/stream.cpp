@@ -42,6 +42,7 @@ void HostStream::define(Napi::Env env, Napi::Object exports) {
           InstanceMethod<&HostStream::alloc>("alloc"),
           InstanceMethod<&HostStream::free>("free"),
           InstanceMethod<&HostStream::copy>("copy"),
+          InstanceMethod<&HostStream::copyPeer>("copyPeer"),
           InstanceMethod<&HostStream::fill>("fill"),
       });
 }
@@ -166,6 +167,16 @@ Napi::Value HostStream::copy(const Napi::CallbackInfo& info) {
   auto* dst = reinterpret_cast<void*>(toU64(info[0]));
   auto* src = reinterpret_cast<const void*>(toU64(info[1]));
   size_t bytes = static_cast<size_t>(info[2].As<Napi::Number>().Int64Value());
+  queue_->push([dst, src, bytes] { std::memmove(dst, src, bytes); });
+  return info.Env().Undefined();
+}
+
+// copyPeer(dst, dstDevice, src, srcDevice, bytes): host devices share one memory, so a copy
+// between two of them is a plain copy in this stream's order.
+Napi::Value HostStream::copyPeer(const Napi::CallbackInfo& info) {
+  auto* dst = reinterpret_cast<void*>(toU64(info[0]));
+  auto* src = reinterpret_cast<const void*>(toU64(info[2]));
+  size_t bytes = static_cast<size_t>(info[4].As<Napi::Number>().Int64Value());
   queue_->push([dst, src, bytes] { std::memmove(dst, src, bytes); });
   return info.Env().Undefined();
 }

@@ -34,6 +34,7 @@ class HostStream : public Napi::ObjectWrap<HostStream> {
   Napi::Value alloc(const Napi::CallbackInfo& info);
   Napi::Value free(const Napi::CallbackInfo& info);
   Napi::Value copy(const Napi::CallbackInfo& info);
+  Napi::Value copyPeer(const Napi::CallbackInfo& info);
   Napi::Value fill(const Napi::CallbackInfo& info);
 
   void pushNotify(Napi::Env env, const Napi::Value& id);
