@@ -8,7 +8,7 @@ export { completed } from './completed.js';
 export { fanOut, type FanOutOptions } from './fan-out.js';
 export { enqueue } from './enqueue.js';
 export { replay, REPLAY_EAGER_WARNING } from './replay.js';
-export { LanePool, Lane, type LanePoolOptions, type LanePoolStats, type DeviceFaultPolicy } from './lane-pool.js';
+export { LanePool, Lane, MAX_LANES, type LanePoolOptions, type LanePoolStats, type DeviceFaultPolicy } from './lane-pool.js';
 export { Work, PipelineError } from './work.js';
 export type { NamedArray, NamedIn, With, HostData, DTypeOfData } from './slots.js';
 export { Timeline, type Span } from './timeline.js';

@@ -30,7 +30,7 @@ export interface LanePoolOptions {
   /**
    * Streams on each device, which values are spread over: each value goes to the least loaded
    * device (the fewest values in flight), and there to the lane with the fewest values in
-   * flight (round robin among equals).
+   * flight (round robin among equals). At most {@link MAX_LANES}.
    * @default 2
    */
   readonly lanes?: number;
@@ -62,10 +62,25 @@ function checkDevices(devices: unknown): readonly Device[] {
   return Object.freeze([...devicesList]);
 }
 
+/**
+ * The most lanes a pool has on a device. A GPU runs the work of at most 32 streams side by side
+ * (its hardware queues); far more lanes only cost streams, so a larger number is taken for a
+ * mistake.
+ */
+export const MAX_LANES = 1024;
+
 /** A positive integer option, or its default. */
 function positive(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) rangeError(name, 'a positive integer', value);
+  return value;
+}
+
+/** A lane count in 1..{@link MAX_LANES}, or its default. */
+function laneCount(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_LANES)
+    rangeError(name, `an integer in 1..${MAX_LANES}`, value);
   return value;
 }
 
@@ -206,7 +221,7 @@ export class LanePool {
   constructor(devices: Device | readonly Device[], options: LanePoolOptions = {}) {
     const list = checkDevices(devices);
     checkOptions('options', options);
-    const perDevice = positive('lanesPerDevice', options.lanesPerDevice, positive('lanes', options.lanes, 2));
+    const perDevice = laneCount('lanesPerDevice', options.lanesPerDevice, laneCount('lanes', options.lanes, 2));
     if (options.lanes !== undefined && options.lanesPerDevice !== undefined && options.lanes !== perDevice)
       rangeError('lanesPerDevice', `\`lanes\` (${options.lanes}) or left out`, perDevice);
     this.bound = positive('inFlight', options.inFlight, list.length * perDevice * 2);

@@ -2,7 +2,7 @@
 // enqueued, with a TypeError or RangeError that names the argument.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  Device, LanePool, LaunchConfig, PipelineError, Stream, launch, type Kernel, type Module,
+  Device, LanePool, LaunchConfig, MAX_LANES, PipelineError, Stream, launch, type Kernel, type Module,
 } from '../../src/index.js';
 import { describe as describeValue } from '../../src/core/errors.js';
 
@@ -101,7 +101,26 @@ describe('options that are not objects', () => {
       expect(() => store.suggestedBlockSize(options as never)).toThrow(/^Expected `options` to be an options object, got /);
       expect(() => new LanePool(device, options as never)).toThrow(/^Expected `options` to be an options object, got /);
     }
-    expect(() => new LanePool(device, { lanes: Symbol('x') as never })).toThrow(/^Expected `lanes` to be a positive integer, got Symbol\(x\)$/);
+    expect(() => new LanePool(device, { lanes: Symbol('x') as never })).toThrow(/^Expected `lanes` to be an integer in 1..1024, got Symbol\(x\)$/);
+  });
+});
+
+describe('LanePool lanes', () => {
+  it('refuses a count outside 1..MAX_LANES with a RangeError naming `lanes`, before making a stream', () => {
+    expect(MAX_LANES).toBe(1024);
+    const open = device.liveStreams().length;
+    for (const lanes of [0, -1, 1.5, MAX_LANES + 1, 2 ** 31, Infinity, NaN]) {
+      expect(() => new LanePool(device, { lanes }), String(lanes)).toThrow(RangeError);
+      expect(() => new LanePool(device, { lanes }), String(lanes)).toThrow(/^Expected `lanes` to be an integer in 1..1024, got /);
+    }
+    expect(device.liveStreams().length).toBe(open);
+  });
+
+  it('makes MAX_LANES lanes, each with a stream of its own', () => {
+    const pool = new LanePool(device, { lanes: MAX_LANES });
+    expect(new Set(pool.lanes.map((lane) => lane.stream)).size).toBe(MAX_LANES);
+    pool.close();
+    expect(pool.lanes.every((lane) => lane.stream.closed)).toBe(true);
   });
 });
 
