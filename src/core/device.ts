@@ -59,7 +59,11 @@ export class Device {
   /** @internal Streams for completion points that follow work spread over streams. */
   readonly completionPoints = new CompletionPoints(this);
   /** @internal Pinned blocks kept for reuse; see pinned-cache.ts. */
-  readonly pinnedCache = new PinnedCache((ptr) => this.completionPoints.whenQuiet(() => this.backend.freeHost(this.native, ptr)));
+  readonly pinnedCache = new PinnedCache((ptrs) =>
+    this.completionPoints.whenQuiet(() => {
+      for (const ptr of ptrs) this.backend.freeHost(this.native, ptr);
+    }),
+  );
 
   /** Whether this device reaches each peer's memory directly, asked once per peer. */
   readonly #peers = new Map<Device, boolean>();

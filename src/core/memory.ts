@@ -281,10 +281,10 @@ export class DeviceArray<D extends DType = DType> extends Memory<D> {
  * A typed array in pinned (page-locked) host memory, which the device can copy from and to
  * asynchronously. `data` is a real TypedArray over that memory. Create with
  * {@link Device.allocHost}; `close()` frees it once the work that uses it has completed, and empties
- * `data`. Arrays of up to 1 MiB live in blocks kept for reuse (see pinned-cache.ts); a larger
- * one is kept a second for the next array of its size (pinning takes milliseconds), then freed once
- * the device's known work is done, on a worker thread, as the driver's free waits for the whole
- * device.
+ * `data`. Arrays of up to 1 MiB live in blocks kept for reuse (see pinned-cache.ts): up to 16 MiB
+ * of free ones for good, those past that a second. A larger one is kept a second for the next
+ * array of its size (pinning takes milliseconds). A block nobody reused is freed once the device's
+ * known work is done, on a worker thread, as the driver's free waits for the whole device.
  */
 export class HostArray<D extends DType = DType> extends Memory<D> {
   /** The elements, readable and writable from JavaScript (f16 as raw bit patterns). */

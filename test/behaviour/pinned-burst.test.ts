@@ -1,0 +1,26 @@
+// The pinned cache gives memory back after a burst: at most KEEP_CACHED_BYTES stay cached within
+// two seconds of the last free, as the README says. In a child process, for a clean RSS.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { expect, it } from 'vitest';
+import { describeBackends } from '../support/backends.js';
+
+const fixture = fileURLToPath(new URL('./fixtures/pinned-burst.mjs', import.meta.url));
+
+describeBackends('pinned memory after a burst', (_, backend) => {
+  it('keeps the burst for reuse, then holds at most 16 MiB within 2 s and gives the rest back', () => {
+    const run = spawnSync(process.execPath, ['--expose-gc', fixture, backend], { encoding: 'utf8', timeout: 60_000 });
+    expect(run.status, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout);
+    console.log(`pinned burst on ${backend}: ${JSON.stringify(result)}`);
+    expect(result.boundMiB).toBe(16);
+    // The cache did hold the burst (so what follows measures it giving the burst back) and served a
+    // later array from it.
+    expect(result.heldAfterCloseMiB).toBeGreaterThanOrEqual(result.burstMiB);
+    expect(result.reused).toBe(true);
+    expect(result.heldAfterMiB).toBeLessThanOrEqual(16);
+    expect(result.ms).toBeLessThanOrEqual(2000);
+    // AddressSanitizer keeps freed memory in quarantine: RSS there measures the sanitizer.
+    if (!process.env.RXCUDA_SANITIZER) expect(result.rssMiB.after - result.rssMiB.before).toBeLessThan(48);
+  });
+});
