@@ -7,4 +7,12 @@ export const helpers = createRequire(import.meta.url)('../../build/Release/rxcud
   waitForWord: bigint;
   beginCapture(stream: bigint): string;
   endCapture(stream: bigint): string;
+  /** Bytes malloc has handed out and not taken back: the host device's memory, among the rest. */
+  mallocInUse(): number;
+  /** The device's current memory pool's bytes in use and reserved, or what failed. */
+  devicePool(ordinal: number): { used: number; reserved: number } | string;
+  /** cuCtxSynchronize on the current context (the pools give reserved memory back then); its CUresult name. */
+  synchronizeContext(): string;
+  /** Allocates `bytes` and drops the pointer: a leak for the leak checker to report. */
+  leakOnPurpose(bytes: number): void;
 };

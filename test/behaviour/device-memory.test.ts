@@ -1,0 +1,81 @@
+// Device memory after a pipeline of 10^4 values (onStreams, upload, launch, download) is back to
+// where it was before, within 2 MiB: on a CUDA device, the bytes its memory pool has in use (what
+// cuMemAllocAsync hands out) and, once the context is synchronized, the free memory the driver
+// reports; on the host device, the bytes malloc has handed out (its device and pinned memory are
+// malloc's), after garbage collection.
+import { firstValueFrom, map, range, reduce } from 'rxjs';
+import { expect, it } from 'vitest';
+import { download, launch, onStreams, upload, type Device } from '../../src/index.js';
+import { describeBackends } from '../support/backends.js';
+import { gc } from '../support/gc.js';
+import { helpers } from '../support/helpers.js';
+import { testKernels } from '../support/kernels.js';
+
+const N = 4096; // u32 per value: 16 KiB, uploaded, inverted, downloaded
+const MIB = 2 ** 20;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The pipeline over `count` values; resolves with how many results came back right. */
+async function pipeline(device: Device, count: number): Promise<number> {
+  const { invert } = await testKernels(device);
+  return firstValueFrom(
+    range(0, count).pipe(
+      map((i) => Uint32Array.from({ length: N }, (_, j) => i + j)),
+      onStreams(device, { lanes: 3, inFlight: 6 }),
+      upload((data) => data),
+      launch(invert, (w) => ({ config: { grid: 16, block: 256 }, args: [w.buffers.input, N] })),
+      download((w) => w.buffers.input),
+      reduce((right, w) => right + (w.results.output[N - 1] === (~(w.index + N - 1) >>> 0) ? 1 : 0), 0),
+    ),
+  );
+}
+
+/** Samples `inUse` until it is within `slack` of `baseline`, for at most `ms`; the last sample. */
+async function settle(inUse: () => number, baseline: number, slack: number, ms: number): Promise<number> {
+  let now = inUse();
+  for (const deadline = performance.now() + ms; Math.abs(now - baseline) > slack && performance.now() < deadline; now = inUse()) {
+    gc();
+    await sleep(20);
+  }
+  return now;
+}
+
+describeBackends('device memory after a pipeline of 10^4 values', (getDevice, backend) => {
+  it('is back to its baseline within 2 MiB', async () => {
+    const device = getDevice();
+    const inUse =
+      backend === 'cuda'
+        ? () => {
+            const pool = helpers.devicePool(device.ordinal);
+            if (typeof pool === 'string') throw new Error(pool);
+            return pool.used;
+          }
+        : () => helpers.mallocInUse();
+    // A first run pins its staging (the pinned cache keeps it) and compiles what it needs.
+    expect(await pipeline(device, 100)).toBe(100);
+    await sleep(100);
+    gc();
+    const baseline = inUse();
+    const free = device.memoryInfo().free;
+    const started = performance.now();
+    expect(await pipeline(device, 10_000)).toBe(10_000);
+    const seconds = (performance.now() - started) / 1000;
+    const after = await settle(inUse, baseline, 2 * MIB, 5000);
+    const figures: Record<string, string> = {
+      backend,
+      seconds: seconds.toFixed(1),
+      baselineMiB: (baseline / MIB).toFixed(2),
+      afterMiB: (after / MIB).toFixed(2),
+      deltaKiB: ((after - baseline) / 1024).toFixed(1),
+    };
+    if (backend === 'cuda') {
+      figures.freeDeltaBeforeSyncMiB = ((device.memoryInfo().free - free) / MIB).toFixed(2);
+      expect(helpers.synchronizeContext()).toBe('CUDA_SUCCESS');
+      const freeAfter = device.memoryInfo().free;
+      figures.freeDeltaAfterSyncMiB = ((freeAfter - free) / MIB).toFixed(2);
+      expect(Math.abs(freeAfter - free)).toBeLessThanOrEqual(2 * MIB);
+    }
+    console.log(`device memory after 10^4 values: ${JSON.stringify(figures)}`);
+    expect(Math.abs(after - baseline)).toBeLessThanOrEqual(2 * MIB);
+  }, 120_000);
+});
