@@ -30,7 +30,7 @@ const child = `(async () => {
 })();`;
 
 function underChecker(mode: 'leak' | 'none') {
-  const env = { ...process.env, RXCUDA_ASAN_BUILD: build };
+  const env: NodeJS.ProcessEnv = { ...process.env, RXCUDA_ASAN_BUILD: build };
   delete env.ASAN_OPTIONS; // the script's own options, whatever the run that started this one set
   delete env.LSAN_OPTIONS;
   return spawnSync('bash', ['-c', 'source scripts/asan-env.sh && exec node -e "$0" "$1"', child, mode], { cwd: root, env, encoding: 'utf8', timeout: 60_000 });
