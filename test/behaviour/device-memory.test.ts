@@ -54,7 +54,8 @@ async function settle(inUse: () => number, baseline: number, slack: number, ms: 
 }
 
 describeBackends('device memory after a pipeline of 10^4 values', (getDevice, backend) => {
-  it('is back to its baseline within 2 MiB', async () => {
+  // AddressSanitizer's allocator answers mallinfo2 with nothing: the host device is measured without it.
+  it.skipIf(backend === 'host' && process.env.RXCUDA_SANITIZER)('is back to its baseline within 2 MiB', async () => {
     const device = getDevice();
     const cuda = backend === 'cuda';
     const pool = () => {

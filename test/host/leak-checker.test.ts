@@ -11,7 +11,9 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const build = existsSync(`${root}build-asan/Release/rxcuda_test.node`) ? 'build-asan' : 'build';
 const runtime = (() => {
   try {
-    return execFileSync('gcc', ['-print-file-name=libasan.so'], { encoding: 'utf8' }).trim();
+    // Not under the preloaded runtime of a sanitizer run: gcc leaks, and would fail.
+    const { LD_PRELOAD: _, ...env } = process.env;
+    return execFileSync('gcc', ['-print-file-name=libasan.so'], { encoding: 'utf8', env }).trim();
   } catch {
     return '';
   }
@@ -30,9 +32,10 @@ const child = `(async () => {
 })();`;
 
 function underChecker(mode: 'leak' | 'none') {
+  // The script's own runtime and options, whatever the run that started this one set: the shell
+  // and what it runs before node (readlink) run without the runtime, as in scripts/asan.sh.
   const env: NodeJS.ProcessEnv = { ...process.env, RXCUDA_ASAN_BUILD: build };
-  delete env.ASAN_OPTIONS; // the script's own options, whatever the run that started this one set
-  delete env.LSAN_OPTIONS;
+  for (const name of ['LD_PRELOAD', 'ASAN_OPTIONS', 'LSAN_OPTIONS', 'UBSAN_OPTIONS']) delete env[name];
   return spawnSync('bash', ['-c', 'source scripts/asan-env.sh && exec node -e "$0" "$1"', child, mode], { cwd: root, env, encoding: 'utf8', timeout: 60_000 });
 }
 
