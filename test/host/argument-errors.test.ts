@@ -113,6 +113,7 @@ describe('LanePool lanes', () => {
       expect(() => new LanePool(device, { lanes }), String(lanes)).toThrow(RangeError);
       expect(() => new LanePool(device, { lanes }), String(lanes)).toThrow(/^Expected `lanes` to be an integer in 1..1024, got /);
     }
+    expect(() => new LanePool(device, { lanesPerDevice: MAX_LANES + 1 })).toThrow(/^Expected `lanesPerDevice` to be an integer in 1..1024, got 1025$/);
     expect(device.liveStreams().length).toBe(open);
   });
 
