@@ -55,7 +55,7 @@ describe('multi-device arguments', () => {
     expect(() => new LanePool([a, a])).toThrow(RangeError);
     expect(() => new LanePool([a, a])).toThrow(/`devices` .* \(a device twice\)/);
     expect(() => new LanePool([a, b], { lanes: 2, lanesPerDevice: 3 })).toThrow(new RangeError('Expected `lanesPerDevice` to be `lanes` (2) or left out, got 3'));
-    expect(() => new LanePool([a, b], { lanesPerDevice: 0 })).toThrow(new RangeError('Expected `lanesPerDevice` to be a positive integer, got 0'));
+    expect(() => new LanePool([a, b], { lanesPerDevice: 0 })).toThrow(new RangeError('Expected `lanesPerDevice` to be an integer in 1..1024, got 0'));
     expect(() => new LanePool([a, b], { onDeviceFault: 'ignore' as never })).toThrow(new TypeError(`Expected \`onDeviceFault\` to be 'error' or a function, got "ignore"`));
     expect(() => fanOut(2, () => {}, { devices: [a] })).toThrow(/^Expected `options.devices` to be 2 Devices, one per branch, got/);
   });
