@@ -62,7 +62,12 @@ describeDeviceSets('several devices', (getDevices) => {
     const [first, second] = [streamOn(devices[0]!), streamOn(devices.at(-1)!)];
     const order: string[] = [];
     let release!: () => void;
-    first.hostLaunch(() => new Promise<void>((resolve) => (release = () => (order.push('first'), resolve()))));
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    first.hostLaunch(() => new Promise<void>((resolve) => {
+      release = () => (order.push('first'), resolve());
+      started();
+    }));
     const word = first.alloc('u32', 1);
     first.fill(word, 42);
     const done = first.record();
@@ -72,6 +77,7 @@ describeDeviceSets('several devices', (getDevices) => {
     second.hostLaunch(() => void order.push('second'));
     const out = devices.at(-1)!.allocHost('u32', 1);
     second.copy(out, copy);
+    await running; // the step runs once the stream gets to it, however busy the machine
     await sleep(20);
     expect(order).toEqual([]);
     expect(second.query()).toBe(false);
