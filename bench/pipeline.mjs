@@ -58,8 +58,12 @@ const roads = {
     }).pipe(
       upload((frame) => frame),
       launch(touch, (w) => ({ config, args: [w.buffers.input, WORDS] })),
-      download((w) => w.buffers.input, 'output', { lend: 'next' }),
-      tap((w) => (checksum += w.results.output.data[0])),
+      download((w) => w.buffers.input, 'output', { lend: 'release' }),
+      // As the C++ program does with its slot: read what is needed, then give the memory back.
+      tap((w) => {
+        checksum += w.results.output.data[0];
+        w.results.output.release();
+      }),
     ),
   /** One array of the user's, registered once; results lent. */
   registered: (frames, lanes) =>
