@@ -44,6 +44,10 @@ export class GraphExec {
   readonly #keep: Keep;
   /** Launches given to streams that have not reached the driver yet. */
   #queued = 0;
+  /** The native executable when the graph is one segment without steps (CUDA). */
+  readonly #only: NativeGraphExec | undefined;
+  /** The stream launched on last, whose use of the memory and modules is noted. */
+  #lastStream: Stream | undefined;
   #closed = false;
 
   private constructor(graph: Graph, works: NodeWork[], segments: Segment[], natives: (NativeGraphExec | undefined)[] | undefined, keep: Keep) {
@@ -52,6 +56,7 @@ export class GraphExec {
     this.#segments = segments;
     this.#steps = segments.map((s) => s.step);
     this.#natives = natives;
+    this.#only = segments.length === 1 ? natives?.[0] : undefined;
     this.#works = Object.freeze(works.slice());
     this.#applied = works.slice();
     this.#current = segments.map(() => this.#works);
@@ -101,8 +106,23 @@ export class GraphExec {
     stream.checkOpen();
     stream.capturing?.interrupt('launching an executable');
     const works = this.#works;
-    for (const allocation of (this.#memory ??= memoryOf(works))) allocation.use(stream);
-    for (const module of this.#modules) module.usedOn(stream);
+    if (stream !== this.#lastStream) {
+      // Frees and unloads wait for the streams that used the memory and modules: once per stream.
+      for (const allocation of (this.#memory ??= memoryOf(works))) allocation.use(stream);
+      for (const module of this.#modules) module.usedOn(stream);
+      this.#lastStream = stream;
+    }
+    const only = this.#only;
+    // One native graph, up to date, on a stream with nothing queued: straight to the driver.
+    if (only !== undefined && stream.direct && this.#current[0] === works) {
+      stream.counted();
+      try {
+        only.launch(stream.native);
+      } catch (error) {
+        stream.device.fail(error);
+      }
+      return;
+    }
     this.#segments.forEach((segment, i) => {
       if (segment.end > segment.first) this.#launchSegment(stream, i, works);
       const step = this.#steps[i];
@@ -237,6 +257,7 @@ export class GraphExec {
     }
     this.#works = Object.freeze(works);
     this.#memory = undefined;
+    this.#lastStream = undefined; // the new memory's use is noted at the next launch
   }
 
   #destroy(): void {
