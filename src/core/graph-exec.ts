@@ -44,8 +44,8 @@ export class GraphExec {
   readonly #keep: Keep;
   /** Launches given to streams that have not reached the driver yet. */
   #queued = 0;
-  /** The native executable when the graph is one segment without steps (CUDA). */
-  readonly #only: NativeGraphExec | undefined;
+  /** The launch of the native executable when the graph is one segment without steps (CUDA). */
+  readonly #only: ((lo: number, hi: number) => void) | undefined;
   /** The stream launched on last, whose use of the memory and modules is noted. */
   #lastStream: Stream | undefined;
   #closed = false;
@@ -56,7 +56,7 @@ export class GraphExec {
     this.#segments = segments;
     this.#steps = segments.map((s) => s.step);
     this.#natives = natives;
-    this.#only = segments.length === 1 ? natives?.[0] : undefined;
+    this.#only = segments.length === 1 ? natives?.[0]?.bind() : undefined;
     this.#works = Object.freeze(works.slice());
     this.#applied = works.slice();
     this.#current = segments.map(() => this.#works);
@@ -117,7 +117,7 @@ export class GraphExec {
     if (only !== undefined && stream.direct && this.#current[0] === works) {
       stream.counted();
       try {
-        only.launch(stream.native);
+        only(stream.lo, stream.hi);
       } catch (error) {
         stream.device.fail(error);
       }

@@ -113,6 +113,8 @@ export interface NativeGraph {
 /** An executable instantiated from a NativeGraph; updates name the graph's nodes. */
 export interface NativeGraphExec {
   launch(stream: NativeStream): void;
+  /** The launch as a function bound to the executable, given the stream handle's 32-bit halves. */
+  bind(): (lo: number, hi: number) => void;
   setKernel(node: number, kernel: NativeKernel, block: Uint8Array): void;
   setCopy(node: number, dst: bigint, src: bigint, bytes: number): void;
   setFill(node: number, ptr: bigint, elementSize: number, count: number, low: number, high: number): void;

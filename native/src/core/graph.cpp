@@ -202,6 +202,7 @@ void GraphExecObject::define(Napi::Env env, Napi::Object exports) {
   exports["GraphExec"] = DefineClass(env, "GraphExec",
                                      {
                                          InstanceMethod<&GraphExecObject::launch>("launch"),
+                                         InstanceMethod<&GraphExecObject::bind>("bind"),
                                          InstanceMethod<&GraphExecObject::setKernel>("setKernel"),
                                          InstanceMethod<&GraphExecObject::setCopy>("setCopy"),
                                          InstanceMethod<&GraphExecObject::setFill>("setFill"),
@@ -215,6 +216,7 @@ GraphExecObject::GraphExecObject(const Napi::CallbackInfo& info) : Napi::ObjectW
   auto* graph = GraphObject::Unwrap(info[0].As<Napi::Object>());
   graph_ = Napi::Persistent(info[0].As<Napi::Object>());
   ctx_ = graph->context();
+  addon_ = &addon;
   addon.use(env, ctx_);
   addon.check(env, cu::call(addon.driver(env).cuGraphInstantiateWithFlags, &exec_, graph->graph(), 0ull),
               "cuGraphInstantiateWithFlags");
@@ -232,6 +234,37 @@ Napi::Value GraphExecObject::launch(const Napi::CallbackInfo& info) {
   cu::Stream stream = StreamObject::Unwrap(info[0].As<Napi::Object>())->stream();
   addon.check(env, cu::call(cu::driver().cuGraphLaunch, exec_, stream), "cuGraphLaunch");
   return env.Undefined();
+}
+
+Napi::Value GraphExecObject::bind(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  napi_value fn = nullptr;
+  NAPI_THROW_IF_FAILED(env, napi_create_function(env, "launchOn", NAPI_AUTO_LENGTH, &GraphExecObject::launchOn, this, &fn),
+                       Napi::Value());
+  return Napi::Value(env, fn);
+}
+
+napi_value GraphExecObject::launchOn(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value args[2];
+  void* data = nullptr;
+  napi_get_cb_info(env, info, &argc, args, nullptr, &data);
+  auto* self = static_cast<GraphExecObject*>(data);
+  uint32_t lo = 0, hi = 0;
+  napi_get_value_uint32(env, args[0], &lo);
+  napi_get_value_uint32(env, args[1], &hi);
+  auto stream = reinterpret_cast<cu::Stream>(static_cast<uintptr_t>((uint64_t{hi} << 32) | lo));
+  // C++ exceptions must not leave a plain Node-API callback: errors become pending JS exceptions.
+  try {
+    Napi::Env jsEnv(env);
+    if (!self->exec_) throw Napi::TypeError::New(jsEnv, "the executable was destroyed");
+    self->addon_->use(jsEnv, self->ctx_);
+    cu::Result r = cu::call(cu::driver().cuGraphLaunch, self->exec_, stream);
+    if (r != cu::kSuccess) self->addon_->throwCuda(jsEnv, r, "cuGraphLaunch");
+  } catch (const Napi::Error& error) {
+    error.ThrowAsJavaScriptException();
+  }
+  return nullptr;
 }
 
 Napi::Value GraphExecObject::setKernel(const Napi::CallbackInfo& info) {

@@ -49,6 +49,10 @@ class GraphExecObject : public Napi::ObjectWrap<GraphExecObject> {
 
  private:
   Napi::Value launch(const Napi::CallbackInfo& info);     // (stream)
+  // bind() -> launchOn(lo, hi): a launch on the stream whose handle's 32-bit halves are given,
+  // as a plain Node-API function bound to this executable: no unwrapping on the hot path.
+  Napi::Value bind(const Napi::CallbackInfo& info);
+  static napi_value launchOn(napi_env env, napi_callback_info info);
   Napi::Value setKernel(const Napi::CallbackInfo& info);  // (index, kernel, block)
   Napi::Value setCopy(const Napi::CallbackInfo& info);    // (index, dst, src, bytes)
   Napi::Value setFill(const Napi::CallbackInfo& info);    // (index, ptr, elementSize, count, low, high)
@@ -56,6 +60,7 @@ class GraphExecObject : public Napi::ObjectWrap<GraphExecObject> {
 
   cu::GraphExec exec_ = nullptr;
   cu::Context ctx_ = nullptr;
+  Addon* addon_ = nullptr;
   Napi::ObjectReference graph_;  // the nodes that updates name live as long as the executable
 };
 
