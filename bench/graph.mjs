@@ -42,17 +42,16 @@ function timed(burst, launchOne) {
 const ours = [];
 const eager = [];
 for (let b = 0; b < 20; b++) timed(GRAPH_BURST, () => exec.launch(stream)), timed(EAGER_BURST, () => stream.launch(bump, config, [x]));
-// The three alternate, so that drifts of clock or driver state hit them alike. The native side
-// builds and instantiates its graph at each call (untimed) and times 11 bursts, of which the first
-// is left out: a new executable's first launch also uploads it to the device.
+// Native and rxcuda graph launches alternate, ten bursts each, so that drifts of clock or driver
+// state hit both alike; the eager launches are timed apart, as their bursts leave other caches
+// behind. The native side builds and instantiates its graph at each call (untimed) and times 11
+// bursts, of which the first is left out: a new executable's first launch also uploads it.
 const native = [];
 for (let b = 0; b < BURSTS; b += 10) {
   native.push(...baseline.graphBursts(bump.handle, stream.handle, x.ptr, KERNELS, 11, GRAPH_BURST).slice(1));
-  for (let i = 0; i < 10; i++) {
-    ours.push(timed(GRAPH_BURST, () => exec.launch(stream)) / KERNELS);
-    eager.push(timed(EAGER_BURST, () => stream.launch(bump, config, [x])));
-  }
+  for (let i = 0; i < 10; i++) ours.push(timed(GRAPH_BURST, () => exec.launch(stream)) / KERNELS);
 }
+for (let b = 0; b < BURSTS; b++) eager.push(timed(EAGER_BURST, () => stream.launch(bump, config, [x])));
 const nativePerKernel = median(native) / KERNELS;
 const oursPerKernel = median(ours);
 const eagerPerKernel = median(eager);
