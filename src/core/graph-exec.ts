@@ -100,11 +100,10 @@ export class GraphExec {
    * device; GraphError (`forbidden`) on a stream that is capturing. Nothing is enqueued then.
    */
   launch(stream: Stream): void {
-    this.#checkOpen();
+    if (this.#closed) this.#checkOpen();
     if (!isInstance(stream, Stream)) typeError('stream', 'a Stream', stream);
     if (stream.device !== this.device) rangeError('stream', `a stream of ${this.device}`, received(`a stream of ${stream.device}`));
-    stream.checkOpen();
-    stream.capturing?.interrupt('launching an executable');
+    stream.checkOpen(); // the device's too
     const works = this.#works;
     if (stream !== this.#lastStream) {
       // Frees and unloads wait for the streams that used the memory and modules: once per stream.
@@ -123,6 +122,7 @@ export class GraphExec {
       }
       return;
     }
+    stream.capturing?.interrupt('launching an executable'); // a capturing stream is never direct
     this.#segments.forEach((segment, i) => {
       if (segment.end > segment.first) this.#launchSegment(stream, i, works);
       const step = this.#steps[i];
