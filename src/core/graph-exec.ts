@@ -101,8 +101,11 @@ export class GraphExec {
    */
   launch(stream: Stream): void {
     if (this.#closed) this.#checkOpen();
-    if (!isInstance(stream, Stream)) typeError('stream', 'a Stream', stream);
-    if (stream.device !== this.device) rangeError('stream', `a stream of ${this.device}`, received(`a stream of ${stream.device}`));
+    if (stream !== this.#lastStream || this.#lastStream === undefined) {
+      // Checked once per stream launched on: a Stream's device never changes.
+      if (!isInstance(stream, Stream)) typeError('stream', 'a Stream', stream);
+      if (stream.device !== this.device) rangeError('stream', `a stream of ${this.device}`, received(`a stream of ${stream.device}`));
+    }
     stream.checkOpen(); // the device's too
     const works = this.#works;
     if (stream !== this.#lastStream) {

@@ -196,14 +196,18 @@ describeBackends('Stream.capture', (getDevice, backend) => {
       expect(() => exec.launch(s)).toThrow(expect.objectContaining({ name: 'GraphError', reason: 'forbidden' }));
     }).catch(() => {});
     expect(() => exec.launch({} as Stream)).toThrow(/Expected `stream` to be a Stream/);
+    expect(() => exec.launch(undefined as never)).toThrow(/Expected `stream` to be a Stream/);
+    exec.launch(s);
+    expect(() => exec.launch(null as never)).toThrow(/Expected `stream` to be a Stream/);
     const closedStream = getDevice().createStream();
     closedStream.close();
     expect(() => exec.launch(closedStream)).toThrow(/Expected `stream` to be open/);
+    expect(s.enqueued).toBe(before + 1); // the one launch
     exec.close();
     expect(() => exec.launch(s)).toThrow(/Expected `executable` to be an open GraphExec, got a closed GraphExec/);
     graph.close();
     expect(() => graph.instantiate()).toThrow(/Expected `graph` to be an open Graph/);
-    expect(s.enqueued).toBe(before);
+    expect(s.enqueued).toBe(before + 1);
   });
 
   it('keeps the memory and kernels of its nodes alive until it and its executables close', async () => {
