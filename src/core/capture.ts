@@ -25,26 +25,41 @@ const running = new AsyncLocalStorage<{ active: boolean }>();
  * the work itself); `interrupt` is asked before work a graph cannot hold (a capture refuses it, a
  * value's recording launches what it holds so far); `beforeRun` before rxcuda's own commands.
  */
-export interface Recorder {
-  kernel(kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void;
-  copy(dst: Memory, src: Memory): void;
-  fill(dst: Memory, value: number | bigint): void;
-  hostFunction(fn: bigint, userData: bigint | Memory): void;
-  record(event: Event): boolean;
-  wait(event: Event): boolean;
-  step(run: () => unknown, name: string, timeout: number | undefined): boolean;
-  interrupt(what: string): void;
-  beforeRun(): void;
+export abstract class Recorder {
+  kernel(kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void {
+    this.add(kernelWork(kernel, config, args, block));
+  }
+
+  copy(dst: Memory, src: Memory): void {
+    this.add(copyWork(dst, src));
+  }
+
+  fill(dst: Memory, value: number | bigint): void {
+    this.add(fillWork(dst, value));
+  }
+
+  hostFunction(fn: bigint, userData: bigint | Memory): void {
+    this.add(hostFunctionWork(fn, userData));
+  }
+
+  /** Records one operation's work. */
+  protected abstract add(work: NodeWork): void;
+  abstract record(event: Event): boolean;
+  abstract wait(event: Event): boolean;
+  abstract step(run: () => unknown, name: string, timeout: number | undefined): boolean;
+  abstract interrupt(what: string): void;
+  abstract beforeRun(): void;
 }
 
 /** @internal What a capturing stream records into. */
-export class Capture implements Recorder {
+export class Capture extends Recorder {
   readonly graph: Graph;
   /** The node captured last since the last step: the next one depends on it. */
   #last: GraphNode | undefined;
   #failure: GraphError | undefined;
 
   constructor(device: Device) {
+    super();
     this.graph = Graph.create(device);
   }
 
@@ -53,31 +68,15 @@ export class Capture implements Recorder {
     return this.#failure;
   }
 
-  kernel(kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void {
-    this.#add(kernelWork(kernel, config, args, block));
-  }
-
-  copy(dst: Memory, src: Memory): void {
-    this.#add(copyWork(dst, src));
-  }
-
-  fill(dst: Memory, value: number | bigint): void {
-    this.#add(fillWork(dst, value));
-  }
-
-  hostFunction(fn: bigint, userData: bigint | Memory): void {
-    this.#add(hostFunctionWork(fn, userData));
-  }
-
   record(event: Event): boolean {
     this.#check();
-    this.#add(this.graph.eventWork('record', event));
+    this.add(this.graph.eventWork('record', event));
     return true;
   }
 
   wait(event: Event): boolean {
     this.#check();
-    this.#add(this.graph.eventWork('wait', event));
+    this.add(this.graph.eventWork('wait', event));
     return true;
   }
 
@@ -106,7 +105,7 @@ export class Capture implements Recorder {
     if (this.#failure) throw this.#failure;
   }
 
-  #add(work: NodeWork): void {
+  protected add(work: NodeWork): void {
     this.#check();
     this.#last = this.graph.add(work, this.#last ? [this.#last] : []);
   }

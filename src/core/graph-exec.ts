@@ -110,7 +110,7 @@ export class GraphExec {
     const works = this.#works;
     if (stream !== this.#lastStream) {
       // Frees and unloads wait for the streams that used the memory and modules: once per stream.
-      for (const allocation of (this.#memory ??= memoryOf(works))) allocation.use(stream);
+      for (const allocation of (this.#memory ??= allocationsOf(works))) allocation.use(stream);
       for (const module of this.#modules) module.usedOn(stream);
       this.#lastStream = stream;
     }
@@ -274,7 +274,7 @@ export class GraphExec {
 }
 
 /** The allocations the nodes use, each once. */
-function memoryOf(works: readonly NodeWork[]): Allocation[] {
+function allocationsOf(works: readonly NodeWork[]): Allocation[] {
   const memory = new Set<Allocation>();
   for (const work of works) for (const allocation of work.memory) memory.add(allocation);
   return [...memory];

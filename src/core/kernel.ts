@@ -169,11 +169,12 @@ export class Kernel<S extends Signature = Signature> {
   }
 
   /**
-   * @internal Checks and packs `args` for a launch with `config` without enqueuing anything (a
-   * graph's kernel node): the launch block, header included, as the native launch would read it.
+   * @internal Checks and packs `args` for a launch with `config` now, enqueuing nothing: the
+   * launch block, header included, as the native launch would read it, for a graph's kernel node
+   * or for {@link submitPacked} later. With `stream`, the memory they use is noted as used there.
    */
-  packed(config: LaunchConfig, args: KernelArgs<S>): Uint8Array {
-    this.#pack(args, undefined);
+  packed(config: LaunchConfig, args: KernelArgs<S>, stream?: Stream): Uint8Array {
+    this.#pack(args, stream);
     const block = this.#bytes.slice();
     new Uint32Array(block.buffer, 0, config.header.length).set(config.header);
     return block;
@@ -370,22 +371,12 @@ export class Kernel<S extends Signature = Signature> {
   }
 
   /**
-   * @internal Checks and packs `args` now (noting the memory they use), enqueuing nothing, and
-   * returns the packed block, for {@link submitPacked} of a kernel of the same signature later.
-   */
-  packNow(stream: Stream, args: KernelArgs<S>): Uint8Array {
-    this.#pack(args, stream);
-    return this.#bytes.slice();
-  }
-
-  /**
    * @internal Launches now with a block that a kernel of the same signature packed when the launch
    * was made (a template's, for its specialization): the arguments were checked then, and memory
    * closed since is freed behind this launch, in stream order. Returns a CPU kernel's pause.
    */
   submitPacked(stream: Stream, config: LaunchConfig, bytes: Uint8Array, args: KernelArgs<S>, context: LaunchContext<S>): Pause | void {
-    this.#bytes.set(bytes);
-    this.#header.set(config.header);
+    this.#bytes.set(bytes); // its header holds `config` (see packed)
     this.#lastConfig = config;
     this.#lastStream = undefined;
     this.#onStream(stream);

@@ -3,13 +3,9 @@
 // value of the same shape launches an executable of it (one per lane stream) with that value's
 // addresses and scalars; a value of another shape is enqueued as it was given, and said once.
 import { Graph } from './graph.js';
-import { copyWork, fillWork, hostFunctionWork, kernelWork } from './graph.js';
 import { replayOn, shapeDifference, type NodeWork } from './graph-node.js';
 import type { GraphExec } from './graph-exec.js';
-import type { Recorder } from './capture.js';
-import type { Kernel } from './kernel.js';
-import type { LaunchConfig } from './launch-config.js';
-import type { Memory } from './memory.js';
+import { Recorder } from './capture.js';
 import type { Stream } from './stream.js';
 
 /** The first difference between two values' device work, in words; undefined when none. */
@@ -133,31 +129,20 @@ export class Replayer {
  * One value's device work on its lane, recorded: launched when work a graph cannot hold comes
  * (a host step, a notification, an event), and when the value's operators have returned.
  */
-class ValueRecording implements Recorder {
+class ValueRecording extends Recorder {
   readonly #replayer: Replayer;
   readonly #stream: Stream;
   #works: NodeWork[] = [];
   #position = 0;
 
   constructor(replayer: Replayer, stream: Stream) {
+    super();
     this.#replayer = replayer;
     this.#stream = stream;
   }
 
-  kernel(kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void {
-    this.#works.push(kernelWork(kernel, config, args, block));
-  }
-
-  copy(dst: Memory, src: Memory): void {
-    this.#works.push(copyWork(dst, src));
-  }
-
-  fill(dst: Memory, value: number | bigint): void {
-    this.#works.push(fillWork(dst, value));
-  }
-
-  hostFunction(fn: bigint, userData: bigint | Memory): void {
-    this.#works.push(hostFunctionWork(fn, userData));
+  protected add(work: NodeWork): void {
+    this.#works.push(work);
   }
 
   record(): boolean {

@@ -129,7 +129,7 @@ export class Specializations<S extends Signature> {
   #whenReady(context: LaunchContext<S>, ready: Promise<readonly [Kernel<S>, Defines]>, onFailure: ((error: unknown) => void) | undefined): void {
     const { stream, config, given: args } = context;
     stream.capturing?.interrupt(`A launch of ${context.kernel.name} whose specialization is still compiling (launch it once before capturing)`);
-    const bytes = context.kernel.packNow(stream, args);
+    const bytes = context.kernel.packed(config, args, stream);
     const fail = (error: unknown) => {
       if (onFailure) onFailure(error);
       else reportStepError(stream, error, { kind: 'enqueue', name: `launch(${context.kernel.name})` });
