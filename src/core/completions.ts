@@ -5,8 +5,14 @@ import { describeFailure } from './errors.js';
 /** Called with the stream's CUresult (0 when the work before the notification succeeded). */
 export type CompletionHandler = (status: number) => void;
 
-const handlers = new Map<number, CompletionHandler>();
-let nextId = 1;
+// Handlers by id - 1, in slots that are reused: an id is free again once its completion was
+// drained or cancelled. A Map keyed by ever-growing ids would do as well for lookups, but each
+// rehash of its table leaves the old table pointing at the new one, and once the old one is in
+// the old generation that chain keeps every newer table (and what it references) alive through
+// the young generation's collections: at thousands of completions a second that made each
+// scavenge copy and promote megabytes, and pause the main thread for milliseconds.
+const handlers: (CompletionHandler | null | undefined)[] = []; // null: reserved, no handler yet
+const freeSlots: number[] = [];
 
 /**
  * Reserves an id for a completion, to be given its handler with {@link onCompletion} before control
@@ -14,15 +20,14 @@ let nextId = 1;
  * enqueue, which then comes sooner.
  */
 export function reserveCompletion(): number {
-  let id = nextId;
-  while (handlers.has(id)) id = (id % 0xffff_ffff) + 1;
-  nextId = (id % 0xffff_ffff) + 1;
-  return id;
+  const slot = freeSlots.pop() ?? handlers.length;
+  handlers[slot] = null;
+  return slot + 1;
 }
 
 /** Has the completion of a reserved id call `handler`. */
 export function onCompletion(id: number, handler: CompletionHandler): void {
-  handlers.set(id, handler);
+  handlers[id - 1] = handler;
 }
 
 /** Reserves an id whose completion calls `handler`; pass the id to the addon's notify. */
@@ -34,7 +39,9 @@ export function expectCompletion(handler: CompletionHandler): number {
 
 /** Forgets an id whose enqueue failed: nothing will come back for it. */
 export function cancelCompletion(id: number): void {
-  handlers.delete(id);
+  if (handlers[id - 1] === undefined) return;
+  handlers[id - 1] = undefined;
+  freeSlots.push(id - 1);
 }
 
 /** How many records one hand-over carries at most (more come in further rounds). */
@@ -53,10 +60,9 @@ export const completionMailbox = {
 export function drainCompletions(count: number): void {
   const { ids, statuses } = completionMailbox;
   for (let i = 0; i < count; i++) {
-    const id = ids[i]!;
-    const handler = handlers.get(id);
+    const handler = handlers[ids[i]! - 1];
     if (!handler) continue;
-    handlers.delete(id);
+    cancelCompletion(ids[i]!);
     try {
       handler(statuses[i]!);
     } catch (error) {

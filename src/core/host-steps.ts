@@ -280,20 +280,29 @@ export function hostStep(stream: Stream, run: () => unknown, context: HostStepCo
   };
 }
 
-/** @internal See {@link Stream.onDone}: a notification whose failures are reported like a step's. */
-export function doneStep(stream: Stream, fn: (error: CudaError | undefined) => unknown): Command {
+/**
+ * @internal See {@link Stream.onDone}: a notification whose failures are reported like a step's.
+ * `watch` enqueues what settles it once the work so far has finished (a spinning pipeline's
+ * watched event, see spin-wait.ts); by default the stream's notification.
+ */
+export function doneStep(
+  stream: Stream,
+  fn: (error: CudaError | undefined) => unknown,
+  watch?: (settle: (status: number, error?: unknown) => void) => void,
+): Command {
   return () => {
     const to = route;
     const report = (error: unknown) => reportStepError(stream, error, { kind: 'onDone', name: nameOf(fn) }, to);
-    const id = expectCompletion((status) => {
+    const settle = (status: number, error?: unknown) => {
       try {
-        const result = fn(status === 0 ? undefined : stream.statusError(status));
+        const result = fn(status === 0 ? undefined : ((error as CudaError | undefined) ?? stream.statusError(status)));
         if (isThenable(result)) result.then(undefined, report);
       } catch (error) {
         report(error);
       }
-    });
-    notifyRefusingCapture(stream, id);
+    };
+    if (watch) return watch(settle);
+    notifyRefusingCapture(stream, expectCompletion(settle));
   };
 }
 
@@ -308,6 +317,7 @@ export function notification(stream: Stream, done: (status: number, error?: unkn
     try {
       stream.native.notify(id, 0);
     } catch (error) {
+      cancelCompletion(id);
       stream.device.recordFailure(error);
       done(-1, error);
       return;

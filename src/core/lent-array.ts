@@ -5,8 +5,13 @@ import { RxcudaError } from './errors.js';
 import type { HostArray } from './memory.js';
 import { addon } from './native.js';
 
-// A lent array dropped without release() goes back once nothing can reach its view.
-const dropped = new FinalizationRegistry<() => void>((giveBack) => giveBack());
+// Each view's buffer holds the memory it shows, so that the memory (which is freed when the
+// garbage collector finds nothing reaching it) lives as long as anything can read it. A lent array
+// dropped without being returned is not reused: its memory is freed once collected. (Returning it
+// to the pool through a FinalizationRegistry would register every lent array, and the registry's
+// cells, chained to one another, kept each value's objects alive through the young generation's
+// collections: at thousands of values a second, pauses of milliseconds on the main thread.)
+const shown = Symbol('rxcuda.lentMemory');
 
 /**
  * A result read in place: `data` is a TypedArray over pinned memory that rxcuda lends until you
@@ -27,9 +32,9 @@ export class LentArray<D extends DType = DType> {
     this.dtype = memory.dtype;
     this.length = length;
     const buffer = addon.hostView(memory.ptr, length * DTYPES[memory.dtype].size);
+    (buffer as ArrayBuffer & { [shown]?: HostArray<D> })[shown] = memory;
     this.#data = new DTYPES[memory.dtype].Array(buffer, 0, length);
     this.#giveBack = giveBack;
-    dropped.register(buffer, giveBack, this);
   }
 
   /**
@@ -52,7 +57,6 @@ export class LentArray<D extends DType = DType> {
     const data = this.#data;
     if (data === undefined) return;
     this.#data = undefined;
-    dropped.unregister(this);
     addon.detachBuffer(data.buffer as ArrayBuffer);
     const giveBack = this.#giveBack!;
     this.#giveBack = undefined;

@@ -25,7 +25,8 @@ export interface LendOptions {
    * with no host copy at all. `'release'`: it is yours until you call `release()` (or leave a
    * `using` block); `'next'`: it goes back by itself when this operator emits its next value.
    * Either way a returned array cannot be read any more. Lent memory is not reused meanwhile, so
-   * results held longer make the lanes' pool grow.
+   * results held longer make the lanes' pool grow; one dropped without being returned is not
+   * reused at all (the garbage collector frees it once nothing reaches it).
    */
   readonly lend: 'release' | 'next';
 }
