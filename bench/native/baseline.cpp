@@ -573,7 +573,25 @@ Napi::Value pipelineBaseline(const Napi::CallbackInfo& info) {
   return out;
 }
 
-// pinnedPipelineBaseline(kernel, frames, frameBytes, lanes, inFlight) -> { seconds }: the same
+// A frame's completion as a host function reports it (modes 3 and 4 of pinnedPipelineBaseline).
+struct FrameSignal {
+  std::atomic<bool> done{false};
+  std::mutex* mutex = nullptr;
+  std::condition_variable* wake = nullptr;
+};
+
+void signalFrame(void* data) {
+  auto* signal = static_cast<FrameSignal*>(data);
+  if (signal->mutex) {
+    std::lock_guard<std::mutex> lock(*signal->mutex);
+    signal->done.store(true, std::memory_order_release);
+    signal->wake->notify_one();
+  } else {
+    signal->done.store(true, std::memory_order_release);
+  }
+}
+
+// pinnedPipelineBaseline(kernel, frames, frameBytes, lanes, inFlight, seenAt?, mode?, spans?) -> { seconds }: the same
 // pipeline as a C++ program with pinned frames would run it: `inFlight` frames, each a pinned
 // input, a device buffer and a pinned output, round robin over `lanes` streams, so that uploads
 // and downloads of different frames overlap. The producer writes a frame header only and the
@@ -585,21 +603,78 @@ Napi::Value pinnedPipelineBaseline(const Napi::CallbackInfo& info) {
   size_t bytes = static_cast<size_t>(info[2].As<Napi::Number>().Int64Value());
   uint32_t lanes = info[3].As<Napi::Number>().Uint32Value();
   uint32_t inFlight = info[4].As<Napi::Number>().Uint32Value();
+  // Optional: a Float64Array that gets, for each frame, the seconds from the start to when its
+  // completion was seen.
+  double* seenAt = nullptr;
+  if (info.Length() > 5 && info[5].IsTypedArray()) {
+    auto times = info[5].As<Napi::Float64Array>();
+    if (times.ElementLength() >= frames) seenAt = times.Data();
+  }
+  // Optional schedule: 0, each frame on one stream; 1 (split), results copied back on a second
+  // stream per lane, which waits for the kernel through an event; 2 (queues), every upload on one
+  // stream and every download on another, the kernels on the lanes, joined by events; 3, as 0 but
+  // each frame's completion reported by a host function enqueued after it, which the main thread
+  // spins on; 4, the same, with the main thread sleeping on a condition variable; 5, as 4 but
+  // the host function on a side stream of the lane, behind an event; 6, the device writes a word
+  // of pinned memory after each frame (cuStreamWriteValue32), which the main thread spins on; 7, as
+  // 5 with the main thread spinning; 9, no host function: a thread polls the frames' events
+  // (cuEventQuery) and wakes the main thread through the condition variable.
+  uint32_t mode = info.Length() > 6 && info[6].IsNumber() ? info[6].As<Napi::Number>().Uint32Value() : 0;
+  bool split = mode == 1;
+  bool queues = mode == 2;
+  std::mutex signalMutex;
+  std::condition_variable signalWake;
+  std::vector<FrameSignal> signals(inFlight);
+  if (mode == 4 || mode == 5 || mode == 9)
+    for (auto& signal : signals) {
+      signal.mutex = &signalMutex;
+      signal.wake = &signalWake;
+    }
+  // Optional: a Float64Array of 4 × frames that gets each frame's device times, in ms from the
+  // first frame's start: before its upload, after its upload, after its kernel, after its
+  // download (timing events; mode 0 only).
+  double* spans = nullptr;
+  if (info.Length() > 7 && info[7].IsTypedArray() && mode == 0) {
+    auto times = info[7].As<Napi::Float64Array>();
+    if (times.ElementLength() >= 4 * size_t{frames}) spans = times.Data();
+  }
+  std::vector<rxcuda::cu::Event> marks(spans ? 4 * size_t{frames} : 0);
   const auto& d = driver();
-  std::vector<rxcuda::cu::Stream> streams(lanes);
+  std::vector<rxcuda::cu::Stream> streams(lanes), downStreams(split ? lanes : queues ? 2 : 0);
+  bool hostFunction = mode == 3 || mode == 4 || mode == 5 || mode == 7;
+  bool sideNotify = mode == 5 || mode == 7;
+  bool poller = mode == 9;
+  bool writeValue = mode == 6;
+  std::vector<rxcuda::cu::Stream> sides(sideNotify ? lanes : 0);
+  for (auto& stream : sides)
+    check(env, call(d.cuStreamCreateWithPriority, &stream, rxcuda::cu::kStreamNonBlocking, 0), "cuStreamCreate");
+  uint32_t* doneWords = nullptr;  // mode 6: one word per slot, the frame number + 1 once done
+  if (writeValue) {
+    check(env, call(d.cuMemHostAlloc, reinterpret_cast<void**>(&doneWords), sizeof(uint32_t) * inFlight, 0u), "cuMemHostAlloc");
+    std::memset(doneWords, 0, sizeof(uint32_t) * inFlight);
+  }
+
   for (auto& stream : streams)
     check(env, call(d.cuStreamCreateWithPriority, &stream, rxcuda::cu::kStreamNonBlocking, 0), "cuStreamCreate");
+  for (auto& stream : downStreams)
+    check(env, call(d.cuStreamCreateWithPriority, &stream, rxcuda::cu::kStreamNonBlocking, 0), "cuStreamCreate");
+  for (auto& mark : marks) check(env, call(d.cuEventCreate, &mark, 0u), "cuEventCreate");
   struct Slot {
     rxcuda::cu::Event done = nullptr;
+    rxcuda::cu::Event computed = nullptr;
+    rxcuda::cu::Event uploaded = nullptr;
     uint32_t* in = nullptr;
     uint32_t* out = nullptr;
     rxcuda::cu::DevicePtr buffer = 0;
     bool busy = false;
+    uint32_t frame = 0;
   };
   std::vector<Slot> slots(inFlight);
   for (uint32_t i = 0; i < inFlight; i++) {
     Slot& slot = slots[i];
     check(env, call(d.cuEventCreate, &slot.done, rxcuda::cu::kEventDisableTiming), "cuEventCreate");
+    check(env, call(d.cuEventCreate, &slot.computed, rxcuda::cu::kEventDisableTiming), "cuEventCreate");
+    check(env, call(d.cuEventCreate, &slot.uploaded, rxcuda::cu::kEventDisableTiming), "cuEventCreate");
     check(env, call(d.cuMemHostAlloc, reinterpret_cast<void**>(&slot.in), bytes, 0u), "cuMemHostAlloc");
     check(env, call(d.cuMemHostAlloc, reinterpret_cast<void**>(&slot.out), bytes, 0u), "cuMemHostAlloc");
     check(env, call(d.cuMemAllocAsync, &slot.buffer, bytes, streams[i % lanes]), "cuMemAllocAsync");
@@ -608,29 +683,125 @@ Napi::Value pinnedPipelineBaseline(const Napi::CallbackInfo& info) {
   uint32_t words = static_cast<uint32_t>(bytes / 4);
   rxcuda::cu::LaunchConfig config{std::min(1024u, (words + 255) / 256), 1, 1, 256, 1, 1, 0, nullptr, nullptr, 0};
   volatile uint32_t seen = 0;
+  // Mode 9's poller: slots whose event it watches, in the order they were recorded.
+  std::mutex pollMutex;
+  std::condition_variable pollWake;
+  std::vector<uint32_t> polled;
+  bool pollStop = false;
+  std::thread pollThread;
+  if (poller) {
+    rxcuda::cu::Context ctx = nullptr;
+    check(env, call(d.cuStreamGetCtx, streams[0], &ctx), "cuStreamGetCtx");
+    pollThread = std::thread([&, ctx] {
+      call(d.cuCtxSetCurrent, ctx);
+      std::vector<uint32_t> mine;
+      for (;;) {
+        {
+          std::unique_lock<std::mutex> lock(pollMutex);
+          if (mine.empty()) pollWake.wait(lock, [&] { return pollStop || !polled.empty(); });
+          if (pollStop && polled.empty() && mine.empty()) return;
+          mine.insert(mine.end(), polled.begin(), polled.end());
+          polled.clear();
+        }
+        for (size_t i = 0; i < mine.size();) {
+          if (call(d.cuEventQuery, slots[mine[i]].done) == rxcuda::cu::kErrorNotReady) {
+            i++;
+            continue;
+          }
+          signalFrame(&signals[mine[i]]);
+          mine.erase(mine.begin() + static_cast<long>(i));
+        }
+      }
+    });
+  }
   auto start = Clock::now();
   for (uint32_t f = 0; f < frames; f++) {
     Slot& slot = slots[f % inFlight];
     rxcuda::cu::Stream stream = streams[(f % inFlight) % lanes];
     if (slot.busy) {
-      check(env, call(d.cuEventSynchronize, slot.done), "cuEventSynchronize");
+      FrameSignal& signal = signals[f % inFlight];
+      if (mode == 3 || mode == 7) {
+        while (!signal.done.load(std::memory_order_acquire)) {
+        }
+      } else if (writeValue) {
+        volatile uint32_t* word = doneWords + f % inFlight;
+        while (*word != slot.frame + 1) {
+        }
+      } else if (mode == 4 || mode == 5 || mode == 9) {
+        std::unique_lock<std::mutex> lock(signalMutex);
+        signalWake.wait(lock, [&] { return signal.done.load(std::memory_order_acquire); });
+      } else {
+        check(env, call(d.cuEventSynchronize, slot.done), "cuEventSynchronize");
+      }
+      signal.done.store(false);
       seen = seen + slot.out[0];
+      if (seenAt) seenAt[slot.frame] = std::chrono::duration<double>(Clock::now() - start).count();
     }
+    slot.frame = f;
     slot.in[0] = f;  // the frame header
     config.hStream = stream;
     void* params[] = {&slot.buffer, &words};
-    check(env, call(d.cuMemcpyAsync, slot.buffer, reinterpret_cast<uintptr_t>(slot.in), bytes, stream), "cuMemcpyAsync");
+    if (queues) {
+      check(env, call(d.cuMemcpyAsync, slot.buffer, reinterpret_cast<uintptr_t>(slot.in), bytes, downStreams[0]), "cuMemcpyAsync");
+      check(env, call(d.cuEventRecord, slot.uploaded, downStreams[0]), "cuEventRecord");
+      check(env, call(d.cuStreamWaitEvent, stream, slot.uploaded, 0u), "cuStreamWaitEvent");
+    } else {
+      if (spans) check(env, call(d.cuEventRecord, marks[4 * f], stream), "cuEventRecord");
+      check(env, call(d.cuMemcpyAsync, slot.buffer, reinterpret_cast<uintptr_t>(slot.in), bytes, stream), "cuMemcpyAsync");
+      if (spans) check(env, call(d.cuEventRecord, marks[4 * f + 1], stream), "cuEventRecord");
+    }
     check(env, d.cuLaunchKernelEx(&config, fn, params, nullptr), "cuLaunchKernelEx");
+    if (spans) check(env, call(d.cuEventRecord, marks[4 * f + 2], stream), "cuEventRecord");
+    if (split || queues) {
+      rxcuda::cu::Stream down = queues ? downStreams[1] : downStreams[(f % inFlight) % lanes];
+      check(env, call(d.cuEventRecord, slot.computed, stream), "cuEventRecord");
+      check(env, call(d.cuStreamWaitEvent, down, slot.computed, 0u), "cuStreamWaitEvent");
+      stream = down;
+    }
     check(env, call(d.cuMemcpyAsync, reinterpret_cast<uintptr_t>(slot.out), slot.buffer, bytes, stream), "cuMemcpyAsync");
+    if (spans) check(env, call(d.cuEventRecord, marks[4 * f + 3], stream), "cuEventRecord");
     check(env, call(d.cuEventRecord, slot.done, stream), "cuEventRecord");
+    if (sideNotify) {
+      rxcuda::cu::Stream side = sides[(f % inFlight) % lanes];
+      check(env, call(d.cuStreamWaitEvent, side, slot.done, 0u), "cuStreamWaitEvent");
+      check(env, call(d.cuLaunchHostFunc, side, signalFrame, static_cast<void*>(&signals[f % inFlight])), "cuLaunchHostFunc");
+    } else if (hostFunction) {
+      check(env, call(d.cuLaunchHostFunc, stream, signalFrame, static_cast<void*>(&signals[f % inFlight])), "cuLaunchHostFunc");
+    }
+    if (poller) {
+      std::lock_guard<std::mutex> lock(pollMutex);
+      polled.push_back(f % inFlight);
+      pollWake.notify_one();
+    }
+    if (writeValue) {
+      rxcuda::cu::DevicePtr word = reinterpret_cast<uintptr_t>(doneWords + f % inFlight);
+      check(env, call(d.cuStreamWriteValue32, stream, word, f + 1, 0u), "cuStreamWriteValue32");
+    }
     slot.busy = true;
   }
-  for (auto& slot : slots)
+  for (uint32_t k = 0; k < inFlight; k++) {
+    Slot& slot = slots[(frames + k) % inFlight];  // oldest first
     if (slot.busy) {
       check(env, call(d.cuEventSynchronize, slot.done), "cuEventSynchronize");
       seen = seen + slot.out[0];
+      if (seenAt) seenAt[slot.frame] = std::chrono::duration<double>(Clock::now() - start).count();
     }
+  }
   double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (poller) {
+    {
+      std::lock_guard<std::mutex> lock(pollMutex);
+      pollStop = true;
+      pollWake.notify_one();
+    }
+    pollThread.join();
+  }
+  for (size_t i = 0; i < marks.size(); i++) {
+    float ms = 0;
+    call(d.cuEventElapsedTime, &ms, marks[0], marks[i]);
+    spans[i] = ms;
+  }
+  for (auto& mark : marks) call(d.cuEventDestroy, mark);
   for (uint32_t i = 0; i < inFlight; i++) {
     Slot& slot = slots[i];
     call(d.cuMemFreeAsync, slot.buffer, streams[i % lanes]);
@@ -638,8 +809,16 @@ Napi::Value pinnedPipelineBaseline(const Napi::CallbackInfo& info) {
     call(d.cuMemFreeHost, slot.in);
     call(d.cuMemFreeHost, slot.out);
     call(d.cuEventDestroy, slot.done);
+    call(d.cuEventDestroy, slot.computed);
+    call(d.cuEventDestroy, slot.uploaded);
   }
   for (auto& stream : streams) call(d.cuStreamDestroy, stream);
+  for (auto& stream : downStreams) call(d.cuStreamDestroy, stream);
+  for (auto& stream : sides) {
+    call(d.cuStreamSynchronize, stream);
+    call(d.cuStreamDestroy, stream);
+  }
+  if (doneWords) call(d.cuMemFreeHost, doneWords);
   auto out = Napi::Object::New(env);
   out["seconds"] = seconds;
   return out;

@@ -1,6 +1,8 @@
 #include "spinner.hpp"
 
 #include "addon.hpp"
+#include "core/event.hpp"
+#include "cuda/driver.hpp"
 
 namespace rxcuda {
 
@@ -17,12 +19,32 @@ Spinner::~Spinner() {
 
 void Spinner::watch(const volatile uint32_t* address, uint32_t value, Completion::Record* record,
                     std::chrono::microseconds limit) {
+  add({address, value, nullptr, nullptr, record, std::chrono::steady_clock::now() + limit});
+}
+
+void Spinner::watchEvent(cu::Event event, cu::Context ctx, Completion::Record* record,
+                         std::chrono::microseconds limit) {
+  add({nullptr, 0, event, ctx, record, std::chrono::steady_clock::now() + limit});
+}
+
+void Spinner::add(const Watch& w) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    incoming_.push_back({address, value, record, std::chrono::steady_clock::now() + limit});
+    incoming_.push_back(w);
     hasIncoming_.store(true, std::memory_order_release);
   }
   ready_.notify_one();
+}
+
+Spinner::Seen Spinner::look(const Watch& w) {
+  if (w.address) return static_cast<int32_t>(*w.address - w.value) >= 0 ? Seen::yes : Seen::no;
+  const cu::Driver& d = cu::driver();
+  if (w.ctx != current_) {
+    if (cu::call(d.cuCtxSetCurrent, w.ctx) != cu::kSuccess) return Seen::failed;
+    current_ = w.ctx;
+  }
+  cu::Result r = cu::call(d.cuEventQuery, w.event);
+  return r == cu::kSuccess ? Seen::yes : r == cu::kErrorNotReady ? Seen::no : Seen::failed;
 }
 
 void Spinner::run() {
@@ -42,12 +64,12 @@ void Spinner::run() {
     auto now = std::chrono::steady_clock::now();
     for (size_t i = 0; i < active.size();) {
       const Watch& w = active[i];
-      bool seen = static_cast<int32_t>(*w.address - w.value) >= 0;
-      if (seen || now > w.deadline) {
-        if (seen)
+      Seen seen = look(w);
+      if (seen != Seen::no || now > w.deadline) {
+        if (seen == Seen::yes && w.address)
           sendSeen(w);
         else
-          Completion::push(w.record, kGaveUp);
+          Completion::push(w.record, seen == Seen::yes ? 0 : kGaveUp);
         active[i] = active.back();
         active.pop_back();
         if (active.empty()) awakeUntil = now + kLinger;
@@ -93,10 +115,24 @@ Napi::Value watch(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+// watchEvent(id, event, microseconds): see Spinner::watchEvent; the id comes back with status 0
+// once the event has completed, or with kGaveUp.
+Napi::Value watchEvent(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
+  auto* event = EventObject::Unwrap(info[1].As<Napi::Object>());
+  if (!addon.spinner) addon.spinner = std::make_unique<Spinner>();
+  Completion::Record* record = addon.completion->record(info[0].As<Napi::Number>().Uint32Value());
+  addon.spinner->watchEvent(event->event(), event->context(), record,
+                            std::chrono::microseconds(info[2].As<Napi::Number>().Int64Value()));
+  return env.Undefined();
+}
+
 }  // namespace
 
 void defineSpinner(Napi::Env env, Napi::Object exports) {
   exports["watch"] = Napi::Function::New(env, watch, "watch");
+  exports["watchEvent"] = Napi::Function::New(env, watchEvent, "watchEvent");
 }
 
 }  // namespace rxcuda

@@ -165,6 +165,7 @@ export interface Addon {
    * The main thread looks at the word too, so a seen write does not wake it.
    */
   watch(id: number, address: bigint, value: number, microseconds: number): void;
+  watchEvent(id: number, event: NativeEvent, microseconds: number): void;
   Device: new (ordinal: number) => NativeDevice;
   Stream: new (device: NativeDevice, flags: number, priority: number, handle?: bigint) => NativeStream;
   Event: new (device: NativeDevice, flags: number) => NativeEvent;

@@ -2,8 +2,10 @@
 // latency. The device writes a word of pinned memory when the stream gets there; a native watcher
 // and the event loop look at it. The device still waits for nothing. Past the spin time (or once
 // the stream closes), a completion point behind an event recorded at the same place settles it.
-import { addon } from './native.js';
-import { expectCompletion } from './completions.js';
+// A pipeline's values are watched through that event instead (eventCommand): a word written by the
+// stream slows a copy-bound pipeline, recording an event does not.
+import { addon, type NativeEvent } from './native.js';
+import { cancelCompletion, expectCompletion } from './completions.js';
 import { Event } from './event.js';
 import { HostArray } from './memory.js';
 import type { Command } from './scheduler.js';
@@ -84,6 +86,44 @@ export class SpinningWaits {
         else if (this.#watching.has(fallBack)) fallBack(); // the watcher gave up
       });
       addon.watch(id, seenWord.ptr, value, spin);
+    };
+  }
+
+  /**
+   * The command of one wait watched through an event (CUDA streams only): the stream records a
+   * pooled event, the watcher queries it for up to `spin` microseconds and calls `settle(0)` once
+   * it has completed; past that (or when a query fails) a completion point behind the same event
+   * settles it, errors included. The event loop does not look: the watcher wakes it.
+   */
+  eventCommand(spin: number, settle: (status: number, error?: unknown) => void): Command {
+    this.#active++;
+    return () => {
+      const stream = this.#stream;
+      let point: Event | undefined;
+      let letGo: (() => void) | undefined;
+      const reached = (status: number, error?: unknown) => {
+        letGo?.();
+        if (point) this.#points.push(point);
+        settle(status, error);
+        if (--this.#active === 0 && this.#closing) this.#release(this.#word);
+      };
+      let native: NativeEvent;
+      try {
+        point = this.#points.pop() ?? Event.create(stream.device);
+        point.recordCommand(stream)();
+        [native, letGo] = point.holdNative(false); // the watcher queries it until it reports
+      } catch (error) {
+        stream.device.recordFailure(error);
+        return reached(-1, error);
+      }
+      const fallBack = () => stream.device.completionPoints.after([point!], undefined, reached);
+      const id = expectCompletion((status) => (status === 0 ? reached(0) : fallBack()));
+      try {
+        addon.watchEvent(id, native, spin);
+      } catch {
+        cancelCompletion(id);
+        fallBack();
+      }
     };
   }
 

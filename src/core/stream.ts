@@ -400,14 +400,24 @@ export class Stream extends EventEmitter<StreamEvents> {
    */
   onDone(fn: (error: CudaError | undefined) => unknown): void {
     if (typeof fn !== 'function') typeError('fn', 'a function', fn);
+    this.onDoneWatched(fn, 0);
+  }
+
+  /**
+   * @internal {@link onDone}, and on a CUDA stream with `spin` > 0 watched by the native watcher
+   * through an event for up to `spin` microseconds (a spinning pipeline's values, see
+   * LanePool's `spin`), then through a completion point behind that event.
+   */
+  onDoneWatched(fn: (error: CudaError | undefined) => unknown, spin: number): void {
     this.checkOpen();
     this.#capture?.interrupt('onDone (a wait for the stream)');
     if (!this.#queue.direct) checkNotCapturing(this, 'cuStreamAddCallback');
     const mark = this.#enqueued + 1;
+    const watched = spin > 0 && this.device.kind === 'cuda';
     this.run(doneStep(this, (error) => {
       if (!error) this.#reachedCompletionPoint(mark);
       return fn(error);
-    }));
+    }, watched ? (settle) => this.#spins.eventCommand(spin, settle)() : undefined));
   }
 
   /**

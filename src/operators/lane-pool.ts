@@ -3,7 +3,7 @@
 // in flight.
 import type { DType } from '../core/dtype.js';
 import { Device } from '../core/device.js';
-import { checkOptions, isArray, isInstance, rangeError, received, typeError } from '../core/errors.js';
+import { checkCount, checkOptions, isArray, isInstance, rangeError, received, typeError } from '../core/errors.js';
 import { HostArray, type DeviceArray, type Memory } from '../core/memory.js';
 import type { Event } from '../core/event.js';
 import type { Stream } from '../core/stream.js';
@@ -44,6 +44,16 @@ export interface LanePoolOptions {
   readonly inFlight?: number;
   /** Records each value's stages, to look at the lanes overlapping. */
   readonly timeline?: Timeline;
+  /**
+   * Microseconds for which a native thread watches each value's completion on a GPU (an event the
+   * lane records, which the thread queries) before the ordinary completion point takes over, as
+   * `stream.synchronized({ spin })` does for one wait. With 0 every value's completion comes
+   * through the driver's host callback, which costs a copy-bound pipeline a few percent of its
+   * throughput (README, "Getting frames in and out fast"); watching takes that back, and costs one CPU
+   * core, busy while values are in flight. On the host device it changes nothing.
+   * @default 0
+   */
+  readonly spin?: number;
   /**
    * What happens to the values of a device that breaks while others go on.
    * @default 'error'
@@ -202,6 +212,8 @@ export class LanePool {
   readonly bound: number;
   /** The timeline the pool's pipelines record into, if any. */
   readonly timeline: Timeline | undefined;
+  /** Microseconds a native thread watches each value's completion for (see {@link LanePoolOptions.spin}). */
+  readonly spin: number;
   /** What a device that breaks does to the pipeline. */
   readonly onDeviceFault: DeviceFaultPolicy;
   readonly #free = new Map<string, Memory[]>();
@@ -225,6 +237,7 @@ export class LanePool {
     if (options.lanes !== undefined && options.lanesPerDevice !== undefined && options.lanes !== perDevice)
       rangeError('lanesPerDevice', `\`lanes\` (${options.lanes}) or left out`, perDevice);
     this.bound = positive('inFlight', options.inFlight, list.length * perDevice * 2);
+    this.spin = options.spin === undefined ? 0 : checkCount('spin', options.spin);
     const { onDeviceFault = 'error' } = options;
     if (onDeviceFault !== 'error' && typeof onDeviceFault !== 'function') typeError('onDeviceFault', "'error' or a function", onDeviceFault);
     for (const device of list) device.checkUsable();

@@ -82,7 +82,7 @@ export function emitWhenDone<O extends AnyWork>(
     else work.releaseWhenDone();
     settle();
   };
-  work.hold(() => work.stream.onDone((reported) => {
+  work.hold(() => work.stream.onDoneWatched((reported) => {
     // A broken host device still runs what it had (a GPU's context would not): it fails alike.
     const error = reported ?? work.stream.device.poisoned;
     if (error || subscriber.closed) {
@@ -104,5 +104,5 @@ export function emitWhenDone<O extends AnyWork>(
     });
     prepare?.();
     emit();
-  }));
+  }, work.lane.pool.spin));
 }

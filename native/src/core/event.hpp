@@ -13,6 +13,7 @@ class EventObject : public Napi::ObjectWrap<EventObject> {
   explicit EventObject(const Napi::CallbackInfo& info);  // new Event(device, flags)
   ~EventObject() override;
   cu::Event event() const { return event_; }
+  cu::Context context() const { return device_.ctx; }
 
  private:
   Napi::Value query(const Napi::CallbackInfo& info);

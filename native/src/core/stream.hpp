@@ -42,10 +42,18 @@ class StreamObject : public Napi::ObjectWrap<StreamObject> {
   // Makes the stream's context current and returns the driver table.
   const cu::Driver& enter(Napi::Env env);
   bool isCapturing(Napi::Env env);
+  // Makes the notifier stream and its event on first use.
+  void makeNotifier(Napi::Env env, const cu::Driver& d);
+  // Destroys them (the driver lets their pending work finish first).
+  void destroyNotifier();
 
   cu::Stream stream_ = nullptr;
   bool owned_ = false;
   DeviceRef device_;
+  // Completion notifications run here, behind an event of the stream, so that the stream itself
+  // never waits for a host callback (see notify()).
+  cu::Stream notifier_ = nullptr;
+  cu::Event notified_ = nullptr;
 };
 
 }  // namespace rxcuda

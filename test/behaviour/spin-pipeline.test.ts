@@ -1,0 +1,80 @@
+// Pipelines whose values' completions a native thread watches (LanePool `spin`): on a GPU through
+// an event per value that the watcher queries, falling back to a completion point past the spin
+// time; on the host device the option changes nothing. On each backend, the results are those of
+// the ordinary road.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { count, lastValueFrom, tap } from 'rxjs';
+import { LanePool, download, framesFrom, launch, upload, type Device } from '../../src/index.js';
+import { describeBackends } from '../support/backends.js';
+import { testKernels } from '../support/kernels.js';
+
+const N = 1024;
+const pattern = (i: number) => Uint32Array.from({ length: N }, (_, j) => (i * 7919 + j * 31) >>> 0);
+const config = { grid: N / 256, block: 256 };
+
+describeBackends('pipelines that spin', (getDevice) => {
+  let device: Device;
+  let kernels: Awaited<ReturnType<typeof testKernels>>;
+  const pools: LanePool[] = [];
+  beforeAll(async () => {
+    device = getDevice();
+    kernels = await testKernels(device);
+  });
+  afterAll(() => pools.forEach((p) => p.close()));
+  const pool = (spin: number) => {
+    const p = new LanePool(device, { lanes: 3, inFlight: 6, spin });
+    pools.push(p);
+    return p;
+  };
+
+  /** Runs `frames` frames through invert, with a delay kernel of `ns` before it; the indices seen. */
+  const run = (lanes: LanePool, frames: number, ns = 0n) => {
+    const seen: number[] = [];
+    const done = lastValueFrom(
+      framesFrom(lanes, { dtype: 'u32', length: N, count: frames }, (frame, i) => frame.data.set(pattern(i))).pipe(
+        upload((frame) => frame),
+        launch(kernels.spin, () => ({ config: { grid: 1, block: 1 }, args: [ns] })),
+        launch(kernels.invert, (w) => ({ config, args: [w.buffers.input, N] })),
+        download((w) => w.buffers.input, 'out', { lend: 'release' }),
+        tap((w) => {
+          using out = w.results.out;
+          expect(out.data, `frame ${w.index}`).toEqual(pattern(w.index).map((v) => ~v >>> 0));
+          seen.push(w.index);
+        }),
+        count(),
+      ),
+    );
+    return done.then((n) => ({ n, seen }));
+  };
+
+  it('gives every value its exact results once, within the in-flight bound, when each completion is watched', async () => {
+    const lanes = pool(5000);
+    expect(lanes.spin).toBe(5000);
+    const { n, seen } = await run(lanes, 300);
+    expect(n).toBe(300);
+    expect([...seen].sort((a, b) => a - b)).toEqual(Array.from({ length: 300 }, (_, i) => i));
+    expect(lanes.stats.maxInFlight).toBeLessThanOrEqual(6);
+    expect(lanes.stats.inFlight).toBe(0);
+    expect(lanes.stats.buffersInUse).toBe(0);
+  });
+
+  it('falls back to a completion point for values that outlast the watch, with the same results', async () => {
+    // 1 µs of watching against 2 ms of device work per value: every watch gives up first.
+    const lanes = pool(1);
+    const { n, seen } = await run(lanes, 12, 2_000_000n);
+    expect(n).toBe(12);
+    expect([...seen].sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+    expect(lanes.stats.inFlight).toBe(0);
+  });
+
+  it('refuses a spin that is not a whole number of microseconds ≥ 0, before making a stream', () => {
+    const streams = device.liveStreams().length;
+    expect(() => new LanePool(device, { spin: -1 })).toThrow(new RangeError('Expected `spin` to be an integer ≥ 0, got -1'));
+    expect(() => new LanePool(device, { spin: 0.5 })).toThrow(new TypeError('Expected `spin` to be an integer, got 0.5'));
+    expect(() => new LanePool(device, { spin: '10' as unknown as number })).toThrow(TypeError);
+    expect(device.liveStreams().length).toBe(streams);
+    const plain = new LanePool(device, {});
+    expect(plain.spin).toBe(0);
+    plain.close();
+  });
+});
