@@ -3,7 +3,7 @@
 // waits in the stream's queue (scheduler.ts) until it settles: the device never waits for it.
 import { CudaError, HostStepTimeoutError, describeFailure, isInstance, rangeError, typeError, received } from './errors.js';
 import { cancelCompletion, expectCompletion, onCompletion, reserveCompletion } from './completions.js';
-import { NOTIFY_REFUSE_CAPTURE } from './native.js';
+import { NOTIFY_OFF_STREAM, NOTIFY_REFUSE_CAPTURE } from './native.js';
 import type { Command, Pause, Resume } from './scheduler.js';
 import type { Stream } from './stream.js';
 
@@ -221,10 +221,10 @@ export function nameOf(fn: Function): string {
  * @internal Enqueues the notification for `id` (refused under graph capture: nothing enqueued,
  * and the refusal thrown).
  */
-function notifyRefusingCapture(stream: Stream, id: number): void {
+function notifyRefusingCapture(stream: Stream, id: number, offStream = false): void {
   let enqueued: boolean;
   try {
-    enqueued = stream.native.notify(id, NOTIFY_REFUSE_CAPTURE);
+    enqueued = stream.native.notify(id, NOTIFY_REFUSE_CAPTURE | (offStream ? NOTIFY_OFF_STREAM : 0));
   } catch (error) {
     cancelCompletion(id);
     throw error;
@@ -283,12 +283,14 @@ export function hostStep(stream: Stream, run: () => unknown, context: HostStepCo
 /**
  * @internal See {@link Stream.onDone}: a notification whose failures are reported like a step's.
  * `watch` enqueues what settles it once the work so far has finished (a spinning pipeline's
- * watched event, see spin-wait.ts); by default the stream's notification.
+ * watched event, see spin-wait.ts); by default the stream's notification, off the stream with
+ * `offStream` (see native notify()).
  */
 export function doneStep(
   stream: Stream,
   fn: (error: CudaError | undefined) => unknown,
   watch?: (settle: (status: number, error?: unknown) => void) => void,
+  offStream = false,
 ): Command {
   return () => {
     const to = route;
@@ -302,7 +304,7 @@ export function doneStep(
       }
     };
     if (watch) return watch(settle);
-    notifyRefusingCapture(stream, expectCompletion(settle));
+    notifyRefusingCapture(stream, expectCompletion(settle), offStream);
   };
 }
 

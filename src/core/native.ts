@@ -37,6 +37,8 @@ export interface DeviceProperties {
 
 /** notify() flag: enqueue nothing, and answer false, on a stream under graph capture. */
 export const NOTIFY_REFUSE_CAPTURE = 2;
+/** notify() flag: the callback behind an event, on the stream's notifier, not on the stream (CUDA). */
+export const NOTIFY_OFF_STREAM = 4;
 
 export interface NativeStream {
   handle(): bigint;

@@ -400,24 +400,30 @@ export class Stream extends EventEmitter<StreamEvents> {
    */
   onDone(fn: (error: CudaError | undefined) => unknown): void {
     if (typeof fn !== 'function') typeError('fn', 'a function', fn);
-    this.onDoneWatched(fn, 0);
+    this.#onDone(fn, undefined);
   }
 
   /**
-   * @internal {@link onDone}, and on a CUDA stream with `spin` > 0 watched by the native watcher
-   * through an event for up to `spin` microseconds (a spinning pipeline's values, see
-   * LanePool's `spin`), then through a completion point behind that event.
+   * @internal {@link onDone} for a pipeline's values (see LanePool): on a CUDA stream, with `spin`
+   * > 0 watched by the native watcher through an event for up to `spin` microseconds, then through
+   * a completion point behind that event; with 0, a notification on the stream's notifier, so
+   * that the lane goes on with its next value without waiting for the host callback.
    */
   onDoneWatched(fn: (error: CudaError | undefined) => unknown, spin: number): void {
+    this.#onDone(fn, spin);
+  }
+
+  #onDone(fn: (error: CudaError | undefined) => unknown, spin: number | undefined): void {
     this.checkOpen();
     this.#capture?.interrupt('onDone (a wait for the stream)');
     if (!this.#queue.direct) checkNotCapturing(this, 'cuStreamAddCallback');
     const mark = this.#enqueued + 1;
-    const watched = spin > 0 && this.device.kind === 'cuda';
-    this.run(doneStep(this, (error) => {
+    const watched = spin !== undefined && spin > 0 && this.device.kind === 'cuda';
+    const done = (error: CudaError | undefined) => {
       if (!error) this.#reachedCompletionPoint(mark);
       return fn(error);
-    }, watched ? (settle) => this.#spins.eventCommand(spin, settle)() : undefined));
+    };
+    this.run(doneStep(this, done, watched ? (settle) => this.#spins.eventCommand(spin, settle)() : undefined, spin !== undefined));
   }
 
   /**

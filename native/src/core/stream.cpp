@@ -149,23 +149,25 @@ Napi::Value StreamObject::waitEvent(const Napi::CallbackInfo& info) {
 
 // notify(id, flags = 0) -> whether it was enqueued: when the work enqueued so far has finished (or
 // failed), id comes back through the completion road with the stream's status, through
-// cuStreamAddCallback, which reports a failed context. The callback is enqueued on the stream's
-// notifier, behind an event recorded here, not on the stream itself: a stream that held the
-// callback would wait at that point until the driver's callback thread ran it, before its next
-// work could start (measured on the H200: about 4 % of a pipeline's copy throughput). The
-// notifier's order is the stream's, so a notification never waits behind a later one. A stream
-// under graph capture keeps the callback itself, as before (the event and the wait would draw the
-// notifier into the capture). With kNotifyRefuseCapture, such a stream gets nothing and the answer
-// is false: the driver would refuse the callback and invalidate the capture.
+// cuStreamAddCallback, which reports a failed context. With kNotifyOffStream (a pipeline's lanes),
+// the callback goes on the stream's notifier, behind an event recorded here, instead of the
+// stream itself: a stream holding the callback waits at that point until the driver's callback
+// thread has run it, before its next work starts, which cost a copy-bound pipeline about 4 % of
+// its throughput on the H200; the hop through the event costs a lone notification a few
+// microseconds, so other notifications stay on the stream. The notifier's order is the stream's:
+// a notification never waits behind a later one. A stream under graph capture keeps the callback
+// itself (the event and the wait would draw the notifier into the capture). With
+// kNotifyRefuseCapture, such a stream gets nothing and the answer is false: the driver would
+// refuse the callback and invalidate the capture.
 Napi::Value StreamObject::notify(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
   const cu::Driver& d = enter(env);
   uint32_t flags = info.Length() > 1 ? info[1].As<Napi::Number>().Uint32Value() : 0;
-  bool capturing = isCapturing(env);
+  bool capturing = (flags & (kNotifyRefuseCapture | kNotifyOffStream)) && isCapturing(env);
   if ((flags & kNotifyRefuseCapture) && capturing) return Napi::Boolean::New(env, false);
   cu::Stream target = stream_;
-  if (!capturing) {
+  if ((flags & kNotifyOffStream) && !capturing) {
     if (!notifier_) makeNotifier(env, d);
     addon.check(env, cu::call(d.cuEventRecord, notified_, stream_), "cuEventRecord");
     addon.check(env, cu::call(d.cuStreamWaitEvent, notifier_, notified_, 0u), "cuStreamWaitEvent");

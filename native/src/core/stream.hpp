@@ -8,8 +8,9 @@
 
 namespace rxcuda {
 
-// notify()'s flag (src/core/native.ts has the same value).
+// notify()'s flags (src/core/native.ts has the same values).
 constexpr uint32_t kNotifyRefuseCapture = 2;
+constexpr uint32_t kNotifyOffStream = 4;
 
 class StreamObject : public Napi::ObjectWrap<StreamObject> {
  public:
@@ -50,8 +51,8 @@ class StreamObject : public Napi::ObjectWrap<StreamObject> {
   cu::Stream stream_ = nullptr;
   bool owned_ = false;
   DeviceRef device_;
-  // Completion notifications run here, behind an event of the stream, so that the stream itself
-  // never waits for a host callback (see notify()).
+  // Notifications with kNotifyOffStream run here, behind an event of the stream, so that the
+  // stream itself does not wait for their host callback (see notify()).
   cu::Stream notifier_ = nullptr;
   cu::Event notified_ = nullptr;
 };
