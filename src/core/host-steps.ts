@@ -280,31 +280,33 @@ export function hostStep(stream: Stream, run: () => unknown, context: HostStepCo
   };
 }
 
+/** @internal How a {@link doneStep} learns that the work before it has finished: it calls `settle`. */
+export type DoneWatch = (settle: (status: number, error?: unknown) => void) => void;
+
 /**
- * @internal See {@link Stream.onDone}: a notification whose failures are reported like a step's.
- * `watch` enqueues what settles it once the work so far has finished (a spinning pipeline's
- * watched event, see spin-wait.ts); by default the stream's notification, off the stream with
- * `offStream` (see native notify()).
+ * @internal The stream's notification as a {@link DoneWatch}: its callback on the stream, or with
+ * `offStream` on the stream's notifier (see native notify()).
  */
-export function doneStep(
-  stream: Stream,
-  fn: (error: CudaError | undefined) => unknown,
-  watch?: (settle: (status: number, error?: unknown) => void) => void,
-  offStream = false,
-): Command {
+export function notified(stream: Stream, offStream = false): DoneWatch {
+  return (settle) => notifyRefusingCapture(stream, expectCompletion(settle), offStream);
+}
+
+/**
+ * @internal See {@link Stream.onDone}: a notification whose failures are reported like a step's,
+ * enqueued through `watch` when the command runs.
+ */
+export function doneStep(stream: Stream, fn: (error: CudaError | undefined) => unknown, watch: DoneWatch): Command {
   return () => {
     const to = route;
     const report = (error: unknown) => reportStepError(stream, error, { kind: 'onDone', name: nameOf(fn) }, to);
-    const settle = (status: number, error?: unknown) => {
+    watch((status, error) => {
       try {
         const result = fn(status === 0 ? undefined : ((error as CudaError | undefined) ?? stream.statusError(status)));
         if (isThenable(result)) result.then(undefined, report);
       } catch (error) {
         report(error);
       }
-    };
-    if (watch) return watch(settle);
-    notifyRefusingCapture(stream, expectCompletion(settle), offStream);
+    });
   };
 }
 

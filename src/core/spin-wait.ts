@@ -2,7 +2,7 @@
 // latency. The device writes a word of pinned memory when the stream gets there; a native watcher
 // and the event loop look at it. The device still waits for nothing. Past the spin time (or once
 // the stream closes), a completion point behind an event recorded at the same place settles it.
-// A pipeline's values are watched through that event instead (eventCommand): a word written by the
+// A pipeline's values are watched through that event instead (watchEvent): a word written by the
 // stream slows a copy-bound pipeline, recording an event does not.
 import { addon, type NativeEvent } from './native.js';
 import { cancelCompletion, expectCompletion } from './completions.js';
@@ -52,8 +52,7 @@ export class SpinningWaits {
         done = true;
         this.#watching.delete(fallBack);
         settle(status, error);
-        if (point) this.#points.push(point);
-        if (--this.#active === 0 && this.#closing) this.#release(word);
+        this.#settled(point);
       };
       const fallBack = () => {
         this.#watching.delete(fallBack);
@@ -63,8 +62,7 @@ export class SpinningWaits {
       try {
         word = this.#word ??= this.#newWord();
         stream.native.writeValue(word.ptr, value);
-        point = this.#points.pop() ?? Event.create(stream.device);
-        point.recordCommand(stream)();
+        point = this.#recordPoint();
       } catch (error) {
         stream.device.recordFailure(error);
         return reached(-1, error); // settled with the error: nothing more to report
@@ -90,52 +88,61 @@ export class SpinningWaits {
   }
 
   /**
-   * The command of one wait watched through an event (CUDA streams only): the stream records a
+   * One wait watched through an event (CUDA streams only), enqueued now: the stream records a
    * pooled event, the watcher queries it for up to `spin` microseconds and calls `settle(0)` once
    * it has completed; past that (or when a query fails) a completion point behind the same event
    * settles it, errors included. The event loop does not look: the watcher wakes it.
    */
-  eventCommand(spin: number, settle: (status: number, error?: unknown) => void): Command {
+  watchEvent(spin: number, settle: (status: number, error?: unknown) => void): void {
     this.#active++;
-    return () => {
-      const stream = this.#stream;
-      let point: Event | undefined;
-      let letGo: (() => void) | undefined;
-      const reached = (status: number, error?: unknown) => {
-        letGo?.();
-        if (point) this.#points.push(point);
-        settle(status, error);
-        if (--this.#active === 0 && this.#closing) this.#release(this.#word);
-      };
-      let native: NativeEvent;
-      try {
-        point = this.#points.pop() ?? Event.create(stream.device);
-        point.recordCommand(stream)();
-        [native, letGo] = point.holdNative(false); // the watcher queries it until it reports
-      } catch (error) {
-        stream.device.recordFailure(error);
-        return reached(-1, error);
-      }
-      const fallBack = () => stream.device.completionPoints.after([point!], undefined, reached);
-      const id = expectCompletion((status) => (status === 0 ? reached(0) : fallBack()));
-      try {
-        addon.watchEvent(id, native, spin);
-      } catch {
-        cancelCompletion(id);
-        fallBack();
-      }
+    const stream = this.#stream;
+    let point: Event | undefined;
+    let letGo: (() => void) | undefined;
+    const reached = (status: number, error?: unknown) => {
+      letGo?.();
+      settle(status, error);
+      this.#settled(point);
     };
+    let native: NativeEvent;
+    try {
+      point = this.#recordPoint();
+      [native, letGo] = point.holdNative(false); // the watcher queries it until it reports
+    } catch (error) {
+      stream.device.recordFailure(error);
+      return reached(-1, error);
+    }
+    const fallBack = () => stream.device.completionPoints.after([point!], undefined, reached);
+    const id = expectCompletion((status) => (status === 0 ? reached(0) : fallBack()));
+    try {
+      addon.watchEvent(id, native, spin);
+    } catch {
+      cancelCompletion(id);
+      fallBack();
+    }
   }
 
   /** The stream closes: waits still watched fall back, and the word goes once all have settled. */
   close(): void {
     this.#closing = true;
     for (const fallBack of [...this.#watching]) fallBack();
-    if (this.#active === 0) this.#release(this.#word);
+    if (this.#active === 0) this.#release();
   }
 
-  #release(word: HostArray<'u32'> | undefined): void {
-    word?.close();
+  /** An event from the pool (or a new one), recorded on the stream now. */
+  #recordPoint(): Event {
+    const point = this.#points.pop() ?? Event.create(this.#stream.device);
+    point.recordCommand(this.#stream)();
+    return point;
+  }
+
+  /** A wait has settled: its event goes back to the pool, and the last one after close releases. */
+  #settled(point: Event | undefined): void {
+    if (point) this.#points.push(point);
+    if (--this.#active === 0 && this.#closing) this.#release();
+  }
+
+  #release(): void {
+    this.#word?.close();
     for (const point of this.#points.splice(0)) point.close();
   }
 

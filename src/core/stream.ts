@@ -19,8 +19,8 @@ import { Device as DeviceClass, type Device } from './device.js';
 import { Kernel, type KernelArgs, type Signature } from './kernel.js';
 import type { LaunchConfig, LaunchOptions } from './launch-config.js';
 import {
-  checkNotCapturing, checkTimeout, copyUserData, doneStep, hostStep, letStepTimersGo, nameOf, notification,
-  reportStepError, routedCommand, type HostLaunchOptions, type HostStepContext, type UserData,
+  checkNotCapturing, checkTimeout, copyUserData, doneStep, hostStep, letStepTimersGo, nameOf, notification, notified,
+  reportStepError, routedCommand, type DoneWatch, type HostLaunchOptions, type HostStepContext, type UserData,
 } from './host-steps.js';
 
 /** Events a stream emits. Use RxJS's `fromEvent(stream, 'idle')` to observe them as streams. */
@@ -400,7 +400,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    */
   onDone(fn: (error: CudaError | undefined) => unknown): void {
     if (typeof fn !== 'function') typeError('fn', 'a function', fn);
-    this.#onDone(fn, undefined);
+    this.#onDone(fn, notified(this));
   }
 
   /**
@@ -410,20 +410,19 @@ export class Stream extends EventEmitter<StreamEvents> {
    * that the lane goes on with its next value without waiting for the host callback.
    */
   onDoneWatched(fn: (error: CudaError | undefined) => unknown, spin: number): void {
-    this.#onDone(fn, spin);
+    const watched = spin > 0 && this.device.kind === 'cuda';
+    this.#onDone(fn, watched ? (settle) => this.#spins.watchEvent(spin, settle) : notified(this, true));
   }
 
-  #onDone(fn: (error: CudaError | undefined) => unknown, spin: number | undefined): void {
+  #onDone(fn: (error: CudaError | undefined) => unknown, watch: DoneWatch): void {
     this.checkOpen();
     this.#capture?.interrupt('onDone (a wait for the stream)');
     if (!this.#queue.direct) checkNotCapturing(this, 'cuStreamAddCallback');
     const mark = this.#enqueued + 1;
-    const watched = spin !== undefined && spin > 0 && this.device.kind === 'cuda';
-    const done = (error: CudaError | undefined) => {
+    this.run(doneStep(this, (error) => {
       if (!error) this.#reachedCompletionPoint(mark);
       return fn(error);
-    };
-    this.run(doneStep(this, done, watched ? (settle) => this.#spins.eventCommand(spin, settle)() : undefined, spin !== undefined));
+    }, watch));
   }
 
   /**

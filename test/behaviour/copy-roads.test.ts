@@ -1,12 +1,13 @@
 // The roads data takes between the host and a pipeline: pinned frames the producer fills, results
 // lent in place, pageable arrays copied by native threads, registered arrays; on each backend.
-import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { beforeAll, expect, it, vi } from 'vitest';
 import { count, firstValueFrom, from, lastValueFrom, map, range, tap, toArray } from 'rxjs';
 import {
-  LanePool, LentArray, RxcudaError, Timeline, download, framesFrom, launch, onStreams, upload, type Device,
+  LentArray, RxcudaError, Timeline, download, framesFrom, launch, onStreams, upload, type Device,
 } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
 import { testKernels } from '../support/kernels.js';
+import { lanePools } from '../support/streams.js';
 
 const SMALL = 1024; // 4 KiB frames: copied on the main thread
 const LARGE = 1 << 18; // 1 MiB frames: copied by native threads
@@ -16,17 +17,12 @@ const config = (n: number) => ({ grid: Math.ceil(n / 256), block: 256 });
 describeBackends('copy roads', (getDevice) => {
   let device: Device;
   let kernels: Awaited<ReturnType<typeof testKernels>>;
-  const pools: LanePool[] = [];
   beforeAll(async () => {
     device = getDevice();
     kernels = await testKernels(device);
   });
-  afterAll(() => pools.forEach((p) => p.close()));
-  const pool = (lanes = 3, inFlight = 6) => {
-    const p = new LanePool(device, { lanes, inFlight });
-    pools.push(p);
-    return p;
-  };
+  const newPool = lanePools(() => device);
+  const pool = (lanes = 3, inFlight = 6) => newPool({ lanes, inFlight });
 
   it('fills pinned frames in place and reuses them: the pool count stays flat over 1000 frames', async () => {
     // One lane: which buffers are in use when is the same for every frame, so the count is exact.
@@ -151,8 +147,7 @@ describeBackends('copy roads', (getDevice) => {
   it('downloads large frames into the caller\'s arrays exactly, copied off the main thread', async () => {
     const targets = [new Uint32Array(LARGE), new Uint32Array(LARGE)];
     const timeline = new Timeline();
-    const lanes = new LanePool(device, { lanes: 2, inFlight: 2, timeline });
-    pools.push(lanes);
+    const lanes = newPool({ lanes: 2, inFlight: 2, timeline });
     const results = await lastValueFrom(
       range(0, 8).pipe(
         map((i) => pattern(i, LARGE)),
@@ -197,8 +192,7 @@ describeBackends('copy roads', (getDevice) => {
     expect(registered.data).toBe(mine);
     expect(registered.dtype).toBe('u32');
     const timeline = new Timeline();
-    const lanes = new LanePool(device, { lanes: 1, timeline });
-    pools.push(lanes);
+    const lanes = newPool({ lanes: 1, timeline });
     const [result] = await lastValueFrom(
       from([0]).pipe(
         onStreams(lanes),

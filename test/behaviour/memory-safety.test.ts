@@ -3,11 +3,11 @@
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { firstValueFrom, range, toArray } from 'rxjs';
 import {
-  LanePool, PipelineError, download, launch, onStreams,
+  PipelineError, download, launch, onStreams,
   type Device, type HostStepContext, type Kernel,
 } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
-import { streamsPerTest } from '../support/streams.js';
+import { lanePools, streamsPerTest } from '../support/streams.js';
 import { testKernels } from '../support/kernels.js';
 
 type Store = Kernel<readonly ['ptr', 'u32']>;
@@ -80,7 +80,6 @@ describeBackends('CPU kernels that throw', (getDevice, backend) => {
   let device: Device;
   let thrower: Kernel<readonly ['ptr<u32>', 'u32']>;
   let store: Store;
-  const pools: LanePool[] = [];
   beforeAll(async () => {
     device = getDevice();
     ({ store } = await testKernels(device));
@@ -92,7 +91,7 @@ describeBackends('CPU kernels that throw', (getDevice, backend) => {
       },
     });
   });
-  afterEach(() => pools.splice(0).forEach((p) => p.close()));
+  const newPool = lanePools(() => device, afterEach);
 
   it.skipIf(backend === 'cuda')('reach a plain stream\'s error event, naming the launch, and the stream goes on', async () => {
     const s = device.createStream();
@@ -108,8 +107,7 @@ describeBackends('CPU kernels that throw', (getDevice, backend) => {
   });
 
   it.skipIf(backend === 'cuda')('reach the subscriber as a PipelineError naming launch(...), with no value emitted after', async () => {
-    const pool = new LanePool(device, { lanes: 1 });
-    pools.push(pool);
+    const pool = newPool({ lanes: 1 });
     const emitted: number[] = [];
     const error = await firstValueFrom(
       range(10, 6).pipe(

@@ -1,5 +1,5 @@
 // The reactive layer end to end, on each backend: values through lanes, results read back.
-import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { beforeAll, expect, it, vi } from 'vitest';
 import { Subject, firstValueFrom, from, range, toArray, map, take } from 'rxjs';
 import {
   LanePool, PipelineError, Stream, Timeline, completed, download, fanOut, host, lanesFrom, launch, onStreams, upload,
@@ -7,6 +7,7 @@ import {
 } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
 import { testKernels } from '../support/kernels.js';
+import { lanePools } from '../support/streams.js';
 
 const N = 1024;
 const frame = (i: number) => Uint32Array.from({ length: N }, (_, j) => (i * 7919 + j) >>> 0);
@@ -15,17 +16,12 @@ const grid = { grid: 4, block: 256 };
 describeBackends('GPU pipelines', (getDevice) => {
   let device: Device;
   let kernels: Awaited<ReturnType<typeof testKernels>>;
-  const pools: LanePool[] = [];
   beforeAll(async () => {
     device = getDevice();
     kernels = await testKernels(device);
   });
-  afterAll(() => pools.forEach((p) => p.close()));
-  const pool = (lanes = 3, inFlight = 6) => {
-    const p = new LanePool(device, { lanes, inFlight });
-    pools.push(p);
-    return p;
-  };
+  const newPool = lanePools(() => device);
+  const pool = (lanes = 3, inFlight = 6) => newPool({ lanes, inFlight });
   const frames = (count: number) => range(0, count).pipe(map((i) => ({ i, pixels: frame(i) })));
 
   it('carries 1000 frames through upload, two kernels, a host step and download, in bounds', async () => {

@@ -2,11 +2,12 @@
 // an event per value that the watcher queries, falling back to a completion point past the spin
 // time; on the host device the option changes nothing. On each backend, the results are those of
 // the ordinary road.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { count, lastValueFrom, tap } from 'rxjs';
 import { LanePool, download, framesFrom, launch, upload, type Device } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
 import { testKernels } from '../support/kernels.js';
+import { lanePools } from '../support/streams.js';
 
 const N = 1024;
 const pattern = (i: number) => Uint32Array.from({ length: N }, (_, j) => (i * 7919 + j * 31) >>> 0);
@@ -15,17 +16,12 @@ const config = { grid: N / 256, block: 256 };
 describeBackends('pipelines that spin', (getDevice) => {
   let device: Device;
   let kernels: Awaited<ReturnType<typeof testKernels>>;
-  const pools: LanePool[] = [];
   beforeAll(async () => {
     device = getDevice();
     kernels = await testKernels(device);
   });
-  afterAll(() => pools.forEach((p) => p.close()));
-  const pool = (spin: number) => {
-    const p = new LanePool(device, { lanes: 3, inFlight: 6, spin });
-    pools.push(p);
-    return p;
-  };
+  const newPool = lanePools(() => device);
+  const pool = (spin: number) => newPool({ lanes: 3, inFlight: 6, spin });
 
   /** Runs `frames` frames through invert, with a delay kernel of `ns` before it; the indices seen. */
   const run = (lanes: LanePool, frames: number, ns = 0n) => {

@@ -2,11 +2,11 @@
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { firstValueFrom, range, toArray } from 'rxjs';
 import {
-  HostStepTimeoutError, LanePool, PipelineError, RxcudaError, host, onStreams,
+  HostStepTimeoutError, PipelineError, RxcudaError, host, onStreams,
   type Device, type HostStepContext, type Kernel, type Stream,
 } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
-import { streamsPerTest } from '../support/streams.js';
+import { lanePools, streamsPerTest } from '../support/streams.js';
 import { testKernels } from '../support/kernels.js';
 
 type Store = Kernel<readonly ['ptr', 'u32']>;
@@ -89,13 +89,11 @@ describeBackends('Stream.hostLaunch with a timeout', (getDevice) => {
 
 describeBackends('host() with a timeout', (getDevice) => {
   let device: Device;
-  const pools: LanePool[] = [];
   beforeAll(() => void (device = getDevice()));
-  afterEach(() => pools.splice(0).forEach((p) => p.close()));
+  const newPool = lanePools(() => device, afterEach);
 
   it('errors the pipeline with a PipelineError whose cause is a HostStepTimeoutError', async () => {
-    const pool = new LanePool(device, { lanes: 1 });
-    pools.push(pool);
+    const pool = newPool({ lanes: 1 });
     const ran: number[] = [];
     const laneErrors: unknown[] = [];
     pool.lanes[0]!.stream.on('error', (e) => void laneErrors.push(e));

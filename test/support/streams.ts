@@ -1,6 +1,6 @@
-// Streams made for one test and closed after it, for suites that make several per test.
-import { afterEach } from 'vitest';
-import type { Device, Stream } from '../../src/index.js';
+// Streams and lane pools made for tests and closed after them.
+import { afterAll, afterEach } from 'vitest';
+import { LanePool, type Device, type LanePoolOptions, type Stream } from '../../src/index.js';
 
 /**
  * Registers an `afterEach` that closes the streams made through the returned function since the
@@ -13,5 +13,19 @@ export function streamsPerTest(device: () => Device): () => Stream {
     const s = device().createStream({ nonBlocking: true });
     streams.push(s);
     return s;
+  };
+}
+
+/**
+ * Registers `after` (`afterAll` by default, or `afterEach`) to close the LanePools made through
+ * the returned function; `device()` is read when a pool is made (inside the test).
+ */
+export function lanePools(device: () => Device, after: typeof afterAll = afterAll): (options?: LanePoolOptions) => LanePool {
+  const pools: LanePool[] = [];
+  after(() => pools.splice(0).forEach((p) => p.close()));
+  return (options) => {
+    const p = new LanePool(device(), options);
+    pools.push(p);
+    return p;
   };
 }
