@@ -9,17 +9,21 @@
 // - main-thread copies (the road before pinned frames and native copies, as reference): the
 //   producer copies each frame into pinned memory, the consumer each result out, on the main
 //   thread; measured against the C++ program that does the same two memcpys per frame.
+// Beside the copy bound (one direction alone), the duplex bound: what the link gives each direction
+// while both copy at once, measured in the same run; no program moving a frame each way can pass it.
 // The producer writes a frame header only (the transport is measured, not the producer). Each road
-// is timed on a pool kept from run to run (frames_per_s) and on a pool made for each run
-// (cold_frames_per_s: new streams and device memory each run; the pinned blocks of the pool closed
-// before it are still pinned, as for any pipeline subscribed again within a second).
+// is timed on a pool kept from run to run (frames_per_s, the best of the rounds) and on a pool made
+// for each run (cold_frames_per_s: new streams and device memory each run; the pinned blocks of the
+// pool closed before it are still pinned, as for any pipeline subscribed again within a second).
+// Against a C++ program, of_native compares the best runs and paired_of_native is the median of
+// each round's ratio (the two ran back to back), which drift between rounds weighs on less.
 //
 // With `--devices N` it compares N devices against 1 instead (see pipeline-devices.mjs), and
 // `--rounds R` sets the kernel-bound case's work per element (default 4096):
 //   node bench/pipeline.mjs --devices 2
 import { lastValueFrom, range, map, count, tap } from 'rxjs';
 import { Device, LanePool, copyThreads, download, framesFrom, launch, onStreams, upload } from '../dist/src/index.js';
-import { baseline, report } from './support.mjs';
+import { baseline, median, report } from './support.mjs';
 import { compareDevices } from './pipeline-devices.mjs';
 
 const devicesArg = process.argv.indexOf('--devices');
@@ -37,6 +41,7 @@ const WORDS = FRAME_BYTES / 4;
 // the first frame's round trip) takes about half a millisecond, which at 600 frames (0.1 s) weighed
 // about half a percent.
 const FRAMES = 2400;
+const ROUNDS = 5;
 const LANES = 3;
 const IN_FLIGHT = 2 * LANES;
 
@@ -136,7 +141,7 @@ const cold = Object.fromEntries(Object.keys(roads).map((road) => [road, []]));
 const nativeCopies = [];
 const nativePinned = [];
 let bandwidth;
-for (let round = 0; round < 3; round++) {
+for (let round = 0; round < ROUNDS; round++) {
   for (const road of Object.keys(roads)) ours[road].push(await timed(road, FRAMES, pools[road]));
   const native = baseline.pipelineBaseline(touch.handle, FRAMES, FRAME_BYTES, LANES);
   nativeCopies.push(FRAMES / native.seconds);
@@ -151,17 +156,22 @@ registered?.close();
 const best = (xs) => Math.max(...xs);
 // With copies in both directions overlapping, a frame needs at least the longer of the two.
 const copyBound = (1e9 * Math.min(bandwidth.h2dGBps, bandwidth.d2hGBps)) / FRAME_BYTES;
+const duplexBound = (1e9 * bandwidth.duplexGBps) / FRAME_BYTES;
+const paired = (xs, natives) => median(xs.map((x, i) => x / natives[i]));
 const row = (road, nativeName, native, target) => road in roads ? {
   road,
   frames_per_s: best(ours[road]),
   of_copy_bound: best(ours[road]) / copyBound,
+  of_duplex_bound: best(ours[road]) / duplexBound,
   cold_frames_per_s: best(cold[road]),
   native: nativeName,
   native_frames_per_s: native ? best(native) : undefined,
+  native_of_duplex_bound: native ? best(native) / duplexBound : undefined,
   of_native: native ? best(ours[road]) / best(native) : undefined,
+  paired_of_native: native ? paired(ours[road], native) : undefined,
   target,
 } : { road, target: unregistered };
-report('pipeline', `8 MiB frames, upload → kernel → download, ${LANES} lanes (cold: a pool made and closed with each run), ${device.name}; copy bound ${copyBound.toFixed(0)} frames/s (h2d ${bandwidth.h2dGBps.toFixed(1)} GB/s, d2h ${bandwidth.d2hGBps.toFixed(1)} GB/s); ${copyThreads()} copy threads`, [
+report('pipeline', `8 MiB frames, upload → kernel → download, ${LANES} lanes (cold: a pool made and closed with each run), ${device.name}; copy bound ${copyBound.toFixed(0)} frames/s (h2d ${bandwidth.h2dGBps.toFixed(1)} GB/s, d2h ${bandwidth.d2hGBps.toFixed(1)} GB/s); duplex bound ${duplexBound.toFixed(0)} frames/s (${bandwidth.duplexGBps.toFixed(1)} GB/s each way); ${ROUNDS} rounds; ${copyThreads()} copy threads`, [
   row('pinned', 'pinned frames, 3 streams', nativePinned, '≥ 0.8 of copy bound, ≥ 1.0 of native'),
   row('pinnedSpin', 'pinned frames, 3 streams', nativePinned, 'the same, with `spin`'),
   row('registered', 'pinned frames, 3 streams', nativePinned, ''),

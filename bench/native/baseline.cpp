@@ -558,6 +558,19 @@ Napi::Value pipelineBaseline(const Napi::CallbackInfo& info) {
     return 20.0 * bytes / std::chrono::duration<double>(Clock::now() - t0).count() / 1e9;
   };
   double h2d = bandwidth(true), d2h = bandwidth(false);
+  // Both directions at once, on two streams, as a pipeline's uploads and downloads overlap: what
+  // the link gives each direction then (bytes per second per direction).
+  double duplex = 0;
+  if (lanes >= 2) {
+    auto t0 = Clock::now();
+    for (int i = 0; i < 20; i++) {
+      call(d.cuMemcpyAsync, pool[0].buffer, reinterpret_cast<uintptr_t>(pool[0].in), bytes, pool[0].stream);
+      call(d.cuMemcpyAsync, reinterpret_cast<uintptr_t>(pool[1].out), pool[1].buffer, bytes, pool[1].stream);
+    }
+    call(d.cuStreamSynchronize, pool[0].stream);
+    call(d.cuStreamSynchronize, pool[1].stream);
+    duplex = 20.0 * bytes / std::chrono::duration<double>(Clock::now() - t0).count() / 1e9;
+  }
   for (auto& lane : pool) {
     call(d.cuMemFreeAsync, lane.buffer, lane.stream);
     call(d.cuStreamSynchronize, lane.stream);
@@ -570,6 +583,7 @@ Napi::Value pipelineBaseline(const Napi::CallbackInfo& info) {
   out["seconds"] = seconds;
   out["h2dGBps"] = h2d;
   out["d2hGBps"] = d2h;
+  out["duplexGBps"] = duplex;
   return out;
 }
 
@@ -618,14 +632,17 @@ Napi::Value pinnedPipelineBaseline(const Napi::CallbackInfo& info) {
   // the host function on a side stream of the lane, behind an event; 6, the device writes a word
   // of pinned memory after each frame (cuStreamWriteValue32), which the main thread spins on; 7, as
   // 5 with the main thread spinning; 9, no host function: a thread polls the frames' events
-  // (cuEventQuery) and wakes the main thread through the condition variable.
+  // (cuEventQuery) and wakes the main thread through the condition variable; 10, as 0 with events
+  // made with CU_EVENT_BLOCKING_SYNC, so the main thread sleeps in cuEventSynchronize; 11, those
+  // events waited on in order by a thread that wakes the main thread through the condition variable.
   uint32_t mode = info.Length() > 6 && info[6].IsNumber() ? info[6].As<Napi::Number>().Uint32Value() : 0;
   bool split = mode == 1;
   bool queues = mode == 2;
   std::mutex signalMutex;
   std::condition_variable signalWake;
   std::vector<FrameSignal> signals(inFlight);
-  if (mode == 4 || mode == 5 || mode == 9)
+  bool blockingEvents = mode == 10 || mode == 11;
+  if (mode == 4 || mode == 5 || mode == 9 || mode == 11)
     for (auto& signal : signals) {
       signal.mutex = &signalMutex;
       signal.wake = &signalWake;
@@ -643,7 +660,7 @@ Napi::Value pinnedPipelineBaseline(const Napi::CallbackInfo& info) {
   std::vector<rxcuda::cu::Stream> streams(lanes), downStreams(split ? lanes : queues ? 2 : 0);
   bool hostFunction = mode == 3 || mode == 4 || mode == 5 || mode == 7;
   bool sideNotify = mode == 5 || mode == 7;
-  bool poller = mode == 9;
+  bool poller = mode == 9 || mode == 11;
   bool writeValue = mode == 6;
   std::vector<rxcuda::cu::Stream> sides(sideNotify ? lanes : 0);
   for (auto& stream : sides)
@@ -672,7 +689,7 @@ Napi::Value pinnedPipelineBaseline(const Napi::CallbackInfo& info) {
   std::vector<Slot> slots(inFlight);
   for (uint32_t i = 0; i < inFlight; i++) {
     Slot& slot = slots[i];
-    check(env, call(d.cuEventCreate, &slot.done, rxcuda::cu::kEventDisableTiming), "cuEventCreate");
+    check(env, call(d.cuEventCreate, &slot.done, rxcuda::cu::kEventDisableTiming | (blockingEvents ? rxcuda::cu::kEventBlockingSync : 0u)), "cuEventCreate");
     check(env, call(d.cuEventCreate, &slot.computed, rxcuda::cu::kEventDisableTiming), "cuEventCreate");
     check(env, call(d.cuEventCreate, &slot.uploaded, rxcuda::cu::kEventDisableTiming), "cuEventCreate");
     check(env, call(d.cuMemHostAlloc, reinterpret_cast<void**>(&slot.in), bytes, 0u), "cuMemHostAlloc");
@@ -703,6 +720,14 @@ Napi::Value pinnedPipelineBaseline(const Napi::CallbackInfo& info) {
           mine.insert(mine.end(), polled.begin(), polled.end());
           polled.clear();
         }
+        if (mode == 11) {  // in order, asleep in the driver until each is done
+          for (uint32_t slot : mine) {
+            call(d.cuEventSynchronize, slots[slot].done);
+            signalFrame(&signals[slot]);
+          }
+          mine.clear();
+          continue;
+        }
         for (size_t i = 0; i < mine.size();) {
           if (call(d.cuEventQuery, slots[mine[i]].done) == rxcuda::cu::kErrorNotReady) {
             i++;
@@ -727,7 +752,7 @@ Napi::Value pinnedPipelineBaseline(const Napi::CallbackInfo& info) {
         volatile uint32_t* word = doneWords + f % inFlight;
         while (*word != slot.frame + 1) {
         }
-      } else if (mode == 4 || mode == 5 || mode == 9) {
+      } else if (mode == 4 || mode == 5 || mode == 9 || mode == 11) {
         std::unique_lock<std::mutex> lock(signalMutex);
         signalWake.wait(lock, [&] { return signal.done.load(std::memory_order_acquire); });
       } else {

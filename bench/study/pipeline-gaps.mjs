@@ -3,7 +3,8 @@
 // for rxcuda (default, and with the pool's `spin`) and for the C++ program told to learn of each
 // frame's completion in other ways (mode: 0 events it waits on, as in bench/pipeline; 4 a host
 // function in the frame's stream; 5 a host function on a side stream behind an event; 6 a word the
-// stream writes; 9 a thread polling events). ROUNDS=n sets the rounds (default 3):
+// stream writes; 9 a thread polling events; 10 events made with CU_EVENT_BLOCKING_SYNC, waited on
+// asleep; 11 a thread asleep on each of those events in order, waking the main thread). ROUNDS=n sets the rounds (default 3):
 //   node bench/study/pipeline-gaps.mjs
 import { lastValueFrom, tap, count } from 'rxjs';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -39,7 +40,7 @@ function stats(name, times, seconds, frames) {
 function native(frames, inFlight, mode) {
   const times = new Float64Array(frames);
   const { seconds } = baseline.pinnedPipelineBaseline(touch.handle, frames, FRAME_BYTES, 3, inFlight, times, mode);
-  return stats(`native if${inFlight} ${['', 'split', 'queues', 'hostfn spin', 'hostfn cv', 'side hostfn cv', 'write value', 'side hostfn spin', '', 'event poller'][mode]}`, times, seconds, frames);
+  return stats(`native if${inFlight} ${['', 'split', 'queues', 'hostfn spin', 'hostfn cv', 'side hostfn cv', 'write value', 'side hostfn spin', '', 'event poller', 'blocking events', 'blocking waiter'][mode]}`, times, seconds, frames);
 }
 
 const pools = new Map();
@@ -70,7 +71,7 @@ const rows = [];
 for (let round = 0; round < (process.env.ROUNDS ? +process.env.ROUNDS : 3); round++) {
   for (const frames of [600, 2400]) {
     rows.push({ frames, ...(await ours(frames, 3, 6)) });
-    for (const mode of [0, 4, 5, 6, 9]) rows.push({ frames, ...native(frames, 6, mode) });
+    for (const mode of (process.env.MODES ?? '0,4,5,6,9,10,11').split(',').map(Number)) rows.push({ frames, ...native(frames, 6, mode) });
     rows.push({ frames, ...(await ours(frames, 3, 6, 2000)) });
   }
 }
@@ -78,4 +79,4 @@ console.table(rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) 
 for (const p of pools.values()) p.close();
 if (!checksum) throw new Error('nothing read');
 const bw = baseline.pipelineBaseline(touch.handle, 20, FRAME_BYTES, 3);
-console.log(`copy bound ${(1e9 * Math.min(bw.h2dGBps, bw.d2hGBps) / FRAME_BYTES).toFixed(0)} frames/s (h2d ${bw.h2dGBps.toFixed(1)}, d2h ${bw.d2hGBps.toFixed(1)} GB/s)`);
+console.log(`copy bound ${(1e9 * Math.min(bw.h2dGBps, bw.d2hGBps) / FRAME_BYTES).toFixed(0)} frames/s (h2d ${bw.h2dGBps.toFixed(1)}, d2h ${bw.d2hGBps.toFixed(1)} GB/s); both directions at once ${(1e9 * bw.duplexGBps / FRAME_BYTES).toFixed(0)} frames/s (${bw.duplexGBps.toFixed(1)} GB/s each way)`);

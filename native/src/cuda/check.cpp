@@ -46,6 +46,7 @@ static_assert(sizeof(c::MemAccessDesc) == sizeof(CUmemAccessDesc));
 static_assert(offsetof(c::MemAccessDesc, flags) == offsetof(CUmemAccessDesc, flags));
 static_assert(offsetof(c::MemLocation, id) == offsetof(CUmemLocation, id));
 static_assert(c::kStreamNonBlocking == CU_STREAM_NON_BLOCKING);
+static_assert(c::kEventBlockingSync == CU_EVENT_BLOCKING_SYNC);
 static_assert(c::kEventDisableTiming == CU_EVENT_DISABLE_TIMING);
 static_assert(c::kMemHostAllocPortable == CU_MEMHOSTALLOC_PORTABLE);
 static_assert(c::kMemHostRegisterPortable == CU_MEMHOSTREGISTER_PORTABLE);

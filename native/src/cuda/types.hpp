@@ -71,6 +71,7 @@ enum FunctionAttribute : int {
 };
 
 constexpr unsigned kStreamNonBlocking = 0x1;
+constexpr unsigned kEventBlockingSync = 0x1;
 constexpr unsigned kEventDisableTiming = 0x2;
 constexpr unsigned kMemHostAllocPortable = 0x1;
 constexpr unsigned kMemHostRegisterPortable = 0x1;
