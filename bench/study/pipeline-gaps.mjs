@@ -4,7 +4,9 @@
 // frame's completion in other ways (mode: 0 events it waits on, as in bench/pipeline; 4 a host
 // function in the frame's stream; 5 a host function on a side stream behind an event; 6 a word the
 // stream writes; 9 a thread polling events; 10 events made with CU_EVENT_BLOCKING_SYNC, waited on
-// asleep; 11 a thread asleep on each of those events in order, waking the main thread). ROUNDS=n sets the rounds (default 3):
+// asleep; 11 a thread asleep on each of those events in order, waking the main thread).
+// ROUNDS=n sets the rounds (default 3), MODES=0,5 the C++ program's modes (default all), and
+// IN_FLIGHT=6,12 the frames in flight over the 3 lanes (default 6):
 //   node bench/study/pipeline-gaps.mjs
 import { lastValueFrom, tap, count } from 'rxjs';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -69,10 +71,10 @@ async function ours(frames, lanes, inFlight, spin = 0) {
 for (let i = 0; i < 2; i++) { await ours(40, 3, 6); await ours(40, 3, 6, 2000); native(40, 6, 0); native(40, 6, 2); }
 const rows = [];
 for (let round = 0; round < (process.env.ROUNDS ? +process.env.ROUNDS : 3); round++) {
-  for (const frames of [600, 2400]) {
-    rows.push({ frames, ...(await ours(frames, 3, 6)) });
-    for (const mode of (process.env.MODES ?? '0,4,5,6,9,10,11').split(',').map(Number)) rows.push({ frames, ...native(frames, 6, mode) });
-    rows.push({ frames, ...(await ours(frames, 3, 6, 2000)) });
+  for (const frames of [600, 2400]) for (const inFlight of (process.env.IN_FLIGHT ?? '6').split(',').map(Number)) {
+    rows.push({ frames, ...(await ours(frames, 3, inFlight)) });
+    for (const mode of (process.env.MODES ?? '0,4,5,6,9,10,11').split(',').map(Number)) rows.push({ frames, ...native(frames, inFlight, mode) });
+    rows.push({ frames, ...(await ours(frames, 3, inFlight, 2000)) });
   }
 }
 console.table(rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'number' ? Number(v.toFixed(1)) : v]))));
