@@ -6,6 +6,7 @@ export { STEP_FAILED_WARNING, type HostLaunchOptions, type HostStepContext, type
 export { Event, type EventOptions } from './core/event.js';
 export { Memory, DeviceArray, HostArray } from './core/memory.js';
 export { LentArray } from './core/lent-array.js';
+export { MAX_SPIN_US } from './core/spin-wait.js';
 export { MAIN_THREAD_COPY_BYTES, copyThreads, type CopyRoad } from './core/host-copy.js';
 export { DTYPES, isDType, toHalfBits, fromHalfBits, type DType, type TypedArrayOf, type DTypeOfArray } from './core/dtype.js';
 export { Module, type ModuleImage } from './core/module.js';

@@ -21,9 +21,10 @@ export function info(options: { json?: boolean }): void {
   console.log(nv.available ? `NVRTC: ${nv.version} (${nv.path})` : `NVRTC: not available: ${nv.problem}`);
   if (!driver.available) {
     console.log(`No CUDA device: ${driver.problem}.`);
+    console.log('Device.default() runs on the host device (the CPU reference backend) here.');
     return;
   }
-  if (devices.length === 0) console.log('No CUDA device: the driver sees none.');
+  if (devices.length === 0) console.log('No CUDA device: the driver sees none. Device.default() runs on the host device (the CPU reference backend) here.');
   for (const d of devices) {
     const p = d.properties;
     const features = [

@@ -93,12 +93,13 @@ export class Capture extends Recorder {
 
   /** Ends the capture, refusing `what`; every later call on the stream is refused the same way. */
   interrupt(what: string): never {
-    this.#failure ??= new GraphError(
+    const error = new GraphError(
       'forbidden',
       `${what} cannot be captured into a graph, so the capture ended: do it before or after the capture ` +
         '(the stream itself stays usable once the capture function has returned)',
     );
-    throw this.#failure;
+    this.#failure ??= error; // what the capture rejects with: the first that ended it
+    throw error;
   }
 
   #check(): void {

@@ -174,8 +174,16 @@ export class Device {
     return this.kind === 'host' ? 'host' : `sm_${this.properties.major}${this.properties.minor}`;
   }
 
-  /** Free and total device memory in bytes, as the driver reports them now. */
-  memoryInfo(): { free: number; total: number } {
+  /**
+   * Free and total device memory in bytes, as the driver reports them now (for a host device, the
+   * machine's RAM).
+   */
+  memoryInfo(): {
+    /** Free memory in bytes. */
+    free: number;
+    /** Total memory in bytes. */
+    total: number;
+  } {
     return this.native.memoryInfo();
   }
 
@@ -211,6 +219,7 @@ export class Device {
     this.#stagedWarned.add(peer);
     peer.#stagedWarned.add(this);
     process.emitWarning(`Copies between ${this} and ${peer} are staged through host memory: the hardware gives them no peer access`, {
+      type: 'RxcudaWarning',
       code: 'RXCUDA_PEER_STAGED',
     });
   }

@@ -203,7 +203,11 @@ function render(value: unknown, depth: number): string {
   if (prototype === null) return 'an object with a null prototype';
   const constructor: unknown = (value as { constructor?: unknown }).constructor;
   const name = typeof constructor === 'function' ? constructor.name : undefined;
-  if (name && name !== 'Object') return `a ${name}`;
+  if (name && name !== 'Object') {
+    const article = /^[AEIO]/.test(name) ? 'an' : 'a';
+    // A TypedArray says its length, so that "too short" can be seen in the message.
+    return ArrayBuffer.isView(value) && !(value instanceof DataView) ? `${article} ${name} of ${(value as Uint8Array).length}` : `${article} ${name}`;
+  }
   // A plain object: shown as JSON, bigints as `1n`, a cycle as "[cycle]".
   const seen = new Set<unknown>();
   const json = JSON.stringify(value, function (this: unknown, _key, v: unknown) {

@@ -57,7 +57,7 @@ export interface HostStepContext {
 /**
  * @internal Where failures of the steps and queued commands enqueued while it is in force go,
  * instead of the stream's `error` event: a pipeline's subscriber. It answers false when it could
- * not take the failure (the subscriber is closed); the stream's event then has it.
+ * not take the failure; the stream's event then has it.
  */
 export type FailureRoute = (error: unknown) => boolean;
 

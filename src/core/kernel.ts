@@ -21,7 +21,9 @@ import type { Stream } from './stream.js';
 
 /** A struct passed by value: its size in bytes (and alignment, default 8), given as raw bytes. */
 export interface StructParam {
+  /** The struct's size in bytes, a positive integer. */
   readonly struct: number;
+  /** The struct's alignment in bytes: 1, 2, 4, 8 or 16 (default 8). */
   readonly align?: number;
 }
 

@@ -4,12 +4,26 @@
 // the stream closes), a completion point behind an event recorded at the same place settles it.
 // A pipeline's values are watched through that event instead (watchEvent): a word written by the
 // stream slows a copy-bound pipeline, recording an event does not.
+import { checkCount, rangeError } from './errors.js';
 import { addon, type NativeEvent } from './native.js';
 import { cancelCompletion, expectCompletion } from './completions.js';
 import { Event } from './event.js';
 import { HostArray } from './memory.js';
 import type { Command } from './scheduler.js';
 import type { Stream } from './stream.js';
+
+/**
+ * The longest watch a spinning wait takes, in microseconds (an hour): more is taken for a mistake
+ * (the native watcher's clock counts nanoseconds in 64 bits).
+ */
+export const MAX_SPIN_US = 3_600_000_000;
+
+/** @internal A spin time in 0..{@link MAX_SPIN_US} µs, or a TypeError/RangeError naming `name`. */
+export function checkSpin(name: string, value: unknown): number {
+  const spin = checkCount(name, value);
+  if (spin > MAX_SPIN_US) rangeError(name, `an integer number of microseconds in 0..${MAX_SPIN_US}`, value);
+  return spin;
+}
 
 /** Whether a word whose values only grow (wrapping at 2^32) has reached `value`. */
 export function wordReached(word: number, value: number): boolean {

@@ -13,7 +13,7 @@ import { Event, type EventOptions } from './event.js';
 import { StreamQueue, type Command, type Pause } from './scheduler.js';
 import { Capture, checkNotNested, runCapture, type Recorder } from './capture.js';
 import type { Graph } from './graph.js';
-import { SpinningWaits } from './spin-wait.js';
+import { SpinningWaits, checkSpin } from './spin-wait.js';
 import { betweenDevices, peerCopy } from './peer-copy.js';
 import { Device as DeviceClass, type Device } from './device.js';
 import { Kernel, type KernelArgs, type Signature } from './kernel.js';
@@ -461,7 +461,7 @@ export class Stream extends EventEmitter<StreamEvents> {
   synchronized(options: { readonly spin?: number } = {}): Promise<void> {
     checkOptions('options', options);
     const { spin = 0 } = options;
-    checkCount('spin', spin);
+    checkSpin('spin', spin);
     this.checkOpen();
     this.#capture?.interrupt('synchronized (a wait for the stream)');
     return new Promise((resolve, reject) => {

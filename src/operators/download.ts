@@ -2,7 +2,8 @@ import { Observable, type OperatorFunction } from 'rxjs';
 import { DTYPES, type DType, type TypedArrayOf } from '../core/dtype.js';
 import { copyHost, type CopyRoad } from '../core/host-copy.js';
 import { LentArray } from '../core/lent-array.js';
-import type { Memory } from '../core/memory.js';
+import { checkOptions, typeError } from '../core/errors.js';
+import { checkMemoryOf, type Memory } from '../core/memory.js';
 import { emitWhenDone, operate } from './operate.js';
 import type { Work } from './work.js';
 import type { AnyWork, With } from './slots.js';
@@ -50,8 +51,10 @@ export interface LendOptions {
  * @param options see {@link DownloadOptions} and {@link LendOptions}.
  * @default name 'output'
  * @returns an operator that emits each {@link Work} when its data is on the host.
- * @throws PipelineError (to the subscriber) when `select` or `into` throws, or `into` returns an
- * array of another element type or too short; TypeError for an unknown `lend`.
+ * @throws TypeError at once for a `select` or `into` that is not a function, an unknown `lend`,
+ * or both `lend` and `into`; PipelineError (to the subscriber) when `select` or `into` throws,
+ * `select` returns no open memory of the value's device, or `into` returns an array of another
+ * element type or too short.
  * @see upload
  */
 export function download<T, B, R, D extends DType, N extends string = 'output'>(
@@ -74,16 +77,20 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
   name: N = 'output' as N,
   options: DownloadOptions<Work<T, B, R>, D> | LendOptions = {},
 ): OperatorFunction<Work<T, B, R>, Work<T, B, With<R, { readonly [K in N]: TypedArrayOf[D] | LentArray<D> }>>> {
+  if (typeof select !== 'function') typeError('select', 'a function from a value to the memory to download', select);
+  checkOptions('options', options);
   const lend = 'lend' in options ? options.lend : undefined;
   if (lend !== undefined && lend !== 'release' && lend !== 'next')
-    throw new TypeError(`Expected \`lend\` to be 'release' or 'next', got ${String(lend)}`);
+    typeError('lend', "'release' or 'next'", lend);
   const into = 'into' in options ? options.into : undefined;
+  if (into !== undefined && typeof into !== 'function') typeError('into', 'a function from a value to the array its result goes into', into);
   if (lend !== undefined && into !== undefined) throw new TypeError('Expected either `lend` or `into`, got both');
   return (source) =>
     new Observable((subscriber) => {
       let lastLent: LentArray<D> | undefined; // for lend: 'next'
       return operate(`download(${name})`, source, subscriber, (work, later) => {
         const memory = select(work);
+        checkMemoryOf('select(work)', memory, work.stream.device);
         const Array = DTYPES[memory.dtype].Array;
         const staging = work.staging(memory.dtype, memory.length);
         const results = work.results as Record<string, TypedArrayOf[DType] | LentArray<D>>;
@@ -100,7 +107,7 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
         }
         const target = into?.(work);
         if (target !== undefined && !(target instanceof Array && target.length >= memory.length))
-          throw new TypeError(`Expected \`into\` to return a ${Array.name} of at least ${memory.length} elements, got ${String(target)}`);
+          typeError('into(work)', `a ${Array.name} of at least ${memory.length} elements`, target);
         work.stage(`download ${name} [${target ? 'into' : 'new array'}]`, () => work.stream.copy(staging, memory), memory.byteLength);
         emitWhenDone(`download(${name})`, work, subscriber, later, undefined, (ready) => {
           // A new array is zeroed lazily by the OS: its pages are first touched by the copy.

@@ -3,11 +3,12 @@
 // in flight.
 import type { DType } from '../core/dtype.js';
 import { Device } from '../core/device.js';
-import { checkCount, checkOptions, isArray, isInstance, rangeError, received, typeError } from '../core/errors.js';
+import { checkSpin } from '../core/spin-wait.js';
+import { checkOptions, describe, isArray, isInstance, rangeError, received, typeError } from '../core/errors.js';
 import { HostArray, type DeviceArray, type Memory } from '../core/memory.js';
 import type { Event } from '../core/event.js';
 import type { Stream } from '../core/stream.js';
-import type { Timeline } from './timeline.js';
+import { Timeline } from './timeline.js';
 import type { PipelineError } from './work.js';
 
 /** @internal A side stream of a lane, for `fanOut`, with the event its branch is joined through. */
@@ -196,7 +197,9 @@ export class Lane {
 /**
  * Lanes of one or more devices for {@link onStreams}: streams with memory pools, and the bound on
  * values in flight. A value's work stays on its lane's device, its memory from that device's
- * pool; the bound holds for all the devices together. One pool can serve one pipeline at a time.
+ * pool; the bound holds for all the devices together. A pool outlives its pipelines: a pipeline
+ * subscribed after another (even one unsubscribed with values still in flight) reuses its streams
+ * and memory, and pipelines subscribed at once share the bound, taking freed places in turn.
  * @example
  * const pool = new LanePool(Device.all(), { lanesPerDevice: 2, inFlight: 8 });
  * frames$.pipe(onStreams(pool), upload((f) => f), launch(kernel, configure), download(...));
@@ -220,6 +223,10 @@ export class LanePool {
   /** Values in flight per device. */
   readonly #perDevice = new Map<Device, number>();
   #closed = false;
+  /** The pipelines on the pool, each called when a value finishes and another may start. */
+  readonly #pipelines: (() => void)[] = [];
+  /** The pipeline offered a freed place first next time, so that pipelines take turns. */
+  #turn = 0;
   #inFlight = 0;
   #maxInFlight = 0;
   #inUse = 0;
@@ -237,7 +244,8 @@ export class LanePool {
     if (options.lanes !== undefined && options.lanesPerDevice !== undefined && options.lanes !== perDevice)
       rangeError('lanesPerDevice', `\`lanes\` (${options.lanes}) or left out`, perDevice);
     this.bound = positive('inFlight', options.inFlight, list.length * perDevice * 2);
-    this.spin = options.spin === undefined ? 0 : checkCount('spin', options.spin);
+    this.spin = options.spin === undefined ? 0 : checkSpin('spin', options.spin);
+    if (options.timeline !== undefined && !isInstance(options.timeline, Timeline)) typeError('timeline', 'a Timeline', options.timeline);
     const { onDeviceFault = 'error' } = options;
     if (onDeviceFault !== 'error' && typeof onDeviceFault !== 'function') typeError('onDeviceFault', "'error' or a function", onDeviceFault);
     for (const device of list) device.checkUsable();
@@ -261,6 +269,44 @@ export class LanePool {
     return { inFlight: this.#inFlight, maxInFlight: this.#maxInFlight, buffersInUse: this.#inUse, buffersCreated: this.#created };
   }
 
+  /** Whether {@link close} was called: a closed pool takes no pipeline. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * @internal Throws a RangeError naming the first of `options` (given beside this pool to
+   * `onStreams`, `lanesFrom` or `framesFrom`) that differs from the pool's own: those are fixed
+   * when the pool is made.
+   */
+  checkSame(options: LanePoolOptions): void {
+    const own: { readonly [K in keyof LanePoolOptions]-?: unknown } = {
+      lanes: this.lanes.length / this.devices.length,
+      lanesPerDevice: this.lanes.length / this.devices.length,
+      inFlight: this.bound,
+      spin: this.spin,
+      timeline: this.timeline,
+      onDeviceFault: this.onDeviceFault,
+    };
+    for (const [name, value] of Object.entries(own)) {
+      const given: unknown = options[name as keyof LanePoolOptions];
+      if (given !== undefined && given !== value)
+        rangeError(name, `left out or the pool's own (${describe(value)}): a LanePool's options are given to \`new LanePool\``, given);
+    }
+  }
+
+  /**
+   * @internal Calls `onSlot` whenever a value on the pool finishes and another may start, until
+   * the function returned is called: every pipeline on the pool hears of every freed place.
+   */
+  attach(onSlot: () => void): () => void {
+    this.#pipelines.push(onSlot);
+    return () => {
+      const at = this.#pipelines.indexOf(onSlot);
+      if (at >= 0) this.#pipelines.splice(at, 1);
+    };
+  }
+
   /** @internal Whether another value may start. */
   get full(): boolean {
     return this.#inFlight >= this.bound;
@@ -276,6 +322,16 @@ export class LanePool {
     this.#inFlight += delta;
     this.#maxInFlight = Math.max(this.#maxInFlight, this.#inFlight);
     this.#perDevice.set(device, this.inFlightOn(device) + delta);
+    if (delta < 0) this.#offerPlace();
+  }
+
+  /** Offers a freed place to the pipelines, from the one whose turn it is. */
+  #offerPlace(): void {
+    const pipelines = this.#pipelines;
+    if (pipelines.length === 1) return pipelines[0]!();
+    const waiting = [...pipelines]; // one that stops meanwhile leaves the list
+    for (let k = 0; k < waiting.length && !this.full; k++) waiting[(this.#turn + k) % waiting.length]!();
+    this.#turn = waiting.length > 0 ? (this.#turn + 1) % waiting.length : 0;
   }
 
   /**

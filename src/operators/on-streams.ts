@@ -1,7 +1,7 @@
 import { Observable, type OperatorFunction, type Subscriber } from 'rxjs';
 import { Device } from '../core/device.js';
 import { checkDType, type DType } from '../core/dtype.js';
-import { checkCount, isArray, isInstance, typeError } from '../core/errors.js';
+import { checkCount, checkOptions, isArray, isInstance, received, typeError } from '../core/errors.js';
 import type { HostArray, Memory } from '../core/memory.js';
 import { LanePool, type LanePoolOptions } from './lane-pool.js';
 import { PipelineError, Work } from './work.js';
@@ -9,26 +9,41 @@ import { PipelineError, Work } from './work.js';
 /** Where values go: a device, several devices, or a pool of lanes that outlives subscriptions. */
 export type LaneTarget = Device | readonly Device[] | LanePool;
 
-/** Throws unless `target` can be given to {@link LanePool} or is one (checked further there). */
-function checkTarget(target: unknown): void {
-  if (!isInstance(target, LanePool) && !isInstance(target, Device) && !isArray(target))
-    typeError('target', 'a Device, an array of Devices or a LanePool', target);
+/**
+ * Throws unless `target` can be given to {@link LanePool} (checked further there) or is an open
+ * one, beside which `options` may only repeat the pool's own.
+ */
+function checkTarget(target: unknown, options: LanePoolOptions | undefined): void {
+  checkOptions('options', options);
+  if (isInstance(target, LanePool)) {
+    checkOpenPool(target);
+    if (options) target.checkSame(options);
+  } else if (!isInstance(target, Device) && !isArray(target)) typeError('target', 'a Device, an array of Devices or a LanePool', target);
+}
+
+/** Throws a TypeError for a closed pool. */
+function checkOpenPool(pool: LanePool): void {
+  if (pool.closed) typeError('target', 'an open LanePool', received('a closed LanePool'));
 }
 
 /**
  * Starts values on lanes within the pool's in-flight bound, for one subscriber: each on the least
- * loaded device's least loaded lane. `onSlot` is called whenever a value's device work finished
- * and another may start.
+ * loaded device's least loaded lane. `onSlot` is called whenever a value on the pool (this
+ * subscriber's or another pipeline's) finished and another may start, until `stop`.
+ * @throws TypeError for a pool closed since the operator was made.
  */
 function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: LaneTarget, options: LanePoolOptions | undefined, onSlot: () => void) {
   const owned = !(target instanceof LanePool);
+  if (!owned) checkOpenPool(target);
   const pool = target instanceof LanePool ? target : new LanePool(target, options);
   let index = 0;
   let next = 0; // where the search for the least loaded lane starts: round robin among equals
+  let mine = 0; // this subscriber's values in flight
   let sourceDone = false;
   let stopped = false;
+  const detach = pool.attach(onSlot);
   const finishIfDone = () => {
-    if (sourceDone && pool.stats.inFlight === 0) subscriber.complete();
+    if (sourceDone && mine === 0) subscriber.complete();
   };
   return {
     pool,
@@ -42,12 +57,12 @@ function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: LaneTarget, opti
       const lane = pool.leastLoaded(next);
       if (!lane) return subscriber.error(new PipelineError('onStreams', i, pool.device.poisoned)); // every device is broken
       next = lane.index + 1;
+      mine++;
       lane.flight(+1);
       const work = new Work(value, i, lane, () => {
-        lane.flight(-1);
-        if (stopped) return;
-        onSlot();
-        finishIfDone();
+        mine--;
+        lane.flight(-1); // offers the place to the pool's pipelines, this one included
+        if (!stopped) finishIfDone();
       });
       if (frame) work.adopt(frame);
       try {
@@ -70,6 +85,7 @@ function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: LaneTarget, opti
     },
     stop(): void {
       stopped = true;
+      detach();
       // Work already enqueued runs to completion: closing streams and memory waits for it.
       if (owned) pool.close();
     },
@@ -93,20 +109,22 @@ function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: LaneTarget, opti
  * frames$.pipe(
  *   onStreams(Device.default(), { lanes: 3, inFlight: 6 }),
  *   upload((frame) => frame.pixels),
- *   launch(invert, (w) => ({ config: { grid: 64, block: 256 }, args: [w.buffers.input!, n] })),
- *   download((w) => w.buffers.input!),
+ *   launch(invert, (w) => ({ config: { grid: 64, block: 256 }, args: [w.buffers.input, n] })),
+ *   download((w) => w.buffers.input),
  * ).subscribe((w) => show(w.results.output));
  *
  * @param target a device or an array of devices (a pool is made for the subscription and closed
  * after it), or a {@link LanePool} that outlives it.
  * @param options lanes per device, the in-flight bound and more, when `target` is not a pool.
  * @returns an operator from values to {@link Work} envelopes.
- * @throws TypeError for a bad `target` (at once); TypeError or RangeError for bad devices or
- * options, to the subscriber; errors of the source reach the subscriber as they are.
+ * @throws TypeError for a bad or closed `target` and RangeError for options beside a pool that
+ * differ from its own (at once); TypeError or RangeError for bad devices or options, and
+ * TypeError for a pool closed since, to the subscriber; errors of the source reach the
+ * subscriber as they are.
  * @see LanePool
  */
 export function onStreams<T>(target: LaneTarget, options?: LanePoolOptions): OperatorFunction<T, Work<T>> {
-  checkTarget(target);
+  checkTarget(target, options);
   return (source) =>
     new Observable<Work<T>>((subscriber) => {
       const waiting: T[] = [];
@@ -132,6 +150,19 @@ export function onStreams<T>(target: LaneTarget, options?: LanePoolOptions): Ope
 }
 
 /**
+ * A function that starts iterating `iterable` (async first), or a TypeError when it is neither
+ * an iterable nor an async iterable.
+ */
+function iteratorOf<T>(iterable: AsyncIterable<T> | Iterable<T>): () => AsyncIterator<T> | Iterator<T> {
+  const source = iterable as Partial<AsyncIterable<T> & Iterable<T>> | null | undefined;
+  const async = source?.[Symbol.asyncIterator];
+  if (typeof async === 'function') return () => async.call(source);
+  const sync = source?.[Symbol.iterator];
+  if (typeof sync === 'function') return () => sync.call(source);
+  return typeError('iterable', 'an iterable or an async iterable', iterable);
+}
+
+/**
  * Pulls values from an (async) iterable onto stream lanes, taking the next one only when a value
  * in flight has finished: an endless source of frames runs in constant memory.
  *
@@ -142,13 +173,15 @@ export function onStreams<T>(target: LaneTarget, options?: LanePoolOptions): Ope
  * @param target a device, devices or a {@link LanePool}, as for {@link onStreams}.
  * @param options lanes and the in-flight bound, when `target` is not a pool.
  * @returns an Observable of {@link Work} envelopes; unsubscribing stops pulling.
- * @throws the iterable's errors, to the subscriber.
+ * @throws TypeError for a non-iterable, or a bad `target`, `options` as {@link onStreams} (at
+ * once); the iterable's errors, to the subscriber, as they are.
  * @see onStreams
  */
 export function lanesFrom<T>(iterable: AsyncIterable<T> | Iterable<T>, target: LaneTarget, options?: LanePoolOptions): Observable<Work<T>> {
-  checkTarget(target);
+  const iterate = iteratorOf(iterable);
+  checkTarget(target, options);
   return new Observable<Work<T>>((subscriber) => {
-    const iterator = Symbol.asyncIterator in iterable ? iterable[Symbol.asyncIterator]() : iterable[Symbol.iterator]();
+    const iterator = iterate();
     let pulling = false;
     let done = false;
     const pull = async () => {
@@ -213,7 +246,8 @@ export interface FramesOptions<D extends DType = DType> extends LanePoolOptions 
  * @param fill writes frame number `index`; returns (or resolves to) `false` when there is no
  * frame to write any more (that frame is not used).
  * @returns an Observable of {@link Work} envelopes whose values are the frames.
- * @throws the errors of `fill`, to the subscriber; TypeError/RangeError for bad options.
+ * @throws TypeError/RangeError for bad options, `fill` or `target`, as {@link onStreams} (at
+ * once); the errors of `fill`, to the subscriber, as they are.
  * @see upload
  */
 export function framesFrom<D extends DType>(
@@ -221,12 +255,14 @@ export function framesFrom<D extends DType>(
   options: FramesOptions<D>,
   fill: (frame: HostArray<D>, index: number) => boolean | void | Promise<boolean | void>,
 ): Observable<Work<HostArray<D>>> {
+  checkOptions('options', options);
+  if (options === undefined) typeError('options', 'an options object with `dtype` and `length`', options);
   const { dtype, length, count = Infinity, ...laneOptions } = options;
   checkDType('dtype', dtype);
   checkCount('length', length);
   if (count !== Infinity) checkCount('count', count);
   if (typeof fill !== 'function') typeError('fill', 'a function', fill);
-  checkTarget(target);
+  checkTarget(target, laneOptions);
   return new Observable<Work<HostArray<D>>>((subscriber) => {
     let pulling = false;
     let done = false;

@@ -1,8 +1,9 @@
 // The one subscription shape every operator shares: values in, errors and completion passed on,
 // and every throw of the operator's own code turned into a PipelineError for the subscriber.
 import type { Observable, Subscriber } from 'rxjs';
+import { describe } from '../core/errors.js';
 import { routingFailures } from '../core/host-steps.js';
-import { PipelineError } from './work.js';
+import { PipelineError, Work } from './work.js';
 import type { AnyWork } from './slots.js';
 
 /**
@@ -11,6 +12,11 @@ import type { AnyWork } from './slots.js';
  * completes only when the source has and nothing is owed. What `next` enqueues that fails later
  * (a CPU kernel that throws, a step that times out, a queued command the driver refuses) reaches
  * the subscriber as a PipelineError of this operator and value, not the stream's `error` event.
+ * Once the pipeline has ended (an error, completion or unsubscribing), such failures of its
+ * values still in flight are let go: they follow from its end, and nobody waits for them (a
+ * lane's stream of a pipeline's own pool has nobody to listen either).
+ * A value that is not a {@link Work} envelope (no `onStreams`, `lanesFrom` or `framesFrom`
+ * upstream) errors the subscriber with a TypeError that says so.
  */
 export function operate<W extends AnyWork, O>(
   name: string,
@@ -29,8 +35,12 @@ export function operate<W extends AnyWork, O>(
   };
   return source.subscribe({
     next: (work) => {
+      if (!(work instanceof Work)) {
+        const what = 'a Work envelope: put onStreams, lanesFrom or framesFrom before it';
+        return subscriber.error(new TypeError(`Expected the values of ${name} to be ${what}, got ${describe(work)}`));
+      }
       const fail = (error: unknown) => {
-        if (subscriber.closed) return false;
+        if (subscriber.closed) return true; // the pipeline has ended: see above
         const failure = work.settle(new PipelineError(name, work.index, error));
         if (failure !== undefined) subscriber.error(failure);
         return true;

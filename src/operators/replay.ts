@@ -47,7 +47,7 @@ export function replay<T, B, R, O>(operator: OperatorFunction<Work<T, B, R>, O>)
         noted = current;
         if (warned) return;
         warned = true;
-        process.emitWarning(`replay enqueued a value's work as given: its ${difference}`, { code: REPLAY_EAGER_WARNING });
+        process.emitWarning(`replay enqueued a value's work as given: its ${difference}`, { type: 'RxcudaWarning', code: REPLAY_EAGER_WARNING });
       });
       const values = new Subject<Work<T, B, R>>();
       const inner = operator(values).subscribe(subscriber);

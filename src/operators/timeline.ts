@@ -15,11 +15,20 @@ interface DeviceSpan {
 
 /** One finished span: milliseconds from the timeline's start. */
 export interface Span {
+  /** The lane the stage ran on: its position in the pool, from 0. */
   readonly lane: number;
+  /** The value's position in the source, from 0. */
   readonly index: number;
+  /**
+   * The stage's name: the kernel's name for a launch, `host` for a host step, and for a copy the
+   * road the data took (e.g. `upload input [pinned]`).
+   */
   readonly stage: string;
+  /** `device`: work on the stream, timed by events; `host`: work on the CPU, timed by the clock. */
   readonly kind: 'device' | 'host';
+  /** When the stage began, in milliseconds from the timeline's start. */
   readonly start: number;
+  /** How long the stage ran, in milliseconds. */
   readonly duration: number;
   /** Bytes the stage moved (a copy), else 0. */
   readonly bytes: number;
@@ -122,10 +131,15 @@ export class Timeline {
 
 /** What {@link Timeline.summary} says of one stage: its spans' count, total and mean (ms). */
 export interface StageSummary {
+  /** Whether the stage is device work or host work, as {@link Span.kind}. */
   readonly kind: 'device' | 'host';
+  /** The stage's name, as {@link Span.stage}. */
   readonly stage: string;
+  /** Number of spans of the stage (one per value it ran for). */
   count: number;
+  /** The spans' durations added up, in milliseconds. */
   total: number;
+  /** The spans' mean duration, in milliseconds: `total` over `count`. */
   mean: number;
   /** Bytes the stage's spans moved (0 for stages that copy nothing). */
   bytes: number;
@@ -135,13 +149,31 @@ export interface StageSummary {
 
 /** One event of a Chrome trace (Trace Event Format): times in microseconds, numeric ids. */
 export interface TraceEvent {
+  /**
+   * The event's name: `stage #index` for a span; for an `M` event, the metadata it sets
+   * (`process_name`, `thread_name`, `thread_sort_index`).
+   */
   readonly name: string;
+  /** The phase: `X` a complete event (a span, with `ts` and `dur`), `M` a metadata event. */
   readonly ph: 'X' | 'M';
+  /** Process id (always 1). */
   readonly pid: number;
+  /**
+   * Thread id: for lane `n`, `2n + 1` for device work and `2n + 2` for host steps; 0 for the
+   * event that names the process.
+   */
   readonly tid: number;
+  /** Category: the span's kind, `device` or `host`; absent on `M` events. */
   readonly cat?: string;
+  /** Start time, in microseconds from the timeline's start; absent on `M` events. */
   readonly ts?: number;
+  /** Duration, in microseconds; absent on `M` events. */
   readonly dur?: number;
+  /**
+   * Extra fields shown with the event: for a span, the value's index (`value`) and `lane`, and
+   * for a copy `bytes` and `GBps` (the rate in GB/s, 10^9 bytes per second); for an `M` event,
+   * the `name` or `sort_index` it sets.
+   */
   readonly args?: Readonly<Record<string, string | number>>;
 }
 

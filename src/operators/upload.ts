@@ -1,6 +1,7 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import { dtypeOfArray, type DType } from '../core/dtype.js';
 import { copyHost, type CopyRoad } from '../core/host-copy.js';
+import { typeError } from '../core/errors.js';
 import { HostArray, type DeviceArray } from '../core/memory.js';
 import type { Resume } from '../core/scheduler.js';
 import { attached, operate } from './operate.js';
@@ -34,14 +35,16 @@ export type DTypeOfSource<A extends UploadSource> = A extends HostArray<infer D>
  * @default name 'input'
  * @returns an operator that re-emits each {@link Work} with the device array attached, typed
  * (a Uint8Array becomes `work.buffers[name]: DeviceArray<'u8'>`).
- * @throws PipelineError (to the subscriber) when `select` throws or returns neither a TypedArray
- * nor a HostArray.
+ * @throws TypeError when `select` is not a function (at once); PipelineError (to the subscriber)
+ * when `select` throws or returns neither a HostArray nor a TypedArray (a Uint8ClampedArray has
+ * no element type of its own: view its buffer as a Uint8Array).
  * @see download
  */
 export function upload<T, B, R, A extends UploadSource, N extends string = 'input'>(
   select: (value: T) => A,
   name: N = 'input' as N,
 ): OperatorFunction<Work<T, B, R>, Work<T, With<B, { readonly [K in N]: DeviceArray<DTypeOfSource<A>> }>, R>> {
+  if (typeof select !== 'function') typeError('select', 'a function from a value to the data to upload', select);
   return (source) =>
     new Observable((subscriber) =>
       operate(`upload(${name})`, source, subscriber, (work) => {
@@ -52,7 +55,7 @@ export function upload<T, B, R, A extends UploadSource, N extends string = 'inpu
           return subscriber.next(attached(work));
         }
         const dtype: DType | undefined = dtypeOfArray(data);
-        if (!dtype) throw new TypeError(`Expected \`select\` to return a TypedArray or a HostArray, got ${String(data)}`);
+        if (!dtype) typeError('select(value)', 'a HostArray or a TypedArray other than a Uint8ClampedArray', data);
         const staging = work.staging(dtype, data.length);
         const start = performance.now();
         let resume: Resume | undefined;

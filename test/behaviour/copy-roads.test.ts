@@ -3,7 +3,7 @@
 import { beforeAll, expect, it, vi } from 'vitest';
 import { count, firstValueFrom, from, lastValueFrom, map, range, tap, toArray } from 'rxjs';
 import {
-  LentArray, RxcudaError, Timeline, download, framesFrom, launch, onStreams, upload, type Device,
+  CudaError, LentArray, RxcudaError, Timeline, download, framesFrom, launch, onStreams, upload, type Device,
 } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
 import { testKernels } from '../support/kernels.js';
@@ -208,6 +208,26 @@ describeBackends('copy roads', (getDevice) => {
     registered.close();
     expect(mine[5]).toBe(pattern(3, LARGE)[5]);
     expect(() => device.registerHost([1, 2] as never)).toThrow(TypeError);
+  });
+
+  it('refuses memory registered already, whole or in part, with the driver\'s CudaError (712)', () => {
+    const mine = new Uint32Array(1024);
+    const registered = device.registerHost(mine);
+    try {
+      for (const again of [mine, mine.subarray(100, 200)]) {
+        let thrown: unknown;
+        try {
+          device.registerHost(again).close();
+        } catch (error) {
+          thrown = error;
+        }
+        expect(thrown).toBeInstanceOf(CudaError);
+        expect((thrown as CudaError).code).toBe(712);
+        expect((thrown as CudaError).name).toBe('CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED');
+      }
+    } finally {
+      registered.close();
+    }
   });
 
   it('refuses `lend` and `into` together, and an unknown `lend`', () => {

@@ -76,7 +76,7 @@ describeBackends('GPU pipelines', (getDevice) => {
       ),
     ).catch((e) => e);
     expect(error).toBeInstanceOf(PipelineError);
-    expect(error.message).toBe(`download(x) failed for value #0: Expected \`into\` to return a Uint32Array of at least ${N} elements, got ${String(new Float32Array(N))}`);
+    expect(error.message).toBe(`download(x) failed for value #0: Expected \`into(work)\` to be a Uint32Array of at least ${N} elements, got a Float32Array of ${N}`);
   });
 
   it('keeps the order of values within each lane', async () => {

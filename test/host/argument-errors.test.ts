@@ -63,7 +63,9 @@ describe('describe() in argument errors', () => {
       [function named() {}, 'a function named'],
       [Array.from({ length: 100 }, (_, i) => i), '[0, 1, 2, 3, 4, 5, 6, 7, … 92 more]'],
       ['x'.repeat(500), `"${'x'.repeat(118)}…`],
-      [new Uint8Array(4), 'a Uint8Array'],
+      [new Uint8Array(4), 'a Uint8Array of 4'],
+      [new Int32Array(2), 'an Int32Array of 2'],
+      [new DataView(new ArrayBuffer(2)), 'a DataView'],
       [[0, 1, 1], '[0, 1, 1]'],
       [{ grid: 1 }, '{"grid":1}'],
     ];
