@@ -6,23 +6,41 @@ export type DType = 'i8' | 'u8' | 'i16' | 'u16' | 'i32' | 'u32' | 'i64' | 'u64' 
 
 /** The TypedArray that holds each element type on the host (f16 as its raw 16-bit patterns). */
 export interface TypedArrayOf {
+  /** Signed 8-bit integers. */
   i8: Int8Array;
+  /** Unsigned 8-bit integers. */
   u8: Uint8Array;
+  /** Signed 16-bit integers. */
   i16: Int16Array;
+  /** Unsigned 16-bit integers. */
   u16: Uint16Array;
+  /** Signed 32-bit integers. */
   i32: Int32Array;
+  /** Unsigned 32-bit integers. */
   u32: Uint32Array;
+  /** Signed 64-bit integers, as bigints. */
   i64: BigInt64Array;
+  /** Unsigned 64-bit integers, as bigints. */
   u64: BigUint64Array;
+  /** Half floats, as their raw bit patterns (see toHalfBits). */
   f16: Uint16Array;
+  /** 32-bit floats. */
   f32: Float32Array;
+  /** 64-bit floats. */
   f64: Float64Array;
 }
 
 type TypedArrayConstructor<T> = new (buffer: ArrayBufferLike, byteOffset: number, length: number) => T;
 
 /** Size in bytes and host TypedArray of each element type. */
-export const DTYPES: { readonly [D in DType]: { readonly size: number; readonly Array: TypedArrayConstructor<TypedArrayOf[D]> } } = {
+export const DTYPES: {
+  readonly [D in DType]: {
+    /** Bytes per element. */
+    readonly size: number;
+    /** The host TypedArray class of the element type. */
+    readonly Array: TypedArrayConstructor<TypedArrayOf[D]>;
+  };
+} = {
   i8: { size: 1, Array: Int8Array },
   u8: { size: 1, Array: Uint8Array },
   i16: { size: 2, Array: Int16Array },

@@ -23,6 +23,7 @@
 export class RxcudaError extends Error {
   /** The failing library's status number, or undefined where there is none (see the class). */
   readonly code: number | undefined;
+  /** The class's name (`RxcudaError`, or a subclass's). */
   override readonly name: string = 'RxcudaError';
 
   /**
@@ -65,6 +66,7 @@ export class NvrtcError extends RxcudaError {
   declare readonly code: number;
   /** The compiler's log: errors and warnings with line numbers. */
   readonly log: string;
+  /** The class's name, `NvrtcError`. */
   override readonly name = 'NvrtcError';
 
   constructor(code: number, message: string, log: string) {
@@ -86,6 +88,7 @@ export class NvrtcError extends RxcudaError {
  * stream.hostLaunch(() => fetchLabels(), { timeout: 5_000 });
  */
 export class HostStepTimeoutError extends RxcudaError {
+  /** The class's name, `HostStepTimeoutError`. */
   override readonly name = 'HostStepTimeoutError';
   declare readonly code: undefined;
   /** The step's name, as the stream's `error` event's context gives it. */
@@ -117,6 +120,7 @@ export type GraphErrorReason = 'forbidden' | 'capturing' | 'nested' | 'topology'
  * asked. Nothing was enqueued. `code` is undefined: the class and `reason` say it all.
  */
 export class GraphError extends RxcudaError {
+  /** The class's name, `GraphError`. */
   override readonly name = 'GraphError';
   declare readonly code: undefined;
   /** Which rule refused it. */

@@ -205,6 +205,7 @@ export class Event {
     this.#release(this.#slot);
   }
 
+  /** The same as `close()`, for `using`. */
   [Symbol.dispose](): void {
     this.close();
   }

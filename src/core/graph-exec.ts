@@ -218,6 +218,7 @@ export class GraphExec {
     this.#keep.release();
   }
 
+  /** The same as `close()`, for `using`. */
   [Symbol.dispose](): void {
     this.close();
   }

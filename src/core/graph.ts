@@ -235,6 +235,7 @@ export class Graph {
     this.#keep.release();
   }
 
+  /** The same as `close()`, for `using`. */
   [Symbol.dispose](): void {
     this.close();
   }

@@ -227,7 +227,12 @@ export class Kernel<S extends Signature = Signature> {
    * The block size that maximizes occupancy, and the smallest grid that fills the device with it.
    * @param options `sharedMem` per block (default 0), `blockLimit` (default 0: no limit).
    */
-  suggestedBlockSize(options: { sharedMem?: number; blockLimit?: number } = {}): { blockSize: number; minGridSize: number } {
+  suggestedBlockSize(options: { sharedMem?: number; blockLimit?: number } = {}): {
+    /** Threads per block that give the most resident blocks per multiprocessor. */
+    blockSize: number;
+    /** The fewest blocks of `blockSize` that fill every multiprocessor. */
+    minGridSize: number;
+  } {
     checkOptions('options', options);
     const { sharedMem = 0, blockLimit = 0 } = options;
     checkCount('sharedMem', sharedMem);
@@ -292,7 +297,12 @@ export class Kernel<S extends Signature = Signature> {
    * The specializations compiled so far, for a kernel with a specializer (see
    * {@link Template.kernel}): their defines, and whether the compiled code came from the disk cache.
    */
-  specializations(): readonly { readonly defines: Readonly<Record<string, string | number | boolean>>; readonly fromCache: boolean }[] {
+  specializations(): readonly {
+    /** The macros the specialization was compiled with. */
+    readonly defines: Readonly<Record<string, string | number | boolean>>;
+    /** Whether its compiled code came from the disk cache rather than from NVRTC. */
+    readonly fromCache: boolean;
+  }[] {
     return this.#specializations?.compiled() ?? [];
   }
 

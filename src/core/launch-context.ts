@@ -135,6 +135,7 @@ export class LaunchContext<S extends Signature = Signature> {
 
 /** No launch is current where {@link currentLaunch} was called. */
 export class NoCurrentLaunchError extends RxcudaError {
+  /** The class's name, `NoCurrentLaunchError`. */
   override readonly name = 'NoCurrentLaunchError';
 
   constructor() {

@@ -28,11 +28,13 @@ export type LaunchHook<S extends Signature = Signature> = (context: LaunchContex
 /** Undoes a registration: call it, or let `using` dispose of it. Calling it again does nothing. */
 export interface Disposer {
   (): void;
+  /** The same as calling it, for `using`. */
   [Symbol.dispose](): void;
 }
 
 /** A hook that threw, or returned what a hook may not: the launch was not enqueued. */
 export class LaunchHookError extends RxcudaError {
+  /** The class's name, `LaunchHookError`. */
   override readonly name = 'LaunchHookError';
   /** The hook's function name, or '(anonymous)'. */
   readonly hook: string;

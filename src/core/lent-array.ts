@@ -63,6 +63,7 @@ export class LentArray<D extends DType = DType> {
     giveBack();
   }
 
+  /** The same as `release()`, for `using`. */
   [Symbol.dispose](): void {
     this.release();
   }

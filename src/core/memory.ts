@@ -236,6 +236,7 @@ export abstract class Memory<D extends DType = DType> {
     this.allocation.release(true);
   }
 
+  /** The same as `close()`, for `using`. */
   [Symbol.dispose](): void {
     this.close();
   }

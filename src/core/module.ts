@@ -220,6 +220,7 @@ export class Module {
     if (--this.#held === 0 && this.#closed) unload(this.device, this.native, this.#streams);
   }
 
+  /** The same as `close()`, for `using`. */
   [Symbol.dispose](): void {
     this.close();
   }

@@ -553,6 +553,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     letStepTimersGo(this);
   }
 
+  /** The same as `close()`, for `using`. */
   [Symbol.dispose](): void {
     this.close();
   }

@@ -95,6 +95,7 @@ export class Template {
     for (const module of this.#modules.splice(0)) module.close();
   }
 
+  /** The same as `close()`, for `using`. */
   [Symbol.dispose](): void {
     this.close();
   }

@@ -179,7 +179,9 @@ export interface TraceEvent {
 
 /** A Chrome trace in the JSON object format, as chrome://tracing and Perfetto open it. */
 export interface ChromeTrace {
+  /** The spans, as complete ('X') events, and the lanes' names, as metadata ('M') events. */
   readonly traceEvents: TraceEvent[];
+  /** The unit the viewer shows times in (the events' own times are microseconds). */
   readonly displayTimeUnit: 'ms' | 'ns';
 }
 

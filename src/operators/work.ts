@@ -22,6 +22,7 @@ function messageOf(cause: unknown): string {
  * is undefined.
  */
 export class PipelineError extends RxcudaError {
+  /** The class's name, `PipelineError`. */
   override readonly name = 'PipelineError';
   /** The operator that failed, e.g. `launch(saxpy)`. */
   readonly operator: string;
