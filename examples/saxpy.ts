@@ -4,7 +4,7 @@ import { Device, LaunchConfig } from 'rxcuda';
 
 const n = 1 << 20;
 const device = Device.default();
-console.log(`running on ${device.name} (${device.arch})`);
+console.log(device.kind === 'host' ? `running on the ${device.name}` : `running on ${device.name} (${device.arch})`);
 using stream = device.createStream();
 
 // Compiled once per source and options, then served from the on-disk cache.

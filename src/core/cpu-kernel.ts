@@ -11,6 +11,7 @@ import { hostStep } from './host-steps.js';
 import { withLaunch, type LaunchContext } from './launch-context.js';
 import { isInstance, received, typeError } from './errors.js';
 import { HEADER_BYTES } from './packer.js';
+import { isThenable } from './thenable.js';
 
 /**
  * What a CPU implementation receives for each parameter type: memory as a TypedArray, of the
@@ -39,9 +40,6 @@ export type CpuArgs<S extends Signature> = { readonly [K in keyof S]: CpuArgOf<S
  */
 export type CpuKernel<S extends Signature = Signature> = (config: LaunchConfig, args: CpuArgs<S>) => unknown;
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as PromiseLike<unknown>).then === 'function';
-}
 
 function view(value: unknown): unknown {
   if (value instanceof HostArray) return value.data;

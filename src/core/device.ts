@@ -292,9 +292,12 @@ export class Device {
    * copies from and to it directly, as from {@link allocHost}'s memory: `upload` of the returned
    * array copies nothing on the host. Its `data` is your array itself. `close()` unlocks it once
    * the work that used it has completed; your array stays yours. Registering takes time (it locks
-   * every page): do it once per array, not per value. On the host device nothing is locked.
+   * every page): do it once per array, not per value. On the host device nothing is locked, but
+   * memory registered twice is refused as the driver refuses it. Memory is unlocked after
+   * `close()` only once its work is done: registering it again before then is refused too.
    * @throws TypeError for anything but a TypedArray (Uint8ClampedArray excepted); CudaError when
-   * the driver refuses (memory registered already, say).
+   * the driver refuses (memory registered already, whole or in part: code 712,
+   * `CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED`).
    */
   registerHost<A extends ArrayBufferView>(data: A): HostArray<DTypeOfArray<A>> {
     const dtype = dtypeOfArray(data);

@@ -6,6 +6,7 @@ import { cancelCompletion, expectCompletion, onCompletion, reserveCompletion } f
 import { NOTIFY_OFF_STREAM, NOTIFY_REFUSE_CAPTURE } from './native.js';
 import type { Command, Pause, Resume } from './scheduler.js';
 import type { Stream } from './stream.js';
+import { isThenable } from './thenable.js';
 
 /** A copy of the caller's bytes, of the kind the caller gave. */
 export type UserData = ArrayBuffer | ArrayBufferView;
@@ -203,9 +204,6 @@ export function letStepTimersGo(stream: Stream): void {
   stepTimers.running.delete(stream);
 }
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as PromiseLike<unknown>).then === 'function';
-}
 
 /** @internal The name a step is reported by: its function's name when that is a string, read once. */
 export function nameOf(fn: Function): string {

@@ -156,6 +156,7 @@ class RegisteredAllocation extends Allocation {
   }
 
   protected free(): void {
+    if (this.array.byteLength === 0) return; // nothing was locked (another array may be at its address)
     const streams = this.streams();
     const unlock = () => this.device.completionPoints.whenQuiet(() => this.device.backend.unregisterHost(this.device.native, this.ptr), streams);
     if (streams.length === 0) unlock();

@@ -7,6 +7,7 @@ import { reportStepError } from './host-steps.js';
 import { withLaunch, type Defines, type LaunchContext } from './launch-context.js';
 import { LaunchHookError } from './launch-hooks.js';
 import type { Kernel, Signature } from './kernel.js';
+import { isThenable } from './thenable.js';
 
 /**
  * Computes a launch's compile-time defines from its context, e.g.
@@ -21,9 +22,6 @@ interface Variant<S extends Signature> {
   kernel: Kernel<S> | undefined;
 }
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function';
-}
 
 /** The same for the same macros, in any order: `NAME=value` pairs sorted by name. */
 function keyOf(defines: unknown): string {

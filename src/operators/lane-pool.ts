@@ -49,7 +49,7 @@ export interface LanePoolOptions {
    * Microseconds for which a native thread watches each value's completion on a GPU (an event the
    * lane records, which the thread queries) before the ordinary completion point takes over, as
    * `stream.synchronized({ spin })` does for one wait. With 0 every value's completion comes
-   * through the driver's host callback, which costs a copy-bound pipeline a few percent of its
+   * through the driver's host callback, which costs a copy-bound pipeline 1 to 2 percent of its
    * throughput (README, "Getting frames in and out fast"); watching takes that back, and costs one CPU
    * core, busy while values are in flight. On the host device it changes nothing.
    * @default 0
@@ -225,8 +225,10 @@ export class LanePool {
   #closed = false;
   /** The pipelines on the pool, each called when a value finishes and another may start. */
   readonly #pipelines: (() => void)[] = [];
-  /** The pipeline offered a freed place first next time, so that pipelines take turns. */
-  #turn = 0;
+  /** The pipeline that started a value last: a freed place is offered to the one after it first. */
+  #last: (() => void) | undefined;
+  /** Places held for values on their way (pulled from a source that answers later). */
+  #reserved = 0;
   #inFlight = 0;
   #maxInFlight = 0;
   #inUse = 0;
@@ -297,19 +299,42 @@ export class LanePool {
 
   /**
    * @internal Calls `onSlot` whenever a value on the pool finishes and another may start, until
-   * the function returned is called: every pipeline on the pool hears of every freed place.
+   * `detach`: every pipeline on the pool hears of every freed place. The pipeline calls `took`
+   * when it starts a value, which passes the turn to the pipeline after it.
    */
-  attach(onSlot: () => void): () => void {
-    this.#pipelines.push(onSlot);
-    return () => {
-      const at = this.#pipelines.indexOf(onSlot);
-      if (at >= 0) this.#pipelines.splice(at, 1);
+  attach(onSlot: () => void): { took(): void; detach(): void } {
+    const pipelines = this.#pipelines;
+    pipelines.push(onSlot);
+    return {
+      took: () => {
+        this.#last = onSlot;
+      },
+      detach: () => {
+        const at = pipelines.indexOf(onSlot);
+        if (at >= 0) pipelines.splice(at, 1);
+      },
     };
   }
 
-  /** @internal Whether another value may start. */
+  /** @internal Whether another value may start (places held for values on their way count). */
   get full(): boolean {
-    return this.#inFlight >= this.bound;
+    return this.#inFlight + this.#reserved >= this.bound;
+  }
+
+  /** @internal Holds a free place for a value on its way; false when there is none. */
+  reserve(): boolean {
+    if (this.full) return false;
+    this.#reserved++;
+    return true;
+  }
+
+  /**
+   * @internal Gives back a place {@link reserve} held: `taken`, the value it was held for starts
+   * in it now; else the place is free again and offered to the pool's pipelines.
+   */
+  unreserve(taken: boolean): void {
+    this.#reserved--;
+    if (!taken) this.#offerPlace();
   }
 
   /** Values in flight on `device` now. */
@@ -325,13 +350,20 @@ export class LanePool {
     if (delta < 0) this.#offerPlace();
   }
 
-  /** Offers a freed place to the pipelines, from the one whose turn it is. */
+  /**
+   * Offers freed places to the pipelines while places are free, from the one whose turn it is
+   * (the one after the last that started a value), so that pipelines take turns whether or not
+   * the others have values waiting.
+   */
   #offerPlace(): void {
     const pipelines = this.#pipelines;
     if (pipelines.length === 1) return pipelines[0]!();
-    const waiting = [...pipelines]; // one that stops meanwhile leaves the list
-    for (let k = 0; k < waiting.length && !this.full; k++) waiting[(this.#turn + k) % waiting.length]!();
-    this.#turn = waiting.length > 0 ? (this.#turn + 1) % waiting.length : 0;
+    const offered = [...pipelines]; // the list as it is now: pipelines may stop meanwhile
+    const from = (offered.indexOf(this.#last!) + 1) % offered.length; // the first when it has stopped
+    for (let k = 0; k < offered.length && !this.full; k++) {
+      const pipeline = offered[(from + k) % offered.length]!;
+      if (pipelines.includes(pipeline)) pipeline(); // unless it stopped since
+    }
   }
 
   /**

@@ -1,13 +1,14 @@
-import { Observable, type OperatorFunction, type Subscriber } from 'rxjs';
+import { Observable, type OperatorFunction, type Subscription } from 'rxjs';
 import { Device } from '../core/device.js';
 import { checkDType, type DType } from '../core/dtype.js';
-import { checkCount, checkOptions, isArray, isInstance, received, typeError } from '../core/errors.js';
-import type { HostArray, Memory } from '../core/memory.js';
+import { checkCount, checkOptions, isArray, isInstance, typeError } from '../core/errors.js';
+import type { HostArray } from '../core/memory.js';
+import { isThenable } from '../core/thenable.js';
+import { checkOpenPool, dispatcher, type LaneTarget } from './dispatcher.js';
 import { LanePool, type LanePoolOptions } from './lane-pool.js';
-import { PipelineError, Work } from './work.js';
+import type { Work } from './work.js';
 
-/** Where values go: a device, several devices, or a pool of lanes that outlives subscriptions. */
-export type LaneTarget = Device | readonly Device[] | LanePool;
+export type { LaneTarget } from './dispatcher.js';
 
 /**
  * Throws unless `target` can be given to {@link LanePool} (checked further there) or is an open
@@ -19,77 +20,6 @@ function checkTarget(target: unknown, options: LanePoolOptions | undefined): voi
     checkOpenPool(target);
     if (options) target.checkSame(options);
   } else if (!isInstance(target, Device) && !isArray(target)) typeError('target', 'a Device, an array of Devices or a LanePool', target);
-}
-
-/** Throws a TypeError for a closed pool. */
-function checkOpenPool(pool: LanePool): void {
-  if (pool.closed) typeError('target', 'an open LanePool', received('a closed LanePool'));
-}
-
-/**
- * Starts values on lanes within the pool's in-flight bound, for one subscriber: each on the least
- * loaded device's least loaded lane. `onSlot` is called whenever a value on the pool (this
- * subscriber's or another pipeline's) finished and another may start, until `stop`.
- * @throws TypeError for a pool closed since the operator was made.
- */
-function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: LaneTarget, options: LanePoolOptions | undefined, onSlot: () => void) {
-  const owned = !(target instanceof LanePool);
-  if (!owned) checkOpenPool(target);
-  const pool = target instanceof LanePool ? target : new LanePool(target, options);
-  let index = 0;
-  let next = 0; // where the search for the least loaded lane starts: round robin among equals
-  let mine = 0; // this subscriber's values in flight
-  let sourceDone = false;
-  let stopped = false;
-  const detach = pool.attach(onSlot);
-  const finishIfDone = () => {
-    if (sourceDone && mine === 0) subscriber.complete();
-  };
-  return {
-    pool,
-    /** The index the next value gets. */
-    get index() {
-      return index;
-    },
-    /** Starts `value` on the least loaded lane; `frame`, taken from the pool, goes back with its work. */
-    start(value: T, frame?: Memory): void {
-      const i = index++;
-      const lane = pool.leastLoaded(next);
-      if (!lane) return subscriber.error(new PipelineError('onStreams', i, pool.device.poisoned)); // every device is broken
-      next = lane.index + 1;
-      mine++;
-      lane.flight(+1);
-      const work = new Work(value, i, lane, () => {
-        mine--;
-        lane.flight(-1); // offers the place to the pool's pipelines, this one included
-        if (!stopped) finishIfDone();
-      });
-      if (frame) work.adopt(frame);
-      try {
-        subscriber.next(work);
-      } catch (error) {
-        subscriber.error(new PipelineError('onStreams', i, error));
-      }
-      // Everything downstream enqueued synchronously is covered by this release (at once, when
-      // an operator's completion point behind all of it holds the value already).
-      try {
-        work.releaseWhenDone();
-      } catch {
-        work.release(); // the device broke: nothing more of it runs, nor will it tell
-      }
-    },
-    /** The source has no more values; complete once those in flight are done. */
-    finish(): void {
-      sourceDone = true;
-      finishIfDone();
-    },
-    stop(): void {
-      stopped = true;
-      detach();
-      // Work already enqueued runs to completion: closing streams and memory waits for it.
-      if (owned) pool.close();
-    },
-  };
 }
 
 /**
@@ -133,14 +63,20 @@ export function onStreams<T>(target: LaneTarget, options?: LanePoolOptions): Ope
         if (waiting.length === 0 && sourceDone) lanes.finish();
       });
       let sourceDone = false;
-      const subscription = source.subscribe({
-        next: (value) => (lanes.pool.full ? waiting.push(value) : lanes.start(value)),
-        error: (error) => subscriber.error(error),
-        complete: () => {
-          sourceDone = true;
-          if (waiting.length === 0) lanes.finish();
-        },
-      });
+      let subscription: Subscription;
+      try {
+        subscription = source.subscribe({
+          next: (value) => (lanes.pool.full ? waiting.push(value) : lanes.start(value)),
+          error: (error) => subscriber.error(error),
+          complete: () => {
+            sourceDone = true;
+            if (waiting.length === 0) lanes.finish();
+          },
+        });
+      } catch (error) {
+        lanes.stop(); // no teardown is registered for a subscribe that throws
+        throw error;
+      }
       return () => {
         waiting.length = 0;
         subscription.unsubscribe();
@@ -181,34 +117,29 @@ export function lanesFrom<T>(iterable: AsyncIterable<T> | Iterable<T>, target: L
   const iterate = iteratorOf(iterable);
   checkTarget(target, options);
   return new Observable<Work<T>>((subscriber) => {
-    const iterator = iterate();
-    let pulling = false;
-    let done = false;
-    const pull = async () => {
-      if (pulling || done) return;
-      pulling = true;
-      try {
-        while (!done && !subscriber.closed && !lanes.pool.full) {
-          const next = await iterator.next();
-          if (next.done) {
-            done = true;
-            lanes.finish();
-          } else if (!subscriber.closed) lanes.start(next.value);
-        }
-      } catch (error) {
-        subscriber.error(error);
-      } finally {
-        pulling = false;
-      }
-    };
-    const lanes = dispatcher(subscriber, target, options, () => void pull());
-    void pull();
-    return () => {
-      done = true;
-      void iterator.return?.();
+    const lanes = dispatcher(subscriber, target, options, () => pull());
+    let iterator: AsyncIterator<T> | Iterator<T>;
+    try {
+      iterator = iterate();
+    } catch (error) {
       lanes.stop();
+      throw error;
+    }
+    const pull = lanes.pulling(() => {
+      const next = iterator.next();
+      return isThenable(next) ? next.then(pulled) : pulled(next);
+    });
+    pull();
+    return () => {
+      lanes.stop();
+      void iterator.return?.();
     };
   });
+}
+
+/** What an iterator's result gives `pulling`: the value, or undefined when it is done. */
+function pulled<T>(result: IteratorResult<T>): { value: T } | undefined {
+  return result.done ? undefined : { value: result.value };
 }
 
 /** Options for {@link framesFrom}: the frames' element type and length, and the lanes. */
@@ -264,51 +195,24 @@ export function framesFrom<D extends DType>(
   if (typeof fill !== 'function') typeError('fill', 'a function', fill);
   checkTarget(target, laneOptions);
   return new Observable<Work<HostArray<D>>>((subscriber) => {
-    let pulling = false;
-    let done = false;
-    const pull = async () => {
-      if (pulling || done) return;
-      pulling = true;
+    const lanes = dispatcher(subscriber, target, laneOptions, () => pull());
+    const pull = lanes.pulling((index) => {
+      if (index >= count) return undefined;
+      const frame = lanes.pool.host(dtype, length);
+      const pulled = (more: boolean | void) => (more === false ? void lanes.pool.give(frame) : { value: frame, frame });
+      const back = (error: unknown): never => {
+        lanes.pool.give(frame);
+        throw error;
+      };
       try {
-        while (!done && !subscriber.closed && !lanes.pool.full) {
-          if (lanes.index >= count) {
-            done = true;
-            lanes.finish();
-            break;
-          }
-          const frame = lanes.pool.host(dtype, length);
-          let more: boolean | void;
-          try {
-            const filled = fill(frame, lanes.index);
-            // A frame filled synchronously starts at once, in the same turn as the slot freed.
-            more = isThenable(filled) ? await filled : filled;
-          } catch (error) {
-            lanes.pool.give(frame);
-            throw error;
-          }
-          if (more === false || subscriber.closed) {
-            lanes.pool.give(frame);
-            if (more === false) {
-              done = true;
-              lanes.finish();
-            }
-          } else lanes.start(frame, frame);
-        }
+        const filled = fill(frame, index);
+        // A frame filled synchronously starts at once, in the same turn as the place freed.
+        return isThenable(filled) ? Promise.resolve(filled).then(pulled, back) : pulled(filled);
       } catch (error) {
-        subscriber.error(error);
-      } finally {
-        pulling = false;
+        return back(error);
       }
-    };
-    const lanes = dispatcher(subscriber, target, laneOptions, () => void pull());
-    void pull();
-    return () => {
-      done = true;
-      lanes.stop();
-    };
+    });
+    pull();
+    return () => lanes.stop();
   });
-}
-
-function isThenable<V>(value: V | PromiseLike<V>): value is PromiseLike<V> {
-  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as PromiseLike<V>).then === 'function';
 }

@@ -1,7 +1,7 @@
 // The one subscription shape every operator shares: values in, errors and completion passed on,
 // and every throw of the operator's own code turned into a PipelineError for the subscriber.
 import type { Observable, Subscriber } from 'rxjs';
-import { describe } from '../core/errors.js';
+import { describe, isInstance } from '../core/errors.js';
 import { routingFailures } from '../core/host-steps.js';
 import { PipelineError, Work } from './work.js';
 import type { AnyWork } from './slots.js';
@@ -35,7 +35,7 @@ export function operate<W extends AnyWork, O>(
   };
   return source.subscribe({
     next: (work) => {
-      if (!(work instanceof Work)) {
+      if (!isInstance(work, Work)) {
         const what = 'a Work envelope: put onStreams, lanesFrom or framesFrom before it';
         return subscriber.error(new TypeError(`Expected the values of ${name} to be ${what}, got ${describe(work)}`));
       }

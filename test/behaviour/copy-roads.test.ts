@@ -210,7 +210,7 @@ describeBackends('copy roads', (getDevice) => {
     expect(() => device.registerHost([1, 2] as never)).toThrow(TypeError);
   });
 
-  it('refuses memory registered already, whole or in part, with the driver\'s CudaError (712)', () => {
+  it('refuses memory registered already, whole or in part, with the driver\'s CudaError (712)', async () => {
     const mine = new Uint32Array(1024);
     const registered = device.registerHost(mine);
     try {
@@ -225,6 +225,10 @@ describeBackends('copy roads', (getDevice) => {
         expect((thrown as CudaError).code).toBe(712);
         expect((thrown as CudaError).name).toBe('CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED');
       }
+      // An empty registration locks nothing: closing it leaves the array at its address locked.
+      device.registerHost(mine.subarray(0, 0)).close();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(() => device.registerHost(mine)).toThrow(CudaError);
     } finally {
       registered.close();
     }

@@ -3,8 +3,8 @@
 // with its exact results. A closed pool, options beside a pool that differ from its own, and
 // operators with no lanes upstream are refused with errors that say so.
 import { beforeAll, expect, it } from 'vitest';
-import { lastValueFrom, map, range, toArray } from 'rxjs';
-import { HostStepTimeoutError, LanePool, PipelineError, download, framesFrom, host, launch, onStreams, upload, type Device } from '../../src/index.js';
+import { Subject, lastValueFrom, map, range, tap, toArray } from 'rxjs';
+import { HostStepTimeoutError, LanePool, PipelineError, download, framesFrom, host, lanesFrom, launch, onStreams, upload, type Device } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
 import { testKernels } from '../support/kernels.js';
 import { lanePools } from '../support/streams.js';
@@ -87,6 +87,66 @@ describeBackends('a LanePool shared by pipelines', (getDevice) => {
     const short = lastValueFrom(inverted(lanes, 2, 5, 300_000n).pipe(toArray())).then(() => done.push('short'));
     await Promise.all([long, short]);
     expect(done).toEqual(['short', 'long']);
+  });
+
+  it('holds the bound for pulled sources sharing a pool, whose values come later than their places free', async () => {
+    const lanes = pool({ lanes: 2, inFlight: 2 });
+    /** An async source of `count` arrays tagged `tag`, each given after a timer. */
+    async function* later(tag: number, count: number) {
+      for (let i = 0; i < count; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        yield pattern(tag, i);
+      }
+    }
+    const pulled = (tag: number) =>
+      lastValueFrom(
+        lanesFrom(later(tag, 8), lanes).pipe(
+          upload((data) => data),
+          launch(kernels.invert, (w) => ({ config, args: [w.buffers.input, N] })),
+          download((w) => w.buffers.input, 'out'),
+          map((w) => ({ index: w.index, out: w.results.out })),
+          toArray(),
+        ),
+      );
+    const framed = (tag: number) =>
+      lastValueFrom(
+        framesFrom(lanes, { dtype: 'u32', length: N, count: 8 }, async (frame, i) => {
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          frame.data.set(pattern(tag, i));
+        }).pipe(
+          upload((frame) => frame),
+          launch(kernels.invert, (w) => ({ config, args: [w.buffers.input, N] })),
+          download((w) => w.buffers.input, 'out'),
+          map((w) => ({ index: w.index, out: w.results.out })),
+          toArray(),
+        ),
+      );
+    const results = await Promise.all([pulled(1), pulled(2), pulled(3), framed(4), framed(5), lastValueFrom(inverted(lanes, 6, 8).pipe(toArray()))]);
+    results.forEach((r, k) => expectExact(r, k + 1, 8));
+    expect(lanes.stats.maxInFlight).toBe(2);
+    expect(lanes.stats.buffersInUse).toBe(0);
+  });
+
+  it('passes the turn to the pipeline after the one that took a place, idle pipelines on the pool or not', async () => {
+    const lanes = pool({ lanes: 1, inFlight: 1 });
+    const idle = [new Subject<Uint32Array>(), new Subject<Uint32Array>()];
+    const idling = idle.map((subject) => subject.pipe(onStreams(lanes)).subscribe());
+    const order: number[] = [];
+    const tagged = (tag: number) =>
+      lastValueFrom(
+        range(0, 20).pipe(
+          map((i) => pattern(tag, i)),
+          onStreams(lanes),
+          tap(() => order.push(tag)),
+          upload((data) => data),
+          launch(kernels.invert, (w) => ({ config, args: [w.buffers.input, N] })),
+          toArray(),
+        ),
+      );
+    await Promise.all([tagged(1), tagged(2)]);
+    idling.forEach((s) => s.unsubscribe());
+    // A and B take every place in turn (B's first turn comes as soon as it waits).
+    expect(order.slice(0, 30)).toEqual(Array.from({ length: 30 }, (_, i) => 1 + (i % 2)));
   });
 
   it('refuses a closed pool: at once, or to the subscriber when it closed after the operator was made', async () => {
