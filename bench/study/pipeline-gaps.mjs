@@ -55,8 +55,12 @@ async function ours(frames, lanes, inFlight, spin = 0) {
   const g0 = gcMs, c0 = gcCount;
   const elu0 = performance.eventLoopUtilization();
   const cpu0 = process.cpuUsage();
+  let firstFill = 0; // when the first frame was handed to the producer: the pipeline's start-up
   const start = performance.now();
-  await lastValueFrom(framesFrom(pool, { dtype: 'u32', length: WORDS, count: frames, lanes, inFlight }, (frame, i) => { frame.data[0] = i; }).pipe(
+  await lastValueFrom(framesFrom(pool, { dtype: 'u32', length: WORDS, count: frames, lanes, inFlight }, (frame, i) => {
+    if (i === 0) firstFill = performance.now() - start;
+    frame.data[0] = i;
+  }).pipe(
     upload((frame) => frame),
     launch(touch, (w) => ({ config, args: [w.buffers.input, WORDS] })),
     download((w) => w.buffers.input, 'output', { lend: 'release' }),
@@ -65,7 +69,7 @@ async function ours(frames, lanes, inFlight, spin = 0) {
   const seconds = (performance.now() - start) / 1000;
   const elu = performance.eventLoopUtilization(elu0).utilization;
   const cpu = process.cpuUsage(cpu0);
-  return { ...stats(`ours l${lanes} if${inFlight}${spin ? ' spin' : ''}`, times, seconds, frames), gc_ms: gcMs - g0, gcs: gcCount - c0, elu, cpu_us_per_frame: (cpu.user + cpu.system) / frames };
+  return { ...stats(`ours l${lanes} if${inFlight}${spin ? ' spin' : ''}`, times, seconds, frames), fill_us: firstFill * 1000, gc_ms: gcMs - g0, gcs: gcCount - c0, elu, cpu_us_per_frame: (cpu.user + cpu.system) / frames };
 }
 
 for (let i = 0; i < 2; i++) { await ours(40, 3, 6); await ours(40, 3, 6, 2000); native(40, 6, 0); native(40, 6, 2); }
