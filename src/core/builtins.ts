@@ -2,14 +2,14 @@
 // implementation (for the host device), behind one API. Elementwise results agree bit for bit
 // between the two (CUDA code is compiled without FMA contraction); reductions of floats agree
 // within rounding, since the GPU adds in a different order.
-import type { DType, TypedArrayOf } from './dtype.js';
-import { checkCount, rangeError, received, typeError } from './errors.js';
+import type { TypedArrayOf } from './dtype.js';
+import { checkCount, isInstance, rangeError, received, typeError } from './errors.js';
 import type { LaunchConfig } from './launch-config.js';
 import { Memory } from './memory.js';
-import type { Device } from './device.js';
+import { Device as DeviceClass, type Device } from './device.js';
 import type { Kernel, ParamType } from './kernel.js';
 import type { Module } from './module.js';
-import type { Stream } from './stream.js';
+import { Stream as StreamClass, type Stream } from './stream.js';
 
 /** Element types the built-in kernels take. */
 export type BuiltinDType = 'i32' | 'u32' | 'f32' | 'f64';
@@ -51,6 +51,28 @@ template <typename T> __global__ void transpose(T* dst, const T* src, unsigned r
 `;
 
 const modules = new Map<Device, Promise<Module>>();
+
+const MAX_U32 = 2 ** 32 - 1;
+const INT_RANGE: Partial<Record<BuiltinDType, readonly [number, number]>> = { i32: [-(2 ** 31), 2 ** 31 - 1], u32: [0, MAX_U32] };
+
+/**
+ * A scalar argument named `name` for element type `dtype`: any number for a float; for an integer
+ * type, an integer in its range, or with `wrap` any safe integer, wrapped as the device wraps.
+ */
+function scalar(name: string, dtype: BuiltinDType, value: unknown, wrap = false): number {
+  if (typeof value !== 'number') typeError(name, 'a number', value);
+  const range = INT_RANGE[dtype];
+  if (!range) return value;
+  if (wrap ? !Number.isSafeInteger(value) : !Number.isInteger(value) || value < range[0] || value > range[1])
+    rangeError(name, wrap ? 'a safe integer' : `an integer in ${range[0]}..${range[1]} (${dtype})`, value);
+  return ROUND[dtype](value);
+}
+
+/** Throws a RangeError naming `name` when memory `a` overlaps `b` (named `other`) at all. */
+function apart(name: string, a: Memory, other: string, b: Memory): void {
+  if (a.ptr < b.ptr + BigInt(b.byteLength) && b.ptr < a.ptr + BigInt(a.byteLength))
+    rangeError(name, `memory apart from \`${other}\``, received('memory that overlaps it'));
+}
 
 function expressions(): string[] {
   return OPS.flatMap((op) => Object.values(C_TYPES).map((t) => `${op}<${t}>`));
@@ -137,8 +159,16 @@ export class Builtins {
     this.#module = module;
   }
 
-  /** The built-ins of `device`, compiled on first use (and cached on disk) for CUDA devices. */
-  static async for(device: Device): Promise<Builtins> {
+  /**
+   * The built-ins of `device`, compiled on first use (and cached on disk) for CUDA devices.
+   * @throws TypeError (synchronously) for anything but a Device.
+   */
+  static for(device: Device): Promise<Builtins> {
+    if (!isInstance(device, DeviceClass)) typeError('device', 'a Device', device);
+    return Builtins.#for(device);
+  }
+
+  static async #for(device: Device): Promise<Builtins> {
     let module = modules.get(device);
     if (!module) {
       module = device.compile(SOURCE, { name: 'rxcuda-builtins.cu', options: ['--fmad=false'], expressions: expressions() });
@@ -149,60 +179,92 @@ export class Builtins {
 
   /** dst[i] = value */
   fill(stream: Stream, dst: Memory, value: number): void {
-    this.#launch(stream, 'fill', dst.length, [dst], [dst, value, BigInt(dst.length)]);
+    const dtype = this.#arrays(stream, { dst });
+    this.#launch(stream, 'fill', dtype, dst.length, [dst, scalar('value', dtype, value), BigInt(dst.length)]);
   }
 
-  /** dst[i] = start + i·step (integers wrap) */
+  /** dst[i] = start + i·step (integers wrap: a u32 step of -1 counts down) */
   iota(stream: Stream, dst: Memory, start = 0, step = 1): void {
-    this.#launch(stream, 'iota', dst.length, [dst], [dst, start, step, BigInt(dst.length)]);
+    const dtype = this.#arrays(stream, { dst });
+    const args = [dst, scalar('start', dtype, start, true), scalar('step', dtype, step, true), BigInt(dst.length)];
+    this.#launch(stream, 'iota', dtype, dst.length, args);
   }
 
   /** dst[i] = a·src[i] */
   scale(stream: Stream, dst: Memory, src: Memory, a: number): void {
-    this.#launch(stream, 'scale', dst.length, [dst, src], [dst, src, a, BigInt(dst.length)]);
+    const dtype = this.#arrays(stream, { dst, src });
+    this.#launch(stream, 'scale', dtype, dst.length, [dst, src, scalar('a', dtype, a), BigInt(dst.length)]);
   }
 
   /** y[i] = a·x[i] + y[i] */
   axpy(stream: Stream, a: number, x: Memory, y: Memory): void {
-    this.#launch(stream, 'axpy', y.length, [y, x], [a, x, y, BigInt(y.length)]);
+    const dtype = this.#arrays(stream, { y, x });
+    this.#launch(stream, 'axpy', dtype, y.length, [scalar('a', dtype, a), x, y, BigInt(y.length)]);
   }
 
   /** dst[i] = a[i] + b[i] */
   add(stream: Stream, dst: Memory, a: Memory, b: Memory): void {
-    this.#launch(stream, 'add', dst.length, [dst, a, b], [dst, a, b, BigInt(dst.length)]);
+    const dtype = this.#arrays(stream, { dst, a, b });
+    this.#launch(stream, 'add', dtype, dst.length, [dst, a, b, BigInt(dst.length)]);
   }
 
   /** dst[i] = a[i] · b[i] */
   mul(stream: Stream, dst: Memory, a: Memory, b: Memory): void {
-    this.#launch(stream, 'mul', dst.length, [dst, a, b], [dst, a, b, BigInt(dst.length)]);
+    const dtype = this.#arrays(stream, { dst, a, b });
+    this.#launch(stream, 'mul', dtype, dst.length, [dst, a, b, BigInt(dst.length)]);
   }
 
-  /** dst[0] += Σ src[i] (dst is a one-element array; fill it with 0 first for a plain sum). */
+  /**
+   * dst[0] += Σ src[i] (dst is a one-element array; fill it with 0 first for a plain sum). `dst`
+   * may not lie within `src`.
+   */
   reduceSum(stream: Stream, dst: Memory, src: Memory): void {
-    if (dst instanceof Memory && dst.length !== 1) rangeError('dst', 'a one-element array', received(`${dst.length} elements`));
-    this.#launch(stream, 'reduce_sum', src.length, [src, dst], [dst, src, BigInt(src.length)]);
+    const dtype = this.#arrays(stream, { src, dst }, { dst: 1 });
+    apart('dst', dst, 'src', src);
+    this.#launch(stream, 'reduce_sum', dtype, src.length, [dst, src, BigInt(src.length)]);
   }
 
-  /** dst (cols × rows) = the transpose of src (rows × cols), both row-major. */
+  /** dst (cols × rows) = the transpose of src (rows × cols), both row-major, in memory apart. */
   transpose(stream: Stream, dst: Memory, src: Memory, rows: number, cols: number): void {
     checkCount('rows', rows, 1);
     checkCount('cols', cols, 1);
-    if (src instanceof Memory && src.length !== rows * cols) rangeError('src', `${rows * cols} elements (rows × cols)`, received(`${src.length}`));
-    this.#launch(stream, 'transpose', rows * cols, [src, dst], [dst, src, rows, cols]);
+    if (rows > MAX_U32) rangeError('rows', `an integer in 1..${MAX_U32}`, rows);
+    if (cols > MAX_U32) rangeError('cols', `an integer in 1..${MAX_U32}`, cols);
+    const dtype = this.#arrays(stream, { src, dst }, { src: rows * cols, dst: rows * cols });
+    apart('dst', dst, 'src', src);
+    this.#launch(stream, 'transpose', dtype, rows * cols, [dst, src, rows, cols]);
   }
 
-  #launch(stream: Stream, op: Op, n: number, arrays: unknown[], args: unknown[]): void {
-    const first = arrays[0];
-    if (!(first instanceof Memory)) typeError('array', 'a DeviceArray or HostArray', first);
-    const dtype = first.dtype as DType;
-    if (!(dtype in C_TYPES)) typeError('dtype', `one of ${Object.keys(C_TYPES).join(', ')}`, dtype);
-    arrays.forEach((a, i) => {
-      if (!(a instanceof Memory)) typeError(`arrays[${i}]`, 'a DeviceArray or HostArray', a);
-      if (a.dtype !== dtype) typeError(`arrays[${i}]`, `of dtype ${dtype}, like the first`, a.dtype);
-      if (op !== 'reduce_sum' && a.length !== n)
-        rangeError(`arrays[${i}]`, op === 'transpose' ? `${n} elements` : `${n} elements, like the first`, received(`${a.length}`));
-    });
-    const kernel = this.#kernel(op, dtype as BuiltinDType);
+  /**
+   * Checks the stream and the arrays, named as the caller names them: memory of one built-in
+   * element type, of the first one's length (or the length `lengths` gives), and never partly
+   * overlapping (an array may be given twice, as an elementwise kernel may work in place).
+   * @returns their element type.
+   */
+  #arrays(stream: Stream, arrays: Record<string, unknown>, lengths: Record<string, number> = {}): BuiltinDType {
+    if (!isInstance(stream, StreamClass)) typeError('stream', 'a Stream', stream);
+    const named = Object.entries(arrays);
+    const [firstName, first] = named[0]!;
+    if (!isInstance(first, Memory)) typeError(firstName, 'a DeviceArray or HostArray', first);
+    const dtype = first.dtype;
+    if (!Object.hasOwn(C_TYPES, dtype)) typeError(firstName, `memory of ${Object.keys(C_TYPES).join(', ')}`, received(`memory of ${dtype}`));
+    for (const [name, array] of named) {
+      if (!isInstance(array, Memory)) typeError(name, 'a DeviceArray or HostArray', array);
+      if (array.dtype !== dtype) typeError(name, `memory of ${dtype}, as \`${firstName}\` is`, received(`memory of ${array.dtype}`));
+      const length = lengths[name] ?? (lengths[firstName] === undefined ? first.length : undefined);
+      if (length !== undefined && array.length !== length)
+        rangeError(name, lengths[name] === undefined ? `${length} elements, as \`${firstName}\` has` : `${length} element${length === 1 ? '' : 's'}`, received(`${array.length} elements`));
+    }
+    for (let i = 0; i < named.length; i++)
+      for (let j = i + 1; j < named.length; j++) {
+        const [a, b] = [named[i]![1] as Memory, named[j]![1] as Memory];
+        if (a.ptr !== b.ptr) apart(named[j]![0], b, named[i]![0], a);
+      }
+    return dtype as BuiltinDType;
+  }
+
+  #launch(stream: Stream, op: Op, dtype: BuiltinDType, n: number, args: unknown[]): void {
+    const kernel = this.#kernel(op, dtype);
     const blocks = Math.max(1, Math.min(Math.ceil(n / 256), 4096));
     stream.launch(kernel, { grid: blocks, block: 256 }, args as never);
   }

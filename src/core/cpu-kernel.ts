@@ -1,7 +1,7 @@
 // Kernels on the host device: a JavaScript implementation run in stream order, as a host step,
 // with pointer arguments turned into TypedArrays over the memory they point to.
 import { type KernelAttributes, type KernelLauncher, type NativeKernel } from './native.js';
-import { DTYPES, type DType, type TypedArrayOf } from './dtype.js';
+import { DTYPES, fromHalfBits, toHalfBits, type DType, type TypedArrayOf } from './dtype.js';
 import { HostArray, Memory, type DeviceAllocation } from './memory.js';
 import type { LaunchConfig } from './launch-config.js';
 import type { Signature } from './kernel.js';
@@ -41,6 +41,17 @@ export type CpuArgs<S extends Signature> = { readonly [K in keyof S]: CpuArgOf<S
 export type CpuKernel<S extends Signature = Signature> = (config: LaunchConfig, args: CpuArgs<S>) => unknown;
 
 
+/**
+ * A scalar argument as a GPU kernel receives it: an f32 rounded to single precision, an f16 to
+ * half precision (1e6 becomes Infinity), so that the CPU implementation computes what the GPU
+ * would. Other arguments are given as they are.
+ */
+function asReceived(type: Signature[number] | undefined, value: unknown): unknown {
+  if (type === 'f32' && typeof value === 'number') return Math.fround(value);
+  if (type === 'f16' && typeof value === 'number') return fromHalfBits(toHalfBits(value));
+  return value;
+}
+
 function view(value: unknown): unknown {
   if (value instanceof HostArray) return value.data;
   if (!(value instanceof Memory)) return value;
@@ -59,11 +70,16 @@ const NO_ATTRIBUTES: KernelAttributes = Object.freeze({
 export class CpuLauncher implements NativeKernel {
   readonly #cpu: CpuKernel;
   readonly #name: string;
+  readonly #signature: Signature;
 
-  /** @param name the kernel's name, which its failures are reported by. */
-  constructor(cpu: CpuKernel, name: string) {
+  /**
+   * @param name the kernel's name, which its failures are reported by.
+   * @param signature its parameters, by which scalars are given as the GPU would receive them.
+   */
+  constructor(cpu: CpuKernel, name: string, signature: Signature) {
     this.#cpu = cpu;
     this.#name = name;
+    this.#signature = signature;
   }
 
   handle(): bigint {
@@ -98,6 +114,7 @@ export class CpuLauncher implements NativeKernel {
    */
   bind(block: ArrayBuffer, offsets: Uint32Array): KernelLauncher {
     const cpu = this.#cpu;
+    const signature = this.#signature;
     const step = { kind: 'launch', name: this.#name } as const;
     const words = new BigUint64Array(block);
     return (stream, config, args, context) => {
@@ -113,7 +130,7 @@ export class CpuLauncher implements NativeKernel {
       const broke = (error: unknown): never => device.fail(error);
       const run = () => {
         try {
-          const out = cpu(config as LaunchConfig, given.map(view) as never);
+          const out = cpu(config as LaunchConfig, given.map((value, i) => asReceived(signature[i], view(value))) as never);
           return isThenable(out) ? out.then(undefined, broke) : out;
         } catch (error) {
           return broke(error);

@@ -232,9 +232,14 @@ export class Device {
     return this.#poisoned;
   }
 
-  /** @internal Records a sticky error, which every later call then throws. */
+  /**
+   * @internal Records a sticky error, which every later call then throws. A host device (broken
+   * by a CPU kernel's sticky CudaError) also stops its streams' work as a GPU's context stops.
+   */
   recordFailure(error: unknown): void {
-    if (error instanceof CudaError && error.sticky) this.#poisoned ??= error;
+    if (!(error instanceof CudaError) || !error.sticky || this.#poisoned) return;
+    this.#poisoned = error;
+    this.native.poison?.(error.code);
   }
 
   /** @internal Records a sticky error and rethrows any error as it is. */
@@ -311,7 +316,8 @@ export class Device {
    * load waits for the device's running work, and holds the driver meanwhile, so it runs on a
    * worker thread once the work given to the device so far has completed: the main thread never
    * waits for the device.
-   * @throws TypeError (synchronously) for an empty or non-image argument; the Promise rejects
+   * @throws TypeError (synchronously) for an empty or non-image argument, and on the host device,
+   * which runs no images (compile kernels with CPU implementations there); the Promise rejects
    * with a CudaError when the driver rejects the image.
    */
   loadModule(image: ModuleImage): Promise<Module> {

@@ -225,6 +225,16 @@ function render(value: unknown, depth: number): string {
   return shorten(json ?? String(json));
 }
 
+/** @internal The name a function is reported by: its `name` when that is a string, read once. */
+export function nameOf(fn: Function): string {
+  try {
+    const name: unknown = fn.name;
+    return typeof name === 'string' && name !== '' ? name : '(anonymous)';
+  } catch {
+    return '(anonymous)'; // a throwing \`name\` getter
+  }
+}
+
 /** Throws a TypeError that names the argument, what it should be and what it was. */
 export function typeError(name: string, expected: string, got: unknown): never {
   throw new TypeError(`Expected \`${name}\` to be ${expected}, got ${describe(got)}`);

@@ -142,7 +142,11 @@ export class Event {
     }];
   }
 
-  /** True when the work before the event has completed; false while its record is queued. Never waits. */
+  /**
+   * True when the work before the event has completed; false while its record is queued. Never
+   * waits.
+   * @throws TypeError for a closed event or one never recorded; the device's sticky CudaError.
+   */
   query(): boolean {
     this.#check();
     if (this.pending) return false;

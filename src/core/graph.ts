@@ -3,13 +3,13 @@
 // that launches it. JavaScript steps split a graph into segments: the device never waits for
 // JavaScript, so a step runs between two native graph launches, as a host step of the scheduler.
 import { DTYPES, type DType } from './dtype.js';
-import { checkOptions, isArray, isInstance, rangeError, received, typeError } from './errors.js';
+import { checkOptions, isArray, isInstance, nameOf, rangeError, received, typeError } from './errors.js';
 import { checkCopy, checkMemoryOf, Memory, type Allocation } from './memory.js';
 import { checkScalar, scalarBits } from './scalar.js';
 import { Event } from './event.js';
 import { Kernel, type KernelArgs, type Signature } from './kernel.js';
 import { LaunchConfig, type LaunchOptions } from './launch-config.js';
-import { checkTimeout, copyUserData, nameOf, type HostLaunchOptions, type UserData } from './host-steps.js';
+import { checkTimeout, copyUserData, type HostLaunchOptions, type UserData } from './host-steps.js';
 import { GraphNode, type NodeWork } from './graph-node.js';
 import { GraphExec } from './graph-exec.js';
 import type { Device } from './device.js';

@@ -1,7 +1,7 @@
 // Host steps: JavaScript placed in a stream's order. The stream reaches a step's notification,
 // the completion road runs the step on the main thread, and the device work enqueued after it
 // waits in the stream's queue (scheduler.ts) until it settles: the device never waits for it.
-import { CudaError, HostStepTimeoutError, describeFailure, isInstance, rangeError, typeError, received } from './errors.js';
+import { CudaError, HostStepTimeoutError, describeFailure, isInstance, nameOf, rangeError, typeError, received } from './errors.js';
 import { cancelCompletion, expectCompletion, onCompletion, reserveCompletion } from './completions.js';
 import { NOTIFY_OFF_STREAM, NOTIFY_REFUSE_CAPTURE } from './native.js';
 import type { Command, Pause, Resume } from './scheduler.js';
@@ -205,15 +205,6 @@ export function letStepTimersGo(stream: Stream): void {
 }
 
 
-/** @internal The name a step is reported by: its function's name when that is a string, read once. */
-export function nameOf(fn: Function): string {
-  try {
-    const name: unknown = fn.name;
-    return typeof name === 'string' && name !== '' ? name : '(anonymous)';
-  } catch {
-    return '(anonymous)'; // a throwing `name` getter
-  }
-}
 
 /**
  * @internal Enqueues the notification for `id` (refused under graph capture: nothing enqueued,
@@ -290,13 +281,13 @@ export function notified(stream: Stream, offStream = false): DoneWatch {
 }
 
 /**
- * @internal See {@link Stream.onDone}: a notification whose failures are reported like a step's,
- * enqueued through `watch` when the command runs.
+ * @internal See {@link Stream.onDone}: a notification whose failures are reported like a step's
+ * (by `name`, the callback's), enqueued through `watch` when the command runs.
  */
-export function doneStep(stream: Stream, fn: (error: CudaError | undefined) => unknown, watch: DoneWatch): Command {
+export function doneStep(stream: Stream, fn: (error: CudaError | undefined) => unknown, watch: DoneWatch, name = nameOf(fn)): Command {
   return () => {
     const to = route;
-    const report = (error: unknown) => reportStepError(stream, error, { kind: 'onDone', name: nameOf(fn) }, to);
+    const report = (error: unknown) => reportStepError(stream, error, { kind: 'onDone', name }, to);
     watch((status, error) => {
       try {
         const result = fn(status === 0 ? undefined : ((error as CudaError | undefined) ?? stream.statusError(status)));

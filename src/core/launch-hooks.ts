@@ -1,7 +1,7 @@
 // Pre-launch hooks: functions called with the launch context just before a launch is enqueued,
 // in three scopes (global, per kernel, per pipeline), which may replace the launch's arguments or
 // kernel. With no hook registered, a launch never reaches this file.
-import { RxcudaError, describe } from './errors.js';
+import { RxcudaError, describe, nameOf } from './errors.js';
 import { LaunchContext, enterLaunch, leaveLaunch } from './launch-context.js';
 import type { Kernel, KernelArgs, Signature } from './kernel.js';
 import { describeParam } from './packer.js';
@@ -47,10 +47,6 @@ export class LaunchHookError extends RxcudaError {
     this.hook = hook;
     this.context = context;
   }
-}
-
-function nameOf(fn: Function): string {
-  return fn.name || '(anonymous)';
 }
 
 /** @internal Hooks of one scope, called in registration order. */

@@ -165,7 +165,7 @@ export class Module {
     if (!this.native) {
       if (!cpu)
         typeError('options.cpu', `a CPU implementation of kernel '${name}' to run it on the host device`, undefined);
-      return new Kernel(this, name, new CpuLauncher(cpu as CpuKernel, name), params, {
+      return new Kernel(this, name, new CpuLauncher(cpu as CpuKernel, name, params), params, {
         contextual: true,
         remake: (module, origin) => module.#remade(origin, name, params, options),
       });
@@ -181,7 +181,7 @@ export class Module {
 
   /** `name` in this module (another device's), standing for `origin` there. */
   #remade<S extends Signature>(origin: Kernel<S>, name: string, signature: S, options: { readonly cpu?: CpuKernel<S> }): Kernel<S> {
-    if (!this.native) return new Kernel(this, name, new CpuLauncher(options.cpu as CpuKernel, name), signature, { contextual: true, origin });
+    if (!this.native) return new Kernel(this, name, new CpuLauncher(options.cpu as CpuKernel, name, signature), signature, { contextual: true, origin });
     let native;
     try {
       native = new addon.Kernel(this.native, this.#names.get(name) ?? name);

@@ -21,6 +21,12 @@ export interface NativeDevice {
   };
   /** Enables this device's direct access to `peer`'s memory; false where the hardware cannot. */
   enablePeerAccess(peer: NativeDevice): boolean;
+  /**
+   * The host backend only: the device broke with the sticky error `code`. What its streams run
+   * from then on skips its effect, and their notifications report `code`, as on a GPU whose
+   * context broke.
+   */
+  poison?(code: number): void;
 }
 
 /**
@@ -149,8 +155,8 @@ export interface KernelAttributes {
   readonly binaryVersion: number;
   /**
    * Most dynamic shared memory a launch of this kernel may ask for, in bytes
-   * (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES); raised by
-   * {@link Kernel.setMaxDynamicSharedMemory}.
+   * (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES); on a GPU, raised by
+   * {@link Kernel.setMaxDynamicSharedMemory} (a CPU kernel reports 0 whatever it was set to).
    */
   readonly maxDynamicSharedSizeBytes: number;
 }

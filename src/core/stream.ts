@@ -5,7 +5,7 @@
 import { EventEmitter } from 'eventemitter3';
 import type { NativeStream } from './native.js';
 import { addon } from './native.js';
-import { CudaError, GraphError, checkCount, checkOptions, isInstance, rangeError, typeError, received } from './errors.js';
+import { CudaError, GraphError, checkCount, checkOptions, isInstance, nameOf, rangeError, typeError, received } from './errors.js';
 import { DTYPES, checkDType, type DType } from './dtype.js';
 import { DeviceArray, Memory, checkCopy, checkMemoryOf } from './memory.js';
 import { checkScalar, scalarBits } from './scalar.js';
@@ -19,7 +19,7 @@ import { Device as DeviceClass, type Device } from './device.js';
 import { Kernel, type KernelArgs, type Signature } from './kernel.js';
 import type { LaunchConfig, LaunchOptions } from './launch-config.js';
 import {
-  checkNotCapturing, checkTimeout, copyUserData, doneStep, hostStep, letStepTimersGo, nameOf, notification, notified,
+  checkNotCapturing, checkTimeout, copyUserData, doneStep, hostStep, letStepTimersGo, notification, notified,
   reportStepError, routedCommand, type DoneWatch, type HostLaunchOptions, type HostStepContext, type UserData,
 } from './host-steps.js';
 
@@ -118,8 +118,8 @@ export class Stream extends EventEmitter<StreamEvents> {
    * a wrapped stream; `close()` only stops this object from enqueuing.
    * @param handle the CUstream, as a bigint
    * @param device the device whose primary context owns the stream
-   * @throws TypeError for a bad `handle` or `device`; RangeError when the stream belongs to
-   * another context.
+   * @throws TypeError for a bad `handle` or `device`, and on the host device, which has no
+   * foreign streams; RangeError when the stream belongs to another context.
    */
   static fromHandle(handle: bigint, device: Device): Stream {
     if (typeof handle !== 'bigint' || handle <= 0n || handle >= 2n ** 64n)
@@ -396,7 +396,9 @@ export class Stream extends EventEmitter<StreamEvents> {
    * Calls `fn` on the main thread once the work enqueued so far has finished, without holding
    * the stream (later work does not wait for `fn`). `fn` gets the CudaError that stopped the
    * stream, if one did. Failures of `fn` are reported like those of host steps.
-   * @throws CudaError (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) on a stream under graph capture.
+   * @throws TypeError for a non-function `fn` or a closed stream; GraphError (`forbidden`) inside
+   * {@link capture}, which it ends; CudaError (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) on a stream
+   * that other code captures.
    */
   onDone(fn: (error: CudaError | undefined) => unknown): void {
     if (typeof fn !== 'function') typeError('fn', 'a function', fn);
@@ -422,7 +424,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.run(doneStep(this, (error) => {
       if (!error) this.#reachedCompletionPoint(mark);
       return fn(error);
-    }, watch));
+    }, watch, nameOf(fn)));
   }
 
   /**
@@ -457,6 +459,9 @@ export class Stream extends EventEmitter<StreamEvents> {
    * word itself each turn, so that the write is taken at once (the watcher bounds the wait).
    * Past `spin` (or once the stream is closed), a completion point behind the same place settles
    * the Promise, errors included. The watch starts when the wait reaches the driver.
+   * @throws (synchronously) TypeError or RangeError for bad options, TypeError for a closed
+   * stream, GraphError (`forbidden`) inside {@link capture}, which it ends; the Promise rejects
+   * with the CudaError that stopped the stream or broke its device.
    */
   synchronized(options: { readonly spin?: number } = {}): Promise<void> {
     checkOptions('options', options);

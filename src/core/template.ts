@@ -77,12 +77,12 @@ export class Template {
       typeError('options.cpu', `a CPU implementation of kernel '${name}' to run it on the host device`, undefined);
     const make = async (defines: Readonly<Record<string, string | number | boolean>>) => {
       const module = await this.device.compile(this.source, { ...this.options, defines: { ...this.options.defines, ...defines } });
-      if (this.#closed) {
-        module.close();
-        throw new TypeError('Expected `template` to be open, got a closed Template');
-      }
-      this.#modules.push(module);
-      return module.kernel(name, signature, cpu ? { cpu } : {});
+      const kernel = module.kernel(name, signature, cpu ? { cpu } : {});
+      // Launches accepted before close() still run: the module goes once they are enqueued (a
+      // module's close waits for its launches).
+      if (this.#closed) setImmediate(() => module.close());
+      else this.#modules.push(module);
+      return kernel;
     };
     return new Kernel(this.#placeholder, name, new CodelessKernel("A template's kernel has no compiled code of its own: its specializations do (kernel.specializations())"), signature, { specializations: new Specializations(options.specialize, make) });
   }

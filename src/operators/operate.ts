@@ -93,7 +93,7 @@ export function emitWhenDone<O extends AnyWork>(
     settle();
   };
   work.hold(() => work.stream.onDoneWatched((reported) => {
-    // A broken host device still runs what it had (a GPU's context would not): it fails alike.
+    // A device broken meanwhile fails the value, whatever the notification reported.
     const error = reported ?? work.stream.device.poisoned;
     if (error || subscriber.closed) {
       if (error && !subscriber.closed) {

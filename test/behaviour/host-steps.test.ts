@@ -154,6 +154,24 @@ describeBackends('Stream.hostLaunch', (getDevice, backend) => {
     ]);
   });
 
+  it('reports an onDone callback that throws by its own name', async () => {
+    const s = stream();
+    const errors: [unknown, unknown][] = [];
+    s.on('error', (error, context) => errors.push([error, context]));
+    s.onDone(function whenDone() {
+      throw new Error('done badly');
+    });
+    s.onDone(async () => {
+      throw new Error('later');
+    });
+    await s.synchronized();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(errors).toEqual([
+      [new Error('done badly'), { kind: 'onDone', name: 'whenDone' }],
+      [new Error('later'), { kind: 'onDone', name: '(anonymous)' }],
+    ]);
+  });
+
   it('warns when a step fails and nobody listens', async () => {
     const s = stream();
     // Caught where Node would print it, so that the suite's output stays clean.

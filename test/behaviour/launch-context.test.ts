@@ -242,6 +242,33 @@ extern "C" __global__ void fill_block(unsigned* out) {
     s.close();
   });
 
+  it('run a launch accepted before the template was closed, whose specialization was still being made', async () => {
+    const device = getDevice();
+    const template = device.template(SOURCE, { cache: false });
+    const fill = template.kernel('fill_block', ['ptr<u32>'], {
+      specialize: async (context) => {
+        await new Promise((r) => setTimeout(r, 10));
+        return { BLOCK_THREADS: context.block[0] };
+      },
+      cpu: (config, [out]) => {
+        for (let t = 0; t < config.block[0]; t++) out[t] = Number(currentLaunch().defines!.BLOCK_THREADS) * 1000 + t;
+      },
+    });
+    const s = device.createStream();
+    const errors: unknown[] = [];
+    s.on('error', (error) => errors.push(error));
+    const out = s.alloc('u32', 32);
+    const result = device.allocHost('u32', 32);
+    s.launch(fill, { grid: 1, block: 32 }, [out]);
+    s.copy(result, out);
+    template.close();
+    await s.synchronized();
+    expect(errors).toEqual([]);
+    expect([result.data[0], result.data[31]]).toEqual([32_000, 32_031]);
+    expect(() => s.launch(fill, { grid: 1, block: 32 }, [out])).toThrow(TypeError); // closed: no more launches
+    s.close();
+  });
+
   it('report a specialization that does not compile on the stream, and the stream goes on', async () => {
     const device = getDevice();
     using template = device.template('extern "C" __global__ void broken(unsigned* out) { out[0] = NOT_DEFINED; }', { cache: false });

@@ -1,7 +1,7 @@
 // Argument packing and validation of Kernel launches, against stand-in native objects.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { LaunchConfig, toHalfBits } from '../../src/index.js';
+import { Device, LaunchConfig, fromHalfBits, toHalfBits } from '../../src/index.js';
 import { fakeDevice, fakeDeviceArray, fakeHostArray, fakeKernel, fakeStream } from '../support/fakes.js';
 
 const config = new LaunchConfig({ grid: [2, 3, 4], block: [32, 4, 1], sharedMem: 128 });
@@ -127,5 +127,26 @@ describe('Kernel launch validation', () => {
     );
     expect(() => fakeKernel(['float' as never])).toThrow(/`signature\[0\]`/);
     expect(() => fakeKernel(['u32', 'ptr'], { paramSizes: [4, 8] })).not.toThrow();
+  });
+});
+
+describe('CPU kernels on the host device', () => {
+  it('receive f32 and f16 scalars rounded as a GPU kernel receives them, the rest as given', async () => {
+    const device = Device.host();
+    const stream = device.createStream();
+    try {
+      const module = await device.compile('scalars');
+      const seen: unknown[][] = [];
+      const kernel = module.kernel('scalars', ['f32', 'f16', 'f64', 'i32'], { cpu: (_, args) => void seen.push([...args]) });
+      stream.launch(kernel, { grid: 1, block: 1 }, [1 + 2 ** -24, 1e6, 1 + 2 ** -24, -7]);
+      stream.launch(kernel, { grid: 1, block: 1 }, [0.1, 0.1, 0.1, 7]);
+      await stream.synchronized();
+      expect(seen).toEqual([
+        [1, Infinity, 1 + 2 ** -24, -7],
+        [Math.fround(0.1), fromHalfBits(toHalfBits(0.1)), 0.1, 7],
+      ]);
+    } finally {
+      stream.close();
+    }
   });
 });

@@ -16,6 +16,7 @@ void HostDevice::define(Napi::Env env, Napi::Object exports) {
                                           InstanceMethod<&HostDevice::properties>("properties"),
                                           InstanceMethod<&HostDevice::memoryInfo>("memoryInfo"),
                                           InstanceMethod<&HostDevice::enablePeerAccess>("enablePeerAccess"),
+                                          InstanceMethod<&HostDevice::poison>("poison"),
                                       });
 }
 
@@ -49,6 +50,13 @@ Napi::Value HostDevice::memoryInfo(const Napi::CallbackInfo& info) {
   out["free"] = Napi::Number::New(env, static_cast<double>(si.freeram) * si.mem_unit);
   out["total"] = Napi::Number::New(env, static_cast<double>(si.totalram) * si.mem_unit);
   return out;
+}
+
+// poison(code): the device broke with the sticky error `code` (a CPU kernel's); the first stays.
+Napi::Value HostDevice::poison(const Napi::CallbackInfo& info) {
+  int32_t none = 0;
+  fault_->compare_exchange_strong(none, info[0].As<Napi::Number>().Int32Value(), std::memory_order_acq_rel);
+  return info.Env().Undefined();
 }
 
 // Host devices share one memory: each reads and writes the others' directly.

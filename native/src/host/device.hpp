@@ -2,6 +2,9 @@
 #pragma once
 #include <napi.h>
 
+#include <atomic>
+#include <memory>
+
 namespace rxcuda::host {
 
 class HostDevice : public Napi::ObjectWrap<HostDevice> {
@@ -9,10 +12,19 @@ class HostDevice : public Napi::ObjectWrap<HostDevice> {
   static void define(Napi::Env env, Napi::Object exports);
   explicit HostDevice(const Napi::CallbackInfo& info);
 
+  // The CUresult of the sticky error that broke the device (0 while none has), shared with the
+  // work its streams have queued: what runs after the fault skips its effect and reports it, as a
+  // GPU's broken context does.
+  using Fault = std::shared_ptr<std::atomic<int32_t>>;
+  const Fault& fault() const { return fault_; }
+
  private:
   Napi::Value properties(const Napi::CallbackInfo& info);
   Napi::Value memoryInfo(const Napi::CallbackInfo& info);
   Napi::Value enablePeerAccess(const Napi::CallbackInfo& info);
+  Napi::Value poison(const Napi::CallbackInfo& info);
+
+  Fault fault_ = std::make_shared<std::atomic<int32_t>>(0);
 };
 
 // hostAllocHost(device, bytes) -> { ptr, buffer }, hostFreeHost(device, ptr, buffer) and

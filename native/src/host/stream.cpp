@@ -51,6 +51,7 @@ HostStream::HostStream(const Napi::CallbackInfo& info) : Napi::ObjectWrap<HostSt
   if (info.Length() > 3 && !info[3].IsUndefined())
     throw Napi::TypeError::New(info.Env(), "The host device has no foreign streams to wrap");
   Napi::Env env = info.Env();
+  fault_ = HostDevice::Unwrap(info[0].As<Napi::Object>())->fault();
   flags_ = info[1].As<Napi::Number>().Uint32Value();
   priority_ = info[2].As<Napi::Number>().Int32Value();
   Addon& addon = Addon::of(env);
@@ -124,10 +125,10 @@ Napi::Value HostStream::waitEvent(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-// Queues the completion of `id`.
+// Queues the completion of `id`: with the device's fault, once it has one.
 void HostStream::pushNotify(Napi::Env env, const Napi::Value& id) {
   Completion::Record* r = Addon::of(env).completion->record(id.As<Napi::Number>().Uint32Value());
-  queue_->push([r] { Completion::push(r, 0); });
+  queue_->push([r, fault = fault_] { Completion::push(r, fault->load(std::memory_order_acquire)); });
 }
 
 Napi::Value HostStream::notify(const Napi::CallbackInfo& info) {
@@ -138,14 +139,18 @@ Napi::Value HostStream::notify(const Napi::CallbackInfo& info) {
 Napi::Value HostStream::hostFunction(const Napi::CallbackInfo& info) {
   auto fn = reinterpret_cast<cu::HostFn>(toU64(info[0]));
   auto data = reinterpret_cast<void*>(toU64(info[1]));
-  queue_->pushBlocking([fn, data] { fn(data); });
+  queue_->pushBlocking([fn, data, fault = fault_] {
+    if (!fault->load(std::memory_order_acquire)) fn(data);
+  });
   return info.Env().Undefined();
 }
 
 Napi::Value HostStream::writeValue(const Napi::CallbackInfo& info) {
   auto* word = reinterpret_cast<std::atomic<uint32_t>*>(toU64(info[0]));
   uint32_t value = info[1].As<Napi::Number>().Uint32Value();
-  queue_->push([word, value] { word->store(value, std::memory_order_release); });
+  queue_->push([word, value, fault = fault_] {
+    if (!fault->load(std::memory_order_acquire)) word->store(value, std::memory_order_release);
+  });
   return info.Env().Undefined();
 }
 
@@ -167,7 +172,9 @@ Napi::Value HostStream::copy(const Napi::CallbackInfo& info) {
   auto* dst = reinterpret_cast<void*>(toU64(info[0]));
   auto* src = reinterpret_cast<const void*>(toU64(info[1]));
   size_t bytes = static_cast<size_t>(info[2].As<Napi::Number>().Int64Value());
-  queue_->push([dst, src, bytes] { std::memmove(dst, src, bytes); });
+  queue_->push([dst, src, bytes, fault = fault_] {
+    if (!fault->load(std::memory_order_acquire)) std::memmove(dst, src, bytes);
+  });
   return info.Env().Undefined();
 }
 
@@ -177,7 +184,9 @@ Napi::Value HostStream::copyPeer(const Napi::CallbackInfo& info) {
   auto* dst = reinterpret_cast<void*>(toU64(info[0]));
   auto* src = reinterpret_cast<const void*>(toU64(info[2]));
   size_t bytes = static_cast<size_t>(info[4].As<Napi::Number>().Int64Value());
-  queue_->push([dst, src, bytes] { std::memmove(dst, src, bytes); });
+  queue_->push([dst, src, bytes, fault = fault_] {
+    if (!fault->load(std::memory_order_acquire)) std::memmove(dst, src, bytes);
+  });
   return info.Env().Undefined();
 }
 
@@ -188,7 +197,8 @@ Napi::Value HostStream::fill(const Napi::CallbackInfo& info) {
   size_t count = static_cast<size_t>(info[2].As<Napi::Number>().Int64Value());
   uint64_t pattern = info[3].As<Napi::Number>().Uint32Value() |
                      (static_cast<uint64_t>(info[4].As<Napi::Number>().Uint32Value()) << 32);
-  queue_->push([ptr, size, count, pattern] {
+  queue_->push([ptr, size, count, pattern, fault = fault_] {
+    if (fault->load(std::memory_order_acquire)) return;
     for (size_t i = 0; i < count; i++) std::memcpy(ptr + i * size, &pattern, size);
   });
   return info.Env().Undefined();

@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "device.hpp"
 #include "pool.hpp"
 #include "queue.hpp"
 
@@ -43,6 +44,7 @@ class HostStream : public Napi::ObjectWrap<HostStream> {
 
   std::shared_ptr<Pool> pool_;  // counts this stream among its open ones until forget()
   std::shared_ptr<Queue> queue_;
+  HostDevice::Fault fault_;  // the device's: queued work after a fault skips its effect
   int priority_ = 0;
   unsigned flags_ = 0;
 };
