@@ -8,7 +8,7 @@ import { Stream, type StreamOptions } from './stream.js';
 import { Event, type EventOptions } from './event.js';
 import { Graph } from './graph.js';
 import { Module, type ModuleImage } from './module.js';
-import { compileProgram, type CompileOptions } from './program.js';
+import { checkCompileOptions, compileProgram, type CompileOptions } from './program.js';
 import { CompletionPoints } from './completion-points.js';
 import { PinnedCache } from './pinned-cache.js';
 import { Template } from './template.js';
@@ -335,6 +335,7 @@ export class Device {
   async compile(source: string, options?: CompileOptions): Promise<Module> {
     if (typeof source !== 'string' || source.length === 0) typeError('source', 'CUDA C++ source text', source);
     checkOptions('options', options);
+    checkCompileOptions(options ?? {});
     this.checkUsable();
     if (this.kind === 'host') return Module.forHost(this);
     const compiled = await compileProgram(source, this.arch, options ?? {});
@@ -356,7 +357,7 @@ export class Device {
    * });
    * @param source CUDA C++ source text.
    * @param options compile options shared by every specialization (see {@link Device.compile}).
-   * @throws TypeError for empty source or non-object options.
+   * @throws TypeError for empty source or bad options, RangeError for an unknown `std`.
    */
   template(source: string, options?: CompileOptions): Template {
     this.checkUsable();

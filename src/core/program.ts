@@ -5,7 +5,8 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { addon } from './native.js';
-import { checkOptions, typeError } from './errors.js';
+import { checkOptions, rangeError, typeError } from './errors.js';
+import type { Defines } from './launch-context.js';
 
 /** Options for {@link Device.compile}. */
 export interface CompileOptions {
@@ -22,7 +23,7 @@ export interface CompileOptions {
    * The C++ dialect.
    * @default 'c++17'
    */
-  readonly std?: 'c++11' | 'c++14' | 'c++17' | 'c++20';
+  readonly std?: 'c++03' | 'c++11' | 'c++14' | 'c++17' | 'c++20';
   /** Further NVRTC options, passed as they are (e.g. `['--use_fast_math']`). */
   readonly options?: readonly string[];
   /**
@@ -52,6 +53,35 @@ export interface CompiledProgram {
   readonly log: string;
   /** Whether the image came from the on-disk cache. */
   readonly fromCache: boolean;
+}
+
+/** @internal Macros to define: names of letters, digits and underscores; strings, finite numbers or booleans. */
+export function checkDefines(defines: unknown): Defines {
+  if (typeof defines !== 'object' || defines === null || Array.isArray(defines))
+    typeError('defines', 'an object of macro names and values', defines);
+  for (const [key, value] of Object.entries(defines)) {
+    if (!/^[A-Za-z_]\w*$/.test(key)) typeError('defines', 'macro names of letters, digits and underscores', key);
+    if (!['string', 'number', 'boolean'].includes(typeof value)) typeError(`defines.${key}`, 'a string, number or boolean', value);
+    if (typeof value === 'number' && !Number.isFinite(value)) rangeError(`defines.${key}`, 'a finite number', value);
+  }
+  return defines as Defines;
+}
+
+const ARCH = /^(sm|compute)_\d+[af]?$/;
+const STDS = ['c++03', 'c++11', 'c++14', 'c++17', 'c++20'];
+
+/**
+ * @internal Checks compile options before anything is compiled, on any device: the host device
+ * compiles nothing, but takes only what a GPU would.
+ */
+export function checkCompileOptions(options: CompileOptions): void {
+  const { name, defines, std, arch, cache } = options;
+  if (name !== undefined && (typeof name !== 'string' || name === '')) typeError('name', 'a file name', name);
+  if (defines !== undefined) checkDefines(defines);
+  if (std !== undefined && !STDS.includes(std)) rangeError('std', `one of ${STDS.join(', ')}`, std);
+  if (arch !== undefined && (typeof arch !== 'string' || !ARCH.test(arch))) typeError('arch', "an architecture such as 'sm_90' or 'compute_90'", arch);
+  if (cache !== undefined && cache !== false && (typeof cache !== 'string' || cache === '')) typeError('cache', 'a directory, or false', cache);
+  for (const list of ['includePaths', 'options', 'expressions'] as const) strings(list, options[list]);
 }
 
 function strings(name: string, value: unknown): readonly string[] {
@@ -121,8 +151,8 @@ export async function compile(source: string, options: CompileOptions & { readon
 
 /** @internal Compiles (or finds in the cache) a program for `defaultArch`. */
 export async function compileProgram(source: string, defaultArch: string, options: CompileOptions): Promise<CompiledProgram> {
+  checkCompileOptions(options);
   const arch = options.arch ?? defaultArch;
-  if (typeof arch !== 'string' || !/^(sm|compute)_\d+[af]?$/.test(arch)) typeError('arch', "an architecture such as 'sm_90' or 'compute_90'", arch);
   const name = options.name ?? 'program.cu';
   const flags = nvrtcOptions(arch, options);
   const expressions = strings('expressions', options.expressions);

@@ -2,7 +2,7 @@
 // defines; each distinct set is compiled once (and cached on disk by the compiler's cache), and
 // a launch whose specialization is not ready waits in its stream's queue (scheduler.ts), never
 // blocking the main thread.
-import { typeError } from './errors.js';
+import { checkDefines } from './program.js';
 import { reportStepError } from './host-steps.js';
 import { withLaunch, type Defines, type LaunchContext } from './launch-context.js';
 import { LaunchHookError } from './launch-hooks.js';
@@ -38,15 +38,6 @@ function keyOf(defines: unknown): string {
   }
 }
 
-function checkDefines(defines: unknown): Defines {
-  if (typeof defines !== 'object' || defines === null || Array.isArray(defines))
-    typeError('defines', 'an object of macro names and values', defines);
-  for (const [key, value] of Object.entries(defines)) {
-    if (!/^[A-Za-z_]\w*$/.test(key)) typeError('defines', 'macro names of letters, digits and underscores', key);
-    if (!['string', 'number', 'boolean'].includes(typeof value)) typeError(`defines.${key}`, 'a string, number or boolean', value);
-  }
-  return defines as Defines;
-}
 
 /** @internal The specializations of one kernel, made by `make` from their defines. */
 export class Specializations<S extends Signature> {

@@ -5,7 +5,7 @@ import type { CpuKernel } from './cpu-kernel.js';
 import type { Device } from './device.js';
 import { Kernel, type Signature } from './kernel.js';
 import { Module } from './module.js';
-import type { CompileOptions } from './program.js';
+import { checkCompileOptions, type CompileOptions } from './program.js';
 import { CodelessKernel } from './codeless-kernel.js';
 import { Specializations, type Specializer } from './specialization.js';
 
@@ -42,6 +42,7 @@ export class Template {
   constructor(device: Device, source: string, options: CompileOptions = {}) {
     if (typeof source !== 'string' || source.length === 0) typeError('source', 'CUDA C++ source text', source);
     checkOptions('options', options);
+    checkCompileOptions(options);
     this.device = device;
     this.source = source;
     this.options = Object.freeze({ ...options });
