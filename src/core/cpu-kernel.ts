@@ -9,7 +9,7 @@ import type { TypedPointer } from './pointer.js';
 import type { Stream } from './stream.js';
 import { hostStep } from './host-steps.js';
 import { withLaunch, type LaunchContext } from './launch-context.js';
-import { isInstance, received, typeError } from './errors.js';
+import { CudaError, isInstance, received, typeError } from './errors.js';
 import { HEADER_BYTES } from './packer.js';
 import { isThenable } from './thenable.js';
 
@@ -66,11 +66,23 @@ const NO_ATTRIBUTES: KernelAttributes = Object.freeze({
   numRegs: 0, ptxVersion: 0, binaryVersion: 0, maxDynamicSharedSizeBytes: 0,
 });
 
+/** Dynamic shared memory a launch may ask for without opting in, and the most with it (the host device's limits). */
+const SHARED_DEFAULT = 49152;
+const SHARED_OPTIN = 232448;
+const MAX_DYNAMIC_SHARED = 8; // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+
+/** The driver's CUDA_ERROR_INVALID_VALUE from `call`, as a GPU gives it for the same request. */
+function invalidValue(call: string, why: string): CudaError {
+  return new CudaError(1, 'CUDA_ERROR_INVALID_VALUE', call, `${call} failed: CUDA_ERROR_INVALID_VALUE (${why})`);
+}
+
 /** @internal The host device's stand-in for a native kernel: it launches `cpu` as a host step. */
 export class CpuLauncher implements NativeKernel {
   readonly #cpu: CpuKernel;
   readonly #name: string;
   readonly #signature: Signature;
+  /** Dynamic shared memory launches may ask for: the default until setMaxDynamicSharedMemory. */
+  #maxDynamicShared = 0;
 
   /**
    * @param name the kernel's name, which its failures are reported by.
@@ -91,17 +103,22 @@ export class CpuLauncher implements NativeKernel {
   }
 
   attributes(): KernelAttributes {
-    return NO_ATTRIBUTES;
+    return this.#maxDynamicShared === 0 ? NO_ATTRIBUTES : Object.freeze({ ...NO_ATTRIBUTES, maxDynamicSharedSizeBytes: this.#maxDynamicShared });
   }
 
-  setAttribute(): void {}
+  /** Only the dynamic shared memory limit means something here, checked as a GPU checks it. */
+  setAttribute(attribute: number, value: number): void {
+    if (attribute !== MAX_DYNAMIC_SHARED) return;
+    if (value > SHARED_OPTIN) throw invalidValue('cuFuncSetAttribute', `more than the ${SHARED_OPTIN} bytes of shared memory a block may have`);
+    this.#maxDynamicShared = value;
+  }
 
   occupancy(): number {
     return 1;
   }
 
-  suggestBlockSize(): { minGridSize: number; blockSize: number } {
-    return { minGridSize: 1, blockSize: 256 };
+  suggestBlockSize(_sharedMem: number, blockLimit: number): { minGridSize: number; blockSize: number } {
+    return { minGridSize: 1, blockSize: blockLimit > 0 ? Math.min(256, blockLimit) : 256 };
   }
 
   /**
@@ -118,6 +135,9 @@ export class CpuLauncher implements NativeKernel {
     const step = { kind: 'launch', name: this.#name } as const;
     const words = new BigUint64Array(block);
     return (stream, config, args, context) => {
+      const { sharedMem } = config as LaunchConfig;
+      if (sharedMem > Math.max(SHARED_DEFAULT, this.#maxDynamicShared))
+        throw invalidValue('cuLaunchKernelEx', `${sharedMem} bytes of dynamic shared memory, more than the kernel allows: raise it with setMaxDynamicSharedMemory`);
       const given = [...args];
       given.forEach((value, i) => {
         if (!isInstance<Memory>(value, Memory)) return;
