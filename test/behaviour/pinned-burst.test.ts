@@ -20,8 +20,8 @@ describeBackends('pinned memory after a burst', (_, backend) => {
     expect(result.reused).toBe(true);
     expect(result.heldAfterMiB).toBeLessThanOrEqual(16);
     expect(result.ms).toBeLessThanOrEqual(2000);
-    // What left the cache went to the device's free.
-    expect(result.freedMiB).toBeGreaterThanOrEqual(result.heldAfterCloseMiB - result.heldAfterMiB - 0.1);
+    // What left the cache went to the device's free (the figures are rounded to 0.1 MiB each).
+    expect(result.freedMiB).toBeGreaterThanOrEqual(result.heldAfterCloseMiB - result.heldAfterMiB - 0.2);
     // And back to the system, on the host device. (AddressSanitizer keeps freed memory in
     // quarantine; on an H200 the process kept +72 MiB of RSS after cuMemFreeHost of 176 MiB of
     // blocks, seconds later too: the driver's, not measured here.)
