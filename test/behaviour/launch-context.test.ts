@@ -4,7 +4,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { lastValueFrom, range, toArray } from 'rxjs';
 import {
   LaunchConfig, LaunchContext, LaunchHookError, NoCurrentLaunchError, PipelineError, completed, currentLaunch, download, launch, onLaunch, onStreams,
-  type Device, type Disposer, type Kernel, type Stream,
+  type Device, type Disposer, type Kernel, type Stream, type Template,
 } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
 import { testKernels } from '../support/kernels.js';
@@ -219,22 +219,34 @@ extern "C" __global__ void fill_block(unsigned* out) {
     streams.forEach((s) => s.close());
   });
 
-  it('run a launch waiting for its specialization whose arrays were closed after it, as any launch does', async () => {
-    const device = getDevice();
-    using template = device.template(SOURCE, { cache: false });
+  /**
+   * fill_block of `template`, specialized by its block size after `ms`, launched on a new stream
+   * with 32 threads into `out`, then copied into `result`; the stream's errors are collected.
+   */
+  function launchFill(template: Template, ms = 0) {
     const fill = template.kernel('fill_block', ['ptr<u32>'], {
-      specialize: async (context) => ({ BLOCK_THREADS: context.block[0] }),
+      specialize: async (context) => {
+        if (ms > 0) await new Promise((r) => setTimeout(r, ms));
+        return { BLOCK_THREADS: context.block[0] };
+      },
       cpu: (config, [out]) => {
         for (let t = 0; t < config.block[0]; t++) out[t] = Number(currentLaunch().defines!.BLOCK_THREADS) * 1000 + t;
       },
     });
-    const s = device.createStream();
+    const s = template.device.createStream();
     const errors: unknown[] = [];
     s.on('error', (error) => errors.push(error));
     const out = s.alloc('u32', 32);
-    const result = device.allocHost('u32', 32);
+    const result = template.device.allocHost('u32', 32);
     s.launch(fill, { grid: 1, block: 32 }, [out]);
     s.copy(result, out);
+    return { fill, s, errors, out, result };
+  }
+
+  it('run a launch waiting for its specialization whose arrays were closed after it, as any launch does', async () => {
+    const device = getDevice();
+    using template = device.template(SOURCE, { cache: false });
+    const { s, errors, out, result } = launchFill(template);
     out.close(); // freed behind the launch and the copy, in stream order
     await s.synchronized();
     expect(errors).toEqual([]);
@@ -245,22 +257,7 @@ extern "C" __global__ void fill_block(unsigned* out) {
   it('run a launch accepted before the template was closed, whose specialization was still being made', async () => {
     const device = getDevice();
     const template = device.template(SOURCE, { cache: false });
-    const fill = template.kernel('fill_block', ['ptr<u32>'], {
-      specialize: async (context) => {
-        await new Promise((r) => setTimeout(r, 10));
-        return { BLOCK_THREADS: context.block[0] };
-      },
-      cpu: (config, [out]) => {
-        for (let t = 0; t < config.block[0]; t++) out[t] = Number(currentLaunch().defines!.BLOCK_THREADS) * 1000 + t;
-      },
-    });
-    const s = device.createStream();
-    const errors: unknown[] = [];
-    s.on('error', (error) => errors.push(error));
-    const out = s.alloc('u32', 32);
-    const result = device.allocHost('u32', 32);
-    s.launch(fill, { grid: 1, block: 32 }, [out]);
-    s.copy(result, out);
+    const { fill, s, errors, out, result } = launchFill(template, 10);
     template.close();
     await s.synchronized();
     expect(errors).toEqual([]);
