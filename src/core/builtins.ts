@@ -63,7 +63,8 @@ function scalar(name: string, dtype: BuiltinDType, value: unknown, wrap = false)
   if (typeof value !== 'number') typeError(name, 'a number', value);
   const range = INT_RANGE[dtype];
   if (!range) return value;
-  if (wrap ? !Number.isSafeInteger(value) : !Number.isInteger(value) || value < range[0] || value > range[1])
+  if (!Number.isInteger(value)) typeError(name, `an integer (${dtype})`, value);
+  if (wrap ? !Number.isSafeInteger(value) : value < range[0] || value > range[1])
     rangeError(name, wrap ? 'a safe integer' : `an integer in ${range[0]}..${range[1]} (${dtype})`, value);
   return ROUND[dtype](value);
 }
@@ -231,7 +232,7 @@ export class Builtins {
     if (rows > MAX_U32) rangeError('rows', `an integer in 1..${MAX_U32}`, rows);
     if (cols > MAX_U32) rangeError('cols', `an integer in 1..${MAX_U32}`, cols);
     const dtype = this.#arrays(stream, { src, dst }, { src: rows * cols, dst: rows * cols });
-    apart('dst', dst, 'src', src);
+    if (!(dst.ptr === src.ptr && (rows === 1 || cols === 1))) apart('dst', dst, 'src', src); // a row or a column is its own transpose
     this.#launch(stream, 'transpose', dtype, rows * cols, [dst, src, rows, cols]);
   }
 

@@ -149,6 +149,8 @@ export class CpuLauncher implements NativeKernel {
       const device = (stream as Stream).device;
       const broke = (error: unknown): never => device.fail(error);
       const run = () => {
+        // A device broken meanwhile (by a kernel on another of its streams) runs no more kernels.
+        if (device.poisoned) return broke(device.poisoned);
         try {
           const out = cpu(config as LaunchConfig, given.map((value, i) => asReceived(signature[i], view(value))) as never);
           return isThenable(out) ? out.then(undefined, broke) : out;

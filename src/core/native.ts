@@ -124,7 +124,8 @@ export interface NativeModule {
 
 /**
  * A compiled kernel's attributes, as cuFuncGetAttribute reports them. A CPU kernel on a host
- * device reports 1024 for `maxThreadsPerBlock` and 0 for the rest.
+ * device reports 1024 for `maxThreadsPerBlock`, its dynamic shared memory limit, and 0 for the
+ * rest.
  */
 export interface KernelAttributes {
   /**
@@ -156,7 +157,7 @@ export interface KernelAttributes {
   /**
    * Most dynamic shared memory a launch of this kernel may ask for, in bytes
    * (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES); on a GPU, raised by
-   * {@link Kernel.setMaxDynamicSharedMemory} (a CPU kernel reports 0 whatever it was set to).
+   * {@link Kernel.setMaxDynamicSharedMemory}; on the host device, what it was set to (0 before).
    */
   readonly maxDynamicSharedSizeBytes: number;
 }

@@ -23,7 +23,7 @@ export interface CompileOptions {
    * The C++ dialect.
    * @default 'c++17'
    */
-  readonly std?: 'c++03' | 'c++11' | 'c++14' | 'c++17' | 'c++20';
+  readonly std?: 'c++03' | 'c++11' | 'c++14' | 'c++17' | 'c++20' | 'c++23' | 'c++26';
   /** Further NVRTC options, passed as they are (e.g. `['--use_fast_math']`). */
   readonly options?: readonly string[];
   /**
@@ -55,20 +55,24 @@ export interface CompiledProgram {
   readonly fromCache: boolean;
 }
 
-/** @internal Macros to define: names of letters, digits and underscores; strings, finite numbers or booleans. */
+/**
+ * @internal Macros to define: names of letters, digits and underscores (function-like ones with
+ * their parameters, `MAX(a,b)`); strings, finite numbers, bigints or booleans.
+ */
 export function checkDefines(defines: unknown): Defines {
   if (typeof defines !== 'object' || defines === null || Array.isArray(defines))
     typeError('defines', 'an object of macro names and values', defines);
   for (const [key, value] of Object.entries(defines)) {
-    if (!/^[A-Za-z_]\w*$/.test(key)) typeError('defines', 'macro names of letters, digits and underscores', key);
-    if (!['string', 'number', 'boolean'].includes(typeof value)) typeError(`defines.${key}`, 'a string, number or boolean', value);
+    if (!/^[A-Za-z_]\w*(\([\w\s,.]*\))?$/.test(key)) typeError('defines', 'macro names of letters, digits and underscores', key);
+    if (!['string', 'number', 'bigint', 'boolean'].includes(typeof value)) typeError(`defines.${key}`, 'a string, number, bigint or boolean', value);
     if (typeof value === 'number' && !Number.isFinite(value)) rangeError(`defines.${key}`, 'a finite number', value);
   }
   return defines as Defines;
 }
 
 const ARCH = /^(sm|compute)_\d+[af]?$/;
-const STDS = ['c++03', 'c++11', 'c++14', 'c++17', 'c++20'];
+/** The C++ dialects: those of NVRTC 13, and the next ones, for NVRTC to refuse if it does not know them. */
+const STDS = ['c++03', 'c++11', 'c++14', 'c++17', 'c++20', 'c++23', 'c++26'];
 
 /**
  * @internal Checks compile options before anything is compiled, on any device: the host device
@@ -153,6 +157,7 @@ export async function compile(source: string, options: CompileOptions & { readon
 export async function compileProgram(source: string, defaultArch: string, options: CompileOptions): Promise<CompiledProgram> {
   checkCompileOptions(options);
   const arch = options.arch ?? defaultArch;
+  if (typeof arch !== 'string' || !ARCH.test(arch)) typeError('arch', "an architecture such as 'sm_90' or 'compute_90'", arch);
   const name = options.name ?? 'program.cu';
   const flags = nvrtcOptions(arch, options);
   const expressions = strings('expressions', options.expressions);

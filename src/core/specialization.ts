@@ -123,6 +123,9 @@ export class Specializations<S extends Signature> {
       if (onFailure) onFailure(error);
       else reportStepError(stream, error, { kind: 'enqueue', name: `launch(${context.kernel.name})` });
     };
+    // The specialization's module learns of this stream as soon as it is made, so that closing it
+    // (or its template) before the queue gets to this launch waits for it.
+    ready.then(([kernel]) => kernel.module.usedOn(stream), () => {});
     stream.run(() => (resume) => {
       ready.then(
         ([kernel, defines]) => {

@@ -79,8 +79,8 @@ export class Template {
     const make = async (defines: Readonly<Record<string, string | number | boolean>>) => {
       const module = await this.device.compile(this.source, { ...this.options, defines: { ...this.options.defines, ...defines } });
       const kernel = module.kernel(name, signature, cpu ? { cpu } : {});
-      // Launches accepted before close() still run: the module goes once they are enqueued (a
-      // module's close waits for its launches).
+      // Launches accepted before close() still run: the module closes once each has told it of
+      // its stream (when this resolves), and its unload waits for them.
       if (this.#closed) setImmediate(() => module.close());
       else this.#modules.push(module);
       return kernel;

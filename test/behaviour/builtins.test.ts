@@ -113,7 +113,7 @@ describeBackends('Builtins', (getDevice) => {
     expect(() => builtins.fill(s, f, 'x' as never)).toThrow(new TypeError('Expected `value` to be a number, got "x"'));
     expect(() => builtins.fill(s, u, -1)).toThrow(new RangeError('Expected `value` to be an integer in 0..4294967295 (u32), got -1'));
     expect(() => builtins.add(s, f, f, u as never)).toThrow(new TypeError('Expected `b` to be memory of f32, as `dst` is, got memory of u32'));
-    expect(() => builtins.iota(s, u, 0.5)).toThrow(new RangeError('Expected `start` to be a safe integer, got 0.5'));
+    expect(() => builtins.iota(s, u, 0.5)).toThrow(new TypeError('Expected `start` to be an integer (u32), got 0.5'));
     expect(() => Builtins.for(5 as never)).toThrow(new TypeError('Expected `device` to be a Device, got 5'));
     expect(s.enqueued).toBe(before);
   });

@@ -10,7 +10,7 @@ describe('compile options', () => {
     const refused: [object, ErrorConstructor, string][] = [
       [{ defines: { 'A-B': 1 } }, TypeError, 'Expected `defines` to be macro names of letters, digits and underscores, got "A-B"'],
       [{ defines: { A: Number.NaN } }, RangeError, 'Expected `defines.A` to be a finite number, got NaN'],
-      [{ std: 'c++99' }, RangeError, 'Expected `std` to be one of c++03, c++11, c++14, c++17, c++20, got "c++99"'],
+      [{ std: 'c++99' }, RangeError, 'Expected `std` to be one of c++03, c++11, c++14, c++17, c++20, c++23, c++26, got "c++99"'],
       [{ arch: 'banana' }, TypeError, "Expected `arch` to be an architecture such as 'sm_90' or 'compute_90', got \"banana\""],
       [{ options: '-O3' }, TypeError, 'Expected `options` to be an array of strings, got "-O3"'],
       [{ includePaths: 'x' }, TypeError, 'Expected `includePaths` to be an array of strings, got "x"'],
@@ -22,6 +22,6 @@ describe('compile options', () => {
       await expect(device.compile('x', options as never)).rejects.toThrow(new Class(message));
       expect(() => device.template('x', options as never)).toThrow(new Class(message));
     }
-    await expect(device.compile('x', { std: 'c++20', defines: { N: 4, FAST: true, MODE: 'a' }, cache: false })).resolves.toBeDefined();
+    await expect(device.compile('x', { std: 'c++20', defines: { N: 4, FAST: true, MODE: 'a', 'MAX(a,b)': '((a)>(b)?(a):(b))' }, cache: false })).resolves.toBeDefined();
   });
 });

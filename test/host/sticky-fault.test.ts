@@ -31,8 +31,10 @@ describe('a sticky fault on the host device', () => {
     await s.synchronized();
     expect([...host.data]).toEqual([1, 1, 1, 1]);
 
-    // A stream of the same device, held by a step until after the fault.
-    t.hostLaunch(() => new Promise((resolve) => setTimeout(resolve, 30)));
+    // A stream of the same device, held by a step until the fault is reported.
+    let releaseT: () => void = () => {};
+    s.on('error', () => releaseT());
+    t.hostLaunch(() => new Promise<void>((resolve) => (releaseT = resolve)));
     const onT = outcome(t.synchronized());
     s.launch(fault, { grid: 1, block: 1 }, []);
     s.fill(memory, 42); // behind the fault
