@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { constants } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
-import { Device } from '../../src/index.js';
+import { CudaError, Device } from '../../src/index.js';
 import { describeGpu } from '../support/gpu.js';
 
 /** The process's virtual memory size in bytes (what a leaked allocation of untouched pages grows). */
@@ -48,5 +48,32 @@ describeGpu('the CUDA backend allocHost', () => {
     const deadline = Date.now() + 10_000;
     while (virtualBytes() - before >= 2 ** 31 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(virtualBytes() - before).toBeLessThan(2 ** 31);
+  });
+});
+
+describe('Stream.alloc on the host device', () => {
+  it('answers more than the machine has with the driver\'s CudaError (out of memory), and the stream goes on', async () => {
+    const device = Device.host();
+    const stream = device.createStream();
+    try {
+      let thrown: unknown;
+      try {
+        stream.alloc('f32', 2 ** 50);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(CudaError);
+      expect((thrown as CudaError).code).toBe(2);
+      expect((thrown as CudaError).name).toBe('CUDA_ERROR_OUT_OF_MEMORY');
+      expect(device.poisoned).toBeUndefined();
+      const small = stream.alloc('f32', 4);
+      stream.fill(small, 1.5);
+      const host = device.allocHost('f32', 4);
+      stream.copy(host, small);
+      await stream.synchronized();
+      expect([...host.data]).toEqual([1.5, 1.5, 1.5, 1.5]);
+    } finally {
+      stream.close();
+    }
   });
 });

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <string>
 #include <thread>
 
 #include "../addon.hpp"
@@ -70,7 +71,10 @@ Napi::Value allocHost(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   size_t bytes = static_cast<size_t>(info[1].As<Napi::Number>().Int64Value());
   void* ptr = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
-  if (!ptr) throw Napi::RangeError::New(env, "Out of host memory");
+  if (!ptr)
+    Addon::of(env).throwCuda(env, cu::kErrorOutOfMemory, "cuMemHostAlloc",
+                             "cuMemHostAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (the host device could not allocate " +
+                                 std::to_string(bytes) + " bytes)");
   try {
     auto out = Napi::Object::New(env);
     out["ptr"] = Napi::BigInt::New(env, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(ptr)));

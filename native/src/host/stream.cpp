@@ -158,7 +158,10 @@ Napi::Value HostStream::writeValue(const Napi::CallbackInfo& info) {
 Napi::Value HostStream::alloc(const Napi::CallbackInfo& info) {
   size_t bytes = static_cast<size_t>(info[0].As<Napi::Number>().Int64Value());
   void* ptr = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
-  if (!ptr) throw Napi::RangeError::New(info.Env(), "Out of host memory");
+  if (!ptr)  // as a GPU's pool answers: the driver's out-of-memory error
+    Addon::of(info.Env()).throwCuda(info.Env(), cu::kErrorOutOfMemory, "cuMemAllocAsync",
+                                    "cuMemAllocAsync failed: CUDA_ERROR_OUT_OF_MEMORY (the host device could not allocate " +
+                                        std::to_string(bytes) + " bytes)");
   return Napi::BigInt::New(info.Env(), static_cast<uint64_t>(reinterpret_cast<uintptr_t>(ptr)));
 }
 
