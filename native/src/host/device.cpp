@@ -65,16 +65,19 @@ Napi::Value HostDevice::enablePeerAccess(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), true);
 }
 
+void throwOutOfMemory(Napi::Env env, const char* call, size_t bytes) {
+  Addon::of(env).throwCuda(env, cu::kErrorOutOfMemory, call,
+                           std::string(call) + " failed: CUDA_ERROR_OUT_OF_MEMORY (the host device could not allocate " +
+                               std::to_string(bytes) + " bytes)");
+}
+
 namespace {
 
 Napi::Value allocHost(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   size_t bytes = static_cast<size_t>(info[1].As<Napi::Number>().Int64Value());
   void* ptr = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
-  if (!ptr)
-    Addon::of(env).throwCuda(env, cu::kErrorOutOfMemory, "cuMemHostAlloc",
-                             "cuMemHostAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (the host device could not allocate " +
-                                 std::to_string(bytes) + " bytes)");
+  if (!ptr) throwOutOfMemory(env, "cuMemHostAlloc", bytes);
   try {
     auto out = Napi::Object::New(env);
     out["ptr"] = Napi::BigInt::New(env, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(ptr)));

@@ -27,6 +27,10 @@ class HostDevice : public Napi::ObjectWrap<HostDevice> {
   Fault fault_ = std::make_shared<std::atomic<int32_t>>(0);
 };
 
+// Throws the driver's CUDA_ERROR_OUT_OF_MEMORY for `call`, as a GPU answers an allocation it
+// cannot make: the host device could not allocate `bytes`.
+[[noreturn]] void throwOutOfMemory(Napi::Env env, const char* call, size_t bytes);
+
 // hostAllocHost(device, bytes) -> { ptr, buffer }, hostFreeHost(device, ptr, buffer) and
 // hostView(ptr, bytes) -> ArrayBuffer over memory of the host device (for CPU kernels).
 void defineHostMemory(Napi::Env env, Napi::Object exports);

@@ -139,18 +139,14 @@ Napi::Value HostStream::notify(const Napi::CallbackInfo& info) {
 Napi::Value HostStream::hostFunction(const Napi::CallbackInfo& info) {
   auto fn = reinterpret_cast<cu::HostFn>(toU64(info[0]));
   auto data = reinterpret_cast<void*>(toU64(info[1]));
-  queue_->pushBlocking([fn, data, fault = fault_] {
-    if (!fault->load(std::memory_order_acquire)) fn(data);
-  });
+  queue_->pushBlocking(unlessFaulted([fn, data] { fn(data); }));
   return info.Env().Undefined();
 }
 
 Napi::Value HostStream::writeValue(const Napi::CallbackInfo& info) {
   auto* word = reinterpret_cast<std::atomic<uint32_t>*>(toU64(info[0]));
   uint32_t value = info[1].As<Napi::Number>().Uint32Value();
-  queue_->push([word, value, fault = fault_] {
-    if (!fault->load(std::memory_order_acquire)) word->store(value, std::memory_order_release);
-  });
+  queue_->push(unlessFaulted([word, value] { word->store(value, std::memory_order_release); }));
   return info.Env().Undefined();
 }
 
@@ -158,10 +154,7 @@ Napi::Value HostStream::writeValue(const Napi::CallbackInfo& info) {
 Napi::Value HostStream::alloc(const Napi::CallbackInfo& info) {
   size_t bytes = static_cast<size_t>(info[0].As<Napi::Number>().Int64Value());
   void* ptr = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
-  if (!ptr)  // as a GPU's pool answers: the driver's out-of-memory error
-    Addon::of(info.Env()).throwCuda(info.Env(), cu::kErrorOutOfMemory, "cuMemAllocAsync",
-                                    "cuMemAllocAsync failed: CUDA_ERROR_OUT_OF_MEMORY (the host device could not allocate " +
-                                        std::to_string(bytes) + " bytes)");
+  if (!ptr) throwOutOfMemory(info.Env(), "cuMemAllocAsync", bytes);
   return Napi::BigInt::New(info.Env(), static_cast<uint64_t>(reinterpret_cast<uintptr_t>(ptr)));
 }
 
@@ -175,9 +168,7 @@ Napi::Value HostStream::copy(const Napi::CallbackInfo& info) {
   auto* dst = reinterpret_cast<void*>(toU64(info[0]));
   auto* src = reinterpret_cast<const void*>(toU64(info[1]));
   size_t bytes = static_cast<size_t>(info[2].As<Napi::Number>().Int64Value());
-  queue_->push([dst, src, bytes, fault = fault_] {
-    if (!fault->load(std::memory_order_acquire)) std::memmove(dst, src, bytes);
-  });
+  queue_->push(unlessFaulted([dst, src, bytes] { std::memmove(dst, src, bytes); }));
   return info.Env().Undefined();
 }
 
@@ -187,9 +178,7 @@ Napi::Value HostStream::copyPeer(const Napi::CallbackInfo& info) {
   auto* dst = reinterpret_cast<void*>(toU64(info[0]));
   auto* src = reinterpret_cast<const void*>(toU64(info[2]));
   size_t bytes = static_cast<size_t>(info[4].As<Napi::Number>().Int64Value());
-  queue_->push([dst, src, bytes, fault = fault_] {
-    if (!fault->load(std::memory_order_acquire)) std::memmove(dst, src, bytes);
-  });
+  queue_->push(unlessFaulted([dst, src, bytes] { std::memmove(dst, src, bytes); }));
   return info.Env().Undefined();
 }
 
@@ -200,10 +189,9 @@ Napi::Value HostStream::fill(const Napi::CallbackInfo& info) {
   size_t count = static_cast<size_t>(info[2].As<Napi::Number>().Int64Value());
   uint64_t pattern = info[3].As<Napi::Number>().Uint32Value() |
                      (static_cast<uint64_t>(info[4].As<Napi::Number>().Uint32Value()) << 32);
-  queue_->push([ptr, size, count, pattern, fault = fault_] {
-    if (fault->load(std::memory_order_acquire)) return;
+  queue_->push(unlessFaulted([ptr, size, count, pattern] {
     for (size_t i = 0; i < count; i++) std::memcpy(ptr + i * size, &pattern, size);
-  });
+  }));
   return info.Env().Undefined();
 }
 

@@ -39,6 +39,13 @@ class HostStream : public Napi::ObjectWrap<HostStream> {
   Napi::Value fill(const Napi::CallbackInfo& info);
 
   void pushNotify(Napi::Env env, const Napi::Value& id);
+  // `work` as this stream's queued work: skipped once the device has a fault (HostDevice::fault).
+  template <class Work>
+  Queue::Command unlessFaulted(Work work) const {
+    return [fault = fault_, work = std::move(work)] {
+      if (!fault->load(std::memory_order_acquire)) work();
+    };
+  }
   // Counts the stream out of its environment's open streams, once.
   void forget();
 
