@@ -9,6 +9,7 @@ import { Memory } from './memory.js';
 import { Device as DeviceClass, type Device } from './device.js';
 import type { Kernel, ParamType } from './kernel.js';
 import type { Module } from './module.js';
+import { checkScalar } from './scalar.js';
 import { Stream as StreamClass, type Stream } from './stream.js';
 
 /** Element types the built-in kernels take. */
@@ -53,19 +54,18 @@ template <typename T> __global__ void transpose(T* dst, const T* src, unsigned r
 const modules = new Map<Device, Promise<Module>>();
 
 const MAX_U32 = 2 ** 32 - 1;
-const INT_RANGE: Partial<Record<BuiltinDType, readonly [number, number]>> = { i32: [-(2 ** 31), 2 ** 31 - 1], u32: [0, MAX_U32] };
 
 /**
- * A scalar argument named `name` for element type `dtype`: any number for a float; for an integer
- * type, an integer in its range, or with `wrap` any safe integer, wrapped as the device wraps.
+ * A scalar argument named `name` for element type `dtype`, checked as a kernel argument of that
+ * type is; with `wrap`, an integer type takes any safe integer, wrapped as the device wraps.
  */
 function scalar(name: string, dtype: BuiltinDType, value: unknown, wrap = false): number {
-  if (typeof value !== 'number') typeError(name, 'a number', value);
-  const range = INT_RANGE[dtype];
-  if (!range) return value;
-  if (!Number.isInteger(value)) typeError(name, `an integer (${dtype})`, value);
-  if (wrap ? !Number.isSafeInteger(value) : value < range[0] || value > range[1])
-    rangeError(name, wrap ? 'a safe integer' : `an integer in ${range[0]}..${range[1]} (${dtype})`, value);
+  if (!wrap || dtype === 'f32' || dtype === 'f64') {
+    checkScalar(name, dtype, value);
+    return value as number;
+  }
+  if (typeof value !== 'number' || !Number.isInteger(value)) typeError(name, `an integer (${dtype})`, value);
+  if (!Number.isSafeInteger(value)) rangeError(name, 'a safe integer', value);
   return ROUND[dtype](value);
 }
 

@@ -204,8 +204,6 @@ export function letStepTimersGo(stream: Stream): void {
   stepTimers.running.delete(stream);
 }
 
-
-
 /**
  * @internal Enqueues the notification for `id` (refused under graph capture: nothing enqueued,
  * and the refusal thrown).

@@ -80,18 +80,11 @@ function checkDevices(devices: unknown): readonly Device[] {
  */
 export const MAX_LANES = 1024;
 
-/** A positive integer option, or its default. */
-function positive(name: string, value: unknown, fallback: number): number {
+/** A positive integer option of at most `max`, or its default. */
+function positive(name: string, value: unknown, fallback: number, max = Infinity): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) rangeError(name, 'a positive integer', value);
-  return value;
-}
-
-/** A lane count in 1..{@link MAX_LANES}, or its default. */
-function laneCount(name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_LANES)
-    rangeError(name, `an integer in 1..${MAX_LANES}`, value);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max)
+    rangeError(name, max === Infinity ? 'a positive integer' : `an integer in 1..${max}`, value);
   return value;
 }
 
@@ -242,7 +235,7 @@ export class LanePool {
   constructor(devices: Device | readonly Device[], options: LanePoolOptions = {}) {
     const list = checkDevices(devices);
     checkOptions('options', options);
-    const perDevice = laneCount('lanesPerDevice', options.lanesPerDevice, laneCount('lanes', options.lanes, 2));
+    const perDevice = positive('lanesPerDevice', options.lanesPerDevice, positive('lanes', options.lanes, 2, MAX_LANES), MAX_LANES);
     if (options.lanes !== undefined && options.lanesPerDevice !== undefined && options.lanes !== perDevice)
       rangeError('lanesPerDevice', `\`lanes\` (${options.lanes}) or left out`, perDevice);
     this.bound = positive('inFlight', options.inFlight, list.length * perDevice * 2);
