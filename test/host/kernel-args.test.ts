@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { CudaError, Device, LaunchConfig, fromHalfBits, toHalfBits } from '../../src/index.js';
 import { fakeDevice, fakeDeviceArray, fakeHostArray, fakeKernel, fakeStream } from '../support/fakes.js';
+import { streamsPerTest } from '../support/streams.js';
 
 const config = new LaunchConfig({ grid: [2, 3, 4], block: [32, 4, 1], sharedMem: 128 });
 
@@ -131,46 +132,37 @@ describe('Kernel launch validation', () => {
 });
 
 describe('CPU kernels on the host device', () => {
-  it('receive f32 and f16 scalars rounded as a GPU kernel receives them, the rest as given', async () => {
-    const device = Device.host();
-    const stream = device.createStream();
-    try {
-      const module = await device.compile('scalars');
-      const seen: unknown[][] = [];
-      const kernel = module.kernel('scalars', ['f32', 'f16', 'f64', 'i32'], { cpu: (_, args) => void seen.push([...args]) });
-      stream.launch(kernel, { grid: 1, block: 1 }, [1 + 2 ** -24, 1e6, 1 + 2 ** -24, -7]);
-      stream.launch(kernel, { grid: 1, block: 1 }, [0.1, 0.1, 0.1, 7]);
-      await stream.synchronized();
-      expect(seen).toEqual([
-        [1, Infinity, 1 + 2 ** -24, -7],
-        [Math.fround(0.1), fromHalfBits(toHalfBits(0.1)), 0.1, 7],
-      ]);
-    } finally {
-      stream.close();
-    }
-  });
-});
+  const device = Device.host();
+  const newStream = streamsPerTest(() => device);
 
-describe('kernel limits on the host device, as a GPU has them', () => {
-  it('refuses more than 48 KiB of dynamic shared memory until the kernel opts in, and no more than the device allows', async () => {
-    const device = Device.host();
-    const stream = device.createStream();
-    try {
-      const module = await device.compile('shared');
-      let ran = 0;
-      const kernel = module.kernel('shared', [], { cpu: () => void ran++ });
-      const big = { grid: 1, block: 1, sharedMem: 64 * 1024 };
-      expect(() => stream.launch(kernel, big, [])).toThrow(CudaError);
-      expect(() => kernel.setMaxDynamicSharedMemory(device.properties.sharedMemoryPerBlockOptin + 1)).toThrow(CudaError);
-      expect(kernel.attributes.maxDynamicSharedSizeBytes).toBe(0);
-      kernel.setMaxDynamicSharedMemory(64 * 1024);
-      expect(kernel.attributes.maxDynamicSharedSizeBytes).toBe(64 * 1024);
-      stream.launch(kernel, big, []);
-      await stream.synchronized();
-      expect(ran).toBe(1);
-      expect(kernel.suggestedBlockSize({ blockLimit: 64 }).blockSize).toBe(64);
-    } finally {
-      stream.close();
-    }
+  it('receive f32 and f16 scalars rounded as a GPU kernel receives them, the rest as given', async () => {
+    const stream = newStream();
+    const module = await device.compile('scalars');
+    const seen: unknown[][] = [];
+    const kernel = module.kernel('scalars', ['f32', 'f16', 'f64', 'i32'], { cpu: (_, args) => void seen.push([...args]) });
+    stream.launch(kernel, { grid: 1, block: 1 }, [1 + 2 ** -24, 1e6, 1 + 2 ** -24, -7]);
+    stream.launch(kernel, { grid: 1, block: 1 }, [0.1, 0.1, 0.1, 7]);
+    await stream.synchronized();
+    expect(seen).toEqual([
+      [1, Infinity, 1 + 2 ** -24, -7],
+      [Math.fround(0.1), fromHalfBits(toHalfBits(0.1)), 0.1, 7],
+    ]);
+  });
+
+  it('refuse more than 48 KiB of dynamic shared memory until the kernel opts in, and no more than the device allows, as a GPU', async () => {
+    const stream = newStream();
+    const module = await device.compile('shared');
+    let ran = 0;
+    const kernel = module.kernel('shared', [], { cpu: () => void ran++ });
+    const big = { grid: 1, block: 1, sharedMem: 64 * 1024 };
+    expect(() => stream.launch(kernel, big, [])).toThrow(CudaError);
+    expect(() => kernel.setMaxDynamicSharedMemory(device.properties.sharedMemoryPerBlockOptin + 1)).toThrow(CudaError);
+    expect(kernel.attributes.maxDynamicSharedSizeBytes).toBe(0);
+    kernel.setMaxDynamicSharedMemory(64 * 1024);
+    expect(kernel.attributes.maxDynamicSharedSizeBytes).toBe(64 * 1024);
+    stream.launch(kernel, big, []);
+    await stream.synchronized();
+    expect(ran).toBe(1);
+    expect(kernel.suggestedBlockSize({ blockLimit: 64 }).blockSize).toBe(64);
   });
 });
