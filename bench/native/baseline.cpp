@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "../../native/src/cuda/driver.hpp"
+#include "../../native/src/driver/driver.hpp"
 #include "uv.hpp"
 
 namespace {

@@ -5,11 +5,11 @@
 
 #include <memory>
 
-#include "completion.hpp"
-#include "core/host-copy.hpp"
-#include "cuda/driver.hpp"
+#include "runtime/completion.hpp"
+#include "runtime/host-copy.hpp"
+#include "driver/driver.hpp"
 #include "host/pool.hpp"
-#include "spinner.hpp"
+#include "runtime/spinner.hpp"
 
 namespace rxcuda {
 

@@ -9,7 +9,7 @@ import type { Device } from './device.js';
 import type { ParamType, Signature, StructParam } from './kernel.js';
 import type { Stream } from './stream.js';
 
-/** Bytes of launch header before the arguments (native/src/core/kernel.hpp's kArgsOffset). */
+/** Bytes of launch header before the arguments (native/src/cuda/kernel.hpp's kArgsOffset). */
 export const HEADER_BYTES = 64;
 /** The 32-bit word of the header where the stream handle starts. */
 export const STREAM_WORD = 12;

@@ -12,7 +12,7 @@
 #include <cstring>
 #include <thread>
 
-#include "../../native/src/cuda/driver.hpp"
+#include "../../native/src/driver/driver.hpp"
 
 namespace {
 

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "completion.hpp"
-#include "cuda/types.hpp"
+#include "../driver/types.hpp"
 
 namespace rxcuda {
 

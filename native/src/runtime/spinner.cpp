@@ -1,8 +1,8 @@
 #include "spinner.hpp"
 
-#include "addon.hpp"
-#include "core/event.hpp"
-#include "cuda/driver.hpp"
+#include "../addon.hpp"
+#include "../cuda/event.hpp"
+#include "../driver/driver.hpp"
 
 namespace rxcuda {
 

@@ -2,7 +2,7 @@
 
 #include "../addon.hpp"
 #include "device.hpp"
-#include "off-thread.hpp"
+#include "../runtime/off-thread.hpp"
 
 namespace rxcuda {
 namespace {

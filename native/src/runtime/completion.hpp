@@ -9,7 +9,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "cuda/types.hpp"
+#include "../driver/types.hpp"
 
 namespace rxcuda {
 

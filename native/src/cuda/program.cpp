@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "../addon.hpp"
-#include "../cuda/nvrtc.hpp"
+#include "../driver/nvrtc.hpp"
 
 namespace rxcuda {
 namespace {

@@ -8,7 +8,7 @@
 #include <system_error>
 
 #include "../addon.hpp"
-#include "device.hpp"
+#include "../cuda/device.hpp"
 #include "off-thread.hpp"
 
 namespace rxcuda {

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "device.hpp"
-#include "off-thread.hpp"
+#include "../runtime/off-thread.hpp"
 
 namespace rxcuda {
 namespace {

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "../completion.hpp"
+#include "completion.hpp"
 
 namespace rxcuda {
 
