@@ -15,7 +15,7 @@
 //     launches the next round's kernel and notification from C++).
 // The latency cases alternate with their baselines in 20 short rounds, so drift weighs on both.
 import { Device } from '../dist/src/index.js';
-import { expectCompletion } from '../dist/src/core/completions.js';
+import { expectCompletion } from '../dist/src/core/native/completions.js';
 import { baseline, median, percentile, report } from './support.mjs';
 
 const COUNT = 2000;

@@ -13,9 +13,9 @@ const properties = {
 };
 
 async function build(folder) {
-  const { Kernel } = await import(new URL(`${folder}/src/core/kernel.js`, import.meta.url).href);
-  const { LaunchConfig } = await import(new URL(`${folder}/src/core/launch-config.js`, import.meta.url).href);
-  const { DeviceArray } = await import(new URL(`${folder}/src/core/memory.js`, import.meta.url).href);
+  const { Kernel } = await import(new URL(`${folder}/src/core/kernels/kernel.js`, import.meta.url).href);
+  const { LaunchConfig } = await import(new URL(`${folder}/src/core/kernels/launch-config.js`, import.meta.url).href);
+  const { DeviceArray } = await import(new URL(`${folder}/src/core/memory/memory.js`, import.meta.url).href);
   const device = { properties, checkUsable() {}, fail(error) { throw error; } };
   const native = { paramInfo: () => null, bind: () => () => {} };
   const module = { device, closed: false, usedOn() {} };

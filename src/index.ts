@@ -1,27 +1,3 @@
 // rxcuda: reactive stream scheduling for NVIDIA GPUs from Node.js.
-export { Device } from './core/device.js';
-export type { DeviceProperties, DriverInfo, KernelAttributes } from './core/native.js';
-export { Stream, type StreamOptions, type StreamEvents } from './core/stream.js';
-export { STEP_FAILED_WARNING, type HostLaunchOptions, type HostStepContext, type UserData } from './core/host-steps.js';
-export { Event, type EventOptions } from './core/event.js';
-export { Memory, DeviceArray, HostArray } from './core/memory.js';
-export { LentArray } from './core/lent-array.js';
-export { MAX_SPIN_US } from './core/spin-wait.js';
-export { MAIN_THREAD_COPY_BYTES, copyThreads, type CopyRoad } from './core/host-copy.js';
-export { DTYPES, isDType, toHalfBits, fromHalfBits, type DType, type TypedArrayOf, type DTypeOfArray } from './core/dtype.js';
-export { Module, type ModuleImage } from './core/module.js';
-export { compile, type CompileOptions, type CompiledProgram } from './core/program.js';
-export { Kernel, type Signature, type ParamType, type StructParam, type KernelArgs, type ArgOf } from './core/kernel.js';
-export type { CpuKernel, CpuArgs, CpuArgOf } from './core/cpu-kernel.js';
-export type { TypedPointer } from './core/pointer.js';
-export { LaunchConfig, type LaunchOptions, type Dim3 } from './core/launch-config.js';
-export { LaunchContext, NoCurrentLaunchError, currentLaunch, type Defines } from './core/launch-context.js';
-export { LaunchHookError, onLaunch, type Disposer, type LaunchHook, type LaunchOverride } from './core/launch-hooks.js';
-export type { Specializer } from './core/specialization.js';
-export { Template, type TemplateKernelOptions } from './core/template.js';
-export { RxcudaError, CudaError, NvrtcError, HostStepTimeoutError, GraphError, type GraphErrorReason } from './core/errors.js';
-export { Graph, type NodeOptions } from './core/graph.js';
-export { GraphExec } from './core/graph-exec.js';
-export { GraphNode, type GraphNodeKind } from './core/graph-node.js';
-export { Builtins, type BuiltinDType } from './core/builtins.js';
+export * from './core/index.js';
 export * from './operators/index.js';

@@ -1,6 +1,6 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import { emitWhenDone, operate } from './operate.js';
-import type { Work } from './work.js';
+import { emitWhenDone, operate } from './pipeline/operate.js';
+import type { Work } from './pipeline/work.js';
 
 /**
  * Emits each value on the main thread once the device work enqueued for it so far has finished.

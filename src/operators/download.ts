@@ -1,12 +1,12 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import { DTYPES, type DType, type TypedArrayOf } from '../core/dtype.js';
-import { copyHost, type CopyRoad } from '../core/host-copy.js';
-import { LentArray } from '../core/lent-array.js';
-import { checkOptions, typeError } from '../core/errors.js';
-import { checkMemoryOf, type Memory } from '../core/memory.js';
-import { emitWhenDone, operate } from './operate.js';
-import type { Work } from './work.js';
-import type { AnyWork, With } from './slots.js';
+import { DTYPES, type DType, type TypedArrayOf } from '../core/base/dtype.js';
+import { copyHost, type CopyRoad } from '../core/memory/host-copy.js';
+import { LentArray } from '../core/memory/lent-array.js';
+import { checkOptions, typeError } from '../core/base/errors.js';
+import { checkMemoryOf, type Memory } from '../core/memory/memory.js';
+import { emitWhenDone, operate } from './pipeline/operate.js';
+import type { Work } from './pipeline/work.js';
+import type { AnyWork, With } from './pipeline/slots.js';
 
 /** Options for {@link download} of memory of element type `D`, from values `W`. */
 export interface DownloadOptions<W extends AnyWork = AnyWork, D extends DType = DType> {

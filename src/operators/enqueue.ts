@@ -1,8 +1,8 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import type { Stream } from '../core/stream.js';
-import { attached, operate } from './operate.js';
-import type { Work } from './work.js';
-import type { NamedIn, With } from './slots.js';
+import type { Stream } from '../core/device/stream.js';
+import { attached, operate } from './pipeline/operate.js';
+import type { Work } from './pipeline/work.js';
+import type { NamedIn, With } from './pipeline/slots.js';
 
 /**
  * Enqueues any device work for each value on its stream (built-in kernels, copies, fills,

@@ -1,10 +1,10 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import { Device } from '../core/device.js';
-import { checkOptions, isArray, isInstance, typeError } from '../core/errors.js';
-import type { Stream } from '../core/stream.js';
-import { attached, operate } from './operate.js';
-import type { Work } from './work.js';
-import type { NamedIn, With } from './slots.js';
+import { Device } from '../core/device/device.js';
+import { checkOptions, isArray, isInstance, typeError } from '../core/base/errors.js';
+import type { Stream } from '../core/device/stream.js';
+import { attached, operate } from './pipeline/operate.js';
+import type { Work } from './pipeline/work.js';
+import type { NamedIn, With } from './pipeline/slots.js';
 
 /** Options for {@link fanOut}. */
 export interface FanOutOptions {

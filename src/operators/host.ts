@@ -1,8 +1,8 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import { checkOptions, typeError, type HostStepTimeoutError } from '../core/errors.js';
-import { checkTimeout } from '../core/host-steps.js';
-import { operate } from './operate.js';
-import { PipelineError, type Work } from './work.js';
+import { checkOptions, typeError, type HostStepTimeoutError } from '../core/base/errors.js';
+import { checkTimeout } from '../core/queue/host-steps.js';
+import { operate } from './pipeline/operate.js';
+import { PipelineError, type Work } from './pipeline/work.js';
 
 /** Options for {@link host}. */
 export interface HostOptions {

@@ -1,11 +1,11 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import { Kernel, type KernelArgs, type LaunchExtras, type Signature } from '../core/kernel.js';
-import { LaunchHooks, type LaunchHook } from '../core/launch-hooks.js';
-import { typeError } from '../core/errors.js';
-import type { LaunchConfig, LaunchOptions } from '../core/launch-config.js';
-import { attached, operate } from './operate.js';
-import { PipelineError, type Work } from './work.js';
-import type { NamedIn, With } from './slots.js';
+import { Kernel, type KernelArgs, type LaunchExtras, type Signature } from '../core/kernels/kernel.js';
+import { LaunchHooks, type LaunchHook } from '../core/kernels/launch-hooks.js';
+import { typeError } from '../core/base/errors.js';
+import type { LaunchConfig, LaunchOptions } from '../core/kernels/launch-config.js';
+import { attached, operate } from './pipeline/operate.js';
+import { PipelineError, type Work } from './pipeline/work.js';
+import type { NamedIn, With } from './pipeline/slots.js';
 
 /**
  * Launches `kernel` for each value on its lane, with a configuration and arguments derived from

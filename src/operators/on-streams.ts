@@ -1,14 +1,14 @@
 import { Observable, type OperatorFunction, type Subscription } from 'rxjs';
-import { Device } from '../core/device.js';
-import { checkDType, type DType } from '../core/dtype.js';
-import { checkCount, checkOptions, isArray, isInstance, typeError } from '../core/errors.js';
-import type { HostArray } from '../core/memory.js';
-import { isThenable } from '../core/thenable.js';
-import { checkOpenPool, dispatcher, type LaneTarget } from './dispatcher.js';
-import { LanePool, type LanePoolOptions } from './lane-pool.js';
-import type { Work } from './work.js';
+import { Device } from '../core/device/device.js';
+import { checkDType, type DType } from '../core/base/dtype.js';
+import { checkCount, checkOptions, isArray, isInstance, typeError } from '../core/base/errors.js';
+import type { HostArray } from '../core/memory/memory.js';
+import { isThenable } from '../core/base/thenable.js';
+import { checkOpenPool, dispatcher, type LaneTarget } from './pipeline/dispatcher.js';
+import { LanePool, type LanePoolOptions } from './pipeline/lane-pool.js';
+import type { Work } from './pipeline/work.js';
 
-export type { LaneTarget } from './dispatcher.js';
+export type { LaneTarget } from './pipeline/dispatcher.js';
 
 /**
  * Throws unless `target` can be given to {@link LanePool} (checked further there) or is an open

@@ -1,7 +1,7 @@
 import { Observable, Subject, type OperatorFunction } from 'rxjs';
-import { typeError } from '../core/errors.js';
-import { Replayer } from '../core/replayer.js';
-import { PipelineError, type Work } from './work.js';
+import { typeError } from '../core/base/errors.js';
+import { Replayer } from './pipeline/replayer.js';
+import { PipelineError, type Work } from './pipeline/work.js';
 
 /** The warning code of a value whose work {@link replay} enqueued as given. */
 export const REPLAY_EAGER_WARNING = 'RXCUDA_REPLAY_EAGER';

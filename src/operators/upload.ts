@@ -1,12 +1,12 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import { dtypeOfArray, type DType } from '../core/dtype.js';
-import { copyHost, type CopyRoad } from '../core/host-copy.js';
-import { typeError } from '../core/errors.js';
-import { HostArray, type DeviceArray } from '../core/memory.js';
-import type { Resume } from '../core/scheduler.js';
-import { attached, operate } from './operate.js';
-import type { Work } from './work.js';
-import type { DTypeOfData, HostData, With } from './slots.js';
+import { dtypeOfArray, type DType } from '../core/base/dtype.js';
+import { copyHost, type CopyRoad } from '../core/memory/host-copy.js';
+import { typeError } from '../core/base/errors.js';
+import { HostArray, type DeviceArray } from '../core/memory/memory.js';
+import type { Resume } from '../core/queue/scheduler.js';
+import { attached, operate } from './pipeline/operate.js';
+import type { Work } from './pipeline/work.js';
+import type { DTypeOfData, HostData, With } from './pipeline/slots.js';
 
 /** What `upload` takes: a TypedArray, or pinned memory (a frame, a registered array). */
 export type UploadSource = HostData | HostArray;

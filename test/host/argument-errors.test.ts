@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   Device, LanePool, LaunchConfig, MAX_LANES, PipelineError, Stream, launch, type Kernel, type Module,
 } from '../../src/index.js';
-import { describe as describeValue } from '../../src/core/errors.js';
+import { describe as describeValue } from '../../src/core/base/errors.js';
 
 const device = Device.host();
 let stream: Stream;

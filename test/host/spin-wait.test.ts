@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { wordReached } from '../../src/core/spin-wait.js';
+import { wordReached } from '../../src/core/device/spin-wait.js';
 
 describe('wordReached', () => {
   it('compares a growing word with a value wrap-safely', () => {

@@ -1,0 +1,371 @@
+// CUDA devices: enumeration, properties, and the factories for streams, events, memory, modules.
+import { addon, backends, type Backend, type DeviceProperties, type DriverInfo, type NativeDevice } from '../native/addon.js';
+import { CudaError, checkCount, checkOptions, isInstance, rangeError, received, typeError } from '../base/errors.js';
+import { constants } from 'node:buffer';
+import { checkDType, dtypeOfArray, DTYPES, type DType, type DTypeOfArray } from '../base/dtype.js';
+import { HostArray } from '../memory/memory.js';
+import { Stream, type StreamOptions } from './stream.js';
+import { Event, type EventOptions } from './event.js';
+import { Graph } from '../graphs/graph.js';
+import { Module, type ModuleImage } from '../kernels/module.js';
+import { checkCompileOptions, compileProgram, type CompileOptions } from '../kernels/program.js';
+import { CompletionPoints } from './completion-points.js';
+import { PinnedCache } from '../memory/pinned-cache.js';
+import { Template } from '../kernels/template.js';
+
+// The devices of this environment, each made once: CUDA devices by ordinal, host devices in order.
+const devices = new Map<number, Device>();
+const hostDevices: Device[] = [];
+
+/** The reason no CUDA device can be used, as a CudaError (for `Device.get` and friends). */
+function unavailable(info: DriverInfo): CudaError {
+  if (info.code === 0) return new CudaError(100, 'CUDA_ERROR_NO_DEVICE', 'cuDeviceGetCount', 'the NVIDIA driver sees no CUDA device');
+  return new CudaError(info.code, info.codeName, 'cuInit', info.problem);
+}
+
+/**
+ * A CUDA device and its primary context, which rxcuda retains and makes current for you, or the
+ * host device (the CPU reference backend, with the same contract). Get one with
+ * `Device.get(ordinal)`, `Device.host()` or `Device.default()`.
+ */
+export class Device {
+  /** The device's ordinal, as CUDA numbers them; -1 for a host device. */
+  readonly ordinal: number;
+  /** A host device's position among the host devices ({@link Device.hosts}); -1 for a CUDA device. */
+  readonly hostIndex: number;
+  /** @internal The native classes of this device's backend. */
+  readonly backend: Backend;
+  /** Facts about the device, read once. */
+  readonly properties: DeviceProperties;
+  /** @internal */
+  readonly native: NativeDevice;
+  #poisoned: CudaError | undefined;
+  /**
+   * @internal Every stream of the device not closed yet, rxcuda's own included, held weakly: a
+   * stream nobody closed is still collected (its native object destroys it).
+   */
+  readonly openStreams = new Set<WeakRef<Stream>>();
+
+  /** @internal The streams of {@link openStreams} still alive, forgetting the collected ones. */
+  liveStreams(): Stream[] {
+    const live: Stream[] = [];
+    for (const ref of this.openStreams) {
+      const stream = ref.deref();
+      if (stream) live.push(stream);
+      else this.openStreams.delete(ref);
+    }
+    return live;
+  }
+  /** @internal Streams for completion points that follow work spread over streams. */
+  readonly completionPoints = new CompletionPoints(this);
+  /** @internal Pinned blocks kept for reuse; see pinned-cache.ts. */
+  readonly pinnedCache = new PinnedCache((ptrs) =>
+    this.completionPoints.whenQuiet(() => {
+      for (const ptr of ptrs) this.backend.freeHost(this.native, ptr);
+    }),
+  );
+
+  /** Whether this device reaches each peer's memory directly, asked once per peer. */
+  readonly #peers = new Map<Device, boolean>();
+  readonly #stagedWarned = new Set<Device>();
+
+  private constructor(ordinal: number, backend: Backend, hostIndex = -1) {
+    this.ordinal = ordinal;
+    this.hostIndex = hostIndex;
+    this.backend = backend;
+    this.native = new backend.Device(ordinal);
+    this.properties = Object.freeze(this.native.properties());
+  }
+
+  /** The driver's state: version, whether it can be used (and why not), NVRTC's version and path. */
+  static driverInfo(): DriverInfo {
+    return addon.driverInfo();
+  }
+
+  /** Number of CUDA devices; 0 where there is no driver or no device. */
+  static count(): number {
+    return addon.driverInfo().deviceCount;
+  }
+
+  /**
+   * The device with this ordinal.
+   * @throws CudaError when no CUDA driver or device can be used (its message says why).
+   * @throws RangeError when `ordinal` is not below {@link Device.count}.
+   */
+  static get(ordinal: number): Device {
+    checkCount('ordinal', ordinal);
+    const existing = devices.get(ordinal);
+    if (existing) return existing;
+    const info = addon.driverInfo();
+    if (!info.available) throw unavailable(info);
+    if (ordinal >= info.deviceCount)
+      rangeError('ordinal', `below the device count ${info.deviceCount}`, ordinal);
+    const device = new Device(ordinal, backends.cuda);
+    devices.set(ordinal, device);
+    return device;
+  }
+
+  /**
+   * Every CUDA device, in ordinal order; where there is none, the host device alone (as
+   * {@link Device.default} falls back to it), so that `onStreams(Device.all())` runs everywhere.
+   * Use {@link Device.count} to tell whether there is a GPU.
+   */
+  static all(): Device[] {
+    const count = Device.count();
+    return count > 0 ? Array.from({ length: count }, (_, i) => Device.get(i)) : [Device.host()];
+  }
+
+  /**
+   * The host device: the CPU as a reference backend. Its streams run their commands in order on a
+   * few threads per environment (a stream costs no thread of its own; at most 65536 are open), its memory is host memory, and events, host steps and completions
+   * behave as on a GPU. Kernels run there when they have a CPU implementation.
+   */
+  static host(): Device {
+    return Device.hosts(1)[0]!;
+  }
+
+  /**
+   * `count` host devices: the first is {@link Device.host}, the others stand for further devices
+   * of one machine. Each has its own streams, events, memory and sticky error, and the checks
+   * that keep a device's work to its own memory apply between them, so that pipelines over
+   * several GPUs run, with every check, where there are none (in CI, say). They share the CPU:
+   * they are no faster together than one. The same devices every call.
+   * @example
+   * const [a, b] = Device.hosts(2);
+   * frames$.pipe(onStreams([a, b], { lanesPerDevice: 2 }), ...)
+   * @param count how many host devices, at least 1.
+   * @returns the first `count` host devices.
+   * @throws TypeError or RangeError for a `count` that is not a positive integer.
+   */
+  static hosts(count: number): Device[] {
+    checkCount('count', count, 1);
+    while (hostDevices.length < count) hostDevices.push(new Device(-1, backends.host, hostDevices.length));
+    return hostDevices.slice(0, count);
+  }
+
+  /** The first CUDA device where there is one, else the host device. */
+  static default(): Device {
+    return Device.count() > 0 ? Device.get(0) : Device.host();
+  }
+
+  /** Whether this is a CUDA device or the host device. */
+  get kind(): 'cuda' | 'host' {
+    return this.backend.kind;
+  }
+
+  /** `device 0`, `the host device` (the first), or `host device 1` (another). */
+  toString(): string {
+    if (this.kind === 'cuda') return `device ${this.ordinal}`;
+    return this.hostIndex === 0 ? 'the host device' : `host device ${this.hostIndex}`;
+  }
+
+  /** The device's name, e.g. "NVIDIA H200". */
+  get name(): string {
+    return this.properties.name;
+  }
+
+  /** Compute capability as `[major, minor]`, e.g. `[9, 0]`. */
+  get computeCapability(): readonly [number, number] {
+    return [this.properties.major, this.properties.minor];
+  }
+
+  /** The real architecture NVRTC compiles for by default, e.g. `sm_90`. */
+  get arch(): string {
+    return this.kind === 'host' ? 'host' : `sm_${this.properties.major}${this.properties.minor}`;
+  }
+
+  /**
+   * Free and total device memory in bytes, as the driver reports them now (for a host device, the
+   * machine's RAM).
+   */
+  memoryInfo(): {
+    /** Free memory in bytes. */
+    free: number;
+    /** Total memory in bytes. */
+    total: number;
+  } {
+    return this.native.memoryInfo();
+  }
+
+  /**
+   * Whether this device reads and writes `peer`'s memory directly (peer access), which the first
+   * call enables, both ways, where the hardware allows it. Copies between the two
+   * ({@link Stream.copy}) are then direct peer copies; where it does not (`false`), the driver
+   * stages them through host memory, at a fraction of the speed, and the first such copy says so
+   * in a process warning (code `RXCUDA_PEER_STAGED`). True between host devices (one memory) and
+   * for the device itself.
+   * @throws TypeError for a `peer` that is not a Device; RangeError for one of another backend.
+   */
+  canAccessPeer(peer: Device): boolean {
+    if (!isInstance(peer, Device)) typeError('peer', 'a Device', peer);
+    if (peer.backend !== this.backend) rangeError('peer', `a device of the ${this.kind} backend, as ${this} is`, received(String(peer)));
+    if (peer === this) return true;
+    let direct = this.#peers.get(peer);
+    if (direct === undefined) {
+      try {
+        direct = this.native.enablePeerAccess(peer.native) && peer.native.enablePeerAccess(this.native);
+      } catch (error) {
+        this.fail(error);
+      }
+      this.#peers.set(peer, direct);
+      peer.#peers.set(this, direct);
+    }
+    return direct;
+  }
+
+  /** @internal Says once per pair of devices that their copies are staged (see {@link canAccessPeer}). */
+  warnStaged(peer: Device): void {
+    if (this.#peers.get(peer) !== false || this.#stagedWarned.has(peer)) return;
+    this.#stagedWarned.add(peer);
+    peer.#stagedWarned.add(this);
+    process.emitWarning(`Copies between ${this} and ${peer} are staged through host memory: the hardware gives them no peer access`, {
+      type: 'RxcudaWarning',
+      code: 'RXCUDA_PEER_STAGED',
+    });
+  }
+
+  /**
+   * The sticky error that broke this device's context (an illegal address, a launch failure), or
+   * undefined. Once set, every call on the device fails fast with it.
+   */
+  get poisoned(): CudaError | undefined {
+    return this.#poisoned;
+  }
+
+  /**
+   * @internal Records a sticky error, which every later call then throws. A host device (broken
+   * by a CPU kernel's sticky CudaError) also stops its streams' work as a GPU's context stops.
+   */
+  recordFailure(error: unknown): void {
+    if (!(error instanceof CudaError) || !error.sticky || this.#poisoned) return;
+    this.#poisoned = error;
+    this.native.poison?.(error.code);
+  }
+
+  /** @internal Records a sticky error and rethrows any error as it is. */
+  fail(error: unknown): never {
+    this.recordFailure(error);
+    throw error;
+  }
+
+  /** @internal Throws the sticky error, if there is one. */
+  checkUsable(): void {
+    if (this.#poisoned) throw this.#poisoned;
+  }
+
+  /**
+   * A new stream on this device.
+   * @param options `priority` (lower is more urgent, default 0) and `nonBlocking` (default false).
+   */
+  createStream(options?: StreamOptions): Stream {
+    this.checkUsable();
+    return Stream.create(this, options);
+  }
+
+  /** A new event, to be recorded later with {@link Stream.record}. */
+  createEvent(options?: EventOptions): Event {
+    this.checkUsable();
+    return Event.create(this, options);
+  }
+
+  /**
+   * An empty graph, to build node by node (see {@link Graph}); {@link Stream.capture} records one
+   * from a stream's work instead.
+   */
+  createGraph(): Graph {
+    this.checkUsable();
+    return Graph.create(this);
+  }
+
+  /**
+   * A typed array of `length` elements in pinned host memory, zeroed: the device reads and writes
+   * it asynchronously, and `data` is a TypedArray over it.
+   * @throws TypeError for an unknown `dtype`, RangeError for a negative or non-integer `length`,
+   * or one whose bytes exceed the largest buffer Node.js makes (`buffer.constants.MAX_LENGTH`).
+   */
+  allocHost<D extends DType>(dtype: D, length: number): HostArray<D> {
+    checkDType('dtype', dtype);
+    checkCount('length', length);
+    const most = Math.floor(constants.MAX_LENGTH / DTYPES[dtype].size);
+    if (length > most) rangeError('length', `at most ${most} ${dtype} elements (${constants.MAX_LENGTH} bytes, the largest buffer Node.js makes)`, length);
+    this.checkUsable();
+    return HostArray.allocate(this, dtype, length);
+  }
+
+  /**
+   * Page-locks an array you allocated once and refill (`cuMemHostRegister`), so that the device
+   * copies from and to it directly, as from {@link allocHost}'s memory: `upload` of the returned
+   * array copies nothing on the host. Its `data` is your array itself. `close()` unlocks it once
+   * the work that used it has completed; your array stays yours. Registering takes time (it locks
+   * every page): do it once per array, not per value. On the host device nothing is locked, but
+   * memory registered twice is refused as the driver refuses it. Memory is unlocked after
+   * `close()` only once its work is done: registering it again before then is refused too.
+   * @throws TypeError for anything but a TypedArray (Uint8ClampedArray excepted); CudaError when
+   * the driver refuses (memory registered already, whole or in part: code 712,
+   * `CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED`).
+   */
+  registerHost<A extends ArrayBufferView>(data: A): HostArray<DTypeOfArray<A>> {
+    const dtype = dtypeOfArray(data);
+    if (dtype === undefined) typeError('data', 'a TypedArray', data);
+    this.checkUsable();
+    return HostArray.register(this, dtype, data as never) as HostArray<DTypeOfArray<A>>;
+  }
+
+  /**
+   * Loads a module from a cubin, fatbin or PTX image (PTX may be given as a string). The driver's
+   * load waits for the device's running work, and holds the driver meanwhile, so it runs on a
+   * worker thread once the work given to the device so far has completed: the main thread never
+   * waits for the device.
+   * @throws TypeError (synchronously) for an empty or non-image argument, and on the host device,
+   * which runs no images (compile kernels with CPU implementations there); the Promise rejects
+   * with a CudaError when the driver rejects the image.
+   */
+  loadModule(image: ModuleImage): Promise<Module> {
+    this.checkUsable();
+    return Module.load(this, image);
+  }
+
+  /**
+   * Compiles CUDA C++ with NVRTC (on a worker thread) for this device and loads the result (on a
+   * worker thread too). Compiled code is cached on disk, keyed by source, options, NVRTC version
+   * and architecture. On the host device nothing is compiled: its kernels need CPU
+   * implementations (`module.kernel(name, signature, { cpu })`), which CUDA devices ignore.
+   * @throws NvrtcError with the compiler's log when compilation fails.
+   */
+  async compile(source: string, options?: CompileOptions): Promise<Module> {
+    if (typeof source !== 'string' || source.length === 0) typeError('source', 'CUDA C++ source text', source);
+    checkOptions('options', options);
+    checkCompileOptions(options ?? {});
+    this.checkUsable();
+    if (this.kind === 'host') return Module.forHost(this);
+    const compiled = await compileProgram(source, this.arch, options ?? {});
+    const { image, names, log, fromCache } = compiled;
+    // On another device of the same architecture the image loads as it is; else it is compiled
+    // for that device (a given `arch` is kept: a PTX image, say, loads on any newer device).
+    const reload = (other: Device) =>
+      other.arch === this.arch || options?.arch !== undefined ? Module.load(other, image, names, log, fromCache, reload) : other.compile(source, options);
+    return Module.load(this, image, names, log, fromCache, reload);
+  }
+
+  /**
+   * CUDA C++ whose kernels are compiled per specialization, from each launch's context: see
+   * {@link Template}. Nothing is compiled until a launch needs it.
+   * @example
+   * const template = device.template(source);
+   * const sum = template.kernel('block_sum', ['ptr<f32>', 'ptr<f32>', 'u32'], {
+   *   specialize: (launch) => ({ BLOCK_THREADS: launch.block[0] }),
+   * });
+   * @param source CUDA C++ source text.
+   * @param options compile options shared by every specialization (see {@link Device.compile}).
+   * @throws TypeError for empty source or bad options, RangeError for an unknown `std`.
+   */
+  template(source: string, options?: CompileOptions): Template {
+    this.checkUsable();
+    return new Template(this, source, options);
+  }
+
+  /** @internal A stream of rxcuda's own (completion points), made without the public checks. */
+  createInternalStream(): Stream {
+    return Stream.create(this, { nonBlocking: true });
+  }
+}

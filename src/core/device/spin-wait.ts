@@ -1,0 +1,168 @@
+// Spinning waits (`synchronized({ spin })`): a second entrance to the completion road for low
+// latency. The device writes a word of pinned memory when the stream gets there; a native watcher
+// and the event loop look at it. The device still waits for nothing. Past the spin time (or once
+// the stream closes), a completion point behind an event recorded at the same place settles it.
+// A pipeline's values are watched through that event instead (watchEvent): a word written by the
+// stream slows a copy-bound pipeline, recording an event does not.
+import { checkCount, rangeError } from '../base/errors.js';
+import { addon, type NativeEvent } from '../native/addon.js';
+import { cancelCompletion, expectCompletion } from '../native/completions.js';
+import { Event } from './event.js';
+import { HostArray } from '../memory/memory.js';
+import type { Command } from '../queue/scheduler.js';
+import type { Stream } from './stream.js';
+
+/**
+ * The longest watch a spinning wait takes, in microseconds (an hour): more is taken for a mistake
+ * (the native watcher's clock counts nanoseconds in 64 bits).
+ */
+export const MAX_SPIN_US = 3_600_000_000;
+
+/** @internal A spin time in 0..{@link MAX_SPIN_US} µs, or a TypeError/RangeError naming `name`. */
+export function checkSpin(name: string, value: unknown): number {
+  const spin = checkCount(name, value);
+  if (spin > MAX_SPIN_US) rangeError(name, `an integer number of microseconds in 0..${MAX_SPIN_US}`, value);
+  return spin;
+}
+
+/** Whether a word whose values only grow (wrapping at 2^32) has reached `value`. */
+export function wordReached(word: number, value: number): boolean {
+  return ((word - value) | 0) >= 0;
+}
+
+/** @internal The spinning waits of one stream and the word the stream writes for them. */
+export class SpinningWaits {
+  readonly #stream: Stream;
+  #word: HostArray<'u32'> | undefined;
+  #last = 0;
+  /** Waits not settled yet: the watcher may still read the word, which stays until they settle. */
+  #active = 0;
+  #closing = false;
+  /** The fallbacks of waits whose watcher has neither seen the write nor given up. */
+  readonly #watching = new Set<() => void>();
+  /**
+   * Events of settled waits, recorded again by later ones (a completion point still waiting for
+   * an earlier record keeps its own native event: see event.ts).
+   */
+  readonly #points: Event[] = [];
+
+  constructor(stream: Stream) {
+    this.#stream = stream;
+  }
+
+  /**
+   * The command of one wait: the device writes the next value, the watcher and the event loop look
+   * for it, and the first to see it calls `settle(0)`; the fallback settles errors too.
+   */
+  command(spin: number, settle: (status: number, error?: unknown) => void): Command {
+    this.#active++;
+    return () => {
+      const stream = this.#stream;
+      let done = false;
+      let word: HostArray<'u32'> | undefined;
+      let point: Event | undefined;
+      const reached = (status: number, error?: unknown) => {
+        if (done) return;
+        done = true;
+        this.#watching.delete(fallBack);
+        settle(status, error);
+        this.#settled(point);
+      };
+      const fallBack = () => {
+        this.#watching.delete(fallBack);
+        stream.device.completionPoints.after([point!], undefined, reached);
+      };
+      const value = (this.#last = (this.#last + 1) >>> 0);
+      try {
+        word = this.#word ??= this.#newWord();
+        stream.native.writeValue(word.ptr, value);
+        point = this.#recordPoint();
+      } catch (error) {
+        stream.device.recordFailure(error);
+        return reached(-1, error); // settled with the error: nothing more to report
+      }
+      const seenWord = word;
+      this.#watching.add(fallBack);
+      // The event loop keeps turning while the watcher watches, each turn looking at the word, so
+      // the watcher does not wake the main thread for a write it saw (a quiet watch); it bounds the
+      // wait, and its give-up does wake it, for the fallback.
+      const turn = () => {
+        if (!this.#watching.has(fallBack)) return;
+        const seen = seenWord.data[0];
+        if (seen !== undefined && wordReached(seen, value)) reached(0);
+        else setImmediate(turn);
+      };
+      setImmediate(turn);
+      const id = expectCompletion((status) => {
+        if (status === 0) reached(0);
+        else if (this.#watching.has(fallBack)) fallBack(); // the watcher gave up
+      });
+      addon.watch(id, seenWord.ptr, value, spin);
+    };
+  }
+
+  /**
+   * One wait watched through an event (CUDA streams only), enqueued now: the stream records a
+   * pooled event, the watcher queries it for up to `spin` microseconds and calls `settle(0)` once
+   * it has completed; past that (or when a query fails) a completion point behind the same event
+   * settles it, errors included. The event loop does not look: the watcher wakes it.
+   */
+  watchEvent(spin: number, settle: (status: number, error?: unknown) => void): void {
+    this.#active++;
+    const stream = this.#stream;
+    let point: Event | undefined;
+    let letGo: (() => void) | undefined;
+    const reached = (status: number, error?: unknown) => {
+      letGo?.();
+      settle(status, error);
+      this.#settled(point);
+    };
+    let native: NativeEvent;
+    try {
+      point = this.#recordPoint();
+      [native, letGo] = point.holdNative(false); // the watcher queries it until it reports
+    } catch (error) {
+      stream.device.recordFailure(error);
+      return reached(-1, error);
+    }
+    const fallBack = () => stream.device.completionPoints.after([point!], undefined, reached);
+    const id = expectCompletion((status) => (status === 0 ? reached(0) : fallBack()));
+    try {
+      addon.watchEvent(id, native, spin);
+    } catch {
+      cancelCompletion(id);
+      fallBack();
+    }
+  }
+
+  /** The stream closes: waits still watched fall back, and the word goes once all have settled. */
+  close(): void {
+    this.#closing = true;
+    for (const fallBack of [...this.#watching]) fallBack();
+    if (this.#active === 0) this.#release();
+  }
+
+  /** An event from the pool (or a new one), recorded on the stream now. */
+  #recordPoint(): Event {
+    const point = this.#points.pop() ?? Event.create(this.#stream.device);
+    point.recordCommand(this.#stream)();
+    return point;
+  }
+
+  /** A wait has settled: its event goes back to the pool, and the last one after close releases. */
+  #settled(point: Event | undefined): void {
+    if (point) this.#points.push(point);
+    if (--this.#active === 0 && this.#closing) this.#release();
+  }
+
+  #release(): void {
+    this.#word?.close();
+    for (const point of this.#points.splice(0)) point.close();
+  }
+
+  #newWord(): HostArray<'u32'> {
+    const word = HostArray.allocate(this.#stream.device, 'u32', 1);
+    word.allocation.use(this.#stream);
+    return word;
+  }
+}

@@ -1,0 +1,145 @@
+// Stream capture: while a stream captures, the work it is given is recorded into a graph, in
+// order, instead of going to the device; JavaScript steps end one segment of the graph and start
+// the next. Work that a graph cannot hold (a wait for the stream, an allocation) ends the capture
+// with a GraphError that says what it was.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { GraphError } from '../base/errors.js';
+import { Graph, copyWork, fillWork, hostFunctionWork, kernelWork } from './graph.js';
+import type { GraphNode, NodeWork } from './graph-node.js';
+import type { Event } from '../device/event.js';
+import type { Kernel } from '../kernels/kernel.js';
+import type { LaunchConfig } from '../kernels/launch-config.js';
+import type { Memory } from '../memory/memory.js';
+import type { Device } from '../device/device.js';
+
+/**
+ * Whether a capture's function runs in the current async context (captures do not nest). The
+ * store is a flag, not the capture: async work the function started may outlive it, and must not
+ * keep the graph alive.
+ */
+const running = new AsyncLocalStorage<{ active: boolean }>();
+
+/**
+ * @internal What a stream records its work into: a capture, or the `replay` operator's recording
+ * of one value. `record`, `wait` and `step` answer whether they recorded (else the stream does
+ * the work itself); `interrupt` is asked before work a graph cannot hold (a capture refuses it, a
+ * value's recording launches what it holds so far); `beforeRun` before rxcuda's own commands.
+ */
+export abstract class Recorder {
+  kernel(kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void {
+    this.add(kernelWork(kernel, config, args, block));
+  }
+
+  copy(dst: Memory, src: Memory): void {
+    this.add(copyWork(dst, src));
+  }
+
+  fill(dst: Memory, value: number | bigint): void {
+    this.add(fillWork(dst, value));
+  }
+
+  hostFunction(fn: bigint, userData: bigint | Memory): void {
+    this.add(hostFunctionWork(fn, userData));
+  }
+
+  /** Records one operation's work. */
+  protected abstract add(work: NodeWork): void;
+  abstract record(event: Event): boolean;
+  abstract wait(event: Event): boolean;
+  abstract step(run: () => unknown, name: string, timeout: number | undefined): boolean;
+  abstract interrupt(what: string): void;
+  abstract beforeRun(): void;
+}
+
+/** @internal What a capturing stream records into. */
+export class Capture extends Recorder {
+  readonly graph: Graph;
+  /** The node captured last since the last step: the next one depends on it. */
+  #last: GraphNode | undefined;
+  #failure: GraphError | undefined;
+
+  constructor(device: Device) {
+    super();
+    this.graph = Graph.create(device);
+  }
+
+  /** Why the capture ended early, if it did. */
+  get failure(): GraphError | undefined {
+    return this.#failure;
+  }
+
+  record(event: Event): boolean {
+    this.#check();
+    this.add(this.graph.eventWork('record', event));
+    return true;
+  }
+
+  wait(event: Event): boolean {
+    this.#check();
+    this.add(this.graph.eventWork('wait', event));
+    return true;
+  }
+
+  /** A JavaScript step: the graph's next segment starts after it. */
+  step(run: () => unknown, name: string, timeout: number | undefined): boolean {
+    this.#check();
+    this.graph.step({ run, name, timeout });
+    this.#last = undefined;
+    return true;
+  }
+
+  /** rxcuda's own commands (frees, completion points) go to the device as usual. */
+  beforeRun(): void {}
+
+  /** Ends the capture, refusing `what`; every later call on the stream is refused the same way. */
+  interrupt(what: string): never {
+    const error = new GraphError(
+      'forbidden',
+      `${what} cannot be captured into a graph, so the capture ended: do it before or after the capture ` +
+        '(the stream itself stays usable once the capture function has returned)',
+    );
+    this.#failure ??= error; // what the capture rejects with: the first that ended it
+    throw error;
+  }
+
+  #check(): void {
+    if (this.#failure) throw this.#failure;
+  }
+
+  protected add(work: NodeWork): void {
+    this.#check();
+    this.#last = this.graph.add(work, this.#last ? [this.#last] : []);
+  }
+}
+
+/**
+ * @internal Refuses a capture started inside another capture's function.
+ * @throws GraphError (`nested`).
+ */
+export function checkNotNested(): void {
+  if (running.getStore()?.active)
+    throw new GraphError('nested', 'Captures cannot nest: this capture was started inside the function of another one');
+}
+
+/**
+ * @internal Runs `body` with `capture` as the running capture; resolves to the captured graph, or
+ * rejects with what `body` threw or what ended the capture (the graph is closed then). `end` runs
+ * when `body` has settled, whatever it did.
+ */
+export async function runCapture(capture: Capture, body: () => unknown, end: () => void): Promise<Graph> {
+  const scope = { active: true };
+  try {
+    await running.run(scope, body);
+  } catch (error) {
+    capture.graph.close();
+    throw error;
+  } finally {
+    scope.active = false;
+    end();
+  }
+  if (capture.failure) {
+    capture.graph.close();
+    throw capture.failure;
+  }
+  return capture.graph;
+}

@@ -1,0 +1,282 @@
+// Executables: a graph instantiated for launching. On CUDA each segment is one native executable
+// (cuGraphLaunch); on the host device a launch replays the nodes in order. Updates take effect
+// for the launches made after them, queued launches included: each launch carries the node
+// parameters it was made with, and applies what differs from the native executable's when it
+// reaches the driver.
+import { GraphError, isArray, isInstance, rangeError, received, typeError } from '../base/errors.js';
+import { addon, type NativeGraphExec } from '../native/addon.js';
+import type { Allocation } from '../memory/memory.js';
+import type { Module } from '../kernels/module.js';
+import type { KernelArgs, Signature } from '../kernels/kernel.js';
+import { LaunchConfig, type LaunchOptions } from '../kernels/launch-config.js';
+import { hostStep } from '../queue/host-steps.js';
+import { GraphNode, addToNative, needsUpdate, replayOn, setInNative, shapeDifference, type NodeWork } from './graph-node.js';
+import { Graph, holdWork, kernelWork, type GraphStep, type Keep, type Segment } from './graph.js';
+import { Stream } from '../device/stream.js';
+import type { Device } from '../device/device.js';
+
+const unclosed = new FinalizationRegistry<Keep>((keep) => keep.release());
+
+/**
+ * A {@link Graph} made ready to launch, on any stream of its device, any number of times. Get one
+ * with {@link Graph.instantiate}; give its kernel nodes new arguments with {@link setArgs}, or
+ * all of its nodes another graph's parameters with {@link update}.
+ */
+export class GraphExec {
+  /** The graph it was made from. */
+  readonly graph: Graph;
+  /** The device it launches on. */
+  readonly device: Device;
+  readonly #segments: readonly Segment[];
+  readonly #steps: (GraphStep | undefined)[];
+  /** One native executable per segment with nodes (CUDA), undefined on the host device. */
+  readonly #natives: (NativeGraphExec | undefined)[] | undefined;
+  /** Each node's parameters for the next launch; replaced, never changed, by updates. */
+  #works: readonly NodeWork[];
+  /** Each node's parameters as the native executables hold them. */
+  readonly #applied: NodeWork[];
+  /** Per segment, the parameters (a #works array) it was last brought up to date with. */
+  readonly #current: (readonly NodeWork[] | undefined)[];
+  /** What updates hold, per node (the graph's own holds cover the rest). */
+  readonly #updateHolds = new Map<number, (() => void)[]>();
+  #memory: readonly Allocation[] | undefined;
+  readonly #modules: readonly Module[];
+  readonly #keep: Keep;
+  /** Launches given to streams that have not reached the driver yet. */
+  #queued = 0;
+  /** The launch of the native executable when the graph is one segment without steps (CUDA). */
+  readonly #only: ((lo: number, hi: number) => void) | undefined;
+  /** The stream launched on last, whose use of the memory and modules is noted. */
+  #lastStream: Stream | undefined;
+  #closed = false;
+
+  private constructor(graph: Graph, works: NodeWork[], segments: Segment[], natives: (NativeGraphExec | undefined)[] | undefined, keep: Keep) {
+    this.graph = graph;
+    this.device = graph.device;
+    this.#segments = segments;
+    this.#steps = segments.map((s) => s.step);
+    this.#natives = natives;
+    this.#only = segments.length === 1 ? natives?.[0]?.bind() : undefined;
+    this.#works = Object.freeze(works.slice());
+    this.#applied = works.slice();
+    this.#current = segments.map(() => this.#works);
+    this.#keep = keep;
+    const modules = new Set<Module>();
+    for (const work of works) if (work.kind === 'kernel') modules.add(work.kernel.module);
+    this.#modules = [...modules];
+    unclosed.register(this, keep, this);
+  }
+
+  /** @internal Use {@link Graph.instantiate}; `keep` is already counted for it. */
+  static create(graph: Graph, nodes: readonly GraphNode[], segments: Segment[], keep: Keep): GraphExec {
+    const works = nodes.map((node) => node.work);
+    if (graph.device.kind !== 'cuda') return new GraphExec(graph, works, segments, undefined, keep);
+    const natives = segments.map((segment) => {
+      if (segment.end === segment.first) return undefined;
+      // The executable keeps the native graph: its updates name the graph's nodes.
+      const native = new addon.Graph(graph.device.native);
+      try {
+        for (let i = segment.first; i < segment.end; i++)
+          addToNative(native, works[i]!, Uint32Array.from(nodes[i]!.dependencies, (d) => d.index - segment.first));
+        return new addon.GraphExec(native);
+      } catch (error) {
+        native.destroy();
+        throw error;
+      }
+    });
+    return new GraphExec(graph, works, segments, natives, keep);
+  }
+
+  /** True once `close()` was called. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * Launches the graph's work on `stream`, in stream order: after the work enqueued before, and
+   * before the work enqueued after. JavaScript steps run as host steps between the parts of the
+   * graph they split. Returns at once, also while work waits in the stream's queue.
+   * @throws TypeError for a closed executable or stream; RangeError for a stream of another
+   * device; GraphError (`forbidden`) on a stream that is capturing. Nothing is enqueued then.
+   */
+  launch(stream: Stream): void {
+    if (this.#closed) this.#checkOpen();
+    if (stream !== this.#lastStream || this.#lastStream === undefined) {
+      // Checked once per stream launched on: a Stream's device never changes.
+      if (!isInstance(stream, Stream)) typeError('stream', 'a Stream', stream);
+      if (stream.device !== this.device) rangeError('stream', `a stream of ${this.device}`, received(`a stream of ${stream.device}`));
+    }
+    stream.checkOpen(); // the device's too
+    const works = this.#works;
+    if (stream !== this.#lastStream) {
+      // Frees and unloads wait for the streams that used the memory and modules: once per stream.
+      for (const allocation of (this.#memory ??= allocationsOf(works))) allocation.use(stream);
+      for (const module of this.#modules) module.usedOn(stream);
+      this.#lastStream = stream;
+    }
+    const only = this.#only;
+    // One native graph, up to date, on a stream with nothing queued: straight to the driver.
+    if (only !== undefined && stream.direct && this.#current[0] === works) {
+      stream.counted();
+      try {
+        only(stream.lo, stream.hi);
+      } catch (error) {
+        stream.device.fail(error);
+      }
+      return;
+    }
+    stream.capturing?.interrupt('launching an executable'); // a capturing stream is never direct
+    this.#segments.forEach((segment, i) => {
+      if (segment.end > segment.first) this.#launchSegment(stream, i, works);
+      const step = this.#steps[i];
+      if (step) stream.run(hostStep(stream, step.run, { kind: 'hostLaunch', name: step.name }, step.timeout));
+    });
+  }
+
+  /**
+   * Gives a kernel node new arguments (and, optionally, a new grid, block or shared memory) for
+   * the launches made from now on; launches made before keep theirs. The arguments are checked
+   * and copied now.
+   * @throws TypeError for a closed executable, a node that is not a kernel node of its graph or
+   * bad arguments; GraphError (`topology`) for a config that changes cooperative or cluster launch.
+   */
+  setArgs<S extends Signature>(node: GraphNode, args: KernelArgs<S>, config?: LaunchConfig | LaunchOptions): void {
+    this.#checkOpen();
+    if (!isInstance(node, GraphNode)) typeError('node', 'a GraphNode', node);
+    if (node.graph !== this.graph || node.index >= this.#works.length)
+      rangeError('node', "a node of this executable's graph", received(node.graph === this.graph ? 'a node added after it was made' : 'a node of another graph'));
+    const was = this.#works[node.index]!;
+    if (was.kind !== 'kernel') typeError('node', 'a kernel node', received(`a ${was.kind} node`));
+    const checked = config === undefined ? was.config : LaunchConfig.from(config);
+    checked.checkFor(this.device);
+    if (!isArray(args)) typeError('args', 'an array of kernel arguments', args);
+    const given = (args as readonly unknown[]).slice();
+    const work = kernelWork(was.kernel, checked, given, was.kernel.packed(checked, given as never));
+    const difference = shapeDifference(was, work);
+    if (difference) throw new GraphError('topology', `Cannot set node ${node.index} to ${difference}`);
+    this.#replace(new Map([[node.index, work]]));
+  }
+
+  /**
+   * Gives every node the parameters of the same node of `graph` (addresses, values, launch
+   * configurations, and the JavaScript steps), for the launches made from now on. `graph` must
+   * have the same topology: the same nodes in the same order, with the same dependencies,
+   * kernels, copy and fill sizes, events and host functions, and steps in the same places.
+   * @throws TypeError for a closed executable or graph; RangeError for a graph of another
+   * device; GraphError (`topology`) naming the first difference. Nothing changes then.
+   */
+  update(graph: Graph): void {
+    this.#checkOpen();
+    if (!isInstance(graph, Graph)) typeError('graph', 'a Graph', graph);
+    if (graph.closed) typeError('graph', 'an open Graph', received('a closed Graph'));
+    if (graph.device !== this.device) rangeError('graph', `a graph of ${this.device}`, received(`a graph of ${graph.device}`));
+    const nodes = graph.nodes;
+    const segments = graph.segments;
+    const differ = (what: string): never => {
+      throw new GraphError('topology', `Cannot update the executable with a graph of another topology: ${what}`);
+    };
+    if (nodes.length !== this.#works.length) differ(`${nodes.length} nodes where it has ${this.#works.length}`);
+    if (segments.length !== this.#segments.length || segments.some((s, i) => s.first !== this.#segments[i]!.first))
+      differ('JavaScript steps in other places');
+    const ours = this.graph.nodes;
+    const changed = new Map<number, NodeWork>();
+    nodes.forEach((node, i) => {
+      const difference = shapeDifference(this.#works[i]!, node.work);
+      if (difference) differ(`node ${i} is ${difference}`);
+      const deps = node.dependencies.map((d) => d.index).join();
+      if (deps !== ours[i]!.dependencies.map((d) => d.index).join()) differ(`node ${i} has other dependencies`);
+      if (node.work !== this.#works[i]) changed.set(i, node.work);
+    });
+    this.#replace(changed);
+    segments.forEach((segment, i) => (this.#steps[i] = segment.step));
+  }
+
+  /**
+   * @internal Gives the nodes `works` (of the graph's shape: the caller checked) for the launches
+   * made from now on.
+   */
+  setWorks(works: readonly NodeWork[]): void {
+    const changed = new Map<number, NodeWork>();
+    const native = this.#natives !== undefined;
+    works.forEach((work, i) => {
+      if (native ? needsUpdate(this.#works[i]!, work) : work !== this.#works[i]) changed.set(i, work);
+    });
+    this.#replace(changed);
+  }
+
+  /**
+   * Releases the executable; launches already made still run (the driver frees it once they have
+   * completed). What its nodes use is released once the graph is closed too. Idempotent.
+   */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    unclosed.unregister(this);
+    if (this.#queued === 0) this.#destroy();
+    for (const holds of this.#updateHolds.values()) for (const letGo of holds) letGo();
+    this.#updateHolds.clear();
+    this.#keep.release();
+  }
+
+  /** The same as `close()`, for `using`. */
+  [Symbol.dispose](): void {
+    this.close();
+  }
+
+  #launchSegment(stream: Stream, segment: number, works: readonly NodeWork[]): void {
+    const { first, end } = this.#segments[segment]!;
+    const native = this.#natives?.[segment];
+    if (!native) {
+      for (let i = first; i < end; i++) replayOn(stream, works[i]!);
+      return;
+    }
+    this.#queued++;
+    stream.run(() => {
+      try {
+        if (this.#current[segment] !== works) {
+          for (let i = first; i < end; i++) {
+            if (!needsUpdate(this.#applied[i]!, works[i]!)) continue;
+            setInNative(native, i - first, works[i]!);
+            this.#applied[i] = works[i]!;
+          }
+          this.#current[segment] = works;
+        }
+        native.launch(stream.native);
+      } finally {
+        if (--this.#queued === 0 && this.#closed) this.#destroy();
+      }
+    });
+  }
+
+  /** Replaces nodes' parameters, holding what the new ones use and letting go of the old. */
+  #replace(changed: ReadonlyMap<number, NodeWork>): void {
+    if (changed.size === 0) return;
+    const works = this.#works.slice();
+    for (const [index, work] of changed) {
+      const holds: (() => void)[] = [];
+      holdWork(work, holds);
+      for (const letGo of this.#updateHolds.get(index) ?? []) letGo();
+      this.#updateHolds.set(index, holds);
+      works[index] = work;
+    }
+    this.#works = Object.freeze(works);
+    this.#memory = undefined;
+    this.#lastStream = undefined; // the new memory's use is noted at the next launch
+  }
+
+  #destroy(): void {
+    for (const native of this.#natives ?? []) native?.destroy();
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) typeError('executable', 'an open GraphExec', received('a closed GraphExec'));
+    this.device.checkUsable();
+  }
+}
+
+/** The allocations the nodes use, each once. */
+function allocationsOf(works: readonly NodeWork[]): Allocation[] {
+  const memory = new Set<Allocation>();
+  for (const work of works) for (const allocation of work.memory) memory.add(allocation);
+  return [...memory];
+}

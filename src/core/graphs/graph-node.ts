@@ -1,0 +1,182 @@
+// Graph nodes: what each one does, how it goes into a native CUDA graph and an executable's
+// update, and how the host device replays it (a command list, in order).
+import type { NativeEvent, NativeGraph, NativeGraphExec } from '../native/addon.js';
+import type { Allocation } from '../memory/memory.js';
+import type { Kernel } from '../kernels/kernel.js';
+import type { LaunchConfig } from '../kernels/launch-config.js';
+import type { Graph } from './graph.js';
+import type { Stream } from '../device/stream.js';
+
+/** What a graph node does. */
+export type GraphNodeKind = 'kernel' | 'copy' | 'fill' | 'hostFunction' | 'record' | 'wait' | 'empty';
+
+/** @internal What a node does, with the addresses and packed arguments it uses. */
+export type NodeWork =
+  | {
+      readonly kind: 'kernel';
+      readonly kernel: Kernel;
+      readonly config: LaunchConfig;
+      /** The arguments as given (a private copy), for the host device's CPU implementation. */
+      readonly args: readonly unknown[];
+      /** The packed launch block, header included. */
+      readonly block: Uint8Array;
+      readonly memory: readonly Allocation[];
+    }
+  | { readonly kind: 'copy'; readonly dst: bigint; readonly src: bigint; readonly bytes: number; readonly memory: readonly Allocation[] }
+  | {
+      readonly kind: 'fill';
+      readonly ptr: bigint;
+      readonly size: number;
+      readonly count: number;
+      readonly low: number;
+      readonly high: number;
+      readonly memory: readonly Allocation[];
+    }
+  | { readonly kind: 'hostFunction'; readonly fn: bigint; readonly userData: bigint; readonly memory: readonly Allocation[] }
+  | { readonly kind: 'record' | 'wait'; readonly event: NativeEvent; readonly memory: readonly Allocation[] }
+  | { readonly kind: 'empty'; readonly memory: readonly Allocation[] };
+
+/**
+ * A node of a {@link Graph}: a kernel launch, a copy, a fill, a native host function, an event
+ * record or wait, or an empty node that only joins dependencies. Nodes come from a graph's `add…`
+ * methods or from {@link Stream.capture}; an executable's kernel nodes can be given new arguments
+ * ({@link GraphExec.setArgs}).
+ */
+export class GraphNode {
+  /** The graph the node belongs to. */
+  readonly graph: Graph;
+  /** Its position among the graph's nodes, from 0. */
+  readonly index: number;
+  /** The nodes that complete before it starts. */
+  readonly dependencies: readonly GraphNode[];
+  /** @internal */
+  readonly work: NodeWork;
+
+  /** @internal Made by {@link Graph}. */
+  constructor(graph: Graph, index: number, work: NodeWork, dependencies: readonly GraphNode[]) {
+    this.graph = graph;
+    this.index = index;
+    this.work = work;
+    this.dependencies = Object.freeze([...dependencies]);
+  }
+
+  /** What the node does. */
+  get kind(): GraphNodeKind {
+    return this.work.kind;
+  }
+
+  /** The kernel a kernel node launches (undefined for other kinds). */
+  get kernel(): Kernel | undefined {
+    return this.work.kind === 'kernel' ? this.work.kernel : undefined;
+  }
+
+  /** The launch configuration of a kernel node (undefined for other kinds). */
+  get config(): LaunchConfig | undefined {
+    return this.work.kind === 'kernel' ? this.work.config : undefined;
+  }
+}
+
+/** @internal Adds `work` to a native graph, after the nodes `deps` names; returns its index. */
+export function addToNative(graph: NativeGraph, work: NodeWork, deps: Uint32Array): number {
+  switch (work.kind) {
+    case 'kernel': return graph.addKernel(work.kernel.nativeKernel, work.block, deps);
+    case 'copy': return graph.addCopy(work.dst, work.src, work.bytes, deps);
+    case 'fill':
+      if (work.count === 0) return graph.addEmpty(deps);
+      return graph.addFill(work.ptr, work.size, work.count, work.low, work.high, deps);
+    case 'hostFunction': return graph.addHost(work.fn, work.userData, deps);
+    case 'record': return graph.addEvent(work.event, false, deps);
+    case 'wait': return graph.addEvent(work.event, true, deps);
+    case 'empty': return graph.addEmpty(deps);
+  }
+}
+
+/**
+ * @internal What differs between two nodes' work beyond what an executable can update (their
+ * addresses, scalars and launch configuration), said in words; undefined when nothing does.
+ */
+export function shapeDifference(was: NodeWork, now: NodeWork): string | undefined {
+  if (was.kind !== now.kind) return `a ${now.kind} node where the graph has a ${was.kind} node`;
+  switch (was.kind) {
+    case 'kernel': {
+      const kernel = (now as typeof was).kernel;
+      if (kernel !== was.kernel) return `kernel ${kernel.name} where the graph launches ${was.kernel.name}`;
+      const [a, b] = [was.config, (now as typeof was).config];
+      if (a.cooperative !== b.cooperative || String(a.cluster) !== String(b.cluster))
+        return `kernel ${kernel.name} with another cooperative or cluster setting`;
+      return undefined;
+    }
+    case 'copy':
+      return was.bytes === (now as typeof was).bytes ? undefined : `a copy of ${(now as typeof was).bytes} bytes where the graph copies ${was.bytes}`;
+    case 'fill': {
+      const fill = now as typeof was;
+      if (fill.size !== was.size || fill.count !== was.count)
+        return `a fill of ${fill.count} ${fill.size}-byte elements where the graph fills ${was.count} ${was.size}-byte ones`;
+      return undefined;
+    }
+    case 'hostFunction': {
+      const host = now as typeof was;
+      return host.fn === was.fn && host.userData === was.userData ? undefined : 'another native host function or user data';
+    }
+    case 'record':
+    case 'wait':
+      return (now as typeof was).event === was.event ? undefined : `a ${was.kind} of another event`;
+    case 'empty':
+      return undefined;
+  }
+}
+
+/**
+ * @internal Whether an executable's node set to `was` must be set to `now` (same shape): the
+ * kinds an executable updates, when their parameters differ.
+ */
+export function needsUpdate(was: NodeWork, now: NodeWork): boolean {
+  if (was === now) return false;
+  switch (now.kind) {
+    case 'kernel': return !sameBytes((was as typeof now).block, now.block);
+    case 'copy': {
+      const copy = was as typeof now;
+      return copy.dst !== now.dst || copy.src !== now.src;
+    }
+    case 'fill': {
+      const fill = was as typeof now;
+      return now.count > 0 && (fill.ptr !== now.ptr || fill.low !== now.low || fill.high !== now.high);
+    }
+    default:
+      return false;
+  }
+}
+
+/** Launch blocks are whole 32-bit words (the header, and arguments padded to 16 bytes). */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  const [x, y] = [new Int32Array(a.buffer, a.byteOffset, a.length >> 2), new Int32Array(b.buffer, b.byteOffset, b.length >> 2)];
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
+}
+
+/** @internal Sets an executable's node `index` to `work`, of the shape it had. */
+export function setInNative(exec: NativeGraphExec, index: number, work: NodeWork): void {
+  switch (work.kind) {
+    case 'kernel': return exec.setKernel(index, work.kernel.nativeKernel, work.block);
+    case 'copy': return exec.setCopy(index, work.dst, work.src, work.bytes);
+    case 'fill': return exec.setFill(index, work.ptr, work.size, work.count, work.low, work.high);
+    default:
+  }
+}
+
+/** @internal Enqueues `work` on a stream of the host device, as a replay of its graph runs it. */
+export function replayOn(stream: Stream, work: NodeWork): void {
+  const native = stream.native;
+  switch (work.kind) {
+    case 'kernel': return work.kernel.replayOn(stream, work.config, work.block, work.args);
+    case 'copy': return stream.run(() => native.copy(work.dst, work.src, work.bytes));
+    case 'fill':
+      if (work.count > 0) stream.run(() => native.fill(work.ptr, work.size, work.count, work.low, work.high));
+      return;
+    case 'hostFunction': return stream.run(() => native.hostFunction(work.fn, work.userData));
+    case 'record': return stream.run(() => native.record(work.event));
+    case 'wait': return stream.run(() => native.waitEvent(work.event));
+    case 'empty':
+  }
+}

@@ -1,0 +1,340 @@
+// Graphs: device work recorded once and launched many times. A graph is built node by node (the
+// add… methods) or captured from a stream (Stream.capture); instantiate() makes the executable
+// that launches it. JavaScript steps split a graph into segments: the device never waits for
+// JavaScript, so a step runs between two native graph launches, as a host step of the scheduler.
+import { DTYPES, type DType } from '../base/dtype.js';
+import { checkOptions, isArray, isInstance, nameOf, rangeError, received, typeError } from '../base/errors.js';
+import { checkCopy, checkMemoryOf, Memory, type Allocation } from '../memory/memory.js';
+import { checkScalar, scalarBits } from '../base/scalar.js';
+import { Event } from '../device/event.js';
+import { Kernel, type KernelArgs, type Signature } from '../kernels/kernel.js';
+import { LaunchConfig, type LaunchOptions } from '../kernels/launch-config.js';
+import { checkTimeout, copyUserData, type HostLaunchOptions, type UserData } from '../queue/host-steps.js';
+import { GraphNode, type NodeWork } from './graph-node.js';
+import { GraphExec } from './graph-exec.js';
+import type { Device } from '../device/device.js';
+
+/** Options for a node added to a {@link Graph}. */
+export interface NodeOptions {
+  /**
+   * Nodes of the same graph (and the same segment: after the last step) that complete before
+   * this one starts.
+   * @default [] (the node may start at once)
+   */
+  readonly after?: readonly GraphNode[];
+}
+
+/** @internal A JavaScript step between two segments. */
+export interface GraphStep {
+  readonly run: () => unknown;
+  readonly name: string;
+  readonly timeout: number | undefined;
+}
+
+/** @internal Nodes `first`..`end - 1`, launched as one native graph, then the step after them. */
+export interface Segment {
+  readonly first: number;
+  end: number;
+  step: GraphStep | undefined;
+}
+
+/**
+ * @internal What a graph and its executables keep alive for their nodes (memory, modules, native
+ * events): let go when the last of them closes, or is collected unclosed.
+ */
+export class Keep {
+  users = 1;
+  readonly letGo: (() => void)[] = [];
+
+  release(): void {
+    if (--this.users > 0) return;
+    for (const letGo of this.letGo.splice(0)) letGo();
+  }
+}
+
+const unclosed = new FinalizationRegistry<Keep>((keep) => keep.release());
+
+/**
+ * Device work recorded once, to be launched any number of times on any stream of its device
+ * through an executable ({@link instantiate}). Build one node by node with the `add…` methods
+ * ({@link Device.createGraph}), or record what a stream is given with {@link Stream.capture}.
+ *
+ * A graph keeps everything its nodes use alive until it and every executable made from it are
+ * closed: memory (closing an array only frees it then), kernels' modules and events.
+ *
+ * @example
+ * ```ts
+ * const graph = device.createGraph();
+ * const a = graph.addFill(x, 0);
+ * const b = graph.addKernel(scale, { grid: 4, block: 256 }, [x.length, 2, x], { after: [a] });
+ * using exec = graph.instantiate();
+ * exec.launch(stream);
+ * ```
+ */
+export class Graph {
+  /** The device the graph's work runs on. */
+  readonly device: Device;
+  readonly #nodes: GraphNode[] = [];
+  readonly #segments: Segment[] = [{ first: 0, end: 0, step: undefined }];
+  readonly #keep = new Keep();
+  #closed = false;
+
+  private constructor(device: Device) {
+    this.device = device;
+    unclosed.register(this, this.#keep, this);
+  }
+
+  /** @internal Use {@link Device.createGraph} or {@link Stream.capture}. */
+  static create(device: Device): Graph {
+    return new Graph(device);
+  }
+
+  /** The nodes, in the order they were added (or captured). */
+  get nodes(): readonly GraphNode[] {
+    return this.#nodes.slice();
+  }
+
+  /** The number of JavaScript steps (each splits the graph into one more segment). */
+  get steps(): number {
+    return this.#segments.length - 1;
+  }
+
+  /** True once `close()` was called. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** @internal The segments, the open one last. */
+  get segments(): readonly Segment[] {
+    return this.#segments;
+  }
+
+  /**
+   * Adds a kernel launch; the arguments are checked and copied now (later changes by the caller
+   * do not reach the graph).
+   * @throws TypeError/RangeError naming the bad argument, as {@link Stream.launch} does.
+   */
+  addKernel<S extends Signature>(kernel: Kernel<S>, config: LaunchConfig | LaunchOptions, args: KernelArgs<S>, options: NodeOptions = {}): GraphNode {
+    const after = this.#checkAdd(options);
+    if (!isInstance(kernel, Kernel)) typeError('kernel', 'a Kernel', kernel);
+    if (kernel.device !== this.device) rangeError('kernel', `a kernel of ${this.device}`, received(`a kernel of ${kernel.device}`));
+    if (kernel.module.closed) typeError('kernel', 'a kernel of a loaded module', received('a kernel of a closed Module'));
+    if (kernel.specialized)
+      typeError('kernel', 'a kernel without a specializer (add the specialization it launches instead)', received(`template kernel ${kernel.name}`));
+    const checked = LaunchConfig.from(config);
+    checked.checkFor(this.device);
+    if (!isArray(args)) typeError('args', 'an array of kernel arguments', args);
+    const given = (args as readonly unknown[]).slice();
+    const block = kernel.packed(checked, given as KernelArgs<S>);
+    return this.add(kernelWork(kernel as unknown as Kernel, checked, given, block), after);
+  }
+
+  /**
+   * Adds a copy of all of `src` into `dst` (same element type and length, as {@link Stream.copy}).
+   * @throws TypeError/RangeError as {@link Stream.copy} does.
+   */
+  addCopy<D extends DType>(dst: Memory<D>, src: Memory<D>, options: NodeOptions = {}): GraphNode {
+    const after = this.#checkAdd(options);
+    checkCopy(dst, src, this.device);
+    return this.add(copyWork(dst, src), after);
+  }
+
+  /**
+   * Adds a fill of every element of `dst` with `value`.
+   * @throws TypeError/RangeError when `value` does not fit `dst.dtype`.
+   */
+  addFill<D extends DType>(dst: Memory<D>, value: D extends 'i64' | 'u64' ? number | bigint : number, options: NodeOptions = {}): GraphNode {
+    const after = this.#checkAdd(options);
+    checkMemoryOf('dst', dst, this.device);
+    checkScalar('value', dst.dtype, value);
+    return this.add(fillWork(dst, value), after);
+  }
+
+  /**
+   * Adds a native host function (a `CUhostFn` from compiled code) with its user data, as
+   * {@link Stream.launchHostFunction} enqueues one: a host node, run on a driver thread.
+   * @throws TypeError for a null or non-bigint function pointer.
+   */
+  addHostFunction(fn: bigint, userData: bigint | Memory = 0n, options: NodeOptions = {}): GraphNode {
+    const after = this.#checkAdd(options);
+    if (typeof fn !== 'bigint' || fn <= 0n || fn >= 2n ** 64n) typeError('fn', 'a CUhostFn pointer as a non-zero bigint', fn);
+    if (isInstance<Memory>(userData, Memory)) checkMemoryOf('userData', userData, this.device);
+    else if (typeof userData !== 'bigint' || userData < 0n || userData >= 2n ** 64n)
+      typeError('userData', 'a pointer as a bigint, or memory', userData);
+    return this.add(hostFunctionWork(fn, userData), after);
+  }
+
+  /**
+   * Adds a record of `event` (the native event it has now; see {@link Event}), which streams can
+   * wait for after the graph's launches.
+   * @throws TypeError for a closed event; RangeError for an event of another device.
+   */
+  addRecord(event: Event, options: NodeOptions = {}): GraphNode {
+    const after = this.#checkAdd(options);
+    this.#checkEvent(event);
+    return this.add(eventWork('record', event, this.#keep), after);
+  }
+
+  /**
+   * Adds a wait for `event`: the nodes after it start once the work before its latest record
+   * (when the node runs) has completed.
+   * @throws TypeError for a closed event; RangeError for an event of another device.
+   */
+  addWait(event: Event, options: NodeOptions = {}): GraphNode {
+    const after = this.#checkAdd(options);
+    this.#checkEvent(event);
+    return this.add(eventWork('wait', event, this.#keep), after);
+  }
+
+  /** Adds a node that does nothing, to join dependencies. */
+  addEmpty(options: NodeOptions = {}): GraphNode {
+    return this.add({ kind: 'empty', memory: [] }, this.#checkAdd(options));
+  }
+
+  /**
+   * Adds a JavaScript step: each launch of an executable runs `fn` on the main thread once every
+   * node added before it has completed, and launches the nodes added after it once `fn` settles
+   * (as {@link Stream.hostLaunch} holds a stream). The device never waits for it: the graph is
+   * launched in two parts, around a host step.
+   * @param options `userData` (copied now) and `timeout`, as for {@link Stream.hostLaunch}.
+   * @throws TypeError for a non-function; RangeError for a bad timeout.
+   */
+  addStep<D extends UserData = ArrayBuffer>(fn: (userData: D | undefined) => unknown, options: HostLaunchOptions<D> = {}): void {
+    this.#checkOpen();
+    if (typeof fn !== 'function') typeError('fn', 'a function', fn);
+    checkOptions('options', options);
+    const data = copyUserData(options.userData);
+    this.step({ run: () => fn(data), name: nameOf(fn), timeout: checkTimeout(options.timeout) });
+  }
+
+  /**
+   * Makes an executable of the graph, to launch on any stream of its device any number of times.
+   * Nodes added later are not in it.
+   * @throws TypeError for a closed graph; CudaError when the driver refuses the graph.
+   */
+  instantiate(): GraphExec {
+    this.#checkOpen();
+    this.device.checkUsable();
+    this.#keep.users++;
+    try {
+      return GraphExec.create(this, this.#nodes.slice(), this.#segments.map((s) => ({ ...s })), this.#keep);
+    } catch (error) {
+      this.#keep.release();
+      this.device.fail(error);
+    }
+  }
+
+  /**
+   * Releases the graph. What its nodes use stays alive while executables made from it are open.
+   * Idempotent.
+   */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    unclosed.unregister(this);
+    this.#keep.release();
+  }
+
+  /** The same as `close()`, for `using`. */
+  [Symbol.dispose](): void {
+    this.close();
+  }
+
+  /**
+   * @internal Adds checked work after `after`, holding what it uses until the graph and its
+   * executables let go.
+   */
+  add(work: NodeWork, after: readonly GraphNode[]): GraphNode {
+    holdWork(work, this.#keep.letGo);
+    const node = new GraphNode(this, this.#nodes.length, work, after);
+    this.#nodes.push(node);
+    this.#segments.at(-1)!.end = this.#nodes.length;
+    return node;
+  }
+
+  /** @internal Ends the open segment with `step`. */
+  step(step: GraphStep): void {
+    const open = this.#segments.at(-1)!;
+    open.step = step;
+    this.#segments.push({ first: this.#nodes.length, end: this.#nodes.length, step: undefined });
+  }
+
+  /** @internal The event work for `event`, holding its native event for this graph. */
+  eventWork(kind: 'record' | 'wait', event: Event): NodeWork {
+    return eventWork(kind, event, this.#keep);
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) typeError('graph', 'an open Graph', received('a closed Graph'));
+  }
+
+  #checkAdd(options: NodeOptions): readonly GraphNode[] {
+    this.#checkOpen();
+    checkOptions('options', options);
+    const { after = [] } = options;
+    if (!isArray(after)) typeError('after', 'an array of graph nodes', after);
+    const first = this.#segments.at(-1)!.first;
+    const nodes = (after as readonly unknown[]).slice();
+    nodes.forEach((node, i) => {
+      if (!isInstance(node, GraphNode)) typeError(`after[${i}]`, 'a GraphNode', node);
+      if (node.graph !== this) rangeError(`after[${i}]`, 'a node of this graph', received('a node of another graph'));
+      if (node.index < first) rangeError(`after[${i}]`, 'a node added after the last step', received(`node ${node.index}, before it`));
+    });
+    return nodes as GraphNode[];
+  }
+
+  #checkEvent(event: Event): void {
+    if (!isInstance(event, Event)) typeError('event', 'an Event', event);
+    if (event.closed) typeError('event', 'an open Event', received('a closed Event'));
+    if (event.device !== this.device) rangeError('event', `an event of ${this.device}`, event);
+  }
+}
+
+/** @internal Holds the memory and module that `work` uses; pushes what lets them go. */
+export function holdWork(work: NodeWork, letGo: (() => void)[]): void {
+  for (const allocation of work.memory) {
+    allocation.hold();
+    letGo.push(() => allocation.letGo());
+  }
+  if (work.kind === 'kernel') {
+    const module = work.kernel.module;
+    module.hold();
+    letGo.push(() => module.letGo());
+  }
+}
+
+/** The allocations among kernel arguments. */
+function memoryOf(args: readonly unknown[]): Allocation[] {
+  const memory: Allocation[] = [];
+  for (const arg of args) if (arg instanceof Memory && !memory.includes(arg.allocation)) memory.push(arg.allocation);
+  return memory;
+}
+
+/** @internal A kernel node's work, from checked arguments and their packed block. */
+export function kernelWork(kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): NodeWork {
+  return { kind: 'kernel', kernel, config, args: Object.freeze(args), block, memory: memoryOf(args) };
+}
+
+/** @internal A copy node's work, from checked memory. */
+export function copyWork(dst: Memory, src: Memory): NodeWork {
+  const memory = dst.allocation === src.allocation ? [dst.allocation] : [dst.allocation, src.allocation];
+  return { kind: 'copy', dst: dst.ptr, src: src.ptr, bytes: dst.byteLength, memory };
+}
+
+/** @internal A fill node's work, from checked memory and value. */
+export function fillWork(dst: Memory, value: number | bigint): NodeWork {
+  const [low, high] = scalarBits(dst.dtype, value as never);
+  return { kind: 'fill', ptr: dst.ptr, size: DTYPES[dst.dtype].size, count: dst.length, low, high, memory: [dst.allocation] };
+}
+
+/** @internal A host-function node's work, from a checked pointer and user data. */
+export function hostFunctionWork(fn: bigint, userData: bigint | Memory): NodeWork {
+  const memory = userData instanceof Memory ? [userData.allocation] : [];
+  return { kind: 'hostFunction', fn, userData: userData instanceof Memory ? userData.ptr : userData, memory };
+}
+
+function eventWork(kind: 'record' | 'wait', event: Event, keep: Keep): NodeWork {
+  const [native, letGo] = event.holdNative(kind === 'record');
+  keep.letGo.push(letGo);
+  return { kind, event: native, memory: [] };
+}

@@ -1,0 +1,227 @@
+// Modules: cubin, fatbin or PTX images loaded on a device, and the kernels looked up in them.
+import { addon, type NativeModule } from '../native/addon.js';
+import { checkOptions, rangeError, typeError, received } from '../base/errors.js';
+import { Kernel, type Signature } from './kernel.js';
+import { readSignature } from './packer.js';
+import { CpuLauncher, type CpuKernel } from './cpu-kernel.js';
+import type { Device } from '../device/device.js';
+import type { Stream } from '../device/stream.js';
+
+/**
+ * Unloads a module once the work given to the device so far (the launches from it included) has
+ * finished, on a worker thread: the driver's unload waits for the whole device.
+ */
+function unload(device: Device, native: NativeModule | undefined, streams: Set<Stream>): void {
+  const used = [...streams];
+  streams.clear();
+  if (native) device.completionPoints.whenQuiet(() => native.unload(), used);
+}
+
+// A module nobody closed is unloaded the same way when it is collected.
+const unloadWhenCollected = new FinalizationRegistry<{ device: Device; native: NativeModule; streams: Set<Stream> }>(
+  ({ device, native, streams }) => {
+    try {
+      unload(device, native, streams);
+    } catch {
+      // The device is gone (process teardown): the context takes its modules with it.
+    }
+  },
+);
+
+/** A module image: PTX text, or cubin / fatbin / PTX bytes. */
+export type ModuleImage = string | Uint8Array | ArrayBuffer;
+
+const ELF_MAGIC = [0x7f, 0x45, 0x4c, 0x46];
+const FATBIN_MAGIC = [0x50, 0xed, 0x55, 0xba];
+
+function startsWith(bytes: Uint8Array, magic: number[]): boolean {
+  return magic.every((b, i) => bytes[i] === b);
+}
+
+/** The bytes the driver expects: PTX text must end in a NUL byte, binaries are passed as they are. */
+function imageBytes(image: ModuleImage): Uint8Array {
+  if (typeof image === 'string') return new TextEncoder().encode(`${image}\0`);
+  const bytes = image instanceof ArrayBuffer ? new Uint8Array(image) : image;
+  if (!(bytes instanceof Uint8Array) || bytes.length === 0)
+    typeError('image', 'PTX text or non-empty cubin, fatbin or PTX bytes (Uint8Array)', image);
+  if (startsWith(bytes, ELF_MAGIC) || startsWith(bytes, FATBIN_MAGIC) || bytes[bytes.length - 1] === 0) return bytes;
+  const terminated = new Uint8Array(bytes.length + 1);
+  terminated.set(bytes);
+  return terminated;
+}
+
+/** @internal Loads a module's code on another device (its image again, or compiled for that device). */
+export type Reload = (device: Device) => Module | Promise<Module>;
+
+/**
+ * A loaded module. Get one with {@link Device.loadModule} or {@link Device.compile}. Its kernels
+ * launch on streams of other devices too: the module is loaded there on the first such launch
+ * (the same image, or the source compiled again for another architecture), once per device.
+ */
+export class Module {
+  /** The device it is loaded on. */
+  readonly device: Device;
+  /** @internal The loaded image; none on the host device. */
+  readonly native: NativeModule | undefined;
+  /** What NVRTC printed while compiling it (warnings), or '' for loaded images. */
+  readonly log: string;
+  /** Whether the compiled code came from the on-disk cache. */
+  readonly fromCache: boolean;
+  readonly #names: ReadonlyMap<string, string>;
+  readonly #streams = new Set<Stream>();
+  readonly #reload: Reload | undefined;
+  /** This module's code on other devices, loaded (or loading) on first use there. */
+  readonly #elsewhere = new Map<Device, Module | Promise<Module>>();
+  #closed = false;
+  /** Graphs and executables whose kernel nodes use it: the unload waits until they let go. */
+  #held = 0;
+
+  private constructor(device: Device, native: NativeModule | undefined, names: ReadonlyMap<string, string>, log: string, fromCache: boolean, reload?: Reload) {
+    this.device = device;
+    this.native = native;
+    this.#reload = reload;
+    if (native) unloadWhenCollected.register(this, { device, native, streams: this.#streams }, this);
+    this.#names = names;
+    this.log = log;
+    this.fromCache = fromCache;
+  }
+
+  /**
+   * @internal Use {@link Device.loadModule} or {@link Device.compile}. Checks the image at once;
+   * the driver's load runs on a worker thread once the device's known work is done (see
+   * CompletionPoints.whenQuiet).
+   */
+  static load(
+    device: Device,
+    image: ModuleImage,
+    names: ReadonlyMap<string, string> = new Map(),
+    log = '',
+    fromCache = false,
+    reload: Reload = (other) => Module.load(other, image, names, log, fromCache),
+  ): Promise<Module> {
+    const bytes = imageBytes(image);
+    if (device.kind === 'host')
+      typeError('device', 'a CUDA device to load a module image', received('the host device (give kernels CPU implementations instead)'));
+    return new Promise<void>((resolve) => device.completionPoints.whenQuiet(resolve))
+      .then(() => addon.loadModule(device.native, bytes))
+      .then(
+      (handle) => new Module(device, new addon.Module(device.native, handle), names, log, fromCache, reload),
+      (error: unknown) => device.fail(error),
+    );
+  }
+
+  /** @internal A module of the host device: its kernels run through their CPU implementations. */
+  static forHost(device: Device): Module {
+    return new Module(device, undefined, new Map(), '', false, (other) => Module.forHost(other));
+  }
+
+  /** @internal A module with no code on `device`, for kernels whose code is elsewhere. */
+  placeholder(device: Device): Module {
+    return new Module(device, undefined, new Map(), '', false);
+  }
+
+  /**
+   * @internal This module's code on `device`: itself on its own device, else loaded there on the
+   * first ask and kept (a load that failed is tried again on the next ask); closed with this one.
+   * @throws RangeError for a device of another backend, or a module that cannot be reloaded.
+   */
+  on(device: Device): Module | Promise<Module> {
+    if (device === this.device) return this;
+    const known = this.#elsewhere.get(device);
+    if (known) return known;
+    if (device.backend !== this.device.backend || !this.#reload)
+      rangeError('stream', `a stream of a ${this.device.kind} device`, received(`a stream of ${device}`));
+    const loaded = this.#reload(device);
+    this.#elsewhere.set(device, loaded);
+    if (loaded instanceof Promise)
+      loaded.then(
+        (module) => {
+          this.#elsewhere.set(device, module);
+          if (this.#closed) module.close();
+        },
+        () => this.#elsewhere.delete(device),
+      );
+    return loaded;
+  }
+
+  /** True once `close()` was called. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * The kernel `name` (an `extern "C"` name, a mangled name, or a name expression given to
+   * `compile` such as `scale<float>`), with its parameter types.
+   * @throws TypeError for a bad signature, or one the driver's parameter info contradicts;
+   * CudaError (CUDA_ERROR_NOT_FOUND) when the module has no such kernel.
+   */
+  kernel<const S extends Signature>(name: string, signature: S, options: { readonly cpu?: CpuKernel<S> } = {}): Kernel<S> {
+    if (typeof name !== 'string' || name === '') typeError('name', 'a kernel name', name);
+    checkOptions('options', options);
+    const params = readSignature(signature) as S; // read once: what is checked is what is used
+    if (this.#closed) typeError('module', 'a loaded Module', received('a closed Module'));
+    const { cpu } = options;
+    if (cpu !== undefined && typeof cpu !== 'function') typeError('options.cpu', 'a function', cpu);
+    if (!this.native) {
+      if (!cpu)
+        typeError('options.cpu', `a CPU implementation of kernel '${name}' to run it on the host device`, undefined);
+      return new Kernel(this, name, new CpuLauncher(cpu as CpuKernel, name, params), params, {
+        contextual: true,
+        remake: (module, origin) => module.#remade(origin, name, params, options),
+      });
+    }
+    let native;
+    try {
+      native = new addon.Kernel(this.native, this.#names.get(name) ?? name);
+    } catch (error) {
+      this.device.fail(error);
+    }
+    return new Kernel(this, name, native, params, { remake: (module, origin) => module.#remade(origin, name, params, options) });
+  }
+
+  /** `name` in this module (another device's), standing for `origin` there. */
+  #remade<S extends Signature>(origin: Kernel<S>, name: string, signature: S, options: { readonly cpu?: CpuKernel<S> }): Kernel<S> {
+    if (!this.native) return new Kernel(this, name, new CpuLauncher(options.cpu as CpuKernel, name, signature), signature, { contextual: true, origin });
+    let native;
+    try {
+      native = new addon.Kernel(this.native, this.#names.get(name) ?? name);
+    } catch (error) {
+      this.device.fail(error);
+    }
+    return new Kernel(this, name, native, signature, { origin });
+  }
+
+  /** @internal Notes a stream that launched kernels of this module, so `close()` waits for it. */
+  usedOn(stream: Stream): void {
+    this.#streams.add(stream);
+  }
+
+  /**
+   * Unloads the module once every launch already enqueued from it has finished, and the rest of
+   * the device's known work too (on a worker thread: the driver's unload waits for the whole
+   * device); its kernels can no longer be launched. Idempotent.
+   */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    unloadWhenCollected.unregister(this);
+    if (this.#held === 0) unload(this.device, this.native, this.#streams);
+    for (const other of this.#elsewhere.values()) if (!(other instanceof Promise)) other.close();
+    this.#elsewhere.clear();
+  }
+
+  /** @internal Keeps the module loaded, even once closed, until {@link letGo}. */
+  hold(): void {
+    this.#held++;
+  }
+
+  /** @internal Ends one {@link hold}; a close asked meanwhile unloads now. */
+  letGo(): void {
+    if (--this.#held === 0 && this.#closed) unload(this.device, this.native, this.#streams);
+  }
+
+  /** The same as `close()`, for `using`. */
+  [Symbol.dispose](): void {
+    this.close();
+  }
+}

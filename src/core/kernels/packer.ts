@@ -1,0 +1,170 @@
+// The launch fast path's argument packer: a signature becomes straight-line code, built once,
+// that checks each argument and stores it into the kernel's preallocated argument block.
+import { DTYPES, isDType, type DType } from '../base/dtype.js';
+import { isArray, isInstance, rangeError, received, typeError } from '../base/errors.js';
+import { Memory } from '../memory/memory.js';
+import { checkScalar } from '../base/scalar.js';
+import { isTypedPointer, pointee } from './pointer.js';
+import type { Device } from '../device/device.js';
+import type { ParamType, Signature, StructParam } from './kernel.js';
+import type { Stream } from '../device/stream.js';
+
+/** Bytes of launch header before the arguments (native/src/cuda/kernel.hpp's kArgsOffset). */
+export const HEADER_BYTES = 64;
+/** The 32-bit word of the header where the stream handle starts. */
+export const STREAM_WORD = 12;
+
+export function describeParam(p: ParamType): string {
+  return typeof p === 'string' ? p : `struct(${p.struct})`;
+}
+
+export function paramLayout(p: ParamType): { size: number; align: number } {
+  // The native side sees every pointer as 8 bytes: what it points to is checked here only.
+  if (p === 'ptr' || isTypedPointer(p)) return { size: 8, align: 8 };
+  if (typeof p === 'string') return { size: DTYPES[p].size, align: DTYPES[p].size };
+  return { size: p.struct, align: p.align ?? 8 };
+}
+
+export function checkSignature(signature: unknown): asserts signature is Signature {
+  readSignature(signature);
+}
+
+/**
+ * The signature as plain frozen data, each element and struct field read once (what is checked
+ * is what is used, whatever getters or proxies it was given as).
+ * @throws TypeError naming the signature or the element that is not a parameter type.
+ */
+export function readSignature(signature: unknown): Signature {
+  if (!isArray(signature)) typeError('signature', 'an array of parameter types', signature);
+  const params = signature.slice();
+  return Object.freeze(params.map((p: unknown, i): ParamType => {
+    if (p === 'ptr' || isDType(p) || isTypedPointer(p)) return p;
+    const struct = readStruct(p);
+    if (struct) return struct;
+    typeError(`signature[${i}]`, `one of ${Object.keys(DTYPES).join(', ')}, 'ptr', 'ptr<dtype>' (e.g. 'ptr<f32>') or { struct: bytes, align? }`, p);
+  }));
+}
+
+function readStruct(p: unknown): StructParam | undefined {
+  if (typeof p !== 'object' || p === null) return undefined;
+  let struct: unknown, align: unknown;
+  try {
+    ({ struct, align } = p as StructParam);
+  } catch {
+    return undefined; // a revoked proxy, a getter that throws
+  }
+  if (typeof struct !== 'number' || !Number.isInteger(struct) || struct <= 0) return undefined;
+  if (align === undefined) return Object.freeze({ struct });
+  if (typeof align !== 'number' || ![1, 2, 4, 8, 16].includes(align)) return undefined;
+  return Object.freeze({ struct, align });
+}
+
+/** The error for argument i that failed the packer's inline check. */
+export function badArgument(signature: Signature, device: Device, i: number, value: unknown): never {
+  const p = signature[i]!;
+  const name = `args[${i}]`;
+  if (p === 'ptr' || isTypedPointer(p)) {
+    const dtype = p === 'ptr' ? undefined : pointee(p);
+    if (isInstance(value, Memory)) {
+      if (value.closed) typeError(name, 'open memory', received(`a closed ${value.constructor.name}`));
+      if (dtype && value.dtype !== dtype) typeError(name, `memory of ${dtype} (${p})`, received(`a ${value.constructor.name} of ${value.dtype}`));
+      rangeError(name, `memory of ${device}`, received(`memory of ${value.device}`));
+    }
+    if (dtype) typeError(name, `a DeviceArray or HostArray of ${dtype} (${p}; a raw address needs 'ptr')`, value);
+    typeError(name, 'a DeviceArray, a HostArray or a device address as a bigint (ptr)', value);
+  }
+  if (typeof p === 'string') {
+    checkScalar(name, p, value);
+    typeError(name, p, value);
+  }
+  const size = p.struct;
+  typeError(name, `${size} bytes (an ArrayBuffer or a view) for struct(${size})`, value);
+}
+
+/**
+ * The packer's lines for a pointer at byte `at`: memory (of `dtype` only, for a typed pointer) is
+ * passed by its address and noted as used on the stream; a plain pointer also takes an address.
+ */
+function pointer(at: number, bad: string, dtype: DType | undefined): string[] {
+  const memory = dtype ? `v instanceof Memory && v.dtype === '${dtype}'` : 'v instanceof Memory';
+  const address = dtype ? '' : `else if (typeof v === 'bigint' && v >= 0n && v < 2n ** 64n) u64[${at / 8}] = v; `;
+  return [
+    `if (${memory}) { if (v.allocation.freed || (v.allocation.device !== device && !v.allocation.portable)) ${bad};`,
+    `  if (stream !== undefined) v.allocation.use(stream); u32[${at / 4}] = v.lo; u32[${at / 4 + 1}] = v.hi; }`,
+    `${address}else ${bad};`,
+  ];
+}
+
+/**
+ * What the packer throws for `error`: the error itself when it is one of the packer's own, else
+ * (a check threw, on a revoked proxy) the error that names the argument which made it throw.
+ */
+function unexpected(signature: Signature, device: Device, args: unknown, error: unknown): never {
+  if (!isArray(args)) typeError('args', 'an array of kernel arguments', args);
+  for (let i = 0; i < signature.length; i++) {
+    let value: unknown;
+    try {
+      value = args[i];
+      void (value instanceof Memory);
+    } catch {
+      badArgument(signature, device, i, value);
+    }
+  }
+  throw error;
+}
+
+/**
+ * Builds the packer for a signature: straight-line code with one inline check and one store per
+ * parameter, no allocation and no lookups by name.
+ */
+export function buildPacker(signature: Signature, offsets: number[], views: Record<string, unknown>) {
+  const lines = [
+    `if (!Array.isArray(a) || a.length !== ${signature.length}) wrongCount(a);`,
+    'let v;',
+  ];
+  signature.forEach((p, i) => {
+    const at = HEADER_BYTES + offsets[i]!;
+    const bad = `bad(${i}, v)`;
+    lines.push(`v = a[${i}];`);
+    if (isTypedPointer(p)) {
+      lines.push(...pointer(at, bad, pointee(p)));
+      return;
+    }
+    switch (p) {
+      case 'i8': lines.push(`if (typeof v !== 'number' || (v << 24 >> 24) !== v) ${bad}; i8[${at}] = v;`); break;
+      case 'u8': lines.push(`if (typeof v !== 'number' || (v & 0xff) !== v) ${bad}; u8[${at}] = v;`); break;
+      case 'i16': lines.push(`if (typeof v !== 'number' || (v << 16 >> 16) !== v) ${bad}; i16[${at / 2}] = v;`); break;
+      case 'u16': lines.push(`if (typeof v !== 'number' || (v & 0xffff) !== v) ${bad}; u16[${at / 2}] = v;`); break;
+      case 'i32': lines.push(`if (typeof v !== 'number' || (v | 0) !== v) ${bad}; i32[${at / 4}] = v;`); break;
+      case 'u32': lines.push(`if (typeof v !== 'number' || (v >>> 0) !== v) ${bad}; u32[${at / 4}] = v;`); break;
+      case 'f16': lines.push(`if (typeof v !== 'number') ${bad}; u16[${at / 2}] = half(v);`); break;
+      case 'f32': lines.push(`if (typeof v !== 'number') ${bad}; f32[${at / 4}] = v;`); break;
+      case 'f64': lines.push(`if (typeof v !== 'number') ${bad}; f64[${at / 8}] = v;`); break;
+      case 'i64':
+      case 'u64': {
+        const [lo, hi] = p === 'i64' ? ['-(2n ** 63n)', '2n ** 63n - 1n'] : ['0n', '2n ** 64n - 1n'];
+        const min = p === 'i64' ? '-Number.MAX_SAFE_INTEGER' : '0';
+        lines.push(
+          `if (typeof v === 'number') { if (!Number.isSafeInteger(v) || v < ${min}) ${bad};`,
+          `  const h = Math.floor(v / 4294967296); u32[${at / 4}] = v - h * 4294967296; u32[${at / 4 + 1}] = h >>> 0; }`,
+          `else if (typeof v === 'bigint' && v >= ${lo} && v <= ${hi}) ${p}[${at / 8}] = v; else ${bad};`,
+        );
+        break;
+      }
+      case 'ptr':
+        lines.push(...pointer(at, bad, undefined));
+        break;
+      default:
+        lines.push(`u8.set(structBytes(${i}, v, ${p.struct}), ${at});`);
+    }
+  });
+  // The checks use Array.isArray and instanceof, which throw on a revoked proxy: such a throw is
+  // turned into the error that names the argument, off the fast path.
+  views = { ...views, unexpected: (a: unknown, error: unknown) => unexpected(signature, views.device as Device, a, error) };
+  const names = Object.keys(views);
+  // The source is assembled from fixed templates, numbers and element type names checked against
+  // DTYPES: no user text reaches it.
+  const factory = new Function(...names, `return (a, stream) => {\ntry {\n${lines.join('\n')}\n} catch (error) { unexpected(a, error); }\n};`);
+  return factory(...names.map((n) => views[n])) as (args: readonly unknown[], stream: Stream | undefined) => void;
+}
+

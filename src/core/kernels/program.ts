@@ -1,0 +1,183 @@
+// CUDA C++ compiled by NVRTC on a worker thread, with an on-disk cache of the compiled code.
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { addon } from '../native/addon.js';
+import { checkOptions, rangeError, typeError } from '../base/errors.js';
+import type { Defines } from './launch-context.js';
+
+/** Options for {@link Device.compile}. */
+export interface CompileOptions {
+  /**
+   * The program's file name, as compiler messages show it.
+   * @default 'program.cu'
+   */
+  readonly name?: string;
+  /** Macros: `{ N: 256, USE_FAST: true }` becomes `-DN=256 -DUSE_FAST`. */
+  readonly defines?: Readonly<Record<string, string | number | boolean>>;
+  /** Extra include directories. */
+  readonly includePaths?: readonly string[];
+  /**
+   * The C++ dialect.
+   * @default 'c++17'
+   */
+  readonly std?: 'c++03' | 'c++11' | 'c++14' | 'c++17' | 'c++20' | 'c++23' | 'c++26';
+  /** Further NVRTC options, passed as they are (e.g. `['--use_fast_math']`). */
+  readonly options?: readonly string[];
+  /**
+   * Name expressions for kernels whose names are mangled (templates, namespaces), e.g.
+   * `['scale<float>']`; `module.kernel('scale<float>', …)` then finds them.
+   */
+  readonly expressions?: readonly string[];
+  /**
+   * The architecture: a real one (`sm_90`) gives a cubin, a virtual one (`compute_90`) PTX.
+   * @default the device's, e.g. 'sm_90'
+   */
+  readonly arch?: string;
+  /**
+   * Where compiled code is cached: a directory, or false to compile every time.
+   * @default $RXCUDA_CACHE_DIR, else $XDG_CACHE_HOME/rxcuda, else ~/.cache/rxcuda
+   */
+  readonly cache?: string | false;
+}
+
+/** A compiled program: its image and what is needed to load it. */
+export interface CompiledProgram {
+  /** A cubin (for a real architecture) or PTX text (for a virtual one). */
+  readonly image: Uint8Array | string;
+  /** Name expressions and the mangled names they stand for. */
+  readonly names: ReadonlyMap<string, string>;
+  /** What NVRTC printed (warnings); '' when it printed nothing. */
+  readonly log: string;
+  /** Whether the image came from the on-disk cache. */
+  readonly fromCache: boolean;
+}
+
+/**
+ * @internal Macros to define: names of letters, digits and underscores (function-like ones with
+ * their parameters, `MAX(a,b)`); strings, finite numbers, bigints or booleans.
+ */
+export function checkDefines(defines: unknown): Defines {
+  if (typeof defines !== 'object' || defines === null || Array.isArray(defines))
+    typeError('defines', 'an object of macro names and values', defines);
+  for (const [key, value] of Object.entries(defines)) {
+    if (!/^[A-Za-z_]\w*(\([\w\s,.]*\))?$/.test(key)) typeError('defines', 'macro names of letters, digits and underscores', key);
+    if (!['string', 'number', 'bigint', 'boolean'].includes(typeof value)) typeError(`defines.${key}`, 'a string, number, bigint or boolean', value);
+    if (typeof value === 'number' && !Number.isFinite(value)) rangeError(`defines.${key}`, 'a finite number', value);
+  }
+  return defines as Defines;
+}
+
+const ARCH = /^(sm|compute)_\d+[af]?$/;
+/** The C++ dialects: those of NVRTC 13, and the next ones, for NVRTC to refuse if it does not know them. */
+const STDS = ['c++03', 'c++11', 'c++14', 'c++17', 'c++20', 'c++23', 'c++26'];
+
+/**
+ * @internal Checks compile options before anything is compiled, on any device: the host device
+ * compiles nothing, but takes only what a GPU would.
+ */
+export function checkCompileOptions(options: CompileOptions): void {
+  const { name, defines, std, arch, cache } = options;
+  if (name !== undefined && (typeof name !== 'string' || name === '')) typeError('name', 'a file name', name);
+  if (defines !== undefined) checkDefines(defines);
+  if (std !== undefined && !STDS.includes(std)) rangeError('std', `one of ${STDS.join(', ')}`, std);
+  if (arch !== undefined && (typeof arch !== 'string' || !ARCH.test(arch))) typeError('arch', "an architecture such as 'sm_90' or 'compute_90'", arch);
+  if (cache !== undefined && cache !== false && (typeof cache !== 'string' || cache === '')) typeError('cache', 'a directory, or false', cache);
+  for (const list of ['includePaths', 'options', 'expressions'] as const) strings(list, options[list]);
+}
+
+function strings(name: string, value: unknown): readonly string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) typeError(name, 'an array of strings', value);
+  return value;
+}
+
+function nvrtcOptions(arch: string, options: CompileOptions): string[] {
+  const out = [`--gpu-architecture=${arch}`, `-std=${options.std ?? 'c++17'}`];
+  const cudaInclude = join(process.env.CUDA_PATH ?? '/usr/local/cuda', 'include');
+  if (existsSync(cudaInclude)) out.push(`-I${cudaInclude}`);
+  for (const dir of strings('includePaths', options.includePaths)) out.push(`-I${dir}`);
+  for (const [key, value] of Object.entries(options.defines ?? {})) {
+    if (value === false) continue;
+    out.push(value === true ? `-D${key}` : `-D${key}=${value}`);
+  }
+  return [...out, ...strings('options', options.options)];
+}
+
+function cacheDir(option: string | false | undefined): string | undefined {
+  if (option === false) return undefined;
+  if (option !== undefined) return option;
+  if (process.env.RXCUDA_CACHE_DIR) return process.env.RXCUDA_CACHE_DIR;
+  return join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'rxcuda');
+}
+
+async function readCache(path: string): Promise<CompiledProgram | undefined> {
+  try {
+    const meta = JSON.parse(await readFile(`${path}.json`, 'utf8')) as { names: [string, string][]; log: string; ptx: boolean };
+    const data = await readFile(`${path}.bin`);
+    const image = meta.ptx ? data.toString('utf8') : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    return { image, names: new Map(meta.names), log: meta.log, fromCache: true };
+  } catch {
+    return undefined; // missing or unreadable: compile again
+  }
+}
+
+async function writeCache(dir: string, path: string, program: CompiledProgram): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+    const ptx = typeof program.image === 'string';
+    const tmp = `${path}.${process.pid}.tmp`;
+    await writeFile(`${tmp}.bin`, program.image);
+    await writeFile(`${tmp}.json`, JSON.stringify({ names: [...program.names], log: program.log, ptx }));
+    // The .bin lands first: a reader that finds the .json finds a complete image beside it.
+    await rename(`${tmp}.bin`, `${path}.bin`);
+    await rename(`${tmp}.json`, `${path}.json`);
+  } catch {
+    // A cache that cannot be written only costs a compile next time.
+  }
+}
+
+/**
+ * Compiles CUDA C++ with NVRTC on a worker thread (or finds the result in the on-disk cache),
+ * without loading it: load the image with {@link Device.loadModule}, or use {@link Device.compile}
+ * to do both. Needs NVRTC, not a device.
+ * @param options `arch` is required here (there is no device to take it from).
+ * @throws NvrtcError with the compiler's log when compilation fails.
+ */
+export async function compile(source: string, options: CompileOptions & { readonly arch: string }): Promise<CompiledProgram> {
+  if (typeof source !== 'string' || source.length === 0) typeError('source', 'CUDA C++ source text', source);
+  checkOptions('options', options);
+  if (options === undefined) typeError('options', 'options with an `arch`', options);
+  return compileProgram(source, options.arch, options);
+}
+
+/** @internal Compiles (or finds in the cache) a program for `defaultArch`. */
+export async function compileProgram(source: string, defaultArch: string, options: CompileOptions): Promise<CompiledProgram> {
+  checkCompileOptions(options);
+  const arch = options.arch ?? defaultArch;
+  if (typeof arch !== 'string' || !ARCH.test(arch)) typeError('arch', "an architecture such as 'sm_90' or 'compute_90'", arch);
+  const name = options.name ?? 'program.cu';
+  const flags = nvrtcOptions(arch, options);
+  const expressions = strings('expressions', options.expressions);
+  const nvrtc = addon.driverInfo().nvrtc;
+  const dir = cacheDir(options.cache);
+  const key = createHash('sha256')
+    .update(JSON.stringify([1, source, flags, expressions, nvrtc.version, arch]))
+    .digest('hex');
+  const path = dir && join(dir, key);
+  if (path) {
+    const cached = await readCache(path);
+    if (cached) return cached;
+  }
+  const out = await addon.compile(source, name, flags, [...expressions]);
+  const program: CompiledProgram = {
+    image: out.cubin ?? out.ptx,
+    names: new Map(expressions.map((e, i) => [e, out.lowered[i]!])),
+    log: out.log,
+    fromCache: false,
+  };
+  if (dir && path) await writeCache(dir, path, program);
+  return program;
+}

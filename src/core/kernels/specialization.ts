@@ -1,0 +1,148 @@
+// Kernels specialized by their launch: a specializer turns a launch's context into compile-time
+// defines; each distinct set is compiled once (and cached on disk by the compiler's cache), and
+// a launch whose specialization is not ready waits in its stream's queue (scheduler.ts), never
+// blocking the main thread.
+import { checkDefines } from './program.js';
+import { reportStepError } from '../queue/host-steps.js';
+import { withLaunch, type Defines, type LaunchContext } from './launch-context.js';
+import { LaunchHookError } from './launch-hooks.js';
+import type { Kernel, Signature } from './kernel.js';
+import { isThenable } from '../base/thenable.js';
+
+/**
+ * Computes a launch's compile-time defines from its context, e.g.
+ * `(launch) => ({ BLOCK_THREADS: launch.block[0] })`; it may be async (the context stays current
+ * across its awaits).
+ */
+export type Specializer<S extends Signature = Signature> = (context: LaunchContext<S>) => Defines | PromiseLike<Defines>;
+
+interface Variant<S extends Signature> {
+  readonly defines: Defines;
+  readonly ready: Promise<Kernel<S>>;
+  kernel: Kernel<S> | undefined;
+}
+
+
+/** The same for the same macros, in any order: `NAME=value` pairs sorted by name. */
+function keyOf(defines: unknown): string {
+  const unknown = '\0'; // no set of defines spells this: what is not one is then checked, and refused
+  if (typeof defines !== 'object' || defines === null) return unknown;
+  try {
+    const names = Object.keys(defines);
+    if (names.length > 1) names.sort();
+    let key = '';
+    for (const name of names) key += `${name}=${String((defines as Record<string, unknown>)[name])};`;
+    return key;
+  } catch {
+    return unknown;
+  }
+}
+
+
+/** @internal The specializations of one kernel, made by `make` from their defines. */
+export class Specializations<S extends Signature> {
+  readonly #specializer: Specializer<S>;
+  readonly #make: (defines: Defines) => Promise<Kernel<S>>;
+  readonly #variants = new Map<string, Variant<S>>();
+  readonly #async: boolean;
+
+  constructor(specializer: Specializer<S>, make: (defines: Defines) => Promise<Kernel<S>>) {
+    this.#specializer = specializer;
+    this.#make = make;
+    this.#async = specializer.constructor.name === 'AsyncFunction';
+  }
+
+  /** The specializations compiled so far. */
+  compiled(): { readonly defines: Defines; readonly fromCache: boolean }[] {
+    return [...this.#variants.values()].flatMap((v) => (v.kernel ? [{ defines: v.defines, fromCache: v.kernel.module.fromCache }] : []));
+  }
+
+  /**
+   * Launches in the specialization of `context`: at once when it is ready, else from the stream's
+   * queue once it is (the arguments are checked now). A failure to make it goes to `onFailure`,
+   * or to the stream's `error` event.
+   * @throws LaunchHookError when the specializer throws or gives bad defines; TypeError for bad
+   * arguments. Nothing is enqueued then.
+   */
+  launch(context: LaunchContext<S>, onFailure: ((error: unknown) => void) | undefined): void {
+    const given = this.#definesOf(context);
+    if (!isThenable(given)) {
+      const variant = this.#variant(context, given);
+      if (variant.kernel) return variant.kernel.enqueueIn(context.with({ kernel: variant.kernel, defines: variant.defines }));
+      return this.#whenReady(context, variant.ready.then((kernel) => [kernel, variant.defines] as const), onFailure);
+    }
+    const ready = Promise.resolve(given).then((defines) => {
+      const variant = this.#variant(context, defines);
+      return variant.ready.then((kernel) => [kernel, variant.defines] as const);
+    });
+    this.#whenReady(context, ready, onFailure);
+  }
+
+  #definesOf(context: LaunchContext<S>): Defines | PromiseLike<Defines> {
+    try {
+      // Only an async function needs the context carried across its awaits (which costs more).
+      return withLaunch(context, () => this.#specializer(context), this.#async);
+    } catch (error) {
+      throw new LaunchHookError(`specializer ${this.#specializer.name || '(anonymous)'}`, context, error);
+    }
+  }
+
+  #variant(context: LaunchContext<S>, given: unknown): Variant<S> {
+    const known = this.#variants.get(keyOf(given));
+    if (known) return known; // its defines were checked when it was made, and spell the same
+    let defines: Defines;
+    try {
+      defines = checkDefines(given);
+    } catch (error) {
+      throw new LaunchHookError(`specializer ${this.#specializer.name || '(anonymous)'}`, context, error);
+    }
+    const key = keyOf(defines);
+    const frozen = Object.freeze({ ...defines });
+    const variant: Variant<S> = {
+      defines: frozen,
+      kernel: undefined,
+      ready: this.#make(frozen).then(
+        (kernel) => (variant.kernel = kernel),
+        (error: unknown) => {
+          this.#variants.delete(key); // a later launch tries again
+          throw error;
+        },
+      ),
+    };
+    variant.ready.catch(() => {}); // every launch waiting for it hears of the failure
+    this.#variants.set(key, variant);
+    return variant;
+  }
+
+  /** Checks the arguments now; the launch waits in the stream's queue until `ready`. */
+  #whenReady(context: LaunchContext<S>, ready: Promise<readonly [Kernel<S>, Defines]>, onFailure: ((error: unknown) => void) | undefined): void {
+    const { stream, config, given: args } = context;
+    stream.capturing?.interrupt(`A launch of ${context.kernel.name} whose specialization is still compiling (launch it once before capturing)`);
+    const bytes = context.kernel.packed(config, args, stream);
+    const fail = (error: unknown) => {
+      if (onFailure) onFailure(error);
+      else reportStepError(stream, error, { kind: 'enqueue', name: `launch(${context.kernel.name})` });
+    };
+    // The specialization's module learns of this stream as soon as it is made, so that closing it
+    // (or its template) before the queue gets to this launch waits for it.
+    ready.then(([kernel]) => kernel.module.usedOn(stream), () => {});
+    stream.run(() => (resume) => {
+      ready.then(
+        ([kernel, defines]) => {
+          let pause;
+          try {
+            pause = kernel.submitPacked(stream, config, bytes, args, context.with({ kernel, defines }));
+          } catch (error) {
+            fail(error);
+          }
+          if (pause) pause(resume);
+          else resume();
+        },
+        (error: unknown) => {
+          fail(error);
+          resume();
+        },
+      );
+    });
+  }
+}

@@ -1,0 +1,40 @@
+// Host-to-host copies that keep the main thread free: a large copy is cut into chunks that native
+// threads copy in parallel, and its completion comes back through the completion road.
+import { expectCompletion } from '../native/completions.js';
+import { addon } from '../native/addon.js';
+
+/**
+ * Copies up to this many bytes on the main thread: below it, handing a copy to native threads
+ * and hearing back costs more than the copy itself.
+ */
+export const MAIN_THREAD_COPY_BYTES = 256 * 1024;
+
+/** Where a copy ran: on native threads, or on the main thread (a small one). */
+export type CopyRoad = 'workers' | 'main';
+
+/**
+ * @internal Copies the bytes of `src` into `dst` (at least as long) and calls `done` on the main
+ * thread once they are there: at once for a small copy, after native threads copied a large one.
+ * Both arrays are held until then; neither may be detached or written meanwhile.
+ */
+export function copyHost(dst: ArrayBufferView, src: ArrayBufferView, done: () => void): CopyRoad {
+  const bytes = src.byteLength;
+  if (bytes <= MAIN_THREAD_COPY_BYTES) {
+    new Uint8Array(dst.buffer, dst.byteOffset, bytes).set(new Uint8Array(src.buffer, src.byteOffset, bytes));
+    done();
+    return 'main';
+  }
+  // The handler's closure holds both arrays until the native threads are done with them.
+  const id = expectCompletion(() => {
+    void dst;
+    void src;
+    done();
+  });
+  addon.copyHost(id, dst, src, bytes);
+  return 'workers';
+}
+
+/** The native threads that large host copies run on (started by this call if not yet running). */
+export function copyThreads(): number {
+  return addon.copyThreads();
+}

@@ -1,0 +1,70 @@
+// Pinned memory lent to the user in place of a copy: a view that can be given back, after which
+// no JavaScript can read it (the memory goes on to hold other data).
+import { DTYPES, type DType, type TypedArrayOf } from '../base/dtype.js';
+import { RxcudaError } from '../base/errors.js';
+import type { HostArray } from './memory.js';
+import { addon } from '../native/addon.js';
+
+// Each view's buffer holds the memory it shows, so that the memory (which is freed when the
+// garbage collector finds nothing reaching it) lives as long as anything can read it. A lent array
+// dropped without being returned is not reused: its memory is freed once collected. (Returning it
+// to the pool through a FinalizationRegistry would register every lent array, and the registry's
+// cells, chained to one another, kept each value's objects alive through the young generation's
+// collections: at thousands of values a second, pauses of milliseconds on the main thread.)
+const shown = Symbol('rxcuda.lentMemory');
+
+/**
+ * A result read in place: `data` is a TypedArray over pinned memory that rxcuda lends until you
+ * return it, with `release()`, `using`, or (by the operator's option) when the next value comes.
+ * Once returned, the memory holds other results: `data` throws, and views taken from it before
+ * are emptied (length 0), so stale data is never read.
+ */
+export class LentArray<D extends DType = DType> {
+  /** The element type. */
+  readonly dtype: D;
+  /** Number of elements. */
+  readonly length: number;
+  #data: TypedArrayOf[D] | undefined;
+  #giveBack: (() => void) | undefined;
+
+  /** @internal Lends the first `length` elements of `memory`; `giveBack` runs once, when returned. */
+  constructor(memory: HostArray<D>, length: number, giveBack: () => void) {
+    this.dtype = memory.dtype;
+    this.length = length;
+    const buffer = addon.hostView(memory.ptr, length * DTYPES[memory.dtype].size);
+    (buffer as ArrayBuffer & { [shown]?: HostArray<D> })[shown] = memory;
+    this.#data = new DTYPES[memory.dtype].Array(buffer, 0, length);
+    this.#giveBack = giveBack;
+  }
+
+  /**
+   * The elements, over pinned memory.
+   * @throws RxcudaError once the array has been returned.
+   */
+  get data(): TypedArrayOf[D] {
+    if (this.#data === undefined)
+      throw new RxcudaError(`This lent ${DTYPES[this.dtype].Array.name} was returned: its memory holds other data now (copy what you keep before returning it)`);
+    return this.#data;
+  }
+
+  /** True once the array has been returned. */
+  get returned(): boolean {
+    return this.#data === undefined;
+  }
+
+  /** Returns the memory: `data` throws from now on, and every view of it is emptied. Idempotent. */
+  release(): void {
+    const data = this.#data;
+    if (data === undefined) return;
+    this.#data = undefined;
+    addon.detachBuffer(data.buffer as ArrayBuffer);
+    const giveBack = this.#giveBack!;
+    this.#giveBack = undefined;
+    giveBack();
+  }
+
+  /** The same as `release()`, for `using`. */
+  [Symbol.dispose](): void {
+    this.release();
+  }
+}

@@ -1,0 +1,78 @@
+// The JavaScript end of the completion road: ids handed to the addon when work is enqueued come
+// back here, drained in batches on the main thread, and settle what was waiting for them.
+import { describeFailure } from '../base/errors.js';
+
+/** Called with the stream's CUresult (0 when the work before the notification succeeded). */
+export type CompletionHandler = (status: number) => void;
+
+// Handlers by id - 1, in slots that are reused: an id is free again once its completion was
+// drained or cancelled. A Map keyed by ever-growing ids would do as well for lookups, but each
+// rehash of its table leaves the old table pointing at the new one, and once the old one is in
+// the old generation that chain keeps every newer table (and what it references) alive through
+// the young generation's collections: at thousands of completions a second that made each
+// scavenge copy and promote megabytes, and pause the main thread for milliseconds.
+const handlers: (CompletionHandler | null | undefined)[] = []; // null: reserved, no handler yet
+const freeSlots: number[] = [];
+
+/**
+ * Reserves an id for a completion, to be given its handler with {@link onCompletion} before control
+ * returns to the event loop (completions are only drained from there), e.g. right after the
+ * enqueue, which then comes sooner.
+ */
+export function reserveCompletion(): number {
+  const slot = freeSlots.pop() ?? handlers.length;
+  handlers[slot] = null;
+  return slot + 1;
+}
+
+/** Has the completion of a reserved id call `handler`. */
+export function onCompletion(id: number, handler: CompletionHandler): void {
+  handlers[id - 1] = handler;
+}
+
+/** Reserves an id whose completion calls `handler`; pass the id to the addon's notify. */
+export function expectCompletion(handler: CompletionHandler): number {
+  const id = reserveCompletion();
+  onCompletion(id, handler);
+  return id;
+}
+
+/** Forgets an id whose enqueue failed: nothing will come back for it. */
+export function cancelCompletion(id: number): void {
+  if (handlers[id - 1] === undefined) return;
+  handlers[id - 1] = undefined;
+  freeSlots.push(id - 1);
+}
+
+/** How many records one hand-over carries at most (more come in further rounds). */
+const MAILBOX_RECORDS = 1024;
+
+/**
+ * The arrays the addon writes drained records into before it calls {@link drainCompletions}:
+ * allocated once, so a completion costs no allocation on its way to JavaScript.
+ */
+export const completionMailbox = {
+  ids: new Uint32Array(MAILBOX_RECORDS),
+  statuses: new Int32Array(MAILBOX_RECORDS),
+};
+
+/** Entry point for the addon: the first `count` records of the mailbox, oldest first. */
+export function drainCompletions(count: number): void {
+  const { ids, statuses } = completionMailbox;
+  for (let i = 0; i < count; i++) {
+    const handler = handlers[ids[i]! - 1];
+    if (!handler) continue;
+    cancelCompletion(ids[i]!);
+    try {
+      handler(statuses[i]!);
+    } catch (error) {
+      // A handler is rxcuda's own code (or a listener it called); a throw here is reported without
+      // stopping the drain, and never escapes into the addon, whatever was thrown.
+      try {
+        process.emitWarning(error instanceof Error ? error : `A completion handler threw: ${describeFailure(error)}`);
+      } catch {
+        // Nothing more can be said.
+      }
+    }
+  }
+}

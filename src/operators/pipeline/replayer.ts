@@ -1,0 +1,178 @@
+// The replay operator's engine: one value's device work is recorded instead of enqueued, then
+// launched as a graph. The first value's work is captured into the reference graph; a later
+// value of the same shape launches an executable of it (one per lane stream) with that value's
+// addresses and scalars; a value of another shape is enqueued as it was given, and said once.
+import { Graph } from '../../core/graphs/graph.js';
+import { replayOn, shapeDifference, type NodeWork } from '../../core/graphs/graph-node.js';
+import type { GraphExec } from '../../core/graphs/graph-exec.js';
+import { Recorder } from '../../core/graphs/capture.js';
+import type { Stream } from '../../core/device/stream.js';
+
+/** The first difference between two values' device work, in words; undefined when none. */
+export function workDifference(reference: readonly NodeWork[], works: readonly NodeWork[]): string | undefined {
+  if (reference.length !== works.length)
+    return `${works.length} device operations where the first value had ${reference.length}`;
+  for (let i = 0; i < works.length; i++) {
+    const difference = shapeDifference(reference[i]!, works[i]!);
+    if (difference) return `operation ${i} is ${difference}`;
+  }
+  return undefined;
+}
+
+/** Executables kept per lane stream and run of work: one per set of pooled buffers, mostly. */
+const EXECS_PER_RUN = 8;
+
+/** An executable of a reference graph, with the work it holds now, and when it was last used. */
+interface Held {
+  readonly exec: GraphExec;
+  works: readonly NodeWork[];
+  used: number;
+}
+
+/** Whether two runs of work use the same memory, node by node (then only scalars may differ). */
+function sameMemory(a: readonly NodeWork[], b: readonly NodeWork[]): boolean {
+  for (let i = 0; i < a.length; i++) {
+    const [x, y] = [a[i]!.memory, b[i]!.memory];
+    if (x.length !== y.length) return false;
+    for (let j = 0; j < x.length; j++) if (x[j] !== y[j]) return false;
+  }
+  return true;
+}
+
+/** @internal Replays values' device work as graphs, for one subscription of the operator. */
+export class Replayer {
+  /** Per run of device work within a value (work a graph cannot hold splits it): its graph. */
+  readonly #references: Graph[] = [];
+  /** Per lane stream and run: executables, each made for the pooled buffers of some values. */
+  readonly #execs = new Map<Stream, Held[][]>();
+  #clock = 0;
+  readonly #onEager: (difference: string) => void;
+  /** Values launched from a graph, and values enqueued as given. */
+  replayed = 0;
+  eager = 0;
+
+  /** @param onEager told when a value's work is enqueued as given, with the difference. */
+  constructor(onEager: (difference: string) => void) {
+    this.#onEager = onEager;
+  }
+
+  /** Records the device work `body` gives `stream`, and launches it. */
+  around(stream: Stream, body: () => void): void {
+    const recording = new ValueRecording(this, stream);
+    const stop = stream.recordInto(recording);
+    try {
+      body();
+    } finally {
+      stop();
+      recording.flush();
+    }
+  }
+
+  /** @internal Launches the `position`-th run of a value's device work on `stream`. */
+  submit(stream: Stream, position: number, works: readonly NodeWork[]): void {
+    const reference = this.#references[position];
+    if (!reference) return this.#capture(stream, position, works);
+    const difference = workDifference(reference.nodes.map((n) => n.work), works);
+    if (difference) {
+      this.eager++;
+      for (const work of works) {
+        for (const allocation of work.memory) allocation.use(stream);
+        replayOn(stream, work);
+      }
+      return this.#onEager(difference);
+    }
+    const held = this.#heldFor(stream, position, reference, works);
+    held.exec.setWorks(works);
+    held.works = works;
+    held.used = ++this.#clock;
+    this.replayed++;
+    held.exec.launch(stream);
+  }
+
+  /**
+   * The executable to launch `works` with: one that holds the same memory (only its scalars may
+   * need an update), else a new one while there are few, else the one used longest ago.
+   */
+  #heldFor(stream: Stream, position: number, reference: Graph, works: readonly NodeWork[]): Held {
+    let runs = this.#execs.get(stream);
+    if (!runs) this.#execs.set(stream, (runs = []));
+    const held = (runs[position] ??= []);
+    for (const candidate of held) if (sameMemory(candidate.works, works)) return candidate;
+    if (held.length < EXECS_PER_RUN) {
+      const made: Held = { exec: reference.instantiate(), works: reference.nodes.map((n) => n.work), used: 0 };
+      held.push(made);
+      return made;
+    }
+    return held.reduce((a, b) => (a.used <= b.used ? a : b));
+  }
+
+  /** Releases the graphs and executables; launches already made still run. */
+  close(): void {
+    for (const runs of this.#execs.values()) for (const held of runs) for (const { exec } of held ?? []) exec.close();
+    this.#execs.clear();
+    for (const graph of this.#references.splice(0)) graph.close();
+  }
+
+  #capture(stream: Stream, position: number, works: readonly NodeWork[]): void {
+    const graph = Graph.create(stream.device);
+    let last;
+    for (const work of works) last = graph.add(work, last ? [last] : []);
+    this.#references[position] = graph;
+    const held = this.#heldFor(stream, position, graph, works);
+    held.used = ++this.#clock;
+    this.replayed++;
+    held.exec.launch(stream);
+  }
+}
+
+/**
+ * One value's device work on its lane, recorded: launched when work a graph cannot hold comes
+ * (a host step, a notification, an event), and when the value's operators have returned.
+ */
+class ValueRecording extends Recorder {
+  readonly #replayer: Replayer;
+  readonly #stream: Stream;
+  #works: NodeWork[] = [];
+  #position = 0;
+
+  constructor(replayer: Replayer, stream: Stream) {
+    super();
+    this.#replayer = replayer;
+    this.#stream = stream;
+  }
+
+  protected add(work: NodeWork): void {
+    this.#works.push(work);
+  }
+
+  record(): boolean {
+    this.flush();
+    return false;
+  }
+
+  wait(): boolean {
+    this.flush();
+    return false;
+  }
+
+  step(): boolean {
+    this.flush();
+    return false;
+  }
+
+  interrupt(): void {
+    this.flush();
+  }
+
+  beforeRun(): void {
+    this.flush();
+  }
+
+  /** Launches what was recorded so far. */
+  flush(): void {
+    if (this.#works.length === 0) return;
+    const works = this.#works;
+    this.#works = [];
+    this.#replayer.submit(this.#stream, this.#position++, works);
+  }
+}

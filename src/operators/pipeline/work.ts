@@ -1,0 +1,187 @@
+// The envelope a value travels in through a GPU pipeline: the value, its lane (stream), the
+// device resources attached to it, and the count of operators still holding it.
+import type { DType } from '../../core/base/dtype.js';
+import { RxcudaError, describeFailure } from '../../core/base/errors.js';
+import type { DeviceArray, Memory } from '../../core/memory/memory.js';
+import type { Stream } from '../../core/device/stream.js';
+import type { Lane } from './lane-pool.js';
+import type { NamedArray } from './slots.js';
+
+/** What a cause says, whatever was thrown (a value String() refuses included). */
+function messageOf(cause: unknown): string {
+  try {
+    return cause instanceof Error ? String(cause.message) : String(cause);
+  } catch {
+    return describeFailure(cause);
+  }
+}
+
+/**
+ * A pipeline failure, with where it happened and for which value; `cause` is what was thrown
+ * there (a CudaError, a TypeError from a refused argument, a host step's own error), and `code`
+ * is undefined.
+ */
+export class PipelineError extends RxcudaError {
+  /** The class's name, `PipelineError`. */
+  override readonly name = 'PipelineError';
+  /** The operator that failed, e.g. `launch(saxpy)`. */
+  readonly operator: string;
+  /** The index of the value (0 for the first value of the source). */
+  readonly index: number;
+
+  constructor(operator: string, index: number, cause: unknown) {
+    super(`${operator} failed for value #${index}: ${messageOf(cause)}`, undefined, { cause });
+    this.operator = operator;
+    this.index = index;
+  }
+}
+
+/**
+ * A value bound to a stream lane, with the device resources its work uses.
+ *
+ * `B` and `R` are the named buffers and results that the operators before have attached, e.g.
+ * `{ gray: DeviceArray<'u8'> }` after `launch(k, (w) => ({ config, args: [w.device('u8', n, 'gray')] }))`
+ * and `{ gray: Uint8Array }` after `download((w) => w.buffers.gray, 'gray')`: the operators infer
+ * them, so that user code reads each slot with its type.
+ */
+export class Work<T, B = {}, R = {}> {
+  /** The value from the source. */
+  readonly value: T;
+  /** Its position in the source, from 0. */
+  readonly index: number;
+  /** The lane whose stream carries its device work. */
+  readonly lane: Lane;
+  /** Device arrays attached by operators, by name (e.g. `upload` names its array `input`). */
+  readonly buffers: B = {} as B;
+  /** Host data attached by `download`, by name. */
+  readonly results: R = {} as R;
+  readonly #pooled: Memory[] = [];
+  readonly #done: () => void;
+  #holds = 1;
+  /** A failure of the value has been settled already. */
+  #failed = false;
+  /** The stream's command count just after a holder's completion point, which covers all before it. */
+  #coveredAt = -1;
+
+  /** @internal Created by {@link onStreams}. */
+  constructor(value: T, index: number, lane: Lane, done: () => void) {
+    this.value = value;
+    this.index = index;
+    this.lane = lane;
+    this.#done = done;
+  }
+
+  /** The stream this value's device work is enqueued on. */
+  get stream(): Stream {
+    return this.lane.stream;
+  }
+
+  /**
+   * A device array from the lanes' pool, returned to it when this value's work is done; with a
+   * `name`, also attached as `buffers[name]`, and typed so that the operator that receives it
+   * (see {@link NamedArray}) gives the operators after it `buffers[name]` with its type.
+   */
+  device<D extends DType>(dtype: D, length: number): DeviceArray<D>;
+  device<D extends DType, N extends string>(dtype: D, length: number, name: N): NamedArray<N, D>;
+  device<D extends DType>(dtype: D, length: number, name?: string): DeviceArray<D> {
+    const array = this.lane.device(dtype, length);
+    this.#pooled.push(array);
+    if (name !== undefined) (this.buffers as Record<string, DeviceArray>)[name] = array;
+    return array;
+  }
+
+  /**
+   * A device array of `stream`'s device from the lanes' pool, ordered on `stream`, returned to it
+   * when this value's work is done: for a {@link fanOut} branch on another device, whose side
+   * stream `stream` is. With a `name`, also attached as `buffers[name]`, as {@link device} does.
+   */
+  deviceOn<D extends DType>(stream: Stream, dtype: D, length: number): DeviceArray<D>;
+  deviceOn<D extends DType, N extends string>(stream: Stream, dtype: D, length: number, name: N): NamedArray<N, D>;
+  deviceOn<D extends DType>(stream: Stream, dtype: D, length: number, name?: string): DeviceArray<D> {
+    const array = this.lane.pool.deviceArray(stream, dtype, length);
+    this.#pooled.push(array);
+    if (name !== undefined) (this.buffers as Record<string, DeviceArray>)[name] = array;
+    return array;
+  }
+
+  /**
+   * @internal Settles a failure of this value: returns what to error the pipeline with, or
+   * undefined when the pool's `onDeviceFault` function took it (see LanePool.faultOf).
+   */
+  settle(failure: PipelineError): unknown {
+    const first = !this.#failed;
+    this.#failed = true;
+    return this.lane.pool.faultOf(this.lane, failure, first);
+  }
+
+  /** @internal A pinned staging array from the lanes' pool, returned with the rest. */
+  staging<D extends DType>(dtype: D, length: number) {
+    const array = this.lane.host(dtype, length);
+    this.#pooled.push(array);
+    return array;
+  }
+
+  /** @internal Pooled memory that goes back to the lane with the rest (a producer's frame). */
+  adopt(memory: Memory): void {
+    this.#pooled.push(memory);
+  }
+
+  /**
+   * @internal Takes pooled memory out of this value's keeping, for lending it to the subscriber:
+   * the returned function gives it back to the lane, once.
+   */
+  lend(memory: Memory): () => void {
+    const at = this.#pooled.indexOf(memory);
+    if (at >= 0) this.#pooled.splice(at, 1);
+    let lent = true;
+    return () => {
+      if (!lent) return;
+      lent = false;
+      this.lane.give(memory);
+    };
+  }
+
+  /**
+   * @internal Enqueues a stage's device work, timed when the pool has a timeline (with the bytes
+   * it moves, for its rate).
+   */
+  stage(name: string, enqueue: () => void, bytes = 0): void {
+    const timeline = this.lane.pool.timeline;
+    if (timeline) timeline.device(this.stream, this.lane.index, this.index, name, enqueue, bytes);
+    else enqueue();
+  }
+
+  /** @internal Records host work of this value that ran from `start` (performance.now()) until now. */
+  hostSpan(name: string, start: number, bytes = 0): void {
+    this.lane.pool.timeline?.host(this.lane.index, this.index, name, start, bytes);
+  }
+
+  /**
+   * @internal An operator keeps the value (and its resources) until it lets go, which it does
+   * from `completionPoint`: a notification it enqueues now, on the value's stream, behind all of
+   * the value's work so far.
+   */
+  hold(completionPoint: () => void): void {
+    completionPoint(); // first: a completion point that cannot be enqueued holds nothing
+    this.#holds++;
+    this.#coveredAt = this.stream.enqueued;
+  }
+
+  /**
+   * @internal Lets go once the device work enqueued on the lane so far has finished; the last to
+   * let go returns the pooled resources and frees the value's place in flight. When a holder's
+   * completion point is the last thing enqueued, it lets go at once: that holder lets go later
+   * than this would, and no second notification is needed for the same place in the stream.
+   */
+  releaseWhenDone(): void {
+    if (this.#coveredAt === this.stream.enqueued) this.release();
+    else this.stream.notify(() => this.release());
+  }
+
+  /** @internal Lets go now: the value's device work is known to be done. */
+  release(): void {
+    if (--this.#holds > 0) return;
+    for (const memory of this.#pooled.splice(0)) this.lane.give(memory);
+    this.#done();
+  }
+}
