@@ -1,7 +1,7 @@
 // The object model over the addon: devices, streams, events, memory, kernels and graphs. What
 // rxcuda exports of src/core, and nothing more: the reactive layer builds on these alone.
 export { Device } from './device/device.js';
-export type { DeviceProperties, DriverInfo, KernelAttributes } from './native/addon.js';
+export type { DeviceProperties, DriverInfo, KernelAttributes } from './native/types.js';
 export { Stream, type StreamOptions, type StreamEvents } from './device/stream.js';
 export { STEP_FAILED_WARNING, type HostLaunchOptions, type HostStepContext, type UserData } from './queue/host-steps.js';
 export { Event, type EventOptions } from './device/event.js';

@@ -1,5 +1,7 @@
 // CUDA devices: enumeration, properties, and the factories for streams, events, memory, modules.
-import { addon, backends, type Backend, type DeviceProperties, type DriverInfo, type NativeDevice } from '../native/addon.js';
+import { addon, cudaBackend } from '../native/addon.js';
+import { hostBackend } from '../host/backend.js';
+import type { Backend, DeviceProperties, DriverInfo, NativeDevice } from '../native/types.js';
 import { CudaError, checkCount, checkOptions, isInstance, rangeError, received, typeError } from '../base/errors.js';
 import { constants } from 'node:buffer';
 import { checkDType, dtypeOfArray, DTYPES, type DType, type DTypeOfArray } from '../base/dtype.js';
@@ -100,7 +102,7 @@ export class Device {
     if (!info.available) throw unavailable(info);
     if (ordinal >= info.deviceCount)
       rangeError('ordinal', `below the device count ${info.deviceCount}`, ordinal);
-    const device = new Device(ordinal, backends.cuda);
+    const device = new Device(ordinal, cudaBackend);
     devices.set(ordinal, device);
     return device;
   }
@@ -139,7 +141,7 @@ export class Device {
    */
   static hosts(count: number): Device[] {
     checkCount('count', count, 1);
-    while (hostDevices.length < count) hostDevices.push(new Device(-1, backends.host, hostDevices.length));
+    while (hostDevices.length < count) hostDevices.push(new Device(-1, hostBackend, hostDevices.length));
     return hostDevices.slice(0, count);
   }
 

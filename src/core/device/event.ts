@@ -1,7 +1,7 @@
 // Events: points in a stream's work, for cross-stream ordering, completion and timing. A record
 // may still wait in its stream's queue (behind an unsettled host step); a wait for it then waits in
 // its own stream's queue until the record reaches the driver (see scheduler.ts).
-import type { NativeEvent } from '../native/addon.js';
+import type { NativeEvent } from '../native/types.js';
 import { CudaError, checkOptions, isInstance, rangeError, typeError, received } from '../base/errors.js';
 import type { Command, Pause } from '../queue/scheduler.js';
 import type { Device } from './device.js';

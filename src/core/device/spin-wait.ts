@@ -5,7 +5,8 @@
 // A pipeline's values are watched through that event instead (watchEvent): a word written by the
 // stream slows a copy-bound pipeline, recording an event does not.
 import { checkCount, rangeError } from '../base/errors.js';
-import { addon, type NativeEvent } from '../native/addon.js';
+import { addon } from '../native/addon.js';
+import type { NativeEvent } from '../native/types.js';
 import { cancelCompletion, expectCompletion } from '../native/completions.js';
 import { Event } from './event.js';
 import { HostArray } from '../memory/memory.js';

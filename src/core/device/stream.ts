@@ -3,7 +3,7 @@
 // lane itself is thin: its queue is the scheduler's (scheduler.ts), host steps are host-steps.ts,
 // spinning waits spin-wait.ts, and completion points behind closed streams completion-points.ts.
 import { EventEmitter } from 'eventemitter3';
-import type { NativeStream } from '../native/addon.js';
+import type { NativeStream } from '../native/types.js';
 import { addon } from '../native/addon.js';
 import { CudaError, GraphError, checkCount, checkOptions, isInstance, nameOf, rangeError, typeError, received } from '../base/errors.js';
 import { DTYPES, checkDType, type DType } from '../base/dtype.js';

@@ -4,7 +4,8 @@
 // parameters it was made with, and applies what differs from the native executable's when it
 // reaches the driver.
 import { GraphError, isArray, isInstance, rangeError, received, typeError } from '../base/errors.js';
-import { addon, type NativeGraphExec } from '../native/addon.js';
+import { addon } from '../native/addon.js';
+import type { NativeGraphExec } from '../native/types.js';
 import type { Allocation } from '../memory/memory.js';
 import type { Module } from '../kernels/module.js';
 import type { KernelArgs, Signature } from '../kernels/kernel.js';

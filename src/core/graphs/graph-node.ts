@@ -1,6 +1,6 @@
 // Graph nodes: what each one does, how it goes into a native CUDA graph and an executable's
 // update, and how the host device replays it (a command list, in order).
-import type { NativeEvent, NativeGraph, NativeGraphExec } from '../native/addon.js';
+import type { NativeEvent, NativeGraph, NativeGraphExec } from '../native/types.js';
 import type { Allocation } from '../memory/memory.js';
 import type { Kernel } from '../kernels/kernel.js';
 import type { LaunchConfig } from '../kernels/launch-config.js';

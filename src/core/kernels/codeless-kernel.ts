@@ -1,6 +1,6 @@
 // The native side of a kernel that has no compiled code of its own: a template's (its
 // specializations have code) or a kernel's counterpart on a device its module is still loading on.
-import type { KernelAttributes, KernelLauncher, NativeKernel } from '../native/addon.js';
+import type { KernelAttributes, KernelLauncher, NativeKernel } from '../native/types.js';
 
 /** @internal A NativeKernel whose every use but a launch through specializations throws `why`. */
 export class CodelessKernel implements NativeKernel {

@@ -1,6 +1,6 @@
 // Kernels on the host device: a JavaScript implementation run in stream order, as a host step,
 // with pointer arguments turned into TypedArrays over the memory they point to.
-import { type KernelAttributes, type KernelLauncher, type NativeKernel } from '../native/addon.js';
+import type { KernelAttributes, KernelLauncher, NativeKernel } from '../native/types.js';
 import { DTYPES, fromHalfBits, toHalfBits, type DType, type TypedArrayOf } from '../base/dtype.js';
 import { HostArray, Memory, type DeviceAllocation } from '../memory/memory.js';
 import type { LaunchConfig } from './launch-config.js';

@@ -1,6 +1,6 @@
 // Kernels with declared signatures and the launch fast path: the signature builds a packer once;
 // each launch writes its arguments into a preallocated block and makes one native call.
-import type { KernelAttributes, KernelLauncher, NativeKernel } from '../native/addon.js';
+import type { KernelAttributes, KernelLauncher, NativeKernel } from '../native/types.js';
 import type { Pause } from '../queue/scheduler.js';
 import { toHalfBits, type DType } from '../base/dtype.js';
 import type { TypedPointer } from './pointer.js';

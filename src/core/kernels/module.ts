@@ -1,5 +1,6 @@
 // Modules: cubin, fatbin or PTX images loaded on a device, and the kernels looked up in them.
-import { addon, type NativeModule } from '../native/addon.js';
+import { addon } from '../native/addon.js';
+import type { NativeModule } from '../native/types.js';
 import { checkOptions, rangeError, typeError, received } from '../base/errors.js';
 import { Kernel, type Signature } from './kernel.js';
 import { readSignature } from './packer.js';

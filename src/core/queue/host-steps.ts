@@ -3,7 +3,7 @@
 // waits in the stream's queue (scheduler.ts) until it settles: the device never waits for it.
 import { CudaError, HostStepTimeoutError, describeFailure, isInstance, nameOf, rangeError, typeError, received } from '../base/errors.js';
 import { cancelCompletion, expectCompletion, onCompletion, reserveCompletion } from '../native/completions.js';
-import { NOTIFY_OFF_STREAM, NOTIFY_REFUSE_CAPTURE } from '../native/addon.js';
+import { NOTIFY_OFF_STREAM, NOTIFY_REFUSE_CAPTURE } from '../native/types.js';
 import type { Command, Pause, Resume } from './scheduler.js';
 import type { Stream } from '../device/stream.js';
 import { isThenable } from '../base/thenable.js';

@@ -1,0 +1,303 @@
+// The binding's surface, as TypeScript sees it: the native classes of both backends and the
+// addon's functions. Declared once here; the addon checks its own side at load.
+/** What the native Device class offers. */
+export interface NativeDevice {
+  properties(): DeviceProperties;
+  /**
+   * Free and total memory in bytes: the device's (cuMemGetInfo), or the machine's RAM on the
+   * host backend.
+   */
+  memoryInfo(): {
+    /** Free memory in bytes. */
+    free: number;
+    /** Total memory in bytes. */
+    total: number;
+  };
+  /** Enables this device's direct access to `peer`'s memory; false where the hardware cannot. */
+  enablePeerAccess(peer: NativeDevice): boolean;
+  /**
+   * The host backend only: the device broke with the sticky error `code`. What its streams run
+   * from then on skips its effect, and their notifications report `code`, as on a GPU whose
+   * context broke.
+   */
+  poison?(code: number): void;
+}
+
+/**
+ * Facts about a CUDA device, read once. A host device reports the launch limits of a compute
+ * capability 9.0 GPU, so that launch configurations are checked the same way on the CPU.
+ */
+export interface DeviceProperties {
+  /** The device's name, e.g. "NVIDIA H200"; "host (CPU reference backend)" for a host device. */
+  readonly name: string;
+  /** Total device memory in bytes; for a host device, the machine's total RAM in bytes. */
+  readonly totalMemory: number;
+  /** Major version of the compute capability, e.g. 9 for sm_90; 0 for a host device. */
+  readonly major: number;
+  /** Minor version of the compute capability, e.g. 0 for sm_90; 0 for a host device. */
+  readonly minor: number;
+  /** Number of streaming multiprocessors; for a host device, the number of CPU threads. */
+  readonly multiprocessors: number;
+  /** Most threads one block may have (1024 for a host device). */
+  readonly maxThreadsPerBlock: number;
+  /** Largest block size in x, in threads (1024 for a host device). */
+  readonly maxBlockX: number;
+  /** Largest block size in y, in threads (1024 for a host device). */
+  readonly maxBlockY: number;
+  /** Largest block size in z, in threads (64 for a host device). */
+  readonly maxBlockZ: number;
+  /** Largest grid size in x, in blocks (2147483647 for a host device). */
+  readonly maxGridX: number;
+  /** Largest grid size in y, in blocks (65535 for a host device). */
+  readonly maxGridY: number;
+  /** Largest grid size in z, in blocks (65535 for a host device). */
+  readonly maxGridZ: number;
+  /** Shared memory one block may use without opting in, in bytes (49152 for a host device). */
+  readonly sharedMemoryPerBlock: number;
+  /**
+   * Shared memory one block may use when its kernel opts in
+   * ({@link Kernel.setMaxDynamicSharedMemory}), in bytes; the limit on a launch's `sharedMem`
+   * (232448 for a host device).
+   */
+  readonly sharedMemoryPerBlockOptin: number;
+  /** Threads per warp (32). */
+  readonly warpSize: number;
+  /**
+   * 1 if the device supports cooperative launches, else 0
+   * (CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH); 0 for a host device.
+   */
+  readonly cooperativeLaunch: number;
+  /**
+   * 1 if the device supports launches with thread block clusters, else 0
+   * (CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH); 0 for a host device.
+   */
+  readonly clusterLaunch: number;
+  /**
+   * 1 if the device supports stream-ordered allocation from memory pools (cuMemAllocAsync), else 0
+   * (CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED); 1 for a host device.
+   */
+  readonly memoryPools: number;
+}
+
+/** notify() flag: enqueue nothing, and answer false, on a stream under graph capture. */
+export const NOTIFY_REFUSE_CAPTURE = 2;
+/** notify() flag: the callback behind an event, on the stream's notifier, not on the stream (CUDA). */
+export const NOTIFY_OFF_STREAM = 4;
+
+export interface NativeStream {
+  handle(): bigint;
+  destroy(): void;
+  query(): boolean;
+  priority(): number;
+  flags(): number;
+  capturing(): boolean;
+  record(event: NativeEvent): void;
+  waitEvent(event: NativeEvent): void;
+  /** Enqueues the notification for `id`; false (nothing enqueued) when refused under capture. */
+  notify(id: number, flags?: number): boolean;
+  hostFunction(fn: bigint, userData: bigint): void;
+  writeValue(address: bigint, value: number): void;
+  alloc(bytes: number): bigint;
+  free(ptr: bigint): void;
+  copy(dst: bigint, src: bigint, bytes: number): void;
+  /** A copy between memory of two devices (a peer copy, staged by the driver without peer access). */
+  copyPeer(dst: bigint, dstDevice: NativeDevice, src: bigint, srcDevice: NativeDevice, bytes: number): void;
+  fill(ptr: bigint, elementSize: number, count: number, low: number, high: number): void;
+}
+
+export interface NativeEvent {
+  query(): boolean;
+  elapsed(end: NativeEvent): number;
+  destroy(): void;
+}
+
+export interface NativeModule {
+  /** Unloads on a worker thread (the driver's unload waits for the whole device). */
+  unload(): void;
+}
+
+/**
+ * A compiled kernel's attributes, as cuFuncGetAttribute reports them. A CPU kernel on a host
+ * device reports 1024 for `maxThreadsPerBlock`, its dynamic shared memory limit, and 0 for the
+ * rest.
+ */
+export interface KernelAttributes {
+  /**
+   * Most threads per block a launch of this kernel may have on its device
+   * (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK).
+   */
+  readonly maxThreadsPerBlock: number;
+  /**
+   * Statically allocated shared memory per block, in bytes; dynamic shared memory not included
+   * (CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES).
+   */
+  readonly sharedSizeBytes: number;
+  /** Constant memory the kernel uses, in bytes (CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES). */
+  readonly constSizeBytes: number;
+  /** Local memory per thread, in bytes (CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES). */
+  readonly localSizeBytes: number;
+  /** Registers per thread (CU_FUNC_ATTRIBUTE_NUM_REGS). */
+  readonly numRegs: number;
+  /**
+   * PTX virtual architecture the kernel was compiled for, as major * 10 + minor, e.g. 90
+   * (CU_FUNC_ATTRIBUTE_PTX_VERSION).
+   */
+  readonly ptxVersion: number;
+  /**
+   * Binary architecture the kernel was compiled for, as major * 10 + minor, e.g. 90
+   * (CU_FUNC_ATTRIBUTE_BINARY_VERSION).
+   */
+  readonly binaryVersion: number;
+  /**
+   * Most dynamic shared memory a launch of this kernel may ask for, in bytes
+   * (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES); on a GPU, raised by
+   * {@link Kernel.setMaxDynamicSharedMemory}; on the host device, what it was set to (0 before).
+   */
+  readonly maxDynamicSharedSizeBytes: number;
+}
+
+/**
+ * Launches with what the bound block holds; the host backend also reads the arguments given and
+ * the launch's context (a LaunchContext, which CPU kernels always get), and returns the pause of
+ * the CPU kernel's host step.
+ */
+export type KernelLauncher = (stream: unknown, config: unknown, args: readonly unknown[], context?: unknown) => ((resume: () => void) => void) | void;
+
+export interface NativeKernel {
+  handle(): bigint;
+  paramInfo(): { offset: number; size: number }[] | null;
+  attributes(): KernelAttributes;
+  setAttribute(attribute: number, value: number): void;
+  occupancy(blockSize: number, sharedMem: number): number;
+  suggestBlockSize(sharedMem: number, blockLimit: number): { minGridSize: number; blockSize: number };
+  /** Binds the argument block; returns the function that launches with what it holds. */
+  bind(block: ArrayBuffer, offsets: Uint32Array): KernelLauncher;
+}
+
+/** A CUDA graph being built; nodes are named by the order they were added in. */
+export interface NativeGraph {
+  addKernel(kernel: NativeKernel, block: Uint8Array, deps: Uint32Array): number;
+  addCopy(dst: bigint, src: bigint, bytes: number, deps: Uint32Array): number;
+  addFill(ptr: bigint, elementSize: number, count: number, low: number, high: number, deps: Uint32Array): number;
+  addHost(fn: bigint, userData: bigint, deps: Uint32Array): number;
+  addEvent(event: NativeEvent, wait: boolean, deps: Uint32Array): number;
+  addEmpty(deps: Uint32Array): number;
+  destroy(): void;
+}
+
+/** An executable instantiated from a NativeGraph; updates name the graph's nodes. */
+export interface NativeGraphExec {
+  launch(stream: NativeStream): void;
+  /** The launch as a function bound to the executable, given the stream handle's 32-bit halves. */
+  bind(): (lo: number, hi: number) => void;
+  setKernel(node: number, kernel: NativeKernel, block: Uint8Array): void;
+  setCopy(node: number, dst: bigint, src: bigint, bytes: number): void;
+  setFill(node: number, ptr: bigint, elementSize: number, count: number, low: number, high: number): void;
+  destroy(): void;
+}
+
+/** The state of the CUDA driver and of NVRTC, as {@link Device.driverInfo} reports it. */
+export interface DriverInfo {
+  /** Whether the CUDA driver was loaded and initialised (cuInit) and can be used. */
+  available: boolean;
+  /**
+   * The CUDA version the driver supports, as 1000 * major + 10 * minor (12040 for 12.4); 0
+   * when no driver was found or it did not report its version.
+   */
+  version: number;
+  /** Why the driver cannot be used, in words; empty when it can. */
+  problem: string;
+  /** The CUresult that stands for `problem` (0 when the driver can be used). */
+  code: number;
+  /** The name of `code`, e.g. "CUDA_ERROR_NO_DEVICE"; empty when the driver can be used. */
+  codeName: string;
+  /** Number of CUDA devices the driver sees (cuDeviceGetCount); 0 when the driver cannot be used. */
+  deviceCount: number;
+  /** NVRTC, the runtime compiler that compiles kernels from CUDA C++ source. */
+  nvrtc: {
+    /** Whether NVRTC was found and has every entry point rxcuda uses. */
+    available: boolean;
+    /** NVRTC's version, as "major.minor" (e.g. "12.4"); empty when it is not available. */
+    version: string;
+    /** The file NVRTC was loaded from; empty when it was not found. */
+    path: string;
+    /** Why NVRTC cannot be used, in words; empty when it can. */
+    problem: string;
+  };
+}
+
+export interface CompileOutput {
+  ptx: string;
+  cubin: Uint8Array | null;
+  log: string;
+  lowered: string[];
+}
+
+/** The native classes of one backend: CUDA, or the host (CPU) reference backend. */
+export interface Backend {
+  readonly kind: 'cuda' | 'host';
+  Device: new (ordinal: number) => NativeDevice;
+  Stream: new (device: NativeDevice, flags: number, priority: number, handle?: bigint) => NativeStream;
+  Event: new (device: NativeDevice, flags: number) => NativeEvent;
+  allocHost(device: NativeDevice, bytes: number): { ptr: bigint; buffer: ArrayBuffer };
+  /**
+   * Frees pinned memory allocated by allocHost (on a worker thread where the driver's free waits
+   * for the device); detach its buffer first (detachBuffer).
+   */
+  freeHost(device: NativeDevice, ptr: bigint): void;
+  /** Page-locks `bytes` at `ptr`, memory the user allocated (the host backend only keeps the range). */
+  registerHost(device: NativeDevice, ptr: bigint, bytes: number): void;
+  /** Unlocks memory registerHost locked, on a worker thread where the driver's call may wait. */
+  unregisterHost(device: NativeDevice, ptr: bigint): void;
+}
+
+export interface Addon {
+  driverInfo(): DriverInfo;
+  describeError(code: number): { name: string; message: string };
+  /**
+   * Sends id through the completion road when the word at address reaches value (-1: gave up).
+   * The main thread looks at the word too, so a seen write does not wake it.
+   */
+  watch(id: number, address: bigint, value: number, microseconds: number): void;
+  watchEvent(id: number, event: NativeEvent, microseconds: number): void;
+  Device: new (ordinal: number) => NativeDevice;
+  Stream: new (device: NativeDevice, flags: number, priority: number, handle?: bigint) => NativeStream;
+  Event: new (device: NativeDevice, flags: number) => NativeEvent;
+  /** Loads a module image on a worker thread (the driver's load waits for the device's work). */
+  loadModule(device: NativeDevice, image: Uint8Array): Promise<bigint>;
+  /** Wraps a module handle that loadModule gave. */
+  Module: new (device: NativeDevice, handle: bigint) => NativeModule;
+  Kernel: new (module: NativeModule, name: string) => NativeKernel;
+  Graph: new (device: NativeDevice) => NativeGraph;
+  GraphExec: new (graph: NativeGraph) => NativeGraphExec;
+  allocHost(device: NativeDevice, bytes: number): { ptr: bigint; buffer: ArrayBuffer };
+  freeHost(device: NativeDevice, ptr: bigint): void;
+  registerHost(device: NativeDevice, ptr: bigint, bytes: number): void;
+  unregisterHost(device: NativeDevice, ptr: bigint): void;
+  /**
+   * Copies `bytes` from `src` to `dst` (addresses or TypedArrays) on native threads, in parallel
+   * chunks; `id` comes back through the completion road when they are copied. The caller keeps
+   * both alive until then.
+   */
+  copyHost(id: number, dst: bigint | ArrayBufferView, src: bigint | ArrayBufferView, bytes: number): void;
+  /** The address of a TypedArray's first byte. */
+  hostAddress(view: ArrayBufferView): bigint;
+  /** Threads that copyHost copies on (starts them). */
+  copyThreads(): number;
+  compile(source: string, name: string, options: string[], expressions: string[]): Promise<CompileOutput>;
+  HostDevice: Backend['Device'];
+  HostStream: Backend['Stream'];
+  HostEvent: Backend['Event'];
+  hostAllocHost: Backend['allocHost'];
+  hostFreeHost: Backend['freeHost'];
+  /** An ArrayBuffer over memory the addon handed out (no finalizer): for CPU kernels, reused pinned blocks. */
+  hostView(ptr: bigint, bytes: number): ArrayBuffer;
+  /** Detaches an ArrayBuffer over memory the addon handed out, so that its views empty. */
+  detachBuffer(buffer: ArrayBuffer): void;
+  /**
+   * @internal For tests: this environment's completions not drained yet, and the completion
+   * records and roads alive in the whole process (a terminated worker's are freed later, by the
+   * threads that finish its work).
+   */
+  completionCounts(): { pending: number; records: number; roads: number };
+}

@@ -1,0 +1,106 @@
+// The folder plan (docs/architecture.md) held against the code: imports point one way, from the
+// reactive layer down to the addon's binding, with no circle between folders, type imports
+// included; files and folders stay small.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { circles, moduleGraph, type ModuleFile } from './module-graph.js';
+
+const root = new URL('../../', import.meta.url).pathname;
+
+/** The folders of src/, lowest first: a file may import its own folder's files and lower folders'. */
+const LAYERS = [
+  'core/base',
+  'core/native',
+  'core/host',
+  'core/memory',
+  'core/queue',
+  'core/device',
+  'core/kernels',
+  'core/graphs',
+  'core/libraries',
+  'core',
+  'operators/pipeline',
+  'operators',
+  'operators/jetstream',
+  'cli',
+  '',
+];
+
+const MAX_LINES = 300;
+const MAX_FILES = 15;
+
+/** Folder → the folders its files import (itself left out). */
+function folderEdges(files: readonly ModuleFile[]): Map<string, Set<string>> {
+  const folderOf = new Map(files.map((f) => [f.path, f.folder]));
+  const edges = new Map<string, Set<string>>();
+  for (const file of files) {
+    const out = edges.get(file.folder) ?? new Set<string>();
+    edges.set(file.folder, out);
+    for (const target of file.imports) {
+      const folder = folderOf.get(target);
+      if (folder !== undefined && folder !== file.folder) out.add(folder);
+    }
+  }
+  return edges;
+}
+
+/** File → the files of its own folder that it imports. */
+function fileEdgesWithin(files: readonly ModuleFile[]): Map<string, Set<string>> {
+  const folderOf = new Map(files.map((f) => [f.path, f.folder]));
+  return new Map(files.map((f) => [f.path, new Set(f.imports.filter((t) => folderOf.get(t) === f.folder))]));
+}
+
+const files = moduleGraph(join(root, 'src'));
+
+describe('the module graph', () => {
+  it('finds a circle added on purpose, and none in a chain', () => {
+    const chain = new Map([['a', new Set(['b'])], ['b', new Set(['c'])], ['c', new Set<string>()]]);
+    expect(circles(chain)).toEqual([]);
+    chain.get('c')!.add('a');
+    expect(circles(chain)).toEqual([['a', 'b', 'c']]);
+  });
+
+  it('reads type imports, re-exports, import() types and module augmentations', () => {
+    const device = files.find((f) => f.path === 'core/index.ts');
+    expect(device?.imports).toContain('core/device/device.ts');
+    expect(files.length).toBeGreaterThan(50);
+  });
+});
+
+describe('the source tree', () => {
+  it('has no import circle between folders, type imports included', () => {
+    expect(circles(folderEdges(files))).toEqual([]);
+  });
+
+  it('imports only its own folder and the folders below it', () => {
+    const rank = new Map(LAYERS.map((folder, i) => [folder, i]));
+    const folderOf = new Map(files.map((f) => [f.path, f.folder]));
+    const unplaced = [...new Set(files.map((f) => f.folder))].filter((folder) => !rank.has(folder));
+    expect(unplaced).toEqual([]);
+    const upward = files.flatMap((file) =>
+      file.imports
+        .filter((target) => (rank.get(folderOf.get(target) ?? '') ?? -1) > rank.get(file.folder)!)
+        .map((target) => `${file.path} -> ${target}`),
+    );
+    expect(upward).toEqual([]);
+  });
+
+  it('has no import circle between the files of a folder', () => {
+    expect(circles(fileEdgesWithin(files))).toEqual([]);
+  });
+
+  it(`keeps files to ${MAX_LINES} lines and folders to ${MAX_FILES} files, in src/ and native/`, () => {
+    const native = (dir: string): { path: string; lines: number }[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) return native(path);
+        return [{ path: path.slice(root.length), lines: readFileSync(path, 'utf8').split('\n').length - 1 }];
+      });
+    const all = [...files.map((f) => ({ path: `src/${f.path}`, lines: f.lines })), ...native(join(root, 'native/src'))];
+    expect(all.filter((f) => f.lines > MAX_LINES).map((f) => `${f.path}: ${f.lines} lines`)).toEqual([]);
+    const perFolder = new Map<string, number>();
+    for (const { path } of all) perFolder.set(path.slice(0, path.lastIndexOf('/')), (perFolder.get(path.slice(0, path.lastIndexOf('/'))) ?? 0) + 1);
+    expect([...perFolder].filter(([, n]) => n > MAX_FILES).map(([folder, n]) => `${folder}: ${n} files`)).toEqual([]);
+  });
+});
