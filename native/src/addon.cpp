@@ -6,6 +6,7 @@
 
 #include "cuda/device.hpp"
 #include "cuda/event.hpp"
+#include "cuda/graph-exec.hpp"
 #include "cuda/graph.hpp"
 #include "cuda/kernel.hpp"
 #include "cuda/memory.hpp"

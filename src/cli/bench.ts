@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Device } from '../core/device/device.js';
+import { Device } from '../index.js';
 
 /** Why the benchmarks cannot run here, or undefined when they can; `runner` is bench/run.mjs. */
 export function benchProblem(runner: string): string | undefined {

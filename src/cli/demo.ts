@@ -1,10 +1,7 @@
 // `rxcuda demo`: a frame pipeline on the default device (a GPU, else the host device), with a
 // progress bar, a summary of what happened, and a Chrome trace of the lanes.
 import { lastValueFrom, tap, count } from 'rxjs';
-import { Device } from '../core/device/device.js';
-import { download, framesFrom, host, lanesFrom, launch, LanePool, Timeline, upload, type Work } from '../operators/index.js';
-import type { HostArray } from '../core/memory/memory.js';
-import { LentArray } from '../core/memory/lent-array.js';
+import { Device, download, framesFrom, host, lanesFrom, launch, LanePool, LentArray, Timeline, upload, type HostArray, type Work } from '../index.js';
 import type { Observable } from 'rxjs';
 import { bytes, describeDevice, stageLabel } from './format.js';
 import { progress } from './progress.js';

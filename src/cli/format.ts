@@ -1,5 +1,5 @@
 // How the command line writes sizes, devices and pipeline stages for people.
-import type { Device } from '../core/device/device.js';
+import type { Device } from '../index.js';
 
 const UNITS = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'] as const;
 

@@ -1,5 +1,5 @@
 // `rxcuda info`: the driver, NVRTC and every CUDA device, or precisely why there are none.
-import { Device } from '../core/device/device.js';
+import { Device } from '../index.js';
 import { bytes } from './format.js';
 
 function cudaVersion(version: number): string {

@@ -3,10 +3,11 @@ import { DTYPES, type DType, type TypedArrayOf } from '../core/base/dtype.js';
 import { copyHost, type CopyRoad } from '../core/memory/host-copy.js';
 import { LentArray } from '../core/memory/lent-array.js';
 import { checkOptions, typeError } from '../core/base/errors.js';
-import { checkMemoryOf, type Memory } from '../core/memory/memory.js';
+import { checkMemoryOf } from '../core/memory/checks.js';
+import type { Memory } from '../core/memory/memory.js';
 import { emitWhenDone, operate } from './pipeline/operate.js';
-import type { Work } from './pipeline/work.js';
-import type { AnyWork, With } from './pipeline/slots.js';
+import type { AnyWork, Work } from './pipeline/work.js';
+import type { With } from './pipeline/slots.js';
 
 /** Options for {@link download} of memory of element type `D`, from values `W`. */
 export interface DownloadOptions<W extends AnyWork = AnyWork, D extends DType = DType> {

@@ -1,6 +1,6 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import { checkOptions, typeError, type HostStepTimeoutError } from '../core/base/errors.js';
-import { checkTimeout } from '../core/queue/host-steps.js';
+import { checkTimeout } from '../core/queue/user-data.js';
 import { operate } from './pipeline/operate.js';
 import { PipelineError, type Work } from './pipeline/work.js';
 

@@ -1,9 +1,8 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import { dtypeOfArray, type DType } from '../core/base/dtype.js';
-import { copyHost, type CopyRoad } from '../core/memory/host-copy.js';
 import { typeError } from '../core/base/errors.js';
 import { HostArray, type DeviceArray } from '../core/memory/memory.js';
-import type { Resume } from '../core/queue/scheduler.js';
+import { stageIn } from '../core/device/stream-commands.js';
 import { attached, operate } from './pipeline/operate.js';
 import type { Work } from './pipeline/work.js';
 import type { DTypeOfData, HostData, With } from './pipeline/slots.js';
@@ -58,16 +57,7 @@ export function upload<T, B, R, A extends UploadSource, N extends string = 'inpu
         if (!dtype) typeError('select(value)', 'a HostArray or a TypedArray other than a Uint8ClampedArray', data);
         const staging = work.staging(dtype, data.length);
         const start = performance.now();
-        let resume: Resume | undefined;
-        let copied = false;
-        let road: CopyRoad | undefined; // still undefined when a small copy is done at once
-        road = copyHost(staging.data, data, () => {
-          copied = true;
-          if (road) work.hostSpan(`stage ${name} [workers]`, start, data.byteLength);
-          resume?.();
-        });
-        // The device copy waits in the lane's queue (never on the device) until the bytes are there.
-        if (!copied) work.stream.run(() => (copied ? undefined : (r) => void (resume = r)));
+        stageIn(work.stream, staging, data, () => work.hostSpan(`stage ${name} [workers]`, start, data.byteLength));
         const target = work.device(dtype, data.length, name);
         work.stage(`upload ${name} [staged]`, () => work.stream.copy(target, staging), data.byteLength);
         subscriber.next(attached(work));

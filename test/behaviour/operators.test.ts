@@ -123,7 +123,7 @@ describeBackends('GPU pipelines', (getDevice) => {
     // A pipeline's completion points: onDoneWatched (spinning or not), onDone, notify.
     const watched = vi.spyOn(Stream.prototype, 'onDoneWatched');
     const onDone = vi.spyOn(Stream.prototype, 'onDone');
-    const notify = vi.spyOn(Stream.prototype, 'notify');
+    const notify = vi.spyOn(Stream.prototype, 'afterWork');
     try {
       await firstValueFrom(
         frames(30).pipe(

@@ -64,11 +64,11 @@ describeBackends('pipelines that spin', (getDevice) => {
   });
 
   it('refuses a spin that is not a whole number of microseconds ≥ 0, before making a stream', () => {
-    const streams = device.liveStreams().length;
+    const streams = device.liveLanes().length;
     expect(() => new LanePool(device, { spin: -1 })).toThrow(new RangeError('Expected `spin` to be an integer ≥ 0, got -1'));
     expect(() => new LanePool(device, { spin: 0.5 })).toThrow(new TypeError('Expected `spin` to be an integer, got 0.5'));
     expect(() => new LanePool(device, { spin: '10' as unknown as number })).toThrow(TypeError);
-    expect(device.liveStreams().length).toBe(streams);
+    expect(device.liveLanes().length).toBe(streams);
     const plain = new LanePool(device, {});
     expect(plain.spin).toBe(0);
     plain.close();

@@ -110,13 +110,13 @@ describe('options that are not objects', () => {
 describe('LanePool lanes', () => {
   it('refuses a count outside 1..MAX_LANES with a RangeError naming `lanes`, before making a stream', () => {
     expect(MAX_LANES).toBe(1024);
-    const open = device.liveStreams().length;
+    const open = device.liveLanes().length;
     for (const lanes of [0, -1, 1.5, MAX_LANES + 1, 2 ** 31, Infinity, NaN]) {
       expect(() => new LanePool(device, { lanes }), String(lanes)).toThrow(RangeError);
       expect(() => new LanePool(device, { lanes }), String(lanes)).toThrow(/^Expected `lanes` to be an integer in 1..1024, got /);
     }
     expect(() => new LanePool(device, { lanesPerDevice: MAX_LANES + 1 })).toThrow(/^Expected `lanesPerDevice` to be an integer in 1..1024, got 1025$/);
-    expect(device.liveStreams().length).toBe(open);
+    expect(device.liveLanes().length).toBe(open);
   });
 
   it('makes MAX_LANES lanes, each with a stream of its own', () => {

@@ -16,16 +16,31 @@ const LAYERS = [
   'core/memory',
   'core/queue',
   'core/device',
+  'core/compiler',
   'core/kernels',
   'core/graphs',
+  'core/builtins',
   'core/libraries',
   'core',
   'operators/pipeline',
   'operators',
   'operators/jetstream',
-  'cli',
   '',
+  'cli',
 ];
+
+/**
+ * The circles allowed inside a folder, each with why it must be (the files say so too): classes
+ * of the public API that name one another's types. A file that joins one, or a new circle,
+ * fails the test.
+ */
+const ALLOWED_CIRCLES: Record<string, readonly string[]> = {
+  'a device makes streams and events, and each names its device': ['core/device/device.ts', 'core/device/event.ts', 'core/device/stream.ts'],
+  'a graph makes its nodes and executables, and each names its graph': ['core/graphs/graph-exec.ts', 'core/graphs/graph-node.ts', 'core/graphs/graph.ts'],
+  'a module makes kernels, a kernel launches through contexts, hooks and specializations, and each names the kernel': [
+    'core/kernels/kernel.ts', 'core/kernels/launch-context.ts', 'core/kernels/launch-hooks.ts', 'core/kernels/module.ts', 'core/kernels/specialization.ts',
+  ],
+};
 
 const MAX_LINES = 300;
 const MAX_FILES = 15;
@@ -62,8 +77,10 @@ describe('the module graph', () => {
   });
 
   it('reads type imports, re-exports, import() types and module augmentations', () => {
-    const device = files.find((f) => f.path === 'core/index.ts');
-    expect(device?.imports).toContain('core/device/device.ts');
+    const imports = (path: string) => files.find((f) => f.path === path)?.imports ?? [];
+    expect(imports('core/index.ts')).toContain('core/device/index.ts'); // export * from
+    expect(imports('core/device/stream.ts')).toContain('core/native/types.ts'); // import type
+    expect(imports('core/kernels/device-members.ts')).toContain('core/device/recorder.ts'); // declare module
     expect(files.length).toBeGreaterThan(50);
   });
 });
@@ -86,8 +103,8 @@ describe('the source tree', () => {
     expect(upward).toEqual([]);
   });
 
-  it('has no import circle between the files of a folder', () => {
-    expect(circles(fileEdgesWithin(files))).toEqual([]);
+  it('has no import circle between the files of a folder but the few that say why', () => {
+    expect(circles(fileEdgesWithin(files)).sort()).toEqual(Object.values(ALLOWED_CIRCLES).map((c) => [...c].sort()).sort());
   });
 
   it(`keeps files to ${MAX_LINES} lines and folders to ${MAX_FILES} files, in src/ and native/`, () => {
@@ -99,8 +116,13 @@ describe('the source tree', () => {
       });
     const all = [...files.map((f) => ({ path: `src/${f.path}`, lines: f.lines })), ...native(join(root, 'native/src'))];
     expect(all.filter((f) => f.lines > MAX_LINES).map((f) => `${f.path}: ${f.lines} lines`)).toEqual([]);
-    const perFolder = new Map<string, number>();
-    for (const { path } of all) perFolder.set(path.slice(0, path.lastIndexOf('/')), (perFolder.get(path.slice(0, path.lastIndexOf('/'))) ?? 0) + 1);
+    // A C++ class is a .cpp/.hpp pair: one room.
+    const rooms = new Map<string, Set<string>>();
+    for (const { path } of all) {
+      const folder = path.slice(0, path.lastIndexOf('/'));
+      rooms.set(folder, (rooms.get(folder) ?? new Set()).add(path.replace(/\.(cpp|hpp)$/, '')));
+    }
+    const perFolder = new Map([...rooms].map(([folder, names]) => [folder, names.size]));
     expect([...perFolder].filter(([, n]) => n > MAX_FILES).map(([folder, n]) => `${folder}: ${n} files`)).toEqual([]);
   });
 });

@@ -50,15 +50,16 @@ export function fakeKernel<S extends Signature>(signature: S, options: { device?
 
 export function fakeStream(device: Device, handle = 0x1234_5678_9abcn) {
   let closed = false;
-  const stream = {
-    device,
-    direct: true,
-    counted() {},
+  const lane = {
+    immediate: true,
+    recorder: undefined,
+    noteSubmitted() {},
     lo: Number(handle & 0xffffffffn),
     hi: Number(handle >> 32n),
+    faults: { fail(e: unknown) { throw e; } },
     checkOpen() { if (closed) throw new TypeError('Expected `stream` to be open, got a closed Stream'); },
-    close() { closed = true; },
   };
+  const stream = { device, lane, close() { closed = true; } };
   return stream as unknown as Stream & { close(): void };
 }
 

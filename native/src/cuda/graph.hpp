@@ -1,5 +1,6 @@
-// CUDA graphs built node by node from what TypeScript recorded, and their executables. A node is
-// named by its index in the order it was added; its dependencies are indices of earlier nodes.
+// CUDA graphs built node by node from what TypeScript recorded (their executables are in
+// graph-exec.hpp). A node is named by its index in the order it was added; its dependencies are
+// indices of earlier nodes.
 #pragma once
 #include <napi.h>
 
@@ -41,28 +42,9 @@ class GraphObject : public Napi::ObjectWrap<GraphObject> {
   std::vector<std::vector<cu::GraphNode>> nodes_;
 };
 
-class GraphExecObject : public Napi::ObjectWrap<GraphExecObject> {
- public:
-  static void define(Napi::Env env, Napi::Object exports);
-  explicit GraphExecObject(const Napi::CallbackInfo& info);  // new GraphExec(graph)
-  ~GraphExecObject() override;
 
- private:
-  Napi::Value launch(const Napi::CallbackInfo& info);     // (stream)
-  // bind() -> launchOn(lo, hi): a launch on the stream whose handle's 32-bit halves are given,
-  // as a plain Node-API function bound to this executable: no unwrapping on the hot path.
-  Napi::Value bind(const Napi::CallbackInfo& info);
-  static napi_value launchOn(napi_env env, napi_callback_info info);
-  Napi::Value setKernel(const Napi::CallbackInfo& info);  // (index, kernel, block)
-  Napi::Value setCopy(const Napi::CallbackInfo& info);    // (index, dst, src, bytes)
-  Napi::Value setFill(const Napi::CallbackInfo& info);    // (index, ptr, elementSize, count, low, high)
-  Napi::Value destroy(const Napi::CallbackInfo& info);
-
-  cu::GraphExec exec_ = nullptr;
-  cu::Context ctx_ = nullptr;
-  Addon* addon_ = nullptr;
-  Napi::ObjectReference graph_;  // the nodes that updates name live as long as the executable
-};
+// A launch block's bytes, as TypeScript packed them (a Uint8Array).
+const uint8_t* bytesOf(const Napi::Value& value);
 
 // The driver's parameters for a copy and for the one or two fills that set a pattern.
 cu::Memcpy3D copyParams(cu::DevicePtr dst, cu::DevicePtr src, size_t bytes);

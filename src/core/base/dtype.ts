@@ -74,7 +74,7 @@ export function isDType(value: unknown): value is DType {
   return typeof value === 'string' && Object.hasOwn(DTYPES, value);
 }
 
-/** @internal Throws a TypeError naming `name` unless `value` is a dtype. */
+/** Throws a TypeError naming `name` unless `value` is a dtype. */
 export function checkDType(name: string, value: unknown): asserts value is DType {
   if (!isDType(value)) typeError(name, `one of ${Object.keys(DTYPES).join(', ')}`, value);
 }

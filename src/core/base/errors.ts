@@ -136,7 +136,7 @@ export class GraphError extends RxcudaError {
   }
 }
 
-/** @internal What a failure says, for a warning: never throws, whatever was thrown. */
+/** What a failure says, for a warning: never throws, whatever was thrown. */
 export function describeFailure(error: unknown): string {
   try {
     return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
@@ -225,7 +225,7 @@ function render(value: unknown, depth: number): string {
   return shorten(json ?? String(json));
 }
 
-/** @internal The name a function is reported by: its `name` when that is a string, read once. */
+/** The name a function is reported by: its `name` when that is a string, read once. */
 export function nameOf(fn: Function): string {
   try {
     const name: unknown = fn.name;

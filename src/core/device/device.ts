@@ -1,29 +1,28 @@
-// CUDA devices: enumeration, properties, and the factories for streams, events, memory, modules.
-import { addon, cudaBackend } from '../native/addon.js';
-import { hostBackend } from '../host/backend.js';
+// CUDA devices and the host device: enumeration, properties, the sticky error, and the factories
+// for streams, events and pinned memory. kernels/ adds compile, loadModule and template; graphs/
+// adds createGraph (see the files named `device-*.ts` there).
+//
+// Device, Stream and Event name one another (a device makes streams and events, and each of them
+// names its device, as the public API types it): the one import circle of this folder.
+import { CudaError, checkCount, isInstance, rangeError, received, typeError } from '../base/errors.js';
+import { checkDType, dtypeOfArray, type DType, type DTypeOfArray } from '../base/dtype.js';
+import { addon, cudaBackend, driverUnavailable } from '../native/addon.js';
 import type { Backend, DeviceProperties, DriverInfo, NativeDevice } from '../native/types.js';
-import { CudaError, checkCount, checkOptions, isInstance, rangeError, received, typeError } from '../base/errors.js';
-import { constants } from 'node:buffer';
-import { checkDType, dtypeOfArray, DTYPES, type DType, type DTypeOfArray } from '../base/dtype.js';
-import { HostArray } from '../memory/memory.js';
-import { Stream, type StreamOptions } from './stream.js';
-import { Event, type EventOptions } from './event.js';
-import { Graph } from '../graphs/graph.js';
-import { Module, type ModuleImage } from '../kernels/module.js';
-import { checkCompileOptions, compileProgram, type CompileOptions } from '../kernels/program.js';
-import { CompletionPoints } from './completion-points.js';
+import { hostBackend } from '../host/backend.js';
+import { HostArray, Memory, checkHostLength } from '../memory/memory.js';
 import { PinnedCache } from '../memory/pinned-cache.js';
-import { Template } from '../kernels/template.js';
+import { Faults } from '../queue/faults.js';
+import type { Lane } from '../queue/lane.js';
+import { OpenLanes } from '../queue/open-lanes.js';
+import { CompletionPoints } from './completion-points.js';
+import { Event, type EventOptions } from './event.js';
+import { PeerAccess } from './peers.js';
+import { Stream } from './stream.js';
+import type { StreamOptions } from './stream-options.js';
 
 // The devices of this environment, each made once: CUDA devices by ordinal, host devices in order.
 const devices = new Map<number, Device>();
 const hostDevices: Device[] = [];
-
-/** The reason no CUDA device can be used, as a CudaError (for `Device.get` and friends). */
-function unavailable(info: DriverInfo): CudaError {
-  if (info.code === 0) return new CudaError(100, 'CUDA_ERROR_NO_DEVICE', 'cuDeviceGetCount', 'the NVIDIA driver sees no CUDA device');
-  return new CudaError(info.code, info.codeName, 'cuInit', info.problem);
-}
 
 /**
  * A CUDA device and its primary context, which rxcuda retains and makes current for you, or the
@@ -41,23 +40,10 @@ export class Device {
   readonly properties: DeviceProperties;
   /** @internal */
   readonly native: NativeDevice;
-  #poisoned: CudaError | undefined;
-  /**
-   * @internal Every stream of the device not closed yet, rxcuda's own included, held weakly: a
-   * stream nobody closed is still collected (its native object destroys it).
-   */
-  readonly openStreams = new Set<WeakRef<Stream>>();
-
-  /** @internal The streams of {@link openStreams} still alive, forgetting the collected ones. */
-  liveStreams(): Stream[] {
-    const live: Stream[] = [];
-    for (const ref of this.openStreams) {
-      const stream = ref.deref();
-      if (stream) live.push(stream);
-      else this.openStreams.delete(ref);
-    }
-    return live;
-  }
+  /** @internal The device's sticky error, shared by its lanes. */
+  readonly faults: Faults;
+  /** @internal The lanes of every stream of the device not closed yet, rxcuda's own included. */
+  readonly openLanes = new OpenLanes();
   /** @internal Streams for completion points that follow work spread over streams. */
   readonly completionPoints = new CompletionPoints(this);
   /** @internal Pinned blocks kept for reuse; see pinned-cache.ts. */
@@ -68,8 +54,8 @@ export class Device {
   );
 
   /** Whether this device reaches each peer's memory directly, asked once per peer. */
-  readonly #peers = new Map<Device, boolean>();
-  readonly #stagedWarned = new Set<Device>();
+  /** @internal Which devices this one reaches directly. */
+  readonly peers = new PeerAccess();
 
   private constructor(ordinal: number, backend: Backend, hostIndex = -1) {
     this.ordinal = ordinal;
@@ -77,6 +63,12 @@ export class Device {
     this.backend = backend;
     this.native = new backend.Device(ordinal);
     this.properties = Object.freeze(this.native.properties());
+    this.faults = new Faults(this.native.poison?.bind(this.native));
+  }
+
+  /** @internal The lanes of the device's open streams (completion points wait for them). */
+  liveLanes(): Lane[] {
+    return this.openLanes.live();
   }
 
   /** The driver's state: version, whether it can be used (and why not), NVRTC's version and path. */
@@ -99,7 +91,7 @@ export class Device {
     const existing = devices.get(ordinal);
     if (existing) return existing;
     const info = addon.driverInfo();
-    if (!info.available) throw unavailable(info);
+    if (!info.available) throw driverUnavailable(info);
     if (ordinal >= info.deviceCount)
       rangeError('ordinal', `below the device count ${info.deviceCount}`, ordinal);
     const device = new Device(ordinal, cudaBackend);
@@ -202,28 +194,7 @@ export class Device {
     if (!isInstance(peer, Device)) typeError('peer', 'a Device', peer);
     if (peer.backend !== this.backend) rangeError('peer', `a device of the ${this.kind} backend, as ${this} is`, received(String(peer)));
     if (peer === this) return true;
-    let direct = this.#peers.get(peer);
-    if (direct === undefined) {
-      try {
-        direct = this.native.enablePeerAccess(peer.native) && peer.native.enablePeerAccess(this.native);
-      } catch (error) {
-        this.fail(error);
-      }
-      this.#peers.set(peer, direct);
-      peer.#peers.set(this, direct);
-    }
-    return direct;
-  }
-
-  /** @internal Says once per pair of devices that their copies are staged (see {@link canAccessPeer}). */
-  warnStaged(peer: Device): void {
-    if (this.#peers.get(peer) !== false || this.#stagedWarned.has(peer)) return;
-    this.#stagedWarned.add(peer);
-    peer.#stagedWarned.add(this);
-    process.emitWarning(`Copies between ${this} and ${peer} are staged through host memory: the hardware gives them no peer access`, {
-      type: 'RxcudaWarning',
-      code: 'RXCUDA_PEER_STAGED',
-    });
+    return this.peers.between(this, peer, (error) => this.fail(error));
   }
 
   /**
@@ -231,7 +202,7 @@ export class Device {
    * undefined. Once set, every call on the device fails fast with it.
    */
   get poisoned(): CudaError | undefined {
-    return this.#poisoned;
+    return this.faults.poisoned;
   }
 
   /**
@@ -239,20 +210,17 @@ export class Device {
    * by a CPU kernel's sticky CudaError) also stops its streams' work as a GPU's context stops.
    */
   recordFailure(error: unknown): void {
-    if (!(error instanceof CudaError) || !error.sticky || this.#poisoned) return;
-    this.#poisoned = error;
-    this.native.poison?.(error.code);
+    this.faults.record(error);
   }
 
   /** @internal Records a sticky error and rethrows any error as it is. */
   fail(error: unknown): never {
-    this.recordFailure(error);
-    throw error;
+    this.faults.fail(error);
   }
 
   /** @internal Throws the sticky error, if there is one. */
   checkUsable(): void {
-    if (this.#poisoned) throw this.#poisoned;
+    this.faults.check();
   }
 
   /**
@@ -271,15 +239,6 @@ export class Device {
   }
 
   /**
-   * An empty graph, to build node by node (see {@link Graph}); {@link Stream.capture} records one
-   * from a stream's work instead.
-   */
-  createGraph(): Graph {
-    this.checkUsable();
-    return Graph.create(this);
-  }
-
-  /**
    * A typed array of `length` elements in pinned host memory, zeroed: the device reads and writes
    * it asynchronously, and `data` is a TypedArray over it.
    * @throws TypeError for an unknown `dtype`, RangeError for a negative or non-integer `length`,
@@ -287,9 +246,7 @@ export class Device {
    */
   allocHost<D extends DType>(dtype: D, length: number): HostArray<D> {
     checkDType('dtype', dtype);
-    checkCount('length', length);
-    const most = Math.floor(constants.MAX_LENGTH / DTYPES[dtype].size);
-    if (length > most) rangeError('length', `at most ${most} ${dtype} elements (${constants.MAX_LENGTH} bytes, the largest buffer Node.js makes)`, length);
+    checkHostLength(dtype, length);
     this.checkUsable();
     return HostArray.allocate(this, dtype, length);
   }
@@ -313,61 +270,29 @@ export class Device {
     return HostArray.register(this, dtype, data as never) as HostArray<DTypeOfArray<A>>;
   }
 
-  /**
-   * Loads a module from a cubin, fatbin or PTX image (PTX may be given as a string). The driver's
-   * load waits for the device's running work, and holds the driver meanwhile, so it runs on a
-   * worker thread once the work given to the device so far has completed: the main thread never
-   * waits for the device.
-   * @throws TypeError (synchronously) for an empty or non-image argument, and on the host device,
-   * which runs no images (compile kernels with CPU implementations there); the Promise rejects
-   * with a CudaError when the driver rejects the image.
-   */
-  loadModule(image: ModuleImage): Promise<Module> {
-    this.checkUsable();
-    return Module.load(this, image);
+  /** @internal A lane of rxcuda's own (completion points), made without the public checks. */
+  newLane(): Lane {
+    return Stream.create(this, { nonBlocking: true }).lane;
   }
 
-  /**
-   * Compiles CUDA C++ with NVRTC (on a worker thread) for this device and loads the result (on a
-   * worker thread too). Compiled code is cached on disk, keyed by source, options, NVRTC version
-   * and architecture. On the host device nothing is compiled: its kernels need CPU
-   * implementations (`module.kernel(name, signature, { cpu })`), which CUDA devices ignore.
-   * @throws NvrtcError with the compiler's log when compilation fails.
-   */
-  async compile(source: string, options?: CompileOptions): Promise<Module> {
-    if (typeof source !== 'string' || source.length === 0) typeError('source', 'CUDA C++ source text', source);
-    checkOptions('options', options);
-    checkCompileOptions(options ?? {});
-    this.checkUsable();
-    if (this.kind === 'host') return Module.forHost(this);
-    const compiled = await compileProgram(source, this.arch, options ?? {});
-    const { image, names, log, fromCache } = compiled;
-    // On another device of the same architecture the image loads as it is; else it is compiled
-    // for that device (a given `arch` is kept: a PTX image, say, loads on any newer device).
-    const reload = (other: Device) =>
-      other.arch === this.arch || options?.arch !== undefined ? Module.load(other, image, names, log, fromCache, reload) : other.compile(source, options);
-    return Module.load(this, image, names, log, fromCache, reload);
-  }
-
-  /**
-   * CUDA C++ whose kernels are compiled per specialization, from each launch's context: see
-   * {@link Template}. Nothing is compiled until a launch needs it.
-   * @example
-   * const template = device.template(source);
-   * const sum = template.kernel('block_sum', ['ptr<f32>', 'ptr<f32>', 'u32'], {
-   *   specialize: (launch) => ({ BLOCK_THREADS: launch.block[0] }),
-   * });
-   * @param source CUDA C++ source text.
-   * @param options compile options shared by every specialization (see {@link Device.compile}).
-   * @throws TypeError for empty source or bad options, RangeError for an unknown `std`.
-   */
-  template(source: string, options?: CompileOptions): Template {
-    this.checkUsable();
-    return new Template(this, source, options);
-  }
-
-  /** @internal A stream of rxcuda's own (completion points), made without the public checks. */
-  createInternalStream(): Stream {
-    return Stream.create(this, { nonBlocking: true });
+  /** @internal An event of rxcuda's own, made without the public checks. */
+  newEvent(): Event {
+    return Event.create(this);
   }
 }
+
+// Memory names the device that owns it: added here, where Device is known (memory itself knows
+// its device only as the MemoryDevice it needs, memory/owner.ts).
+declare module '../memory/memory.js' {
+  interface Memory<D extends DType = DType> {
+    /** The device whose context owns this memory. */
+    readonly device: Device;
+  }
+}
+
+Object.defineProperty(Memory.prototype, 'device', {
+  get(this: Memory): Device {
+    return this.allocation.device as Device;
+  },
+  configurable: true,
+});

@@ -3,6 +3,8 @@
 // its own stream's queue until the record reaches the driver (see scheduler.ts).
 import type { NativeEvent } from '../native/types.js';
 import { CudaError, checkOptions, isInstance, rangeError, typeError, received } from '../base/errors.js';
+import type { Lane } from '../queue/lane.js';
+import type { Recorder } from './recorder.js';
 import type { Command, Pause } from '../queue/scheduler.js';
 import type { Device } from './device.js';
 import type { Stream } from './stream.js';
@@ -17,7 +19,7 @@ export interface EventOptions {
   readonly timing?: boolean;
 }
 
-/** @internal CU_EVENT_DISABLE_TIMING. */
+/** CU_EVENT_DISABLE_TIMING. */
 export const DISABLE_TIMING = 0x2;
 
 /**
@@ -44,8 +46,8 @@ export class Event {
   readonly timing: boolean;
   #slot: NativeSlot;
   #recorded: Stream | undefined;
-  /** A graph's record node records it (its launches make it a recorded event). */
-  #recordedByGraph = false;
+  /** Recorded at least once: by a stream, one of rxcuda's own lanes, or a graph's record node. */
+  #everRecorded = false;
   #closed = false;
 
   private constructor(device: Device, timing: boolean) {
@@ -77,8 +79,11 @@ export class Event {
     return this.#slot.unrecorded > 0;
   }
 
-  /** @internal The command that records this event on `stream` (see {@link Stream.record}). */
-  recordCommand(stream: Stream): Command {
+  /**
+   * @internal The command that records this event on `lane` (see {@link Stream.record}), the lane
+   * of `stream` when a user's stream records it.
+   */
+  recordCommand(lane: Lane, stream?: Stream): Command {
     let slot = this.#slot;
     if (slot.users > 1) {
       slot = new NativeSlot(this.#newNative());
@@ -87,10 +92,11 @@ export class Event {
     }
     slot.users++;
     slot.unrecorded++;
-    this.#recorded = stream;
+    if (stream) this.#recorded = stream;
+    this.#everRecorded = true;
     return () => {
       try {
-        stream.native.record(slot.native);
+        lane.native.record(slot.native);
       } finally {
         if (--slot.unrecorded === 0) for (const then of slot.recorded.splice(0)) then();
         this.#release(slot);
@@ -99,15 +105,15 @@ export class Event {
   }
 
   /**
-   * @internal The command that makes `stream` wait for this event's latest record: at once when
-   * that record has reached the driver, else once it does (the stream's queue pauses meanwhile).
+   * @internal The command that makes `lane` wait for this event's latest record: at once when
+   * that record has reached the driver, else once it does (the lane's queue pauses meanwhile).
    */
-  waitCommand(stream: Stream, onFailure: (error: unknown) => void): Command {
+  waitCommand(lane: Lane, onFailure: (error: unknown) => void): Command {
     const slot = this.#slot;
     slot.users++;
     const submit = () => {
       try {
-        stream.native.waitEvent(slot.native);
+        lane.native.waitEvent(slot.native);
       } finally {
         this.#release(slot);
       }
@@ -132,7 +138,7 @@ export class Event {
    */
   holdNative(record: boolean): readonly [NativeEvent, () => void] {
     const slot = this.#slot;
-    if (record) this.#recordedByGraph = true;
+    if (record) this.#everRecorded = true;
     slot.users++;
     let held = true;
     return [slot.native, () => {
@@ -224,7 +230,30 @@ export class Event {
 
   #check(name = 'event'): void {
     if (this.#closed) typeError(name, 'an open Event', received('a closed Event'));
-    if (!this.#recorded && !this.#recordedByGraph) typeError(name, 'a recorded Event', received('an Event never recorded'));
+    if (!this.#everRecorded) typeError(name, 'a recorded Event', received('an Event never recorded'));
     this.device.checkUsable();
   }
+}
+
+/** See {@link Stream.record}: `by` is the lane's stream. */
+export function recordOn(lane: Lane<Recorder>, device: Device, options: EventOptions | Event | undefined, by: Stream): Event {
+  const given = isInstance(options, Event) ? options : undefined;
+  if (given) {
+    if (given.closed) typeError('event', 'an open Event', received('a closed Event'));
+    if (given.device !== device) rangeError('event', `an event of ${device}`, given);
+  }
+  lane.checkOpen();
+  const event = given ?? Event.create(device, options as EventOptions | undefined);
+  if (!lane.recorder?.record(event)) lane.run(event.recordCommand(lane, by));
+  return event;
+}
+
+/** See {@link Stream.wait}. */
+export function waitOn(lane: Lane<Recorder>, device: Device, event: Event): void {
+  if (!isInstance(event, Event)) typeError('event', 'an Event', event);
+  if (event.device.backend !== device.backend) rangeError('event', `an event of a ${device.kind} device`, received(`an event of ${event.device}`));
+  if (event.closed) typeError('event', 'an open Event', received('a closed Event'));
+  lane.checkOpen();
+  if (lane.recorder?.wait(event)) return;
+  lane.run(event.waitCommand(lane, (error) => lane.queuedFailure(error)));
 }

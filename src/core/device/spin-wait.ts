@@ -8,10 +8,23 @@ import { checkCount, rangeError } from '../base/errors.js';
 import { addon } from '../native/addon.js';
 import type { NativeEvent } from '../native/types.js';
 import { cancelCompletion, expectCompletion } from '../native/completions.js';
-import { Event } from './event.js';
 import { HostArray } from '../memory/memory.js';
+import type { MemoryDevice } from '../memory/owner.js';
 import type { Command } from '../queue/scheduler.js';
-import type { Stream } from './stream.js';
+import type { Lane, LaneEvent } from '../queue/lane.js';
+import type { CompletionPoints } from './completion-points.js';
+
+/** An event a spinning wait records and hands to the watcher. */
+export interface SpinPoint extends LaneEvent {
+  /** The native event, kept until the returned function lets go (the watcher queries it). */
+  holdNative(record: boolean): readonly [NativeEvent, () => void];
+}
+
+/** What spinning waits take from their stream's device. */
+export interface SpinOwner extends MemoryDevice {
+  readonly completionPoints: CompletionPoints;
+  newEvent(): SpinPoint;
+}
 
 /**
  * The longest watch a spinning wait takes, in microseconds (an hour): more is taken for a mistake
@@ -19,7 +32,7 @@ import type { Stream } from './stream.js';
  */
 export const MAX_SPIN_US = 3_600_000_000;
 
-/** @internal A spin time in 0..{@link MAX_SPIN_US} µs, or a TypeError/RangeError naming `name`. */
+/** A spin time in 0..{@link MAX_SPIN_US} µs, or a TypeError/RangeError naming `name`. */
 export function checkSpin(name: string, value: unknown): number {
   const spin = checkCount(name, value);
   if (spin > MAX_SPIN_US) rangeError(name, `an integer number of microseconds in 0..${MAX_SPIN_US}`, value);
@@ -31,9 +44,10 @@ export function wordReached(word: number, value: number): boolean {
   return ((word - value) | 0) >= 0;
 }
 
-/** @internal The spinning waits of one stream and the word the stream writes for them. */
+/** The spinning waits of one stream and the word the stream writes for them. */
 export class SpinningWaits {
-  readonly #stream: Stream;
+  readonly #lane: Lane;
+  readonly #device: SpinOwner;
   #word: HostArray<'u32'> | undefined;
   #last = 0;
   /** Waits not settled yet: the watcher may still read the word, which stays until they settle. */
@@ -45,10 +59,11 @@ export class SpinningWaits {
    * Events of settled waits, recorded again by later ones (a completion point still waiting for
    * an earlier record keeps its own native event: see event.ts).
    */
-  readonly #points: Event[] = [];
+  readonly #points: SpinPoint[] = [];
 
-  constructor(stream: Stream) {
-    this.#stream = stream;
+  constructor(lane: Lane, device: SpinOwner) {
+    this.#lane = lane;
+    this.#device = device;
   }
 
   /**
@@ -58,10 +73,10 @@ export class SpinningWaits {
   command(spin: number, settle: (status: number, error?: unknown) => void): Command {
     this.#active++;
     return () => {
-      const stream = this.#stream;
+      const lane = this.#lane;
       let done = false;
       let word: HostArray<'u32'> | undefined;
-      let point: Event | undefined;
+      let point: SpinPoint | undefined;
       const reached = (status: number, error?: unknown) => {
         if (done) return;
         done = true;
@@ -71,15 +86,15 @@ export class SpinningWaits {
       };
       const fallBack = () => {
         this.#watching.delete(fallBack);
-        stream.device.completionPoints.after([point!], undefined, reached);
+        this.#device.completionPoints.after([point!], undefined, reached);
       };
       const value = (this.#last = (this.#last + 1) >>> 0);
       try {
         word = this.#word ??= this.#newWord();
-        stream.native.writeValue(word.ptr, value);
+        lane.native.writeValue(word.ptr, value);
         point = this.#recordPoint();
       } catch (error) {
-        stream.device.recordFailure(error);
+        lane.faults.record(error);
         return reached(-1, error); // settled with the error: nothing more to report
       }
       const seenWord = word;
@@ -110,8 +125,8 @@ export class SpinningWaits {
    */
   watchEvent(spin: number, settle: (status: number, error?: unknown) => void): void {
     this.#active++;
-    const stream = this.#stream;
-    let point: Event | undefined;
+    const lane = this.#lane;
+    let point: SpinPoint | undefined;
     let letGo: (() => void) | undefined;
     const reached = (status: number, error?: unknown) => {
       letGo?.();
@@ -123,10 +138,10 @@ export class SpinningWaits {
       point = this.#recordPoint();
       [native, letGo] = point.holdNative(false); // the watcher queries it until it reports
     } catch (error) {
-      stream.device.recordFailure(error);
+      lane.faults.record(error);
       return reached(-1, error);
     }
-    const fallBack = () => stream.device.completionPoints.after([point!], undefined, reached);
+    const fallBack = () => this.#device.completionPoints.after([point!], undefined, reached);
     const id = expectCompletion((status) => (status === 0 ? reached(0) : fallBack()));
     try {
       addon.watchEvent(id, native, spin);
@@ -144,14 +159,14 @@ export class SpinningWaits {
   }
 
   /** An event from the pool (or a new one), recorded on the stream now. */
-  #recordPoint(): Event {
-    const point = this.#points.pop() ?? Event.create(this.#stream.device);
-    point.recordCommand(this.#stream)();
+  #recordPoint(): SpinPoint {
+    const point = this.#points.pop() ?? this.#device.newEvent();
+    point.recordCommand(this.#lane)();
     return point;
   }
 
   /** A wait has settled: its event goes back to the pool, and the last one after close releases. */
-  #settled(point: Event | undefined): void {
+  #settled(point: SpinPoint | undefined): void {
     if (point) this.#points.push(point);
     if (--this.#active === 0 && this.#closing) this.#release();
   }
@@ -162,8 +177,8 @@ export class SpinningWaits {
   }
 
   #newWord(): HostArray<'u32'> {
-    const word = HostArray.allocate(this.#stream.device, 'u32', 1);
-    word.allocation.use(this.#stream);
+    const word = HostArray.allocate(this.#device, 'u32', 1);
+    word.allocation.use(this.#lane);
     return word;
   }
 }

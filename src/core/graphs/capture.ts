@@ -4,13 +4,14 @@
 // with a GraphError that says what it was.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { GraphError } from '../base/errors.js';
-import { Graph, copyWork, fillWork, hostFunctionWork, kernelWork } from './graph.js';
-import type { GraphNode, NodeWork } from './graph-node.js';
-import type { Event } from '../device/event.js';
-import type { Kernel } from '../kernels/kernel.js';
-import type { LaunchConfig } from '../kernels/launch-config.js';
 import type { Memory } from '../memory/memory.js';
 import type { Device } from '../device/device.js';
+import type { RecordedEvent, Recorder } from '../device/recorder.js';
+import type { Kernel } from '../kernels/kernel.js';
+import type { LaunchConfig } from '../kernels/launch-config.js';
+import { Graph } from './graph.js';
+import type { GraphNode, NodeWork } from './graph-node.js';
+import { copyWork, fillWork, hostFunctionWork, kernelWork } from './node-work.js';
 
 /**
  * Whether a capture's function runs in the current async context (captures do not nest). The
@@ -20,12 +21,10 @@ import type { Device } from '../device/device.js';
 const running = new AsyncLocalStorage<{ active: boolean }>();
 
 /**
- * @internal What a stream records its work into: a capture, or the `replay` operator's recording
- * of one value. `record`, `wait` and `step` answer whether they recorded (else the stream does
- * the work itself); `interrupt` is asked before work a graph cannot hold (a capture refuses it, a
- * value's recording launches what it holds so far); `beforeRun` before rxcuda's own commands.
+ * What a stream records its work into (see device/recorder.ts): a capture, or the
+ * `replay` operator's recording of one value. Both turn the work into graph nodes' work.
  */
-export abstract class Recorder {
+export abstract class GraphRecorder implements Recorder {
   kernel(kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void {
     this.add(kernelWork(kernel, config, args, block));
   }
@@ -44,15 +43,15 @@ export abstract class Recorder {
 
   /** Records one operation's work. */
   protected abstract add(work: NodeWork): void;
-  abstract record(event: Event): boolean;
-  abstract wait(event: Event): boolean;
+  abstract record(event: RecordedEvent): boolean;
+  abstract wait(event: RecordedEvent): boolean;
   abstract step(run: () => unknown, name: string, timeout: number | undefined): boolean;
   abstract interrupt(what: string): void;
   abstract beforeRun(): void;
 }
 
-/** @internal What a capturing stream records into. */
-export class Capture extends Recorder {
+/** What a capturing stream records into. */
+export class Capture extends GraphRecorder {
   readonly graph: Graph;
   /** The node captured last since the last step: the next one depends on it. */
   #last: GraphNode | undefined;
@@ -68,13 +67,13 @@ export class Capture extends Recorder {
     return this.#failure;
   }
 
-  record(event: Event): boolean {
+  record(event: RecordedEvent): boolean {
     this.#check();
     this.add(this.graph.eventWork('record', event));
     return true;
   }
 
-  wait(event: Event): boolean {
+  wait(event: RecordedEvent): boolean {
     this.#check();
     this.add(this.graph.eventWork('wait', event));
     return true;
@@ -113,7 +112,7 @@ export class Capture extends Recorder {
 }
 
 /**
- * @internal Refuses a capture started inside another capture's function.
+ * Refuses a capture started inside another capture's function.
  * @throws GraphError (`nested`).
  */
 export function checkNotNested(): void {
@@ -122,7 +121,7 @@ export function checkNotNested(): void {
 }
 
 /**
- * @internal Runs `body` with `capture` as the running capture; resolves to the captured graph, or
+ * Runs `body` with `capture` as the running capture; resolves to the captured graph, or
  * rejects with what `body` threw or what ended the capture (the graph is closed then). `end` runs
  * when `body` has settled, whatever it did.
  */

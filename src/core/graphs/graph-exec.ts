@@ -6,13 +6,14 @@
 import { GraphError, isArray, isInstance, rangeError, received, typeError } from '../base/errors.js';
 import { addon } from '../native/addon.js';
 import type { NativeGraphExec } from '../native/types.js';
-import type { Allocation } from '../memory/memory.js';
+import type { Allocation } from '../memory/allocation.js';
 import type { Module } from '../kernels/module.js';
-import type { KernelArgs, Signature } from '../kernels/kernel.js';
+import type { KernelArgs, Signature } from '../kernels/kernel-types.js';
 import { LaunchConfig, type LaunchOptions } from '../kernels/launch-config.js';
 import { hostStep } from '../queue/host-steps.js';
 import { GraphNode, addToNative, needsUpdate, replayOn, setInNative, shapeDifference, type NodeWork } from './graph-node.js';
-import { Graph, holdWork, kernelWork, type GraphStep, type Keep, type Segment } from './graph.js';
+import { Graph, type GraphStep, type Segment } from './graph.js';
+import { holdWork, kernelWork, type Keep } from './node-work.js';
 import { Stream } from '../device/stream.js';
 import type { Device } from '../device/device.js';
 
@@ -107,30 +108,31 @@ export class GraphExec {
       if (!isInstance(stream, Stream)) typeError('stream', 'a Stream', stream);
       if (stream.device !== this.device) rangeError('stream', `a stream of ${this.device}`, received(`a stream of ${stream.device}`));
     }
-    stream.checkOpen(); // the device's too
+    const lane = stream.lane;
+    lane.checkOpen(); // the device's too
     const works = this.#works;
     if (stream !== this.#lastStream) {
       // Frees and unloads wait for the streams that used the memory and modules: once per stream.
-      for (const allocation of (this.#memory ??= allocationsOf(works))) allocation.use(stream);
-      for (const module of this.#modules) module.usedOn(stream);
+      for (const allocation of (this.#memory ??= allocationsOf(works))) allocation.use(lane);
+      for (const module of this.#modules) module.usedOn(lane);
       this.#lastStream = stream;
     }
     const only = this.#only;
     // One native graph, up to date, on a stream with nothing queued: straight to the driver.
-    if (only !== undefined && stream.direct && this.#current[0] === works) {
-      stream.counted();
+    if (only !== undefined && lane.immediate && this.#current[0] === works) {
+      lane.noteSubmitted();
       try {
-        only(stream.lo, stream.hi);
+        only(lane.lo, lane.hi);
       } catch (error) {
-        stream.device.fail(error);
+        lane.faults.fail(error);
       }
       return;
     }
-    stream.capturing?.interrupt('launching an executable'); // a capturing stream is never direct
+    lane.recorder?.interrupt('launching an executable'); // a recording lane is never immediate
     this.#segments.forEach((segment, i) => {
       if (segment.end > segment.first) this.#launchSegment(stream, i, works);
       const step = this.#steps[i];
-      if (step) stream.run(hostStep(stream, step.run, { kind: 'hostLaunch', name: step.name }, step.timeout));
+      if (step) lane.run(hostStep(lane, step.run, { kind: 'hostLaunch', name: step.name }, step.timeout));
     });
   }
 
@@ -232,7 +234,8 @@ export class GraphExec {
       return;
     }
     this.#queued++;
-    stream.run(() => {
+    const lane = stream.lane;
+    lane.run(() => {
       try {
         if (this.#current[segment] !== works) {
           for (let i = first; i < end; i++) {
@@ -242,7 +245,7 @@ export class GraphExec {
           }
           this.#current[segment] = works;
         }
-        native.launch(stream.native);
+        native.launch(lane.native);
       } finally {
         if (--this.#queued === 0 && this.#closed) this.#destroy();
       }

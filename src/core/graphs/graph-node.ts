@@ -1,40 +1,16 @@
 // Graph nodes: what each one does, how it goes into a native CUDA graph and an executable's
 // update, and how the host device replays it (a command list, in order).
-import type { NativeEvent, NativeGraph, NativeGraphExec } from '../native/types.js';
-import type { Allocation } from '../memory/memory.js';
+import type { NativeGraph, NativeGraphExec } from '../native/types.js';
+import type { Stream } from '../device/stream.js';
 import type { Kernel } from '../kernels/kernel.js';
 import type { LaunchConfig } from '../kernels/launch-config.js';
 import type { Graph } from './graph.js';
-import type { Stream } from '../device/stream.js';
+import type { NodeWork } from './node-work.js';
+
+export type { NodeWork } from './node-work.js';
 
 /** What a graph node does. */
 export type GraphNodeKind = 'kernel' | 'copy' | 'fill' | 'hostFunction' | 'record' | 'wait' | 'empty';
-
-/** @internal What a node does, with the addresses and packed arguments it uses. */
-export type NodeWork =
-  | {
-      readonly kind: 'kernel';
-      readonly kernel: Kernel;
-      readonly config: LaunchConfig;
-      /** The arguments as given (a private copy), for the host device's CPU implementation. */
-      readonly args: readonly unknown[];
-      /** The packed launch block, header included. */
-      readonly block: Uint8Array;
-      readonly memory: readonly Allocation[];
-    }
-  | { readonly kind: 'copy'; readonly dst: bigint; readonly src: bigint; readonly bytes: number; readonly memory: readonly Allocation[] }
-  | {
-      readonly kind: 'fill';
-      readonly ptr: bigint;
-      readonly size: number;
-      readonly count: number;
-      readonly low: number;
-      readonly high: number;
-      readonly memory: readonly Allocation[];
-    }
-  | { readonly kind: 'hostFunction'; readonly fn: bigint; readonly userData: bigint; readonly memory: readonly Allocation[] }
-  | { readonly kind: 'record' | 'wait'; readonly event: NativeEvent; readonly memory: readonly Allocation[] }
-  | { readonly kind: 'empty'; readonly memory: readonly Allocation[] };
 
 /**
  * A node of a {@link Graph}: a kernel launch, a copy, a fill, a native host function, an event
@@ -76,7 +52,7 @@ export class GraphNode {
   }
 }
 
-/** @internal Adds `work` to a native graph, after the nodes `deps` names; returns its index. */
+/** Adds `work` to a native graph, after the nodes `deps` names; returns its index. */
 export function addToNative(graph: NativeGraph, work: NodeWork, deps: Uint32Array): number {
   switch (work.kind) {
     case 'kernel': return graph.addKernel(work.kernel.nativeKernel, work.block, deps);
@@ -92,7 +68,7 @@ export function addToNative(graph: NativeGraph, work: NodeWork, deps: Uint32Arra
 }
 
 /**
- * @internal What differs between two nodes' work beyond what an executable can update (their
+ * What differs between two nodes' work beyond what an executable can update (their
  * addresses, scalars and launch configuration), said in words; undefined when nothing does.
  */
 export function shapeDifference(was: NodeWork, now: NodeWork): string | undefined {
@@ -127,7 +103,7 @@ export function shapeDifference(was: NodeWork, now: NodeWork): string | undefine
 }
 
 /**
- * @internal Whether an executable's node set to `was` must be set to `now` (same shape): the
+ * Whether an executable's node set to `was` must be set to `now` (same shape): the
  * kinds an executable updates, when their parameters differ.
  */
 export function needsUpdate(was: NodeWork, now: NodeWork): boolean {
@@ -155,7 +131,7 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-/** @internal Sets an executable's node `index` to `work`, of the shape it had. */
+/** Sets an executable's node `index` to `work`, of the shape it had. */
 export function setInNative(exec: NativeGraphExec, index: number, work: NodeWork): void {
   switch (work.kind) {
     case 'kernel': return exec.setKernel(index, work.kernel.nativeKernel, work.block);
@@ -165,18 +141,19 @@ export function setInNative(exec: NativeGraphExec, index: number, work: NodeWork
   }
 }
 
-/** @internal Enqueues `work` on a stream of the host device, as a replay of its graph runs it. */
+/** Enqueues `work` on a stream of the host device, as a replay of its graph runs it. */
 export function replayOn(stream: Stream, work: NodeWork): void {
-  const native = stream.native;
+  const lane = stream.lane;
+  const native = lane.native;
   switch (work.kind) {
     case 'kernel': return work.kernel.replayOn(stream, work.config, work.block, work.args);
-    case 'copy': return stream.run(() => native.copy(work.dst, work.src, work.bytes));
+    case 'copy': return lane.run(() => native.copy(work.dst, work.src, work.bytes));
     case 'fill':
-      if (work.count > 0) stream.run(() => native.fill(work.ptr, work.size, work.count, work.low, work.high));
+      if (work.count > 0) lane.run(() => native.fill(work.ptr, work.size, work.count, work.low, work.high));
       return;
-    case 'hostFunction': return stream.run(() => native.hostFunction(work.fn, work.userData));
-    case 'record': return stream.run(() => native.record(work.event));
-    case 'wait': return stream.run(() => native.waitEvent(work.event));
+    case 'hostFunction': return lane.run(() => native.hostFunction(work.fn, work.userData));
+    case 'record': return lane.run(() => native.record(work.event));
+    case 'wait': return lane.run(() => native.waitEvent(work.event));
     case 'empty':
   }
 }

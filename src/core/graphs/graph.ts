@@ -2,17 +2,23 @@
 // add… methods) or captured from a stream (Stream.capture); instantiate() makes the executable
 // that launches it. JavaScript steps split a graph into segments: the device never waits for
 // JavaScript, so a step runs between two native graph launches, as a host step of the scheduler.
-import { DTYPES, type DType } from '../base/dtype.js';
+//
+// Graph, GraphNode and GraphExec name one another (a graph makes its nodes and executables, and
+// each of them names its graph, as the public API types it): the one import circle of this folder.
+import type { DType } from '../base/dtype.js';
 import { checkOptions, isArray, isInstance, nameOf, rangeError, received, typeError } from '../base/errors.js';
-import { checkCopy, checkMemoryOf, Memory, type Allocation } from '../memory/memory.js';
-import { checkScalar, scalarBits } from '../base/scalar.js';
+import { checkScalar } from '../base/scalar.js';
+import { checkCopy, checkMemoryOf } from '../memory/checks.js';
+import { Memory } from '../memory/memory.js';
+import { checkTimeout, copyUserData, type HostLaunchOptions, type UserData } from '../queue/user-data.js';
+import type { Device } from '../device/device.js';
 import { Event } from '../device/event.js';
+import type { RecordedEvent } from '../device/recorder.js';
 import { Kernel, type KernelArgs, type Signature } from '../kernels/kernel.js';
 import { LaunchConfig, type LaunchOptions } from '../kernels/launch-config.js';
-import { checkTimeout, copyUserData, type HostLaunchOptions, type UserData } from '../queue/host-steps.js';
 import { GraphNode, type NodeWork } from './graph-node.js';
 import { GraphExec } from './graph-exec.js';
-import type { Device } from '../device/device.js';
+import { Keep, copyWork, eventWork, fillWork, holdWork, hostFunctionWork, kernelWork } from './node-work.js';
 
 /** Options for a node added to a {@link Graph}. */
 export interface NodeOptions {
@@ -24,32 +30,18 @@ export interface NodeOptions {
   readonly after?: readonly GraphNode[];
 }
 
-/** @internal A JavaScript step between two segments. */
+/** A JavaScript step between two segments. */
 export interface GraphStep {
   readonly run: () => unknown;
   readonly name: string;
   readonly timeout: number | undefined;
 }
 
-/** @internal Nodes `first`..`end - 1`, launched as one native graph, then the step after them. */
+/** Nodes `first`..`end - 1`, launched as one native graph, then the step after them. */
 export interface Segment {
   readonly first: number;
   end: number;
   step: GraphStep | undefined;
-}
-
-/**
- * @internal What a graph and its executables keep alive for their nodes (memory, modules, native
- * events): let go when the last of them closes, or is collected unclosed.
- */
-export class Keep {
-  users = 1;
-  readonly letGo: (() => void)[] = [];
-
-  release(): void {
-    if (--this.users > 0) return;
-    for (const letGo of this.letGo.splice(0)) letGo();
-  }
 }
 
 const unclosed = new FinalizationRegistry<Keep>((keep) => keep.release());
@@ -260,7 +252,7 @@ export class Graph {
   }
 
   /** @internal The event work for `event`, holding its native event for this graph. */
-  eventWork(kind: 'record' | 'wait', event: Event): NodeWork {
+  eventWork(kind: 'record' | 'wait', event: RecordedEvent): NodeWork {
     return eventWork(kind, event, this.#keep);
   }
 
@@ -288,53 +280,4 @@ export class Graph {
     if (event.closed) typeError('event', 'an open Event', received('a closed Event'));
     if (event.device !== this.device) rangeError('event', `an event of ${this.device}`, event);
   }
-}
-
-/** @internal Holds the memory and module that `work` uses; pushes what lets them go. */
-export function holdWork(work: NodeWork, letGo: (() => void)[]): void {
-  for (const allocation of work.memory) {
-    allocation.hold();
-    letGo.push(() => allocation.letGo());
-  }
-  if (work.kind === 'kernel') {
-    const module = work.kernel.module;
-    module.hold();
-    letGo.push(() => module.letGo());
-  }
-}
-
-/** The allocations among kernel arguments. */
-function memoryOf(args: readonly unknown[]): Allocation[] {
-  const memory: Allocation[] = [];
-  for (const arg of args) if (arg instanceof Memory && !memory.includes(arg.allocation)) memory.push(arg.allocation);
-  return memory;
-}
-
-/** @internal A kernel node's work, from checked arguments and their packed block. */
-export function kernelWork(kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): NodeWork {
-  return { kind: 'kernel', kernel, config, args: Object.freeze(args), block, memory: memoryOf(args) };
-}
-
-/** @internal A copy node's work, from checked memory. */
-export function copyWork(dst: Memory, src: Memory): NodeWork {
-  const memory = dst.allocation === src.allocation ? [dst.allocation] : [dst.allocation, src.allocation];
-  return { kind: 'copy', dst: dst.ptr, src: src.ptr, bytes: dst.byteLength, memory };
-}
-
-/** @internal A fill node's work, from checked memory and value. */
-export function fillWork(dst: Memory, value: number | bigint): NodeWork {
-  const [low, high] = scalarBits(dst.dtype, value as never);
-  return { kind: 'fill', ptr: dst.ptr, size: DTYPES[dst.dtype].size, count: dst.length, low, high, memory: [dst.allocation] };
-}
-
-/** @internal A host-function node's work, from a checked pointer and user data. */
-export function hostFunctionWork(fn: bigint, userData: bigint | Memory): NodeWork {
-  const memory = userData instanceof Memory ? [userData.allocation] : [];
-  return { kind: 'hostFunction', fn, userData: userData instanceof Memory ? userData.ptr : userData, memory };
-}
-
-function eventWork(kind: 'record' | 'wait', event: Event, keep: Keep): NodeWork {
-  const [native, letGo] = event.holdNative(kind === 'record');
-  keep.letGo.push(letGo);
-  return { kind, event: native, memory: [] };
 }

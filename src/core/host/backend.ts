@@ -7,5 +7,5 @@ import { registerHostRange, unregisterHostRange } from './registrations.js';
 /** The host backend's native classes, under the CUDA backend's contract. */
 export const hostBackend: Backend = {
   kind: 'host', Device: addon.HostDevice, Stream: addon.HostStream, Event: addon.HostEvent, allocHost: addon.hostAllocHost,
-  freeHost: addon.hostFreeHost, registerHost: registerHostRange, unregisterHost: unregisterHostRange,
+  freeHost: addon.hostFreeHost, registerHost: registerHostRange, unregisterHost: unregisterHostRange, viewHost: addon.hostView,
 };

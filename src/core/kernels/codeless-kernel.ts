@@ -2,7 +2,7 @@
 // specializations have code) or a kernel's counterpart on a device its module is still loading on.
 import type { KernelAttributes, KernelLauncher, NativeKernel } from '../native/types.js';
 
-/** @internal A NativeKernel whose every use but a launch through specializations throws `why`. */
+/** A NativeKernel whose every use but a launch through specializations throws `why`. */
 export class CodelessKernel implements NativeKernel {
   readonly #why: string;
 

@@ -2,13 +2,14 @@
 // with pointer arguments turned into TypedArrays over the memory they point to.
 import type { KernelAttributes, KernelLauncher, NativeKernel } from '../native/types.js';
 import { DTYPES, fromHalfBits, toHalfBits, type DType, type TypedArrayOf } from '../base/dtype.js';
-import { HostArray, Memory, type DeviceAllocation } from '../memory/memory.js';
+import { HostArray, Memory } from '../memory/memory.js';
+import type { DeviceAllocation } from '../memory/allocation.js';
 import type { LaunchConfig } from './launch-config.js';
-import type { Signature } from './kernel.js';
-import type { TypedPointer } from './pointer.js';
-import type { Stream } from '../device/stream.js';
+import type { Signature } from './kernel-types.js';
+import type { TypedPointer } from './kernel-types.js';
+import type { Lane } from '../queue/lane.js';
 import { hostStep } from '../queue/host-steps.js';
-import { withLaunch, type LaunchContext } from './launch-context.js';
+import { withLaunch } from './current-launch.js';
 import { CudaError, isInstance, received, typeError } from '../base/errors.js';
 import { HEADER_BYTES } from './packer.js';
 import { isThenable } from '../base/thenable.js';
@@ -76,7 +77,7 @@ function invalidValue(call: string, why: string): CudaError {
   return new CudaError(1, 'CUDA_ERROR_INVALID_VALUE', call, `${call} failed: CUDA_ERROR_INVALID_VALUE (${why})`);
 }
 
-/** @internal The host device's stand-in for a native kernel: it launches `cpu` as a host step. */
+/** The host device's stand-in for a native kernel: it launches `cpu` as a host step. */
 export class CpuLauncher implements NativeKernel {
   readonly #cpu: CpuKernel;
   readonly #name: string;
@@ -146,11 +147,11 @@ export class CpuLauncher implements NativeKernel {
           typeError(`args[${i}]`, 'the value it was when checked (read once)', received('another value on a second read'));
       });
       // A sticky CudaError breaks the device, as a GPU kernel's illegal address does its context.
-      const device = (stream as Stream).device;
-      const broke = (error: unknown): never => device.fail(error);
+      const lane = stream as Lane;
+      const broke = (error: unknown): never => lane.faults.fail(error);
       const run = () => {
         // A device broken meanwhile (by a kernel on another of its streams) runs no more kernels.
-        if (device.poisoned) return broke(device.poisoned);
+        if (lane.faults.poisoned) return broke(lane.faults.poisoned);
         try {
           const out = cpu(config as LaunchConfig, given.map((value, i) => asReceived(signature[i], view(value))) as never);
           return isThenable(out) ? out.then(undefined, broke) : out;
@@ -158,7 +159,7 @@ export class CpuLauncher implements NativeKernel {
           return broke(error);
         }
       };
-      return hostStep(stream as Stream, () => (context ? withLaunch(context as LaunchContext, run, true) : run()), step)();
+      return hostStep(lane, () => (context ? withLaunch(context, run, true) : run()), step)();
     };
   }
 }

@@ -1,59 +1,32 @@
-// Kernels with declared signatures and the launch fast path: the signature builds a packer once;
-// each launch writes its arguments into a preallocated block and makes one native call.
-import type { KernelAttributes, KernelLauncher, NativeKernel } from '../native/types.js';
+// Kernels with declared signatures, and the launch fast path: the signature builds a packer once
+// (launch-block.ts); each launch writes its arguments into a preallocated block and makes one
+// native call. A launch that needs a context (hooks, a CPU implementation, a specializer) builds
+// one first (launch-context.ts, launch-hooks.ts, specialization.ts).
+//
+// A module makes its kernels, and a kernel launches through contexts, hooks and specializations;
+// each of them names the kernel (as the public API types it): the one import circle of this folder.
+import { checkCount, checkOptions, isArray, rangeError, received, typeError } from '../base/errors.js';
+import type { KernelAttributes, NativeKernel } from '../native/types.js';
+import type { Device } from '../device/device.js';
+import type { Stream } from '../device/stream.js';
+import type { Lane } from '../queue/lane.js';
 import type { Pause } from '../queue/scheduler.js';
-import { toHalfBits, type DType } from '../base/dtype.js';
-import type { TypedPointer } from './pointer.js';
-import { checkCount, checkOptions, isArray, rangeError, typeError, received } from '../base/errors.js';
-import { Memory } from '../memory/memory.js';
-import { LaunchConfig, type LaunchOptions } from './launch-config.js';
-import { HEADER_BYTES, STREAM_WORD, badArgument, buildPacker, checkSignature, describeParam, paramLayout } from './packer.js';
+import { CodelessKernel } from './codeless-kernel.js';
+import type { KernelArgs, Signature } from './kernel-types.js';
+import { LaunchBlock } from './launch-block.js';
+import type { LaunchConfig, LaunchOptions } from './launch-config.js';
 import { LaunchContext } from './launch-context.js';
 import { globalHooks, LaunchHooks, type Disposer, type LaunchHook } from './launch-hooks.js';
+import type { Module } from './module.js';
+import { checkSignature, describeParam, paramLayout } from './packer.js';
+import { Specializations } from './specialization.js';
+
+export type { StructParam, ParamType, Signature, ArgOf, KernelArgs } from './kernel-types.js';
 
 // Read by every launch: a module constant, not an imported binding (whose reads cost a check each).
 const global = globalHooks;
-import { Specializations } from './specialization.js';
-import { CodelessKernel } from './codeless-kernel.js';
-import type { Device } from '../device/device.js';
-import type { Module } from './module.js';
-import type { Stream } from '../device/stream.js';
 
-/** A struct passed by value: its size in bytes (and alignment, default 8), given as raw bytes. */
-export interface StructParam {
-  /** The struct's size in bytes, a positive integer. */
-  readonly struct: number;
-  /** The struct's alignment in bytes: 1, 2, 4, 8 or 16 (default 8). */
-  readonly align?: number;
-}
-
-/**
- * One kernel parameter: a scalar element type, a pointer (`'ptr'`, or `'ptr<f32>'` that says what
- * it points to), or a struct by value.
- */
-export type ParamType = DType | 'ptr' | TypedPointer | StructParam;
-
-/** A kernel's parameter list, e.g. `['u32', 'f32', 'ptr<f32>', 'ptr<f32>']`. */
-export type Signature = readonly ParamType[];
-
-/**
- * The JavaScript value each parameter type takes: a number (or bigint for 64-bit integers), memory
- * of the element type for `'ptr<D>'`, any memory or an address for `'ptr'`, bytes for a struct.
- */
-export type ArgOf<P> = P extends 'i64' | 'u64'
-  ? number | bigint
-  : P extends DType
-    ? number
-    : P extends TypedPointer<infer D>
-      ? Memory<D>
-      : P extends 'ptr'
-        ? Memory | bigint
-        : ArrayBuffer | ArrayBufferView;
-
-/** Arguments of a kernel with signature S, one per parameter. */
-export type KernelArgs<S extends Signature> = { readonly [K in keyof S]: ArgOf<S[K]> };
-
-/** @internal What a launch from the `launch` operator adds to a plain one. */
+/** What a launch from the `launch` operator adds to a plain one. */
 export interface LaunchExtras {
   /** The pipeline's hooks, after the global and the kernel's. */
   readonly hooks?: LaunchHooks | undefined;
@@ -61,7 +34,7 @@ export interface LaunchExtras {
   readonly onFailure?: ((error: unknown) => void) | undefined;
 }
 
-/** @internal How a kernel is made beyond its native function. */
+/** How a kernel is made beyond its native function. */
 export interface KernelOptions<S extends Signature> {
   /** Its launches need a context: a CPU implementation reads it through currentLaunch(). */
   readonly contextual?: boolean;
@@ -85,27 +58,22 @@ export class Kernel<S extends Signature = Signature> {
   /** The declared parameter types. */
   readonly signature: S;
   readonly #native: NativeKernel;
-  readonly #launch: KernelLauncher;
-  readonly #header: Uint32Array;
-  readonly #pack: (args: readonly unknown[], stream: Stream | undefined) => void;
-  readonly #bytes: Uint8Array;
-  #lastConfig: LaunchConfig | undefined;
-  #lastStream: Stream | undefined;
+  readonly #block: LaunchBlock;
   #attributes: KernelAttributes | undefined;
   #hooks: LaunchHooks | undefined;
   /** A CPU implementation or a specializer: its launches need a context, hooks or not. */
-  readonly #contextual: boolean;
+  readonly #alwaysInContext: boolean;
   /** Hooks registered on this kernel now. */
   #hooked = 0;
   /** Neither of the two: without global hooks, a launch builds no context. */
-  #plain: boolean;
+  #contextFree: boolean;
   // Kept without its signature, so that a Kernel<S> stays a Kernel<Signature>.
   readonly #specializations: Specializations<Signature> | undefined;
-  // These too: the kernel's makers and counterparts on other devices.
+  // These too: the kernel's maker on another device, and the kernel this one stands for there.
   readonly #remake: ((module: Module, origin: Kernel) => Kernel) | undefined;
   readonly #origin: Kernel | undefined;
   /** This kernel on other devices, made on a first launch there (see {@link on}). */
-  #elsewhere: Map<Device, Kernel> | undefined;
+  #onOtherDevices: Map<Device, Kernel> | undefined;
 
   /** @internal Use {@link Module.kernel} or {@link Template.kernel}. */
   constructor(module: Module, name: string, native: NativeKernel, signature: S, options: KernelOptions<S> = {}) {
@@ -115,42 +83,15 @@ export class Kernel<S extends Signature = Signature> {
     this.signature = Object.freeze([...signature]) as unknown as S;
     this.#native = native;
     this.#specializations = options.specializations as Specializations<Signature> | undefined;
-    this.#contextual = options.contextual === true || options.specializations !== undefined;
+    this.#alwaysInContext = options.contextual === true || options.specializations !== undefined;
     this.#remake = options.remake as ((module: Module, origin: Kernel) => Kernel) | undefined;
     this.#origin = options.origin as Kernel | undefined;
-    this.#plain = !this.#contextual && (this.#origin === undefined || this.#origin.#hooked === 0);
-    const layouts = signature.map(paramLayout);
-    Kernel.#checkAgainstDriver(native, layouts.map((l) => l.size), signature);
-    const offsets: number[] = [];
-    let end = 0;
-    for (const { size, align } of layouts) {
-      end = Math.ceil(end / align) * align;
-      offsets.push(end);
-      end += size;
-    }
-    const block = new ArrayBuffer(HEADER_BYTES + Math.ceil(end / 16) * 16);
-    this.#bytes = new Uint8Array(block);
-    this.#header = new Uint32Array(block);
-    const device = module.device;
-    const views = {
-      i8: new Int8Array(block), u8: new Uint8Array(block), i16: new Int16Array(block),
-      u16: new Uint16Array(block), i32: new Int32Array(block), u32: this.#header,
-      f32: new Float32Array(block), f64: new Float64Array(block), i64: new BigInt64Array(block),
-      u64: new BigUint64Array(block), half: toHalfBits, Memory, device,
-      bad: (i: number, v: unknown) => badArgument(signature, device, i, v),
-      wrongCount: (a: unknown) =>
-        isArray(a)
-          ? typeError('args', `${signature.length} arguments (${signature.map(describeParam).join(', ')})`, received(`${a.length}`))
-          : typeError('args', 'an array of kernel arguments', a),
-      structBytes: (i: number, v: unknown, size: number) => {
-        const bytes = ArrayBuffer.isView(v) ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength)
-          : v instanceof ArrayBuffer ? new Uint8Array(v) : undefined;
-        if (!bytes || bytes.byteLength !== size) badArgument(signature, device, i, v);
-        return bytes;
-      },
-    };
-    this.#pack = buildPacker(signature, offsets, views);
-    this.#launch = native.bind(block, Uint32Array.from(offsets));
+    this.#contextFree = !this.#alwaysInContext && (this.#origin === undefined || this.#origin.#hooked === 0);
+    Kernel.#checkAgainstDriver(native, signature.map((p) => paramLayout(p).size), signature);
+    this.#block = new LaunchBlock(native, signature, module.device, {
+      usedOn: (lane) => module.usedOn(lane),
+      record: (recorder, config, args, block) => recorder.kernel(this as unknown as Kernel, config, args, block),
+    });
   }
 
   static #checkAgainstDriver(native: NativeKernel, sizes: number[], signature: Signature): void {
@@ -173,13 +114,10 @@ export class Kernel<S extends Signature = Signature> {
   /**
    * @internal Checks and packs `args` for a launch with `config` now, enqueuing nothing: the
    * launch block, header included, as the native launch would read it, for a graph's kernel node
-   * or for {@link submitPacked} later. With `stream`, the memory they use is noted as used there.
+   * or for {@link submitPacked} later. With `lane`, the memory they use is noted as used there.
    */
-  packed(config: LaunchConfig, args: KernelArgs<S>, stream?: Stream): Uint8Array {
-    this.#pack(args, stream);
-    const block = this.#bytes.slice();
-    new Uint32Array(block.buffer, 0, config.header.length).set(config.header);
-    return block;
+  packed(config: LaunchConfig, args: KernelArgs<S>, lane?: Lane): Uint8Array {
+    return this.#block.packed(config, args, lane);
   }
 
   /**
@@ -187,8 +125,9 @@ export class Kernel<S extends Signature = Signature> {
    * the block and arguments as they were recorded (memory a graph holds may be closed since).
    */
   replayOn(stream: Stream, config: LaunchConfig, block: Uint8Array, args: readonly unknown[]): void {
-    this.module.usedOn(stream);
-    stream.run(this.#launchCommand(stream, config, block, args, new LaunchContext<S>(this, config, stream, args as KernelArgs<S>)));
+    this.module.usedOn(stream.lane);
+    const context = new LaunchContext<S>(this, config, stream, args as KernelArgs<S>);
+    stream.lane.run(this.#block.launchCommand(stream.lane, config, block, args, context as unknown as LaunchContext));
   }
 
   /** The device the kernel runs on. */
@@ -251,7 +190,7 @@ export class Kernel<S extends Signature = Signature> {
     if (this.#origin) return this.#origin.onLaunch(hook as unknown as LaunchHook);
     const hooks = (this.#hooks ??= new LaunchHooks((delta) => {
       this.#hooked += delta;
-      for (const kernel of [this, ...(this.#elsewhere?.values() ?? [])]) kernel.#plain = !kernel.#contextual && this.#hooked === 0;
+      for (const kernel of [this, ...(this.#onOtherDevices?.values() ?? [])]) kernel.#contextFree = !kernel.#alwaysInContext && this.#hooked === 0;
     }));
     return hooks.add(hook as unknown as LaunchHook);
   }
@@ -267,7 +206,7 @@ export class Kernel<S extends Signature = Signature> {
    */
   on(device: Device): Kernel<S> {
     if (device === this.module.device) return this;
-    const known = this.#elsewhere?.get(device);
+    const known = this.#onOtherDevices?.get(device);
     if (known) return known as unknown as Kernel<S>;
     const remake = this.#remake;
     if (!remake || this.#specializations)
@@ -280,7 +219,7 @@ export class Kernel<S extends Signature = Signature> {
       const loaded = () =>
         Promise.resolve(this.module.on(device)).then((ready) => {
           const real = remake(ready, origin);
-          this.#elsewhere!.set(device, real); // later launches go straight to it
+          this.#onOtherDevices!.set(device, real); // later launches go straight to it
           return real;
         });
       const why = `Kernel '${this.name}' is still loading on ${device}`;
@@ -289,7 +228,7 @@ export class Kernel<S extends Signature = Signature> {
         origin,
       });
     }
-    (this.#elsewhere ??= new Map()).set(device, kernel);
+    (this.#onOtherDevices ??= new Map()).set(device, kernel);
     return kernel as unknown as Kernel<S>;
   }
 
@@ -313,37 +252,20 @@ export class Kernel<S extends Signature = Signature> {
 
   /**
    * @internal The launch fast path; see {@link Stream.launch}. A launch that needs no context (no
-   * hook, CPU implementation or specializer) is written out here rather than through #enqueue:
-   * this is the path whose every nanosecond bench/launch counts.
+   * hook, CPU implementation or specializer) goes straight to the block: this is the path whose
+   * every nanosecond bench/launch counts.
    */
   launchOn(stream: Stream, config: LaunchConfig | LaunchOptions, args: KernelArgs<S>, extras?: LaunchExtras): void {
-    stream.checkOpen();
+    stream.lane.checkOpen();
     if (this.module.closed) typeError('kernel', 'a kernel of a loaded module', received('a kernel of a closed Module'));
     if (stream.device !== this.module.device) return this.on(stream.device).launchOn(stream, config, args, extras);
-    let checked = this.#lastConfig;
-    // The same LaunchConfig, or plain options that say the same as the last one: nothing to check.
-    if (checked === undefined || (config !== checked && !checked.matches(config))) {
-      checked = LaunchConfig.from(config);
-      checked.checkFor(stream.device);
-      this.#header.set(checked.header);
-      this.#lastConfig = checked;
-    }
-    if (!this.#plain || extras !== undefined || global.size !== 0) return this.#launchInContext(stream, checked, args, extras);
-    if (stream !== this.#lastStream) this.#onStream(stream);
-    this.#pack(args, stream);
-    if (!stream.direct) return this.#queue(stream, checked, args, undefined);
-    stream.counted();
-    let pause;
-    try {
-      pause = this.#launch(stream, checked, args);
-    } catch (error) {
-      stream.device.fail(error);
-    }
-    if (pause) stream.pause(pause);
+    const checked = this.#block.configFor(config, stream.device);
+    if (!this.#contextFree || extras !== undefined || global.size !== 0) return this.#launchInContext(stream, checked, args, extras);
+    this.#block.launch(stream.lane, checked, args, undefined);
   }
 
   #checkFor(stream: Stream): void {
-    stream.checkOpen();
+    stream.lane.checkOpen();
     if (this.module.closed) typeError('kernel', 'a kernel of a loaded module', received('a kernel of a closed Module'));
     if (stream.device !== this.module.device)
       rangeError('stream', `a stream of ${this.module.device}`, received(`a stream of ${stream.device}`));
@@ -360,84 +282,19 @@ export class Kernel<S extends Signature = Signature> {
     const kernel = context.kernel;
     if (kernel !== this) kernel.#checkFor(stream);
     if (kernel.#specializations) kernel.#specializations.launch(context as unknown as LaunchContext, extras?.onFailure);
-    else kernel.#enqueue(stream, config, context.given, context);
+    else kernel.#block.launch(stream.lane, config, context.given, context);
   }
 
   /** @internal Enqueues the launch `context` describes, on its stream (a ready specialization's). */
   enqueueIn(context: LaunchContext<S>): void {
-    this.#enqueue(context.stream, context.config, context.given, context);
-  }
-
-  /** Enqueues now when the stream is direct, else in its queue (see scheduler.ts). */
-  #enqueue(stream: Stream, config: LaunchConfig, args: KernelArgs<S>, context: LaunchContext<S> | undefined): void {
-    this.#prepare(stream, config, args);
-    if (!stream.direct) return this.#queue(stream, config, args, context);
-    stream.counted();
-    let pause;
-    try {
-      pause = this.#launch(stream, config, args, context);
-    } catch (error) {
-      stream.device.fail(error);
-    }
-    if (pause) stream.pause(pause);
+    this.#block.launch(context.stream.lane, context.config, context.given, context as unknown as LaunchContext);
   }
 
   /**
    * @internal Launches now with a block that a kernel of the same signature packed when the launch
-   * was made (a template's, for its specialization): the arguments were checked then, and memory
-   * closed since is freed behind this launch, in stream order. Returns a CPU kernel's pause.
+   * was made (a template's, for its specialization). Returns a CPU kernel's pause.
    */
-  submitPacked(stream: Stream, config: LaunchConfig, bytes: Uint8Array, args: KernelArgs<S>, context: LaunchContext<S>): Pause | void {
-    this.#bytes.set(bytes); // its header holds `config` (see packed)
-    this.#lastConfig = config;
-    this.#lastStream = undefined;
-    this.#onStream(stream);
-    try {
-      return this.#launch(stream, config, args, context);
-    } catch (error) {
-      stream.device.fail(error);
-    }
-  }
-
-  /** Writes the launch's header and arguments into the block: what the native launch reads. */
-  #prepare(stream: Stream, config: LaunchConfig, args: KernelArgs<S>): void {
-    if (config !== this.#lastConfig) {
-      this.#header.set(config.header);
-      this.#lastConfig = config;
-    }
-    if (stream !== this.#lastStream) this.#onStream(stream);
-    this.#pack(args, stream);
-  }
-
-  /** Writes the stream's handle into the launch header. */
-  #onStream(stream: Stream): void {
-    this.#header[STREAM_WORD] = stream.lo;
-    this.#header[STREAM_WORD + 1] = stream.hi;
-    this.#lastStream = stream;
-    this.module.usedOn(stream);
-  }
-
-  /**
-   * A launch behind work in the stream's queue: the packed block and the arguments are copied
-   * now (later changes by the caller do not reach the kernel) and put back when it goes.
-   */
-  #queue(stream: Stream, config: LaunchConfig, args: readonly unknown[], context: LaunchContext<S> | undefined): void {
-    const bytes = this.#bytes.slice();
-    const given = context ? context.given : args.slice(); // a private copy: nobody else can change it
-    const capture = stream.capturing;
-    if (capture) return capture.kernel(this as unknown as Kernel, config, given, bytes);
-    stream.run(this.#launchCommand(stream, config, bytes, given, context));
-  }
-
-  /** The command that launches with `bytes` as the block, when the stream's queue gets to it. */
-  #launchCommand(stream: Stream, config: LaunchConfig, bytes: Uint8Array, args: readonly unknown[], context: LaunchContext<S> | undefined) {
-    return () => {
-      this.#bytes.set(bytes);
-      this.#header[STREAM_WORD] = stream.lo; // a replayed block was packed for another stream
-      this.#header[STREAM_WORD + 1] = stream.hi;
-      this.#lastConfig = config;
-      this.#lastStream = stream;
-      return this.#launch(stream, config, args, context);
-    };
+  submitPacked(lane: Lane, config: LaunchConfig, bytes: Uint8Array, args: KernelArgs<S>, context: LaunchContext<S>): Pause | void {
+    return this.#block.submitPacked(lane, config, bytes, args, context as unknown as LaunchContext);
   }
 }

@@ -2,16 +2,18 @@
 // specialization) for the code that acts on its behalf: pre-launch hooks, specializers and CPU
 // implementations, which find it with currentLaunch(). Nothing here runs when no hook, specializer
 // or CPU implementation is involved: a plain launch never builds a context.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { RxcudaError } from '../base/errors.js';
 import type { DType } from '../base/dtype.js';
-import type { Kernel, KernelArgs, Signature } from './kernel.js';
+import { current } from './current-launch.js';
+import type { Kernel } from './kernel.js';
+import type { KernelArgs, Signature } from './kernel-types.js';
 import type { LaunchConfig } from './launch-config.js';
 import { Memory } from '../memory/memory.js';
 import type { Stream } from '../device/stream.js';
 
-/** Compile-time macros of a specialization, e.g. `{ BLOCK_THREADS: 256 }` (see `Device.template`). */
-export type Defines = Readonly<Record<string, string | number | boolean>>;
+import type { Defines } from '../compiler/program.js';
+
+export type { Defines } from '../compiler/program.js';
 
 /** At most this many arguments are spelled out by {@link LaunchContext.toString}. */
 const SHOWN_ARGUMENTS = 8;
@@ -146,12 +148,6 @@ export class NoCurrentLaunchError extends RxcudaError {
   }
 }
 
-// The launch current for synchronous code (hooks), and for asynchronous code that began inside
-// one (a specializer or CPU implementation that awaits): a variable costs nothing to set around a
-// hook; the AsyncLocalStorage carries a context across `await`.
-let current: LaunchContext | undefined;
-const acrossAwait = new AsyncLocalStorage<LaunchContext>();
-
 /**
  * The launch that the calling code runs for: inside a pre-launch hook, a specializer (also after
  * an `await` in it) or a CPU implementation running for the host device. A launch made from inside
@@ -162,34 +158,7 @@ const acrossAwait = new AsyncLocalStorage<LaunchContext>();
  * @throws NoCurrentLaunchError anywhere else.
  */
 export function currentLaunch(): LaunchContext {
-  const context = current ?? acrossAwait.getStore();
+  const context = current();
   if (!context) throw new NoCurrentLaunchError();
-  return context;
-}
-
-/** @internal Makes `context` current for synchronous code; give what it returns to {@link leaveLaunch}. */
-export function enterLaunch(context: LaunchContext): LaunchContext | undefined {
-  const outer = current;
-  current = context;
-  return outer;
-}
-
-/** @internal Makes the launch that was current before {@link enterLaunch} current again. */
-export function leaveLaunch(outer: LaunchContext | undefined): void {
-  current = outer;
-}
-
-/**
- * @internal Runs `fn` with `context` current; with `acrossAwaits`, also in the asynchronous work
- * `fn` starts (it costs more: specializers and CPU implementations only).
- */
-export function withLaunch<R>(context: LaunchContext, fn: () => R, acrossAwaits = false): R {
-  if (acrossAwaits) return acrossAwait.run(context, () => withLaunch(context, fn));
-  const outer = current;
-  current = context;
-  try {
-    return fn();
-  } finally {
-    current = outer;
-  }
+  return context as LaunchContext;
 }

@@ -2,7 +2,8 @@
 // in three scopes (global, per kernel, per pipeline), which may replace the launch's arguments or
 // kernel. With no hook registered, a launch never reaches this file.
 import { RxcudaError, describe, nameOf } from '../base/errors.js';
-import { LaunchContext, enterLaunch, leaveLaunch } from './launch-context.js';
+import { enterLaunch, leaveLaunch } from './current-launch.js';
+import { LaunchContext } from './launch-context.js';
 import type { Kernel, KernelArgs, Signature } from './kernel.js';
 import { describeParam } from './packer.js';
 
@@ -49,7 +50,7 @@ export class LaunchHookError extends RxcudaError {
   }
 }
 
-/** @internal Hooks of one scope, called in registration order. */
+/** Hooks of one scope, called in registration order. */
 export class LaunchHooks {
   #hooks: readonly LaunchHook[] = [];
   /** How many hooks are registered: a field, which the launch fast path reads. */
@@ -109,7 +110,7 @@ function applyOverride<S extends Signature>(context: LaunchContext<S>, result: u
   return context.with({ ...(kernel && { kernel }), ...(args && { args }) });
 }
 
-/** @internal Hooks registered with {@link onLaunch}, for every launch of this thread. */
+/** Hooks registered with {@link onLaunch}, for every launch of this thread. */
 export const globalHooks = new LaunchHooks();
 
 /**

@@ -2,24 +2,25 @@
 import { addon } from '../native/addon.js';
 import type { NativeModule } from '../native/types.js';
 import { checkOptions, rangeError, typeError, received } from '../base/errors.js';
-import { Kernel, type Signature } from './kernel.js';
+import { Kernel } from './kernel.js';
+import type { Signature } from './kernel-types.js';
 import { readSignature } from './packer.js';
 import { CpuLauncher, type CpuKernel } from './cpu-kernel.js';
 import type { Device } from '../device/device.js';
-import type { Stream } from '../device/stream.js';
+import type { MemoryLane } from '../memory/owner.js';
 
 /**
  * Unloads a module once the work given to the device so far (the launches from it included) has
  * finished, on a worker thread: the driver's unload waits for the whole device.
  */
-function unload(device: Device, native: NativeModule | undefined, streams: Set<Stream>): void {
+function unload(device: Device, native: NativeModule | undefined, streams: Set<MemoryLane>): void {
   const used = [...streams];
   streams.clear();
   if (native) device.completionPoints.whenQuiet(() => native.unload(), used);
 }
 
 // A module nobody closed is unloaded the same way when it is collected.
-const unloadWhenCollected = new FinalizationRegistry<{ device: Device; native: NativeModule; streams: Set<Stream> }>(
+const unloadWhenCollected = new FinalizationRegistry<{ device: Device; native: NativeModule; streams: Set<MemoryLane> }>(
   ({ device, native, streams }) => {
     try {
       unload(device, native, streams);
@@ -51,7 +52,7 @@ function imageBytes(image: ModuleImage): Uint8Array {
   return terminated;
 }
 
-/** @internal Loads a module's code on another device (its image again, or compiled for that device). */
+/** Loads a module's code on another device (its image again, or compiled for that device). */
 export type Reload = (device: Device) => Module | Promise<Module>;
 
 /**
@@ -69,7 +70,7 @@ export class Module {
   /** Whether the compiled code came from the on-disk cache. */
   readonly fromCache: boolean;
   readonly #names: ReadonlyMap<string, string>;
-  readonly #streams = new Set<Stream>();
+  readonly #streams = new Set<MemoryLane>();
   readonly #reload: Reload | undefined;
   /** This module's code on other devices, loaded (or loading) on first use there. */
   readonly #elsewhere = new Map<Device, Module | Promise<Module>>();
@@ -192,9 +193,9 @@ export class Module {
     return new Kernel(this, name, native, signature, { origin });
   }
 
-  /** @internal Notes a stream that launched kernels of this module, so `close()` waits for it. */
-  usedOn(stream: Stream): void {
-    this.#streams.add(stream);
+  /** @internal Notes a lane that launched kernels of this module, so `close()` waits for it. */
+  usedOn(lane: MemoryLane): void {
+    this.#streams.add(lane);
   }
 
   /**

@@ -4,10 +4,10 @@ import { DTYPES, isDType, type DType } from '../base/dtype.js';
 import { isArray, isInstance, rangeError, received, typeError } from '../base/errors.js';
 import { Memory } from '../memory/memory.js';
 import { checkScalar } from '../base/scalar.js';
-import { isTypedPointer, pointee } from './pointer.js';
+import { isTypedPointer, pointee } from './kernel-types.js';
 import type { Device } from '../device/device.js';
-import type { ParamType, Signature, StructParam } from './kernel.js';
-import type { Stream } from '../device/stream.js';
+import type { Lane } from '../queue/lane.js';
+import type { ParamType, Signature, StructParam } from './kernel-types.js';
 
 /** Bytes of launch header before the arguments (native/src/cuda/kernel.hpp's kArgsOffset). */
 export const HEADER_BYTES = 64;
@@ -83,14 +83,13 @@ export function badArgument(signature: Signature, device: Device, i: number, val
 
 /**
  * The packer's lines for a pointer at byte `at`: memory (of `dtype` only, for a typed pointer) is
- * passed by its address and noted as used on the stream; a plain pointer also takes an address.
+ * passed by its address and noted as used on the lane; a plain pointer also takes an address.
  */
 function pointer(at: number, bad: string, dtype: DType | undefined): string[] {
   const memory = dtype ? `v instanceof Memory && v.dtype === '${dtype}'` : 'v instanceof Memory';
   const address = dtype ? '' : `else if (typeof v === 'bigint' && v >= 0n && v < 2n ** 64n) u64[${at / 8}] = v; `;
   return [
-    `if (${memory}) { if (v.allocation.freed || (v.allocation.device !== device && !v.allocation.portable)) ${bad};`,
-    `  if (stream !== undefined) v.allocation.use(stream); u32[${at / 4}] = v.lo; u32[${at / 4 + 1}] = v.hi; }`,
+    `if (${memory}) { if (!v.usableOn(device, lane)) ${bad}; u32[${at / 4}] = v.lo; u32[${at / 4 + 1}] = v.hi; }`,
     `${address}else ${bad};`,
   ];
 }
@@ -164,7 +163,7 @@ export function buildPacker(signature: Signature, offsets: number[], views: Reco
   const names = Object.keys(views);
   // The source is assembled from fixed templates, numbers and element type names checked against
   // DTYPES: no user text reaches it.
-  const factory = new Function(...names, `return (a, stream) => {\ntry {\n${lines.join('\n')}\n} catch (error) { unexpected(a, error); }\n};`);
-  return factory(...names.map((n) => views[n])) as (args: readonly unknown[], stream: Stream | undefined) => void;
+  const factory = new Function(...names, `return (a, lane) => {\ntry {\n${lines.join('\n')}\n} catch (error) { unexpected(a, error); }\n};`);
+  return factory(...names.map((n) => views[n])) as (args: readonly unknown[], lane: Lane | undefined) => void;
 }
 

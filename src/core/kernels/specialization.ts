@@ -2,11 +2,14 @@
 // defines; each distinct set is compiled once (and cached on disk by the compiler's cache), and
 // a launch whose specialization is not ready waits in its stream's queue (scheduler.ts), never
 // blocking the main thread.
-import { checkDefines } from './program.js';
-import { reportStepError } from '../queue/host-steps.js';
-import { withLaunch, type Defines, type LaunchContext } from './launch-context.js';
+import { checkDefines } from '../compiler/program.js';
+import { reportFailure } from '../queue/failure-route.js';
+import { withLaunch } from './current-launch.js';
+import type { LaunchContext } from './launch-context.js';
+import type { Defines } from '../compiler/program.js';
 import { LaunchHookError } from './launch-hooks.js';
-import type { Kernel, Signature } from './kernel.js';
+import type { Kernel } from './kernel.js';
+import type { Signature } from './kernel-types.js';
 import { isThenable } from '../base/thenable.js';
 
 /**
@@ -39,7 +42,7 @@ function keyOf(defines: unknown): string {
 }
 
 
-/** @internal The specializations of one kernel, made by `make` from their defines. */
+/** The specializations of one kernel, made by `make` from their defines. */
 export class Specializations<S extends Signature> {
   readonly #specializer: Specializer<S>;
   readonly #make: (defines: Defines) => Promise<Kernel<S>>;
@@ -116,22 +119,23 @@ export class Specializations<S extends Signature> {
 
   /** Checks the arguments now; the launch waits in the stream's queue until `ready`. */
   #whenReady(context: LaunchContext<S>, ready: Promise<readonly [Kernel<S>, Defines]>, onFailure: ((error: unknown) => void) | undefined): void {
-    const { stream, config, given: args } = context;
-    stream.capturing?.interrupt(`A launch of ${context.kernel.name} whose specialization is still compiling (launch it once before capturing)`);
-    const bytes = context.kernel.packed(config, args, stream);
+    const { config, given: args } = context;
+    const lane = context.stream.lane;
+    lane.recorder?.interrupt(`A launch of ${context.kernel.name} whose specialization is still compiling (launch it once before capturing)`);
+    const bytes = context.kernel.packed(config, args, lane);
     const fail = (error: unknown) => {
       if (onFailure) onFailure(error);
-      else reportStepError(stream, error, { kind: 'enqueue', name: `launch(${context.kernel.name})` });
+      else reportFailure(lane.listeners, error, { kind: 'enqueue', name: `launch(${context.kernel.name})` });
     };
     // The specialization's module learns of this stream as soon as it is made, so that closing it
     // (or its template) before the queue gets to this launch waits for it.
-    ready.then(([kernel]) => kernel.module.usedOn(stream), () => {});
-    stream.run(() => (resume) => {
+    ready.then(([kernel]) => kernel.module.usedOn(lane), () => {});
+    lane.run(() => (resume) => {
       ready.then(
         ([kernel, defines]) => {
           let pause;
           try {
-            pause = kernel.submitPacked(stream, config, bytes, args, context.with({ kernel, defines }));
+            pause = kernel.submitPacked(lane, config, bytes, args, context.with({ kernel, defines }));
           } catch (error) {
             fail(error);
           }

@@ -5,7 +5,7 @@ import type { CpuKernel } from './cpu-kernel.js';
 import type { Device } from '../device/device.js';
 import { Kernel, type Signature } from './kernel.js';
 import { Module } from './module.js';
-import { checkCompileOptions, type CompileOptions } from './program.js';
+import { checkCompileOptions, type CompileOptions } from '../compiler/program.js';
 import { CodelessKernel } from './codeless-kernel.js';
 import { Specializations, type Specializer } from './specialization.js';
 

@@ -13,7 +13,7 @@ export const MAIN_THREAD_COPY_BYTES = 256 * 1024;
 export type CopyRoad = 'workers' | 'main';
 
 /**
- * @internal Copies the bytes of `src` into `dst` (at least as long) and calls `done` on the main
+ * Copies the bytes of `src` into `dst` (at least as long) and calls `done` on the main
  * thread once they are there: at once for a small copy, after native threads copied a large one.
  * Both arrays are held until then; neither may be detached or written meanwhile.
  */

@@ -81,7 +81,7 @@ class FreeLists {
   }
 }
 
-/** @internal Free cached blocks of one device, by size class, and large blocks kept a moment. */
+/** Free cached blocks of one device, by size class, and large blocks kept a moment. */
 export class PinnedCache {
   readonly #cached = new FreeLists();
   readonly #large = new FreeLists();

@@ -3,7 +3,7 @@
 import { loadAddon } from './binding.js';
 import { CudaError, NvrtcError } from '../base/errors.js';
 import { completionMailbox, drainCompletions } from './completions.js';
-import type { Addon, Backend } from './types.js';
+import type { Addon, Backend, DriverInfo } from './types.js';
 
 function load(): Addon {
   return loadAddon<Addon & { init(options: object): void }>((addon) =>
@@ -23,5 +23,11 @@ export const addon: Addon = load();
 /** The CUDA backend's native classes. */
 export const cudaBackend: Backend = {
   kind: 'cuda', Device: addon.Device, Stream: addon.Stream, Event: addon.Event, allocHost: addon.allocHost,
-  freeHost: addon.freeHost, registerHost: addon.registerHost, unregisterHost: addon.unregisterHost,
+  freeHost: addon.freeHost, registerHost: addon.registerHost, unregisterHost: addon.unregisterHost, viewHost: addon.hostView,
 };
+
+/** The reason no CUDA device can be used, as a CudaError (for `Device.get` and friends). */
+export function driverUnavailable(info: DriverInfo): CudaError {
+  if (info.code === 0) return new CudaError(100, 'CUDA_ERROR_NO_DEVICE', 'cuDeviceGetCount', 'the NVIDIA driver sees no CUDA device');
+  return new CudaError(info.code, info.codeName, 'cuInit', info.problem);
+}

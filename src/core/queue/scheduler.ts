@@ -16,7 +16,7 @@ export type Command = () => Pause | void;
 const COMPACT_AFTER = 1024;
 
 /**
- * @internal A stream's queue. `run` submits at once when nothing is queued or paused (the errors
+ * A stream's queue. `run` submits at once when nothing is queued or paused (the errors
  * of such a command reach its caller); otherwise the command waits its turn, and its errors go to
  * `onFailure`, since its caller has long returned.
  */

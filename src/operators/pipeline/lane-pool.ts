@@ -1,97 +1,19 @@
 // Stream lanes for the reactive layer: a few streams on each of one or more devices, pools of
 // device and pinned memory that they share, reused from value to value, and the bound on values
-// in flight.
+// in flight. The pool is a thin face over its concerns: its options (pool-options.ts), its places
+// in flight and turns (pool-places.ts) and its buffers (pool-buffers.ts).
 import type { DType } from '../../core/base/dtype.js';
-import { Device } from '../../core/device/device.js';
-import { checkSpin } from '../../core/device/spin-wait.js';
-import { checkOptions, describe, isArray, isInstance, rangeError, received, typeError } from '../../core/base/errors.js';
-import { HostArray, type DeviceArray, type Memory } from '../../core/memory/memory.js';
+import type { Device } from '../../core/device/device.js';
 import type { Event } from '../../core/device/event.js';
 import type { Stream } from '../../core/device/stream.js';
-import { Timeline } from './timeline.js';
-import type { PipelineError } from './work.js';
+import type { DeviceArray, HostArray, Memory } from '../../core/memory/memory.js';
+import type { PipelineError } from './pipeline-error.js';
+import { Buffers, bufferKey } from './pool-buffers.js';
+import { checkSameOptions, readPoolOptions, type DeviceFaultPolicy, type LanePoolOptions, type PoolSettings } from './pool-options.js';
+import { Places } from './pool-places.js';
+import type { Timeline } from './timeline.js';
 
-/** @internal A side stream of a lane, for `fanOut`, with the event its branch is joined through. */
-export interface SideStream {
-  readonly stream: Stream;
-  readonly joined: Event;
-}
-
-/**
- * What a pipeline over several devices does when one of them breaks (a sticky error: an illegal
- * address, a launch failure): `'error'` errors the pipeline with the first value that fails; a
- * function is given a {@link PipelineError} for each value of the broken device (its `cause` is
- * the device's `CudaError`) in place of the value, while the other devices' lanes go on with the
- * rest. With every device broken, the pipeline errors.
- */
-export type DeviceFaultPolicy = 'error' | ((failure: PipelineError) => void);
-
-/** Options for {@link LanePool}. */
-export interface LanePoolOptions {
-  /**
-   * Streams on each device, which values are spread over: each value goes to the least loaded
-   * device (the fewest values in flight), and there to the lane with the fewest values in
-   * flight (round robin among equals). At most {@link MAX_LANES}.
-   * @default 2
-   */
-  readonly lanes?: number;
-  /** {@link lanes}, by the name that says so over several devices; give one of the two. */
-  readonly lanesPerDevice?: number;
-  /**
-   * Values whose device work may be in flight at once, on all the devices together; more wait
-   * upstream.
-   * @default twice the lanes of all the devices
-   */
-  readonly inFlight?: number;
-  /** Records each value's stages, to look at the lanes overlapping. */
-  readonly timeline?: Timeline;
-  /**
-   * Microseconds for which a native thread watches each value's completion on a GPU (an event the
-   * lane records, which the thread queries) before the ordinary completion point takes over, as
-   * `stream.synchronized({ spin })` does for one wait. With 0 every value's completion comes
-   * through the driver's host callback, which costs a copy-bound pipeline 1 to 2 percent of its
-   * throughput (README, "Getting frames in and out fast"); watching takes that back, and costs one CPU
-   * core, busy while values are in flight. On the host device it changes nothing.
-   * @default 0
-   */
-  readonly spin?: number;
-  /**
-   * What happens to the values of a device that breaks while others go on.
-   * @default 'error'
-   */
-  readonly onDeviceFault?: DeviceFaultPolicy;
-}
-
-/** The devices given to a {@link LanePool}, checked: one or more distinct devices of one backend. */
-function checkDevices(devices: unknown): readonly Device[] {
-  const list = isInstance(devices, Device) ? [devices] : devices;
-  const what = 'a Device or a non-empty array of distinct Devices of one backend';
-  if (!isArray(list) || list.length === 0 || !list.every((d) => isInstance(d, Device))) typeError('devices', what, devices);
-  const devicesList = list as readonly Device[];
-  if (new Set(devicesList).size !== devicesList.length) rangeError('devices', what, received(`${devicesList.join(', ')} (a device twice)`));
-  if (devicesList.some((d) => d.backend !== devicesList[0]!.backend)) rangeError('devices', what, received(devicesList.join(', ')));
-  return Object.freeze([...devicesList]);
-}
-
-/**
- * The most lanes a pool has on a device. A GPU runs the work of at most 32 streams side by side
- * (its hardware queues); far more lanes only cost streams, so a larger number is taken for a
- * mistake.
- */
-export const MAX_LANES = 1024;
-
-/** A positive integer option of at most `max`, or its default. */
-function positive(name: string, value: unknown, fallback: number, max = Infinity): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max)
-    rangeError(name, max === Infinity ? 'a positive integer' : `an integer in 1..${max}`, value);
-  return value;
-}
-
-/** The key of pooled memory: its kind, device, element type and length. */
-function keyOf(host: boolean, device: Device, dtype: DType, length: number): string {
-  return `${host ? 'h' : 'd'}:${String(device)}:${dtype}:${length}`;
-}
+export { MAX_LANES, type DeviceFaultPolicy, type LanePoolOptions } from './pool-options.js';
 
 /** Counters of a pool, for seeing that the bound holds and that nothing is kept. */
 export interface LanePoolStats {
@@ -103,6 +25,12 @@ export interface LanePoolStats {
   readonly buffersInUse: number;
   /** Pooled buffers ever allocated (steady state: this stops growing). */
   readonly buffersCreated: number;
+}
+
+/** A side stream of a lane, for `fanOut`, with the event its branch is joined through. */
+export interface SideStream {
+  readonly stream: Stream;
+  readonly joined: Event;
 }
 
 /**
@@ -212,20 +140,10 @@ export class LanePool {
   readonly spin: number;
   /** What a device that breaks does to the pipeline. */
   readonly onDeviceFault: DeviceFaultPolicy;
-  readonly #free = new Map<string, Memory[]>();
-  /** Values in flight per device. */
-  readonly #perDevice = new Map<Device, number>();
+  readonly #settings: PoolSettings;
+  readonly #places: Places;
+  readonly #buffers = new Buffers();
   #closed = false;
-  /** The pipelines on the pool, each called when a value finishes and another may start. */
-  readonly #pipelines: (() => void)[] = [];
-  /** The pipeline that started a value last: a freed place is offered to the one after it first. */
-  #last: (() => void) | undefined;
-  /** Places held for values on their way (pulled from a source that answers later). */
-  #reserved = 0;
-  #inFlight = 0;
-  #maxInFlight = 0;
-  #inUse = 0;
-  #created = 0;
 
   /**
    * @param devices a device, or the devices to spread values over (such as `Device.all()`).
@@ -233,25 +151,19 @@ export class LanePool {
    * @throws TypeError or RangeError naming the bad argument (nothing is made then).
    */
   constructor(devices: Device | readonly Device[], options: LanePoolOptions = {}) {
-    const list = checkDevices(devices);
-    checkOptions('options', options);
-    const perDevice = positive('lanesPerDevice', options.lanesPerDevice, positive('lanes', options.lanes, 2, MAX_LANES), MAX_LANES);
-    if (options.lanes !== undefined && options.lanesPerDevice !== undefined && options.lanes !== perDevice)
-      rangeError('lanesPerDevice', `\`lanes\` (${options.lanes}) or left out`, perDevice);
-    this.bound = positive('inFlight', options.inFlight, list.length * perDevice * 2);
-    this.spin = options.spin === undefined ? 0 : checkSpin('spin', options.spin);
-    if (options.timeline !== undefined && !isInstance(options.timeline, Timeline)) typeError('timeline', 'a Timeline', options.timeline);
-    const { onDeviceFault = 'error' } = options;
-    if (onDeviceFault !== 'error' && typeof onDeviceFault !== 'function') typeError('onDeviceFault', "'error' or a function", onDeviceFault);
-    for (const device of list) device.checkUsable();
-    this.device = list[0]!;
-    this.devices = list;
-    this.onDeviceFault = onDeviceFault;
-    this.timeline = options.timeline;
+    const settings = (this.#settings = readPoolOptions(devices, options));
+    for (const device of settings.devices) device.checkUsable();
+    this.device = settings.devices[0]!;
+    this.devices = settings.devices;
+    this.bound = settings.bound;
+    this.spin = settings.spin;
+    this.onDeviceFault = settings.onDeviceFault;
+    this.timeline = settings.timeline;
+    this.#places = new Places(settings.bound);
     const lanes: Lane[] = [];
     try {
-      for (const device of list)
-        for (let k = 0; k < perDevice; k++) lanes.push(new Lane(this, lanes.length, device.createStream({ nonBlocking: true })));
+      for (const device of settings.devices)
+        for (let k = 0; k < settings.lanesPerDevice; k++) lanes.push(new Lane(this, lanes.length, device.createStream({ nonBlocking: true })));
     } catch (error) {
       for (const lane of lanes) lane.close();
       throw error;
@@ -261,7 +173,8 @@ export class LanePool {
 
   /** The pool's counters now. */
   get stats(): LanePoolStats {
-    return { inFlight: this.#inFlight, maxInFlight: this.#maxInFlight, buffersInUse: this.#inUse, buffersCreated: this.#created };
+    const places = this.#places;
+    return { inFlight: places.inFlight, maxInFlight: places.maxInFlight, buffersInUse: this.#buffers.inUse, buffersCreated: this.#buffers.created };
   }
 
   /** Whether {@link close} was called: a closed pool takes no pipeline. */
@@ -269,94 +182,39 @@ export class LanePool {
     return this.#closed;
   }
 
-  /**
-   * @internal Throws a RangeError naming the first of `options` (given beside this pool to
-   * `onStreams`, `lanesFrom` or `framesFrom`) that differs from the pool's own: those are fixed
-   * when the pool is made.
-   */
+  /** @internal See checkSameOptions. */
   checkSame(options: LanePoolOptions): void {
-    const own: { readonly [K in keyof LanePoolOptions]-?: unknown } = {
-      lanes: this.lanes.length / this.devices.length,
-      lanesPerDevice: this.lanes.length / this.devices.length,
-      inFlight: this.bound,
-      spin: this.spin,
-      timeline: this.timeline,
-      onDeviceFault: this.onDeviceFault,
-    };
-    for (const [name, value] of Object.entries(own)) {
-      const given: unknown = options[name as keyof LanePoolOptions];
-      if (given !== undefined && given !== value)
-        rangeError(name, `left out or the pool's own (${describe(value)}): a LanePool's options are given to \`new LanePool\``, given);
-    }
+    checkSameOptions(this.#settings, options);
   }
 
-  /**
-   * @internal Calls `onSlot` whenever a value on the pool finishes and another may start, until
-   * `detach`: every pipeline on the pool hears of every freed place. The pipeline calls `took`
-   * when it starts a value, which passes the turn to the pipeline after it.
-   */
+  /** @internal See Places.attach. */
   attach(onSlot: () => void): { took(): void; detach(): void } {
-    const pipelines = this.#pipelines;
-    pipelines.push(onSlot);
-    return {
-      took: () => {
-        this.#last = onSlot;
-      },
-      detach: () => {
-        const at = pipelines.indexOf(onSlot);
-        if (at >= 0) pipelines.splice(at, 1);
-      },
-    };
+    return this.#places.attach(onSlot);
   }
 
   /** @internal Whether another value may start (places held for values on their way count). */
   get full(): boolean {
-    return this.#inFlight + this.#reserved >= this.bound;
+    return this.#places.full;
   }
 
   /** @internal Holds a free place for a value on its way; false when there is none. */
   reserve(): boolean {
-    if (this.full) return false;
-    this.#reserved++;
-    return true;
+    return this.#places.reserve();
   }
 
-  /**
-   * @internal Gives back a place {@link reserve} held: `taken`, the value it was held for starts
-   * in it now; else the place is free again and offered to the pool's pipelines.
-   */
+  /** @internal See Places.unreserve. */
   unreserve(taken: boolean): void {
-    this.#reserved--;
-    if (!taken) this.#offerPlace();
+    this.#places.unreserve(taken);
   }
 
   /** Values in flight on `device` now. */
   inFlightOn(device: Device): number {
-    return this.#perDevice.get(device) ?? 0;
+    return this.#places.on(device);
   }
 
   /** @internal A value started (+1) or finished (-1) on `device`. */
   flight(delta: 1 | -1, device: Device): void {
-    this.#inFlight += delta;
-    this.#maxInFlight = Math.max(this.#maxInFlight, this.#inFlight);
-    this.#perDevice.set(device, this.inFlightOn(device) + delta);
-    if (delta < 0) this.#offerPlace();
-  }
-
-  /**
-   * Offers freed places to the pipelines while places are free, from the one whose turn it is
-   * (the one after the last that started a value), so that pipelines take turns whether or not
-   * the others have values waiting.
-   */
-  #offerPlace(): void {
-    const pipelines = this.#pipelines;
-    if (pipelines.length === 1) return pipelines[0]!();
-    const offered = [...pipelines]; // the list as it is now: pipelines may stop meanwhile
-    const from = (offered.indexOf(this.#last!) + 1) % offered.length; // the first when it has stopped
-    for (let k = 0; k < offered.length && !this.full; k++) {
-      const pipeline = offered[(from + k) % offered.length]!;
-      if (pipelines.includes(pipeline)) pipeline(); // unless it stopped since
-    }
+    this.#places.flight(delta, device);
   }
 
   /**
@@ -401,12 +259,12 @@ export class LanePool {
 
   /** @internal A pinned host array from the pool, pinned by `device` (memory of no stream). */
   host<D extends DType>(dtype: D, length: number, device = this.usableDevice()): HostArray<D> {
-    return this.take(keyOf(true, device, dtype, length), () => device.allocHost(dtype, length)) as HostArray<D>;
+    return this.#buffers.take(bufferKey(true, device, dtype, length), () => device.allocHost(dtype, length)) as HostArray<D>;
   }
 
   /** @internal A device array from the pool, of `stream`'s device (allocated on it when none is free). */
   deviceArray<D extends DType>(stream: Stream, dtype: D, length: number): DeviceArray<D> {
-    return this.take(keyOf(false, stream.device, dtype, length), () => stream.alloc(dtype, length)) as DeviceArray<D>;
+    return this.#buffers.take(bufferKey(false, stream.device, dtype, length), () => stream.alloc(dtype, length)) as DeviceArray<D>;
   }
 
   /** @internal The first device that is not broken (the first device when all are). */
@@ -414,36 +272,15 @@ export class LanePool {
     return this.devices.find((device) => !device.poisoned) ?? this.device;
   }
 
-  /** @internal A free buffer of `key`, or a new one from `create`. */
-  take(key: string, create: () => Memory): Memory {
-    const reused = this.#free.get(key)?.pop();
-    if (!reused) this.#created++;
-    this.#inUse++;
-    return reused ?? create();
-  }
-
   /** @internal Takes back a buffer whose work has finished (frees it once the pool is closed). */
   give(memory: Memory): void {
-    this.#inUse--;
-    if (this.#closed) return memory.closeIdle();
-    const key = keyOf(memory instanceof HostArray, memory.device, memory.dtype, memory.length);
-    let list = this.#free.get(key);
-    if (!list) this.#free.set(key, (list = []));
-    list.push(memory);
+    this.#buffers.give(memory, this.#closed);
   }
 
   /** Frees the pooled memory (behind the work that used it) and closes the streams. */
   close(): void {
     this.#closed = true;
-    // Their work has finished: pinned blocks go back for reuse at once (see pinned-cache.ts).
-    // A broken device's memory and streams go with its context: its frees fail and are let be.
-    for (const list of this.#free.values())
-      for (const memory of list) {
-        try {
-          memory.closeIdle();
-        } catch {}
-      }
-    this.#free.clear();
+    this.#buffers.close();
     for (const lane of this.lanes) {
       try {
         lane.close();

@@ -2,9 +2,8 @@
 // and every throw of the operator's own code turned into a PipelineError for the subscriber.
 import type { Observable, Subscriber } from 'rxjs';
 import { describe, isInstance } from '../../core/base/errors.js';
-import { routingFailures } from '../../core/queue/host-steps.js';
-import { PipelineError, Work } from './work.js';
-import type { AnyWork } from './slots.js';
+import { routingFailures } from '../../core/queue/failure-route.js';
+import { PipelineError, Work, type AnyWork } from './work.js';
 
 /**
  * Subscribes `subscriber` to `source`, calling `next` for each value. An operator that emits
@@ -84,11 +83,11 @@ export function emitWhenDone<O extends AnyWork>(
 ): void {
   const settle = later();
   const emit = () => {
-    const mark = work.stream.enqueued;
+    const mark = work.stream.lane.given;
     if (!subscriber.closed) subscriber.next(attached(work));
     // The value's work is done: its place in flight frees now, unless what the emission enqueued
     // (for this value, on its lane) is still to finish.
-    if (work.stream.enqueued === mark) work.release();
+    if (work.stream.lane.given === mark) work.release();
     else work.releaseWhenDone();
     settle();
   };

@@ -5,7 +5,8 @@
 import { Graph } from '../../core/graphs/graph.js';
 import { replayOn, shapeDifference, type NodeWork } from '../../core/graphs/graph-node.js';
 import type { GraphExec } from '../../core/graphs/graph-exec.js';
-import { Recorder } from '../../core/graphs/capture.js';
+import { GraphRecorder } from '../../core/graphs/capture.js';
+import { recordInto } from '../../core/graphs/device-members.js';
 import type { Stream } from '../../core/device/stream.js';
 
 /** The first difference between two values' device work, in words; undefined when none. */
@@ -39,7 +40,7 @@ function sameMemory(a: readonly NodeWork[], b: readonly NodeWork[]): boolean {
   return true;
 }
 
-/** @internal Replays values' device work as graphs, for one subscription of the operator. */
+/** Replays values' device work as graphs, for one subscription of the operator. */
 export class Replayer {
   /** Per run of device work within a value (work a graph cannot hold splits it): its graph. */
   readonly #references: Graph[] = [];
@@ -59,7 +60,7 @@ export class Replayer {
   /** Records the device work `body` gives `stream`, and launches it. */
   around(stream: Stream, body: () => void): void {
     const recording = new ValueRecording(this, stream);
-    const stop = stream.recordInto(recording);
+    const stop = recordInto(stream, recording);
     try {
       body();
     } finally {
@@ -76,7 +77,7 @@ export class Replayer {
     if (difference) {
       this.eager++;
       for (const work of works) {
-        for (const allocation of work.memory) allocation.use(stream);
+        for (const allocation of work.memory) allocation.use(stream.lane);
         replayOn(stream, work);
       }
       return this.#onEager(difference);
@@ -129,7 +130,7 @@ export class Replayer {
  * One value's device work on its lane, recorded: launched when work a graph cannot hold comes
  * (a host step, a notification, an event), and when the value's operators have returned.
  */
-class ValueRecording extends Recorder {
+class ValueRecording extends GraphRecorder {
   readonly #replayer: Replayer;
   readonly #stream: Stream;
   #works: NodeWork[] = [];

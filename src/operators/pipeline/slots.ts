@@ -3,12 +3,8 @@
 // `w.buffers.gray` as a DeviceArray<'u8'> and `w.results.gray` as a Uint8Array.
 import type { DType, TypedArrayOf } from '../../core/base/dtype.js';
 import type { DeviceArray } from '../../core/memory/memory.js';
-import type { Work } from './work.js';
 
 declare const slotName: unique symbol;
-
-/** A Work envelope with any value and any slots (slots are covariant: more is assignable to fewer). */
-export type AnyWork = Work<unknown, unknown, unknown>;
 
 /**
  * A device array from `work.device(dtype, length, name)`, whose type remembers its name: an

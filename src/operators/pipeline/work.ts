@@ -1,40 +1,13 @@
 // The envelope a value travels in through a GPU pipeline: the value, its lane (stream), the
 // device resources attached to it, and the count of operators still holding it.
 import type { DType } from '../../core/base/dtype.js';
-import { RxcudaError, describeFailure } from '../../core/base/errors.js';
 import type { DeviceArray, Memory } from '../../core/memory/memory.js';
 import type { Stream } from '../../core/device/stream.js';
 import type { Lane } from './lane-pool.js';
+import type { PipelineError } from './pipeline-error.js';
 import type { NamedArray } from './slots.js';
 
-/** What a cause says, whatever was thrown (a value String() refuses included). */
-function messageOf(cause: unknown): string {
-  try {
-    return cause instanceof Error ? String(cause.message) : String(cause);
-  } catch {
-    return describeFailure(cause);
-  }
-}
-
-/**
- * A pipeline failure, with where it happened and for which value; `cause` is what was thrown
- * there (a CudaError, a TypeError from a refused argument, a host step's own error), and `code`
- * is undefined.
- */
-export class PipelineError extends RxcudaError {
-  /** The class's name, `PipelineError`. */
-  override readonly name = 'PipelineError';
-  /** The operator that failed, e.g. `launch(saxpy)`. */
-  readonly operator: string;
-  /** The index of the value (0 for the first value of the source). */
-  readonly index: number;
-
-  constructor(operator: string, index: number, cause: unknown) {
-    super(`${operator} failed for value #${index}: ${messageOf(cause)}`, undefined, { cause });
-    this.operator = operator;
-    this.index = index;
-  }
-}
+export { PipelineError } from './pipeline-error.js';
 
 /**
  * A value bound to a stream lane, with the device resources its work uses.
@@ -164,7 +137,7 @@ export class Work<T, B = {}, R = {}> {
   hold(completionPoint: () => void): void {
     completionPoint(); // first: a completion point that cannot be enqueued holds nothing
     this.#holds++;
-    this.#coveredAt = this.stream.enqueued;
+    this.#coveredAt = this.stream.lane.given;
   }
 
   /**
@@ -174,8 +147,8 @@ export class Work<T, B = {}, R = {}> {
    * than this would, and no second notification is needed for the same place in the stream.
    */
   releaseWhenDone(): void {
-    if (this.#coveredAt === this.stream.enqueued) this.release();
-    else this.stream.notify(() => this.release());
+    if (this.#coveredAt === this.stream.lane.given) this.release();
+    else this.stream.afterWork(() => this.release());
   }
 
   /** @internal Lets go now: the value's device work is known to be done. */
@@ -185,3 +158,6 @@ export class Work<T, B = {}, R = {}> {
     this.#done();
   }
 }
+
+/** A Work envelope with any value and any slots (slots are covariant: more is assignable to fewer). */
+export type AnyWork = Work<unknown, unknown, unknown>;

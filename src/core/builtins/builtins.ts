@@ -4,11 +4,13 @@
 // within rounding, since the GPU adds in a different order.
 import type { TypedArrayOf } from '../base/dtype.js';
 import { checkCount, isInstance, rangeError, received, typeError } from '../base/errors.js';
-import type { LaunchConfig } from './launch-config.js';
+import type { LaunchConfig } from '../kernels/launch-config.js';
 import { Memory } from '../memory/memory.js';
 import { Device as DeviceClass, type Device } from '../device/device.js';
-import type { Kernel, ParamType } from './kernel.js';
-import type { Module } from './module.js';
+import type { Kernel } from '../kernels/kernel.js';
+import type { ParamType } from '../kernels/kernel-types.js';
+import { compileModule } from '../kernels/device-members.js';
+import type { Module } from '../kernels/module.js';
 import { checkScalar } from '../base/scalar.js';
 import { Stream as StreamClass, type Stream } from '../device/stream.js';
 
@@ -172,7 +174,7 @@ export class Builtins {
   static async #for(device: Device): Promise<Builtins> {
     let module = modules.get(device);
     if (!module) {
-      module = device.compile(SOURCE, { name: 'rxcuda-builtins.cu', options: ['--fmad=false'], expressions: expressions() });
+      module = compileModule(device, SOURCE, { name: 'rxcuda-builtins.cu', options: ['--fmad=false'], expressions: expressions() });
       modules.set(device, module);
     }
     return new Builtins(device, await module);

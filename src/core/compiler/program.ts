@@ -6,7 +6,9 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { addon } from '../native/addon.js';
 import { checkOptions, rangeError, typeError } from '../base/errors.js';
-import type { Defines } from './launch-context.js';
+
+/** Compile-time macros of a specialization, e.g. `{ BLOCK_THREADS: 256 }` (see `Device.template`). */
+export type Defines = Readonly<Record<string, string | number | boolean>>;
 
 /** Options for {@link Device.compile}. */
 export interface CompileOptions {
@@ -56,7 +58,7 @@ export interface CompiledProgram {
 }
 
 /**
- * @internal Macros to define: names of letters, digits and underscores (function-like ones with
+ * Macros to define: names of letters, digits and underscores (function-like ones with
  * their parameters, `MAX(a,b)`); strings, finite numbers, bigints or booleans.
  */
 export function checkDefines(defines: unknown): Defines {
@@ -75,7 +77,7 @@ const ARCH = /^(sm|compute)_\d+[af]?$/;
 const STDS = ['c++03', 'c++11', 'c++14', 'c++17', 'c++20', 'c++23', 'c++26'];
 
 /**
- * @internal Checks compile options before anything is compiled, on any device: the host device
+ * Checks compile options before anything is compiled, on any device: the host device
  * compiles nothing, but takes only what a GPU would.
  */
 export function checkCompileOptions(options: CompileOptions): void {
@@ -153,7 +155,7 @@ export async function compile(source: string, options: CompileOptions & { readon
   return compileProgram(source, options.arch, options);
 }
 
-/** @internal Compiles (or finds in the cache) a program for `defaultArch`. */
+/** Compiles (or finds in the cache) a program for `defaultArch`. */
 export async function compileProgram(source: string, defaultArch: string, options: CompileOptions): Promise<CompiledProgram> {
   checkCompileOptions(options);
   const arch = options.arch ?? defaultArch;

@@ -1,0 +1,28 @@
+// What a stream's work goes into instead of the driver while it records: a capture into a graph,
+// or the `replay` operator's recording of one value (graphs/ implements both). Declared here, where
+// the stream hands its work over; kernels/ adds the launch it hands over (kernels/launch-recorder.ts).
+import type { Memory } from '../memory/memory.js';
+import type { NativeEvent } from '../native/types.js';
+import type { LaneRecorder } from '../queue/lane.js';
+
+/** An event as a recording takes it: the native event its records and waits use now, held. */
+export interface RecordedEvent {
+  /** The native event, kept (past the event's close too) until the returned function lets go. */
+  holdNative(record: boolean): readonly [NativeEvent, () => void];
+}
+
+/**
+ * What a recording stream gives its work to. `record`, `wait` and `step` answer whether they
+ * recorded (else the stream does the work itself); `interrupt` is asked before work a graph cannot
+ * hold (a capture refuses it, a value's recording launches what it holds so far); `beforeRun`
+ * before rxcuda's own commands.
+ */
+export interface Recorder extends LaneRecorder {
+  copy(dst: Memory, src: Memory): void;
+  fill(dst: Memory, value: number | bigint): void;
+  hostFunction(fn: bigint, userData: bigint | Memory): void;
+  record(event: RecordedEvent): boolean;
+  wait(event: RecordedEvent): boolean;
+  step(run: () => unknown, name: string, timeout: number | undefined): boolean;
+  interrupt(what: string): void;
+}

@@ -1,0 +1,95 @@
+// The device work a stream is given besides kernels and events: copies, fills, native host
+// functions and allocations, checked, then recorded while the stream records or handed to its lane.
+import { DTYPES, type DType } from '../base/dtype.js';
+import { isInstance, typeError } from '../base/errors.js';
+import { checkScalar, scalarBits } from '../base/scalar.js';
+import { checkCopy, checkMemoryOf } from '../memory/checks.js';
+import { copyHost, type CopyRoad } from '../memory/host-copy.js';
+import { DeviceArray, Memory, type HostArray } from '../memory/memory.js';
+import type { Lane } from '../queue/lane.js';
+import type { Command, Resume } from '../queue/scheduler.js';
+import type { MemoryDevice } from '../memory/owner.js';
+import type { Recorder } from './recorder.js';
+
+/** See {@link Stream.alloc}; `dtype` and `length` checked by the caller. */
+export function allocOn<D extends DType>(lane: Lane<Recorder>, device: MemoryDevice, dtype: D, length: number): DeviceArray<D> {
+  lane.checkOpen();
+  lane.recorder?.interrupt('An allocation');
+  try {
+    return DeviceArray.allocate(lane, device, dtype, length);
+  } catch (error) {
+    lane.faults.fail(error);
+  }
+}
+
+/** See {@link Stream.copy}. */
+export function copyOn(lane: Lane<Recorder>, device: MemoryDevice, dst: Memory, src: Memory): void {
+  checkCopy(dst, src, device, true);
+  lane.checkOpen();
+  if (lane.recorder) return lane.recorder.copy(dst, src);
+  const [to, from, bytes] = [dst.ptr, src.ptr, dst.byteLength];
+  lane.run(betweenDevices(dst, src) ? peerCopy(lane, dst, src) : () => lane.native.copy(to, from, bytes));
+  dst.allocation.use(lane);
+  src.allocation.use(lane);
+}
+
+/** See {@link Stream.fill}. */
+export function fillOn(lane: Lane<Recorder>, device: MemoryDevice, dst: Memory, value: number | bigint): void {
+  checkMemoryOf('dst', dst, device);
+  checkScalar('value', dst.dtype, value as never);
+  lane.checkOpen();
+  if (lane.recorder) return lane.recorder.fill(dst, value);
+  const [low, high] = scalarBits(dst.dtype, value as never);
+  const [ptr, size, length] = [dst.ptr, DTYPES[dst.dtype].size, dst.length];
+  if (length > 0) lane.run(() => lane.native.fill(ptr, size, length, low, high));
+  dst.allocation.use(lane);
+}
+
+/** See {@link Stream.launchHostFunction}. */
+export function hostFunctionOn(lane: Lane<Recorder>, device: MemoryDevice, fn: bigint, userData: bigint | Memory): void {
+  if (typeof fn !== 'bigint' || fn <= 0n || fn >= 2n ** 64n) typeError('fn', 'a CUhostFn pointer as a non-zero bigint', fn);
+  const memory = isInstance<Memory>(userData, Memory) ? userData : undefined;
+  if (memory) checkMemoryOf('userData', memory, device);
+  else if (typeof userData !== 'bigint' || userData < 0n || userData >= 2n ** 64n)
+    typeError('userData', 'a pointer as a bigint, or memory', userData);
+  lane.checkOpen();
+  if (lane.recorder) return lane.recorder.hostFunction(fn, userData);
+  const data = memory ? memory.ptr : (userData as bigint);
+  lane.run(() => lane.native.hostFunction(fn, data));
+  memory?.allocation.use(lane);
+}
+
+/** Whether a copy from `src` to `dst` goes between two devices' memory. */
+function betweenDevices(dst: Memory, src: Memory): boolean {
+  return dst instanceof DeviceArray && src instanceof DeviceArray && dst.device !== src.device;
+}
+
+/**
+ * The command that copies `dst.byteLength` bytes from `src` to `dst`, memory of two devices, on
+ * `lane`: on CUDA a peer copy (direct where the devices have peer access, else staged by the
+ * driver through host memory); between host devices, which share one memory, a plain copy.
+ */
+function peerCopy(lane: Lane, dst: Memory, src: Memory): Command {
+  const [to, from, bytes] = [dst.ptr, src.ptr, dst.byteLength];
+  const [dstDevice, srcDevice] = [dst.device, src.device];
+  if (!dstDevice.canAccessPeer(srcDevice)) dstDevice.peers.warnStaged(dstDevice, srcDevice);
+  return () => lane.native.copyPeer(to, dstDevice.native, from, srcDevice.native, bytes);
+}
+
+/**
+ * Copies the caller's `data` into the pinned `staging` array for a device copy that
+ * follows on `stream`: on native threads off the main thread (on the main thread when it is
+ * small), while that device copy, and the stream's later work, wait in the lane's queue (never on
+ * the device) until the bytes are there. `onWorkers` hears that native threads have copied them.
+ */
+export function stageIn(stream: { readonly lane: Lane }, staging: HostArray, data: ArrayBufferView, onWorkers: () => void): void {
+  let resume: Resume | undefined;
+  let copied = false;
+  let road: CopyRoad | undefined; // still undefined when a small copy is done at once
+  road = copyHost(staging.data, data, () => {
+    copied = true;
+    if (road) onWorkers();
+    resume?.();
+  });
+  if (!copied) stream.lane.run(() => (copied ? undefined : (r) => void (resume = r)));
+}

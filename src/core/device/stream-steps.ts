@@ -1,0 +1,40 @@
+// JavaScript in a stream's order: host steps, which hold the stream until they settle, and
+// completion callbacks, which do not.
+import { checkOptions, nameOf, typeError, type CudaError } from '../base/errors.js';
+import { checkNotCapturing, hostStep, onDoneCommand, type CompletionWatch } from '../queue/host-steps.js';
+import type { Lane } from '../queue/lane.js';
+import { checkTimeout, copyUserData, type HostLaunchOptions, type UserData } from '../queue/user-data.js';
+import type { Recorder } from './recorder.js';
+
+/** See {@link Stream.hostLaunch}. */
+export function hostLaunchOn<D extends UserData>(lane: Lane<Recorder>, fn: (userData: D | undefined) => unknown, options: HostLaunchOptions<D>): void {
+  if (typeof fn !== 'function') typeError('fn', 'a function', fn);
+  checkOptions('options', options);
+  const data = copyUserData(options.userData);
+  const timeout = checkTimeout(options.timeout);
+  lane.checkOpen();
+  if (lane.recorder?.step(() => fn(data), nameOf(fn), timeout)) return;
+  // A queued step's notification is enqueued later: refuse it now, while the caller hears it.
+  if (!lane.unqueued) checkNotCapturing(lane, 'cuStreamAddCallback');
+  lane.run(hostStep(lane, () => fn(data), { kind: 'hostLaunch', name: nameOf(fn) }, timeout));
+}
+
+/**
+ * See {@link Stream.onDone}: `fn` once the work given so far has finished, learnt through
+ * `watch`; `reached(mark)` tells the stream that it got to its command number `mark`.
+ */
+export function onDoneOn(
+  lane: Lane<Recorder>,
+  fn: (error: CudaError | undefined) => unknown,
+  watch: CompletionWatch,
+  reached: (mark: number) => void,
+): void {
+  lane.checkOpen();
+  lane.recorder?.interrupt('onDone (a wait for the stream)');
+  if (!lane.unqueued) checkNotCapturing(lane, 'cuStreamAddCallback');
+  const mark = lane.given + 1;
+  lane.run(onDoneCommand(lane, (error) => {
+    if (!error) reached(mark);
+    return fn(error);
+  }, watch, nameOf(fn)));
+}

@@ -1,0 +1,48 @@
+// Waits for a stream's work: a Promise settled from the completion road (or by the spinning
+// watcher), a query that never waits, and the completion point rxcuda's own bookkeeping uses.
+import { checkOptions } from '../base/errors.js';
+import { completionCommand } from '../queue/host-steps.js';
+import type { Lane } from '../queue/lane.js';
+import type { CompletionPoints } from './completion-points.js';
+import type { Recorder } from './recorder.js';
+import { checkSpin, type SpinningWaits } from './spin-wait.js';
+
+/** See {@link Stream.synchronized}; `reached(mark)` tells the stream it got to command `mark`. */
+export function synchronizedOn(lane: Lane<Recorder>, spins: SpinningWaits, options: { readonly spin?: number }, reached: (mark: number) => void): Promise<void> {
+  checkOptions('options', options);
+  const { spin = 0 } = options;
+  checkSpin('spin', spin);
+  lane.checkOpen();
+  lane.recorder?.interrupt('synchronized (a wait for the stream)');
+  return new Promise((resolve, reject) => {
+    const mark = lane.given + 1;
+    const settle = (status: number, error?: unknown) => {
+      if (status !== 0) return reject(error ?? lane.statusError(status));
+      resolve();
+      reached(mark);
+    };
+    lane.run(spin > 0 ? spins.command(spin, settle) : completionCommand(lane, settle));
+  });
+}
+
+/** See {@link Stream.query}. */
+export function queryOn(lane: Lane<Recorder>): boolean {
+  lane.checkOpen();
+  lane.recorder?.interrupt('A query of the stream');
+  if (!lane.unqueued) return false;
+  try {
+    return lane.native.query();
+  } catch (error) {
+    lane.faults.fail(error);
+  }
+}
+
+/**
+ * Calls `done(status)` on the main thread when the work given to `lane` so far has finished,
+ * queued work included. Works on closed lanes too (rxcuda's own bookkeeping uses it after a
+ * close), through a completion point behind the lane's last work.
+ */
+export function afterWork(lane: Lane, points: CompletionPoints, done: (status: number, error?: unknown) => void): void {
+  if (lane.tail) points.after([lane.tail], undefined, done);
+  else lane.run(completionCommand(lane, done));
+}

@@ -1,0 +1,101 @@
+// What kernels add to the device layer's classes: Device's compile, loadModule and template,
+// Stream's launch, and the launch a recording stream hands to its recorder. Added here, where
+// modules and kernels are known, the way a method file of a large class adds its methods.
+import { checkOptions, isInstance, typeError } from '../base/errors.js';
+import { Device } from '../device/device.js';
+import { Stream } from '../device/stream.js';
+import { Kernel, type KernelArgs, type Signature } from './kernel.js';
+import type { LaunchConfig, LaunchOptions } from './launch-config.js';
+import { Module, type ModuleImage } from './module.js';
+import { checkCompileOptions, compileProgram, type CompileOptions } from '../compiler/program.js';
+import { Template } from './template.js';
+
+declare module '../device/device.js' {
+  interface Device {
+    /**
+     * Loads a module from a cubin, fatbin or PTX image (PTX may be given as a string). The driver's
+     * load waits for the device's running work, and holds the driver meanwhile, so it runs on a
+     * worker thread once the work given to the device so far has completed: the main thread never
+     * waits for the device.
+     * @throws TypeError (synchronously) for an empty or non-image argument, and on the host device,
+     * which runs no images (compile kernels with CPU implementations there); the Promise rejects
+     * with a CudaError when the driver rejects the image.
+     */
+    loadModule(image: ModuleImage): Promise<Module>;
+
+    /**
+     * Compiles CUDA C++ with NVRTC (on a worker thread) for this device and loads the result (on a
+     * worker thread too). Compiled code is cached on disk, keyed by source, options, NVRTC version
+     * and architecture. On the host device nothing is compiled: its kernels need CPU
+     * implementations (`module.kernel(name, signature, { cpu })`), which CUDA devices ignore.
+     * @throws NvrtcError with the compiler's log when compilation fails.
+     */
+    compile(source: string, options?: CompileOptions): Promise<Module>;
+
+    /**
+     * CUDA C++ whose kernels are compiled per specialization, from each launch's context: see
+     * {@link Template}. Nothing is compiled until a launch needs it.
+     * @example
+     * const template = device.template(source);
+     * const sum = template.kernel('block_sum', ['ptr<f32>', 'ptr<f32>', 'u32'], {
+     *   specialize: (launch) => ({ BLOCK_THREADS: launch.block[0] }),
+     * });
+     * @param source CUDA C++ source text.
+     * @param options compile options shared by every specialization (see {@link Device.compile}).
+     * @throws TypeError for empty source or bad options, RangeError for an unknown `std`.
+     */
+    template(source: string, options?: CompileOptions): Template;
+  }
+}
+
+declare module '../device/stream.js' {
+  interface Stream {
+    /**
+     * Launches `kernel` with a grid, a block and arguments that match its signature. Everything is
+     * checked before anything is enqueued; the launch itself is one native call.
+     * @throws TypeError/RangeError naming the bad argument; CudaError when the driver refuses.
+     */
+    launch<S extends Signature>(kernel: Kernel<S>, config: LaunchConfig | LaunchOptions, args: KernelArgs<S>): void;
+  }
+}
+
+declare module '../device/recorder.js' {
+  interface Recorder {
+    /** A kernel launch, with its checked arguments and their packed block. */
+    kernel(kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void;
+  }
+}
+
+Device.prototype.loadModule = function loadModule(this: Device, image: ModuleImage): Promise<Module> {
+  this.checkUsable();
+  return Module.load(this, image);
+};
+
+/** See {@link Device.compile}: `source` compiled for `device` and loaded there. */
+export async function compileModule(device: Device, source: string, options?: CompileOptions): Promise<Module> {
+  if (typeof source !== 'string' || source.length === 0) typeError('source', 'CUDA C++ source text', source);
+  checkOptions('options', options);
+  checkCompileOptions(options ?? {});
+  device.checkUsable();
+  if (device.kind === 'host') return Module.forHost(device);
+  const { image, names, log, fromCache } = await compileProgram(source, device.arch, options ?? {});
+  // On another device of the same architecture the image loads as it is; else it is compiled
+  // for that device (a given `arch` is kept: a PTX image, say, loads on any newer device).
+  const reload = (other: Device): Promise<Module> =>
+    other.arch === device.arch || options?.arch !== undefined ? Module.load(other, image, names, log, fromCache, reload) : compileModule(other, source, options);
+  return Module.load(device, image, names, log, fromCache, reload);
+}
+
+Device.prototype.compile = function (this: Device, source: string, options?: CompileOptions): Promise<Module> {
+  return compileModule(this, source, options);
+};
+
+Device.prototype.template = function template(this: Device, source: string, options?: CompileOptions): Template {
+  this.checkUsable();
+  return new Template(this, source, options);
+};
+
+Stream.prototype.launch = function launch<S extends Signature>(this: Stream, kernel: Kernel<S>, config: LaunchConfig | LaunchOptions, args: KernelArgs<S>): void {
+  if (!isInstance(kernel, Kernel)) typeError('kernel', 'a Kernel', kernel);
+  (kernel as Kernel<S>).launchOn(this, config, args);
+};

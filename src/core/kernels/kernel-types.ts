@@ -1,0 +1,77 @@
+// The types a kernel's signature is written in, and what each parameter type takes at a launch.
+// Typed pointer parameters (`'ptr<f32>'`) say what a pointer points to, so that a launch takes only
+// memory of that element type and a CPU implementation receives the matching TypedArray.
+import { isDType, type DType } from '../base/dtype.js';
+import type { Memory } from '../memory/memory.js';
+
+/** A struct passed by value: its size in bytes (and alignment, default 8), given as raw bytes. */
+export interface StructParam {
+  /** The struct's size in bytes, a positive integer. */
+  readonly struct: number;
+  /** The struct's alignment in bytes: 1, 2, 4, 8 or 16 (default 8). */
+  readonly align?: number;
+}
+
+/**
+ * One kernel parameter: a scalar element type, a pointer (`'ptr'`, or `'ptr<f32>'` that says what
+ * it points to), or a struct by value.
+ */
+export type ParamType = DType | 'ptr' | TypedPointer | StructParam;
+
+/** A kernel's parameter list, e.g. `['u32', 'f32', 'ptr<f32>', 'ptr<f32>']`. */
+export type Signature = readonly ParamType[];
+
+/**
+ * The JavaScript value each parameter type takes: a number (or bigint for 64-bit integers), memory
+ * of the element type for `'ptr<D>'`, any memory or an address for `'ptr'`, bytes for a struct.
+ */
+export type ArgOf<P> = P extends 'i64' | 'u64'
+  ? number | bigint
+  : P extends DType
+    ? number
+    : P extends TypedPointer<infer D>
+      ? Memory<D>
+      : P extends 'ptr'
+        ? Memory | bigint
+        : ArrayBuffer | ArrayBufferView;
+
+/** Arguments of a kernel with signature S, one per parameter. */
+export type KernelArgs<S extends Signature> = { readonly [K in keyof S]: ArgOf<S[K]> };
+
+
+/**
+ * A pointer parameter that names its element type, e.g. `'ptr<f32>'` for a `float*`.
+ *
+ * It takes a DeviceArray or HostArray of that type only (a `DeviceArray<'u8'>` is a compile-time
+ * error, and a TypeError at run time); a raw address (`bigint`) needs a plain `'ptr'`, which
+ * says nothing about what it points to.
+ */
+export type TypedPointer<D extends DType = DType> = `ptr<${D}>`;
+
+/**
+ * Whether `param` is a typed pointer parameter type.
+ *
+ * @example
+ * isTypedPointer('ptr<f32>') // true
+ * isTypedPointer('ptr')      // false: a plain pointer
+ * isTypedPointer('ptr<f8>')  // false: no such element type
+ *
+ * @param param a parameter type, or anything.
+ * @returns true for `'ptr<D>'` with D an element type.
+ */
+export function isTypedPointer(param: unknown): param is TypedPointer {
+  return typeof param === 'string' && param.startsWith('ptr<') && param.endsWith('>') && isDType(param.slice(4, -1));
+}
+
+/**
+ * The element type a typed pointer parameter points to.
+ *
+ * @example
+ * pointee('ptr<f32>') // 'f32'
+ *
+ * @param param a typed pointer parameter type.
+ * @returns its element type.
+ */
+export function pointee<D extends DType>(param: TypedPointer<D>): D {
+  return param.slice(4, -1) as D;
+}

@@ -1,0 +1,36 @@
+// The checks every command that takes memory makes: open memory that the device can address,
+// and the two sides of a copy alike.
+import { isInstance, rangeError, received, typeError } from '../base/errors.js';
+import { DeviceArray, Memory } from './memory.js';
+import type { MemoryDevice } from './owner.js';
+
+/**
+ * Checks that `memory` is open memory `device` can address.
+ * @throws TypeError for non-memory or closed memory, RangeError for memory of another device.
+ */
+export function checkMemoryOf(name: string, memory: unknown, device: MemoryDevice, peer?: unknown): asserts memory is Memory {
+  if (!isInstance(memory, Memory)) typeError(name, 'a DeviceArray or HostArray', memory);
+  if (memory.closed) typeError(name, `open memory`, received(`a closed ${memory.constructor.name}`));
+  if (memory instanceof DeviceArray && memory.device !== device && !peerOf(memory, peer, device))
+    rangeError(name, `memory of ${device}`, received(`memory of ${memory.device}`));
+}
+
+/** Whether `memory`, of another device, is the peer side of a copy whose other side `peer` is of `device`. */
+function peerOf(memory: DeviceArray, peer: unknown, device: MemoryDevice): boolean {
+  return peer instanceof DeviceArray && peer.device === device && memory.device.backend === device.backend;
+}
+
+/**
+ * Checks the two sides of a copy on `device`: both open, of the same element type and
+ * byte length (a copy is never a silent reinterpretation). With `acrossDevices`, one side may be
+ * device memory of another device of its backend when the other is device memory of `device`
+ * (a peer copy).
+ */
+export function checkCopy(dst: unknown, src: unknown, device: MemoryDevice, acrossDevices = false): asserts dst is Memory {
+  checkMemoryOf('dst', dst, device, acrossDevices ? src : undefined);
+  checkMemoryOf('src', src, device, acrossDevices ? dst : undefined);
+  if (src.dtype !== dst.dtype)
+    typeError('src', `memory of ${dst.dtype}, as \`dst\` is`, received(`a ${src.constructor.name} of ${src.dtype}`));
+  if (src.byteLength !== dst.byteLength)
+    rangeError('src', `${dst.byteLength} bytes, as \`dst\` is`, received(`${src.byteLength} bytes`));
+}

@@ -1,0 +1,111 @@
+// Where failures go that surface after their caller returned (a step that threw, a queued
+// command the driver refused): to the pipeline whose operator enqueued the work, when one is in
+// force, else to the stream's `error` listeners, else to a process warning.
+import { describeFailure } from '../base/errors.js';
+import type { Faults } from './faults.js';
+import type { Command } from './scheduler.js';
+
+/** What a stream's `error` event carries besides the error: where it came from. */
+export interface HostStepContext {
+  /**
+   * `hostLaunch` for a host step, `onDone` for a notification, `launch` for a kernel's CPU
+   * implementation on the host device, `enqueue` for device work that failed when it left the
+   * stream's queue for the driver (its caller had returned long before).
+   */
+  readonly kind: 'hostLaunch' | 'onDone' | 'launch' | 'enqueue';
+  /**
+   * The function's name, or '(anonymous)'; for `launch`, the kernel's name; for `enqueue`, the
+   * driver call.
+   */
+  readonly name: string;
+}
+
+/** Where a lane's failures go when no route takes them: its stream's `error` listeners. */
+export interface ErrorListeners {
+  listenerCount(event: 'error'): number;
+  emit(event: 'error', error: unknown, context: HostStepContext): boolean;
+}
+
+/**
+ * Where failures of the steps and queued commands enqueued while it is in force go, instead of
+ * the stream's `error` event: a pipeline's subscriber. It answers false when it could not take
+ * the failure; the stream's event then has it.
+ */
+export type FailureRoute = (error: unknown) => boolean;
+
+let route: FailureRoute | undefined;
+
+/** The route in force now (a step captures it when it is enqueued). */
+export function currentRoute(): FailureRoute | undefined {
+  return route;
+}
+
+/**
+ * Calls `enqueue` with failures of what it enqueues (on any stream) sent to `to`: a step
+ * captures the route when it is enqueued, and a queued command when it is given to its stream.
+ */
+export function routingFailures<T>(to: FailureRoute, enqueue: () => T): T {
+  const outer = route;
+  route = to;
+  try {
+    return enqueue();
+  } finally {
+    route = outer;
+  }
+}
+
+/**
+ * `command` as it must wait in a stream's queue: it runs under the route in force now, and its
+ * own failure goes there too (the command itself when no route is in force).
+ */
+export function routedCommand(faults: Faults, command: Command): Command {
+  const to = route;
+  if (!to) return command;
+  return () => {
+    try {
+      return routingFailures(to, command);
+    } catch (error) {
+      faults.record(error);
+      if (!offer(to, error)) throw error;
+    }
+  };
+}
+
+/** Hands `error` to a route; false when it did not take it. */
+function offer(to: FailureRoute | undefined, error: unknown): boolean {
+  if (!to) return false;
+  try {
+    return to(error);
+  } catch {
+    return false;
+  }
+}
+
+/** The code of the process warning for a step failure that no `error` listener heard. */
+export const STEP_FAILED_WARNING = 'RXCUDA_STEP_FAILED';
+
+/**
+ * Hands a failure to its route (a pipeline's subscriber) if it has one that takes it, else to
+ * the stream's `error` listeners, or, when there are none, emits a process warning (code
+ * {@link STEP_FAILED_WARNING}). Never throws: a listener that throws is reported the same way,
+ * since the stream goes on.
+ */
+export function reportFailure(listeners: ErrorListeners, error: unknown, context: HostStepContext, to?: FailureRoute): void {
+  if (offer(to, error)) return;
+  try {
+    if (listeners.listenerCount('error') > 0) {
+      listeners.emit('error', error, context);
+      return;
+    }
+  } catch (thrown) {
+    error = thrown;
+  }
+  try {
+    process.emitWarning(`A ${context.kind} step (${context.name}) failed and the stream has no 'error' listener: ${describeFailure(error)}`, {
+      type: 'RxcudaWarning',
+      code: STEP_FAILED_WARNING,
+    });
+  } catch {
+    // A 'warning' machinery that throws (a monkey-patched emitWarning): nothing more can be said.
+  }
+}

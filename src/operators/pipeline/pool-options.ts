@@ -1,0 +1,127 @@
+// What a LanePool is made with: its devices and options, checked once when it is made, and the
+// check that options given beside a pool to an operator are the pool's own.
+import { Device } from '../../core/device/device.js';
+import { checkSpin } from '../../core/device/spin-wait.js';
+import { checkOptions, describe, isArray, isInstance, rangeError, received, typeError } from '../../core/base/errors.js';
+import type { PipelineError } from './pipeline-error.js';
+import { Timeline } from './timeline.js';
+
+/**
+ * What a pipeline over several devices does when one of them breaks (a sticky error: an illegal
+ * address, a launch failure): `'error'` errors the pipeline with the first value that fails; a
+ * function is given a {@link PipelineError} for each value of the broken device (its `cause` is
+ * the device's `CudaError`) in place of the value, while the other devices' lanes go on with the
+ * rest. With every device broken, the pipeline errors.
+ */
+export type DeviceFaultPolicy = 'error' | ((failure: PipelineError) => void);
+
+/** Options for {@link LanePool}. */
+export interface LanePoolOptions {
+  /**
+   * Streams on each device, which values are spread over: each value goes to the least loaded
+   * device (the fewest values in flight), and there to the lane with the fewest values in
+   * flight (round robin among equals). At most {@link MAX_LANES}.
+   * @default 2
+   */
+  readonly lanes?: number;
+  /** {@link lanes}, by the name that says so over several devices; give one of the two. */
+  readonly lanesPerDevice?: number;
+  /**
+   * Values whose device work may be in flight at once, on all the devices together; more wait
+   * upstream.
+   * @default twice the lanes of all the devices
+   */
+  readonly inFlight?: number;
+  /** Records each value's stages, to look at the lanes overlapping. */
+  readonly timeline?: Timeline;
+  /**
+   * Microseconds for which a native thread watches each value's completion on a GPU (an event the
+   * lane records, which the thread queries) before the ordinary completion point takes over, as
+   * `stream.synchronized({ spin })` does for one wait. With 0 every value's completion comes
+   * through the driver's host callback, which costs a copy-bound pipeline 1 to 2 percent of its
+   * throughput (README, "Getting frames in and out fast"); watching takes that back, and costs one CPU
+   * core, busy while values are in flight. On the host device it changes nothing.
+   * @default 0
+   */
+  readonly spin?: number;
+  /**
+   * What happens to the values of a device that breaks while others go on.
+   * @default 'error'
+   */
+  readonly onDeviceFault?: DeviceFaultPolicy;
+}
+
+/** The devices given to a {@link LanePool}, checked: one or more distinct devices of one backend. */
+function checkDevices(devices: unknown): readonly Device[] {
+  const list = isInstance(devices, Device) ? [devices] : devices;
+  const what = 'a Device or a non-empty array of distinct Devices of one backend';
+  if (!isArray(list) || list.length === 0 || !list.every((d) => isInstance(d, Device))) typeError('devices', what, devices);
+  const devicesList = list as readonly Device[];
+  if (new Set(devicesList).size !== devicesList.length) rangeError('devices', what, received(`${devicesList.join(', ')} (a device twice)`));
+  if (devicesList.some((d) => d.backend !== devicesList[0]!.backend)) rangeError('devices', what, received(devicesList.join(', ')));
+  return Object.freeze([...devicesList]);
+}
+
+/**
+ * The most lanes a pool has on a device. A GPU runs the work of at most 32 streams side by side
+ * (its hardware queues); far more lanes only cost streams, so a larger number is taken for a
+ * mistake.
+ */
+export const MAX_LANES = 1024;
+
+/** A positive integer option of at most `max`, or its default. */
+function positive(name: string, value: unknown, fallback: number, max = Infinity): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max)
+    rangeError(name, max === Infinity ? 'a positive integer' : `an integer in 1..${max}`, value);
+  return value;
+}
+
+/** A pool's options as it keeps them: checked, with their defaults. */
+export interface PoolSettings {
+  readonly devices: readonly Device[];
+  readonly lanesPerDevice: number;
+  readonly bound: number;
+  readonly spin: number;
+  readonly timeline: Timeline | undefined;
+  readonly onDeviceFault: DeviceFaultPolicy;
+}
+
+/**
+ * The settings of a pool of `devices` with `options`.
+ * @throws TypeError or RangeError naming the bad argument.
+ */
+export function readPoolOptions(devices: unknown, options: LanePoolOptions): PoolSettings {
+  const list = checkDevices(devices);
+  checkOptions('options', options);
+  const lanesPerDevice = positive('lanesPerDevice', options.lanesPerDevice, positive('lanes', options.lanes, 2, MAX_LANES), MAX_LANES);
+  if (options.lanes !== undefined && options.lanesPerDevice !== undefined && options.lanes !== lanesPerDevice)
+    rangeError('lanesPerDevice', `\`lanes\` (${options.lanes}) or left out`, lanesPerDevice);
+  const bound = positive('inFlight', options.inFlight, list.length * lanesPerDevice * 2);
+  const spin = options.spin === undefined ? 0 : checkSpin('spin', options.spin);
+  if (options.timeline !== undefined && !isInstance(options.timeline, Timeline)) typeError('timeline', 'a Timeline', options.timeline);
+  const { onDeviceFault = 'error' } = options;
+  if (onDeviceFault !== 'error' && typeof onDeviceFault !== 'function') typeError('onDeviceFault', "'error' or a function", onDeviceFault);
+  return { devices: list, lanesPerDevice, bound, spin, timeline: options.timeline, onDeviceFault };
+}
+
+/**
+ * Throws a RangeError naming the first of `options` (given beside a pool to `onStreams`,
+ * `lanesFrom` or `framesFrom`) that differs from the pool's own `settings`: those are fixed when
+ * the pool is made.
+ */
+export function checkSameOptions(settings: PoolSettings, options: LanePoolOptions): void {
+  const own: { readonly [K in keyof LanePoolOptions]-?: unknown } = {
+    lanes: settings.lanesPerDevice,
+    lanesPerDevice: settings.lanesPerDevice,
+    inFlight: settings.bound,
+    spin: settings.spin,
+    timeline: settings.timeline,
+    onDeviceFault: settings.onDeviceFault,
+  };
+  for (const [name, value] of Object.entries(own)) {
+    const given: unknown = options[name as keyof LanePoolOptions];
+    if (given !== undefined && given !== value)
+      rangeError(name, `left out or the pool's own (${describe(value)}): a LanePool's options are given to \`new LanePool\``, given);
+  }
+}
