@@ -14,8 +14,8 @@
 //     next round's kernel behind the step, against the same road made natively (the callback
 //     launches the next round's kernel and notification from C++).
 // The latency cases alternate with their baselines in 20 short rounds, so drift weighs on both.
-import { Device } from '../dist/src/index.js';
-import { expectCompletion } from '../dist/src/core/native/completions.js';
+import { Device } from 'rxcuda';
+import { expectCompletion, notifyAlone } from 'rxcuda/internal';
 import { baseline, median, percentile, report } from './support.mjs';
 
 const COUNT = 2000;
@@ -60,7 +60,7 @@ async function roundTrips(count, wait, enqueued = []) {
 }
 
 const byCallback = () => new Promise((resolve) => stream.onDone(() => resolve(now())));
-const byNotifyAlone = () => new Promise((resolve) => stream.native.notify(expectCompletion(() => resolve(now())), 0));
+const byNotifyAlone = () => new Promise((resolve) => notifyAlone(stream, expectCompletion(() => resolve(now()))));
 const bySpinning = () => stream.synchronized({ spin: 200 }).then(now);
 
 let woken;

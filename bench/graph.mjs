@@ -3,10 +3,9 @@
 // baseline (cuGraphLaunch), and against rxcuda's eager launches of the same kernel; per kernel.
 // Then the replay operator against the eager pipeline: small frames, 20 kernels per frame.
 import { pipe, range, map, lastValueFrom } from 'rxjs';
-import { baseline, median, report } from './support.mjs';
+import { baseline, median, report, rxcudaUnderTest } from './support.mjs';
 
-const dist = process.env.RXCUDA_BENCH_DIST ?? '../dist';
-const { Device, LaunchConfig, onStreams, upload, launch, download, replay } = await import(new URL(`${dist}/src/index.js`, import.meta.url).href);
+const { Device, LaunchConfig, onStreams, upload, launch, download, replay } = await rxcudaUnderTest();
 
 const KERNELS = 100;
 const GRAPH_BURST = 16;

@@ -5,10 +5,9 @@
 // costs, against plain launches of the same kernel in alternating bursts: one no-op hook, three,
 // and a launch of a template's kernel whose specialization is compiled (the cached lookup).
 // RXCUDA_BENCH_DIST=<folder> measures another build of rxcuda (an earlier one, say) instead of dist/.
-import { baseline, median, report } from './support.mjs';
+import { baseline, median, report, rxcudaUnderTest } from './support.mjs';
 
-const dist = process.env.RXCUDA_BENCH_DIST ?? '../dist';
-const { Device, LaunchConfig, onLaunch } = await import(new URL(`${dist}/src/index.js`, import.meta.url).href);
+const { Device, LaunchConfig, onLaunch } = await rxcudaUnderTest();
 
 const BURST = 256;
 const BURSTS = 2000;
@@ -114,6 +113,6 @@ if (onLaunch) {
 await stream.synchronized();
 napiCallCost();
 console.log(`an empty Node-API call from JavaScript costs ${napiCallCost().toFixed(1)} ns here`);
-report(process.env.RXCUDA_BENCH_DIST ? 'launch-before' : 'launch', `per-launch host cost, ${device.name}, bursts of ${BURST}, median of ${BURSTS} alternating bursts each${process.env.RXCUDA_BENCH_DIST ? ` (rxcuda from ${dist})` : ''}`, rows, 'ratio ≤ 1.10');
+report(process.env.RXCUDA_BENCH_DIST ? 'launch-before' : 'launch', `per-launch host cost, ${device.name}, bursts of ${BURST}, median of ${BURSTS} alternating bursts each${process.env.RXCUDA_BENCH_DIST ? ` (rxcuda from ${process.env.RXCUDA_BENCH_DIST})` : ''}`, rows, 'ratio ≤ 1.10');
 if (contextRows.length) report('launch-context', `launch context costs, 4 arguments, ${device.name}, against plain launches in alternating bursts`, contextRows);
 stream.close();

@@ -9,7 +9,7 @@
 // comparison runs on the GPUs there are, and says so; without a GPU, on N host devices (the paths
 // run; their timing means nothing).
 import { lastValueFrom, count, tap } from 'rxjs';
-import { Device, LanePool, download, framesFrom, launch, upload } from '../dist/src/index.js';
+import { Device, LanePool, download, framesFrom, launch, upload } from 'rxcuda';
 import { report } from './support.mjs';
 
 const SOURCE = `

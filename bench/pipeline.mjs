@@ -22,7 +22,7 @@
 // `--rounds R` sets the kernel-bound case's work per element (default 4096):
 //   node bench/pipeline.mjs --devices 2
 import { lastValueFrom, range, map, count, tap } from 'rxjs';
-import { Device, LanePool, copyThreads, download, framesFrom, launch, onStreams, upload } from '../dist/src/index.js';
+import { Device, LanePool, copyThreads, download, framesFrom, launch, onStreams, upload } from 'rxcuda';
 import { baseline, median, report } from './support.mjs';
 import { compareDevices } from './pipeline-devices.mjs';
 

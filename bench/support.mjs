@@ -1,12 +1,27 @@
 // Shared pieces of the benchmarks: the native baseline addon, statistics, and the report.
 import { createRequire } from 'node:module';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const require = createRequire(import.meta.url);
 
 /** The native C++ baselines, built beside the addon by cmake-js. */
 export const baseline = require('../build/Release/rxcuda_bench.node');
+
+/**
+ * The rxcuda a benchmark measures: this checkout's, through its package entry point, or with
+ * RXCUDA_BENCH_DIST=<folder> another build's (an earlier one, say): a built checkout or package
+ * folder, whose package.json names its entry, or the dist folder of one.
+ */
+export async function rxcudaUnderTest() {
+  const other = process.env.RXCUDA_BENCH_DIST;
+  if (!other) return import('rxcuda');
+  const folder = isAbsolute(other) ? other : resolve(import.meta.dirname, other);
+  const manifest = join(folder, 'package.json');
+  const entry = existsSync(manifest) ? join(folder, JSON.parse(readFileSync(manifest, 'utf8')).exports['.'].default) : join(folder, 'src/index.js');
+  return import(pathToFileURL(entry).href);
+}
 
 export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);

@@ -12,13 +12,14 @@
 #include <thread>
 #include <vector>
 
-#include "../../native/src/driver/driver.hpp"
+#include "../../native/src/driver/baseline-driver.hpp"
 #include "uv.hpp"
 
 namespace {
 
 using rxcuda::cu::call;
-using rxcuda::cu::driver;
+// Every driver call of the baselines goes through the table that has their own entry points too.
+const rxcuda::cu::BaselineDriver& driver() { return rxcuda::cu::baselineDriver(); }
 using Clock = std::chrono::steady_clock;
 
 void check(Napi::Env env, rxcuda::cu::Result r, const char* what) {

@@ -4,7 +4,7 @@
 //   node bench/study/alloc-sites.mjs [frames]
 import inspector from 'node:inspector';
 import { count, lastValueFrom, tap } from 'rxjs';
-import { Device, LanePool, download, framesFrom, launch, upload } from '../../dist/src/index.js';
+import { Device, LanePool, download, framesFrom, launch, upload } from 'rxcuda';
 
 const WORDS = 1024;
 const N = Number(process.argv[2] ?? 10000);

@@ -8,7 +8,7 @@
 import { lastValueFrom, tap, count, range, map } from 'rxjs';
 import { PerformanceObserver } from 'node:perf_hooks';
 import v8 from 'node:v8';
-import { Device, LanePool, download, framesFrom, launch, upload, onStreams, host } from '../../dist/src/index.js';
+import { Device, LanePool, download, framesFrom, launch, upload, onStreams, host } from 'rxcuda';
 const WORDS = 1024;
 const device = Device.default();
 const module = await device.compile(`extern "C" __global__ void touch(unsigned* x, unsigned n) {}`, { name: 's.cu' });

@@ -10,7 +10,7 @@
 //   node bench/study/pipeline-gaps.mjs
 import { lastValueFrom, tap, count } from 'rxjs';
 import { PerformanceObserver } from 'node:perf_hooks';
-import { Device, LanePool, download, framesFrom, launch, upload } from '../../dist/src/index.js';
+import { Device, LanePool, download, framesFrom, launch, upload } from 'rxcuda';
 import { baseline, median, percentile } from '../support.mjs';
 
 const FRAME_BYTES = 8 * 2 ** 20;

@@ -20,7 +20,7 @@
 
 namespace rxcuda {
 
-void Addon::use(Napi::Env env, cu::Context ctx) {
+void Addon::makeCurrent(Napi::Env env, cu::Context ctx) {
   if (current == ctx) return;
   check(env, cu::call(cu::driver().cuCtxSetCurrent, ctx), "cuCtxSetCurrent");
   current = ctx;

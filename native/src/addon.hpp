@@ -29,7 +29,7 @@ struct Addon {
   static Addon& of(Napi::Env env) { return *env.GetInstanceData<Addon>(); }
 
   // Makes ctx current on the main thread, skipping the call when it already is.
-  void use(Napi::Env env, cu::Context ctx);
+  void makeCurrent(Napi::Env env, cu::Context ctx);
   // Throws a CudaError for r (when it is not CUDA_SUCCESS), naming the driver call.
   void check(Napi::Env env, cu::Result r, const char* call) const {
     if (r != cu::kSuccess) throwCuda(env, r, call);

@@ -19,6 +19,6 @@ import type { Work } from './pipeline/work.js';
 export function completed<T, B, R>(): OperatorFunction<Work<T, B, R>, Work<T, B, R>> {
   return (source) =>
     new Observable((subscriber) =>
-      operate('completed', source, subscriber, (work, later) => emitWhenDone('completed', work, subscriber, later)),
+      operate('completed', source, subscriber, (work, owe) => emitWhenDone('completed', work, subscriber, owe)),
     );
 }

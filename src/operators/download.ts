@@ -89,7 +89,7 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
   return (source) =>
     new Observable((subscriber) => {
       let lastLent: LentArray<D> | undefined; // for lend: 'next'
-      return operate(`download(${name})`, source, subscriber, (work, later) => {
+      return operate(`download(${name})`, source, subscriber, (work, owe) => {
         const memory = select(work);
         checkMemoryOf('select(work)', memory, work.stream.device);
         const Array = DTYPES[memory.dtype].Array;
@@ -97,7 +97,7 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
         const results = work.results as Record<string, TypedArrayOf[DType] | LentArray<D>>;
         if (lend !== undefined) {
           work.stage(`download ${name} [lent]`, () => work.stream.copy(staging, memory), memory.byteLength);
-          return emitWhenDone(`download(${name})`, work, subscriber, later, () => {
+          return emitWhenDone(`download(${name})`, work, subscriber, owe, () => {
             const lent = new LentArray(staging, memory.length, work.lend(staging));
             if (lend === 'next') {
               lastLent?.release();
@@ -110,7 +110,7 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
         if (target !== undefined && !(target instanceof Array && target.length >= memory.length))
           typeError('into(work)', `a ${Array.name} of at least ${memory.length} elements`, target);
         work.stage(`download ${name} [${target ? 'into' : 'new array'}]`, () => work.stream.copy(staging, memory), memory.byteLength);
-        emitWhenDone(`download(${name})`, work, subscriber, later, undefined, (ready) => {
+        emitWhenDone(`download(${name})`, work, subscriber, owe, undefined, (ready) => {
           // A new array is zeroed lazily by the OS: its pages are first touched by the copy.
           const out = target ?? new Array(new ArrayBuffer(memory.byteLength), 0, memory.length);
           const start = performance.now();

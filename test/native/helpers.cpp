@@ -12,12 +12,12 @@
 #include <cstring>
 #include <thread>
 
-#include "../../native/src/driver/driver.hpp"
+#include "../../native/src/driver/baseline-driver.hpp"
 
 namespace {
 
 using rxcuda::cu::call;
-using rxcuda::cu::driver;
+const rxcuda::cu::BaselineDriver& driver() { return rxcuda::cu::baselineDriver(); }
 
 // A host function as another addon would compile it: adds 1 to the 32-bit word at userData.
 void countCalls(void* userData) {

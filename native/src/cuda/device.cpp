@@ -5,7 +5,7 @@ namespace rxcuda {
 void DeviceRef::bind(Napi::Env env, const Napi::Value& value) {
   ctx = DeviceObject::from(value)->context();
   device = Napi::Persistent(value.As<Napi::Object>());
-  Addon::of(env).use(env, ctx);
+  Addon::of(env).makeCurrent(env, ctx);
 }
 
 void DeviceObject::define(Napi::Env env, Napi::Object exports) {
@@ -72,7 +72,7 @@ Napi::Value DeviceObject::properties(const Napi::CallbackInfo& info) {
 Napi::Value DeviceObject::memoryInfo(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
-  addon.use(env, ctx_);
+  addon.makeCurrent(env, ctx_);
   size_t free = 0, total = 0;
   addon.check(env, cu::call(cu::driver().cuMemGetInfo, &free, &total), "cuMemGetInfo");
   auto out = Napi::Object::New(env);
@@ -93,7 +93,7 @@ Napi::Value DeviceObject::enablePeerAccess(const Napi::CallbackInfo& info) {
   int can = 0;
   addon.check(env, cu::call(d.cuDeviceCanAccessPeer, &can, dev_, peer->dev_), "cuDeviceCanAccessPeer");
   if (!can) return Napi::Boolean::New(env, false);
-  addon.use(env, ctx_);
+  addon.makeCurrent(env, ctx_);
   cu::Result r = cu::call(d.cuCtxEnablePeerAccess, peer->ctx_, 0u);
   if (r != cu::kErrorPeerAccessAlreadyEnabled) addon.check(env, r, "cuCtxEnablePeerAccess");
   cu::MemoryPool pool = nullptr;

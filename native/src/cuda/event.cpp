@@ -3,6 +3,22 @@
 #include "device.hpp"
 
 namespace rxcuda {
+namespace {
+
+// watchEvent(id, event, microseconds): see Spinner::watchEvent; the id comes back with status 0
+// once the event has completed, or with kGaveUp.
+Napi::Value watchEvent(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
+  auto* event = EventObject::Unwrap(info[1].As<Napi::Object>());
+  if (!addon.spinner) addon.spinner = std::make_unique<Spinner>();
+  Completion::Record* record = addon.completion->record(info[0].As<Napi::Number>().Uint32Value());
+  addon.spinner->watchEvent(event->event(), event->context(), record,
+                            std::chrono::microseconds(info[2].As<Napi::Number>().Int64Value()));
+  return env.Undefined();
+}
+
+}  // namespace
 
 void EventObject::define(Napi::Env env, Napi::Object exports) {
   Napi::Function cls = DefineClass(env, "Event",
@@ -12,6 +28,7 @@ void EventObject::define(Napi::Env env, Napi::Object exports) {
                                        InstanceMethod<&EventObject::destroy>("destroy"),
                                    });
   exports["Event"] = cls;
+  exports["watchEvent"] = Napi::Function::New(env, watchEvent, "watchEvent");
 }
 
 EventObject::EventObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<EventObject>(info) {
@@ -30,7 +47,7 @@ EventObject::~EventObject() {
 Napi::Value EventObject::query(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
-  addon.use(env, device_.ctx);
+  addon.makeCurrent(env, device_.ctx);
   cu::Result r = cu::call(cu::driver().cuEventQuery, event_);
   if (r == cu::kErrorNotReady) return Napi::Boolean::New(env, false);
   addon.check(env, r, "cuEventQuery");
@@ -41,7 +58,7 @@ Napi::Value EventObject::query(const Napi::CallbackInfo& info) {
 Napi::Value EventObject::elapsed(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
-  addon.use(env, device_.ctx);
+  addon.makeCurrent(env, device_.ctx);
   auto* end = Unwrap(info[0].As<Napi::Object>());
   float ms = 0;
   addon.check(env, cu::call(cu::driver().cuEventElapsedTime, &ms, event_, end->event_),
@@ -52,7 +69,7 @@ Napi::Value EventObject::elapsed(const Napi::CallbackInfo& info) {
 Napi::Value EventObject::destroy(const Napi::CallbackInfo& info) {
   if (event_) {
     Napi::Env env = info.Env();
-    Addon::of(env).use(env, device_.ctx);
+    Addon::of(env).makeCurrent(env, device_.ctx);
     cu::call(cu::driver().cuEventDestroy, event_);
     event_ = nullptr;
   }

@@ -25,7 +25,7 @@ GraphExecObject::GraphExecObject(const Napi::CallbackInfo& info) : Napi::ObjectW
   graph_ = Napi::Persistent(info[0].As<Napi::Object>());
   ctx_ = graph->context();
   addon_ = &addon;
-  addon.use(env, ctx_);
+  addon.makeCurrent(env, ctx_);
   addon.check(env, cu::call(addon.driver(env).cuGraphInstantiateWithFlags, &exec_, graph->graph(), 0ull),
               "cuGraphInstantiateWithFlags");
 }
@@ -38,7 +38,7 @@ GraphExecObject::~GraphExecObject() {
 Napi::Value GraphExecObject::launch(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
-  addon.use(env, ctx_);
+  addon.makeCurrent(env, ctx_);
   cu::Stream stream = StreamObject::Unwrap(info[0].As<Napi::Object>())->stream();
   addon.check(env, cu::call(cu::driver().cuGraphLaunch, exec_, stream), "cuGraphLaunch");
   return env.Undefined();
@@ -66,7 +66,7 @@ napi_value GraphExecObject::launchOn(napi_env env, napi_callback_info info) {
   try {
     Napi::Env jsEnv(env);
     if (!self->exec_) throw Napi::TypeError::New(jsEnv, "the executable was destroyed");
-    self->addon_->use(jsEnv, self->ctx_);
+    self->addon_->makeCurrent(jsEnv, self->ctx_);
     cu::Result r = cu::call(cu::driver().cuGraphLaunch, self->exec_, stream);
     if (r != cu::kSuccess) self->addon_->throwCuda(jsEnv, r, "cuGraphLaunch");
   } catch (const Napi::Error& error) {
@@ -78,7 +78,7 @@ napi_value GraphExecObject::launchOn(napi_env env, napi_callback_info info) {
 Napi::Value GraphExecObject::setKernel(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
-  addon.use(env, ctx_);
+  addon.makeCurrent(env, ctx_);
   auto* graph = GraphObject::Unwrap(graph_.Value());
   cu::GraphNode node = graph->nodes(env, info[0]).back();
   auto* kernel = KernelObject::Unwrap(info[1].As<Napi::Object>());
@@ -92,7 +92,7 @@ Napi::Value GraphExecObject::setKernel(const Napi::CallbackInfo& info) {
 Napi::Value GraphExecObject::setCopy(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
-  addon.use(env, ctx_);
+  addon.makeCurrent(env, ctx_);
   auto* graph = GraphObject::Unwrap(graph_.Value());
   cu::GraphNode node = graph->nodes(env, info[0]).back();
   cu::Memcpy3D p = copyParams(toU64(info[1]), toU64(info[2]), static_cast<size_t>(info[3].As<Napi::Number>().Int64Value()));
@@ -104,7 +104,7 @@ Napi::Value GraphExecObject::setCopy(const Napi::CallbackInfo& info) {
 Napi::Value GraphExecObject::setFill(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
-  addon.use(env, ctx_);
+  addon.makeCurrent(env, ctx_);
   auto* graph = GraphObject::Unwrap(graph_.Value());
   const auto& nodes = graph->nodes(env, info[0]);
   auto fills = fillParams(toU64(info[1]), info[2].As<Napi::Number>().Uint32Value(),
@@ -120,7 +120,7 @@ Napi::Value GraphExecObject::setFill(const Napi::CallbackInfo& info) {
 Napi::Value GraphExecObject::destroy(const Napi::CallbackInfo& info) {
   if (exec_) {
     Napi::Env env = info.Env();
-    Addon::of(env).use(env, ctx_);
+    Addon::of(env).makeCurrent(env, ctx_);
     cu::call(cu::driver().cuGraphExecDestroy, exec_);
     exec_ = nullptr;
   }

@@ -101,7 +101,7 @@ Napi::Value GraphObject::added(Napi::Env env, std::vector<cu::GraphNode> nodes) 
 Napi::Value GraphObject::addKernel(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
-  addon.use(env, device_.ctx);
+  addon.makeCurrent(env, device_.ctx);
   auto* kernel = KernelObject::Unwrap(info[0].As<Napi::Object>());
   const uint8_t* block = bytesOf(info[1]);
   auto deps = dependencies(env, info[2]);
@@ -117,7 +117,7 @@ Napi::Value GraphObject::addKernel(const Napi::CallbackInfo& info) {
 Napi::Value GraphObject::addCopy(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
-  addon.use(env, device_.ctx);
+  addon.makeCurrent(env, device_.ctx);
   auto deps = dependencies(env, info[3]);
   cu::Memcpy3D p = copyParams(toU64(info[0]), toU64(info[1]), static_cast<size_t>(info[2].As<Napi::Number>().Int64Value()));
   cu::GraphNode node = nullptr;
@@ -129,7 +129,7 @@ Napi::Value GraphObject::addCopy(const Napi::CallbackInfo& info) {
 Napi::Value GraphObject::addFill(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
-  addon.use(env, device_.ctx);
+  addon.makeCurrent(env, device_.ctx);
   auto deps = dependencies(env, info[5]);
   auto fills = fillParams(toU64(info[0]), info[1].As<Napi::Number>().Uint32Value(),
                           static_cast<size_t>(info[2].As<Napi::Number>().Int64Value()),
@@ -149,7 +149,7 @@ Napi::Value GraphObject::addFill(const Napi::CallbackInfo& info) {
 Napi::Value GraphObject::addHost(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
-  addon.use(env, device_.ctx);
+  addon.makeCurrent(env, device_.ctx);
   auto deps = dependencies(env, info[2]);
   cu::HostNodeParams p{reinterpret_cast<cu::HostFn>(static_cast<uintptr_t>(toU64(info[0]))),
                        reinterpret_cast<void*>(static_cast<uintptr_t>(toU64(info[1])))};
@@ -162,7 +162,7 @@ Napi::Value GraphObject::addHost(const Napi::CallbackInfo& info) {
 Napi::Value GraphObject::addEvent(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
-  addon.use(env, device_.ctx);
+  addon.makeCurrent(env, device_.ctx);
   cu::Event event = EventObject::Unwrap(info[0].As<Napi::Object>())->event();
   bool wait = info[1].As<Napi::Boolean>();
   auto deps = dependencies(env, info[2]);
@@ -178,7 +178,7 @@ Napi::Value GraphObject::addEvent(const Napi::CallbackInfo& info) {
 Napi::Value GraphObject::addEmpty(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
-  addon.use(env, device_.ctx);
+  addon.makeCurrent(env, device_.ctx);
   auto deps = dependencies(env, info[0]);
   cu::GraphNode node = nullptr;
   addon.check(env, cu::call(cu::driver().cuGraphAddEmptyNode, &node, graph_, deps.data(), deps.size()),

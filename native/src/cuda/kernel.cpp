@@ -28,7 +28,7 @@ KernelObject::KernelObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Ke
   auto* module = ModuleObject::Unwrap(info[0].As<Napi::Object>());
   module_ = Napi::Persistent(info[0].As<Napi::Object>());
   ctx_ = module->context();
-  addon.use(env, ctx_);
+  addon.makeCurrent(env, ctx_);
   std::string name = info[1].As<Napi::String>();
   addon.check(env, cu::call(d.cuModuleGetFunction, &fn_, module->module(), name.c_str()),
               "cuModuleGetFunction");
@@ -85,7 +85,7 @@ Napi::Value KernelObject::attributes(const Napi::CallbackInfo& info) {
 Napi::Value KernelObject::setAttribute(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
-  addon.use(env, ctx_);
+  addon.makeCurrent(env, ctx_);
   addon.check(env,
               cu::call(cu::driver().cuFuncSetAttribute, fn_, info[0].As<Napi::Number>().Int32Value(),
                        info[1].As<Napi::Number>().Int32Value()),
@@ -97,7 +97,7 @@ Napi::Value KernelObject::setAttribute(const Napi::CallbackInfo& info) {
 Napi::Value KernelObject::occupancy(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
-  addon.use(env, ctx_);
+  addon.makeCurrent(env, ctx_);
   int blocks = 0;
   addon.check(env,
               cu::call(cu::driver().cuOccupancyMaxActiveBlocksPerMultiprocessor, &blocks, fn_,
@@ -111,7 +111,7 @@ Napi::Value KernelObject::occupancy(const Napi::CallbackInfo& info) {
 Napi::Value KernelObject::suggestBlockSize(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
-  addon.use(env, ctx_);
+  addon.makeCurrent(env, ctx_);
   int minGrid = 0, block = 0;
   addon.check(env,
               cu::call(cu::driver().cuOccupancyMaxPotentialBlockSize, &minGrid, &block, fn_,
@@ -180,7 +180,7 @@ napi_value KernelObject::launch(napi_env env, napi_callback_info info) {
   // C++ exceptions must not leave a plain Node-API callback: errors become pending JS exceptions.
   try {
     Napi::Env jsEnv(env);
-    addon.use(jsEnv, self->ctx_);
+    addon.makeCurrent(jsEnv, self->ctx_);
     cu::Result r = cu::call(self->launchKernel_, &config, self->fn_,
                             self->params_.empty() ? nullptr : self->params_.data(), static_cast<void**>(nullptr));
     if (r != cu::kSuccess) addon.throwCuda(jsEnv, r, "cuLaunchKernelEx");

@@ -11,7 +11,7 @@ Napi::Value allocHost(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
   const cu::Driver& d = addon.driver(env);
-  addon.use(env, DeviceObject::from(info[0])->context());
+  addon.makeCurrent(env, DeviceObject::from(info[0])->context());
   size_t bytes = static_cast<size_t>(info[1].As<Napi::Number>().Int64Value());
   void* ptr = nullptr;
   addon.check(env, cu::call(d.cuMemHostAlloc, &ptr, bytes, cu::kMemHostAllocPortable),
@@ -41,11 +41,35 @@ Napi::Value freeHost(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+
+Napi::Value registerHost(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
+  const cu::Driver& d = addon.driver(env);
+  addon.makeCurrent(env, DeviceObject::from(info[0])->context());
+  auto* ptr = reinterpret_cast<void*>(toU64(info[1]));
+  size_t bytes = static_cast<size_t>(info[2].As<Napi::Number>().Int64Value());
+  addon.check(env, cu::call(d.cuMemHostRegister, ptr, bytes, cu::kMemHostRegisterPortable),
+              "cuMemHostRegister");
+  return env.Undefined();
+}
+
+// As a pinned free, the unregistration may wait for the device: it runs on a worker thread.
+Napi::Value unregisterHost(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto* ptr = reinterpret_cast<void*>(toU64(info[1]));
+  OffThread::detach(env, DeviceObject::from(info[0])->context(), "cuMemHostUnregister",
+                    [ptr](uint64_t&) { return cu::call(cu::driver().cuMemHostUnregister, ptr); });
+  return env.Undefined();
+}
+
 }  // namespace
 
 void defineMemory(Napi::Env env, Napi::Object exports) {
   exports["allocHost"] = Napi::Function::New(env, allocHost, "allocHost");
   exports["freeHost"] = Napi::Function::New(env, freeHost, "freeHost");
+  exports["registerHost"] = Napi::Function::New(env, registerHost, "registerHost");
+  exports["unregisterHost"] = Napi::Function::New(env, unregisterHost, "unregisterHost");
 }
 
 }  // namespace rxcuda

@@ -76,7 +76,7 @@ void StreamObject::destroyNotifier() {
 }
 
 const cu::Driver& StreamObject::enter(Napi::Env env) {
-  Addon::of(env).use(env, device_.ctx);
+  Addon::of(env).makeCurrent(env, device_.ctx);
   return cu::driver();
 }
 
@@ -152,9 +152,8 @@ Napi::Value StreamObject::waitEvent(const Napi::CallbackInfo& info) {
 // cuStreamAddCallback, which reports a failed context. With kNotifyOffStream (a pipeline's lanes),
 // the callback goes on the stream's notifier, behind an event recorded here, instead of the
 // stream itself: a stream holding the callback waits at that point until the driver's callback
-// thread has run it, before its next work starts, which cost a copy-bound pipeline about 4 % of
-// its throughput on the H200; the hop through the event costs a lone notification a few
-// microseconds, so other notifications stay on the stream. The notifier's order is the stream's:
+// thread has run it, before its next work starts, which slows a copy-bound pipeline; the hop
+// through the event delays a lone notification, so other notifications stay on the stream. The notifier's order is the stream's:
 // a notification never waits behind a later one. A stream under graph capture keeps the callback
 // itself (the event and the wait would draw the notifier into the capture). With
 // kNotifyRefuseCapture, such a stream gets nothing and the answer is false: the driver would

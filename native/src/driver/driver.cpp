@@ -63,6 +63,9 @@ std::string missingEssentials(const Driver& d) {
   return missing;
 }
 
+// cuGetProcAddress, once load() found it.
+GetProcAddressFn getProcAddress = nullptr;
+
 void load(Driver& d) {
   void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
@@ -80,6 +83,7 @@ void load(Driver& d) {
     d.problem = "libcuda.so.1 was found but does not answer cuDriverGetVersion";
     return;
   }
+  if (d.version >= kMinDriverVersion) getProcAddress = getProc;
   if (d.version < kMinDriverVersion || !getProc) {
     d.unavailable = kErrorNotSupported;
     d.problem = "the NVIDIA driver supports CUDA " + describeVersion(d.version) +
@@ -120,6 +124,14 @@ const Driver& driver() {
   static std::once_flag once;
   std::call_once(once, [] { load(table); });
   return table;
+}
+
+void* resolveEntryPoint(const char* name, int version) {
+  driver();  // loads the library first
+  void* fn = nullptr;
+  ProcAddressQueryResult status = kProcSymbolNotFound;
+  if (!getProcAddress || getProcAddress(name, &fn, version, 0, &status) != kSuccess || status != kProcFound) return nullptr;
+  return fn;
 }
 
 std::string errorName(Result r) { return nameIn(driver(), r); }

@@ -21,7 +21,6 @@ namespace rxcuda::cu {
   X(cuDevicePrimaryCtxRetain, 7000, (Context * ctx, Device dev))                                   \
   X(cuDevicePrimaryCtxRelease, 11000, (Device dev))                                                \
   X(cuCtxSetCurrent, 4000, (Context ctx))                                                          \
-  X(cuCtxSynchronize, 2000, ())                                                                    \
   X(cuDeviceCanAccessPeer, 4000, (int* canAccess, Device dev, Device peerDev))                     \
   X(cuCtxEnablePeerAccess, 4000, (Context peerContext, unsigned flags))                            \
   X(cuDeviceGetDefaultMemPool, 11020, (MemoryPool * pool, Device dev))                             \
@@ -30,7 +29,6 @@ namespace rxcuda::cu {
   X(cuStreamCreateWithPriority, 5050, (Stream * stream, unsigned flags, int priority))             \
   X(cuStreamDestroy, 4000, (Stream stream))                                                        \
   X(cuStreamQuery, 2000, (Stream stream))                                                          \
-  X(cuStreamSynchronize, 2000, (Stream stream))                                                    \
   X(cuStreamWaitEvent, 3020, (Stream stream, Event event, unsigned flags))                         \
   X(cuStreamGetPriority, 5050, (Stream stream, int* priority))                                     \
   X(cuStreamGetFlags, 5050, (Stream stream, unsigned* flags))                                      \
@@ -65,12 +63,10 @@ namespace rxcuda::cu {
     (GraphExec exec, GraphNode node, const MemsetNodeParams* p, Context c))                        \
   X(cuStreamAddCallback, 5000, (Stream stream, StreamCallback cb, void* userData, unsigned flags)) \
   X(cuLaunchHostFunc, 10000, (Stream stream, HostFn fn, void* userData))                           \
-  X(cuStreamWaitValue32, 11070, (Stream stream, DevicePtr addr, uint32_t value, unsigned flags))   \
   X(cuStreamWriteValue32, 11070, (Stream stream, DevicePtr addr, uint32_t value, unsigned flags))  \
   X(cuEventCreate, 2000, (Event * event, unsigned flags))                                          \
   X(cuEventRecord, 2000, (Event event, Stream stream))                                             \
   X(cuEventQuery, 2000, (Event event))                                                             \
-  X(cuEventSynchronize, 2000, (Event event))                                                       \
   X(cuEventElapsedTime, 2000, (float* ms, Event start, Event end))                                 \
   X(cuEventDestroy, 4000, (Event event))                                                           \
   X(cuMemAllocAsync, 11020, (DevicePtr * ptr, size_t bytes, Stream stream))                        \
@@ -110,6 +106,10 @@ struct Driver {
 
 // Opens the driver once per process and initialises it; later calls return the same table.
 const Driver& driver();
+
+// The entry point `name` at the ABI of CUDA `version`, or null: for tables of entry points beside
+// the addon's own (baseline-driver.hpp).
+void* resolveEntryPoint(const char* name, int version);
 
 // Oldest driver rxcuda accepts (cuGetProcAddress with version and query result).
 constexpr int kMinDriverVersion = 12000;

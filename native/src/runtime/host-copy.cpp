@@ -8,8 +8,6 @@
 #include <system_error>
 
 #include "../addon.hpp"
-#include "../cuda/device.hpp"
-#include "off-thread.hpp"
 
 namespace rxcuda {
 
@@ -134,35 +132,12 @@ Napi::Value copyThreads(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), poolOf(info.Env(), Addon::of(info.Env())).threads());
 }
 
-Napi::Value registerHost(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Addon& addon = Addon::of(env);
-  const cu::Driver& d = addon.driver(env);
-  addon.use(env, DeviceObject::from(info[0])->context());
-  auto* ptr = reinterpret_cast<void*>(toU64(info[1]));
-  size_t bytes = static_cast<size_t>(info[2].As<Napi::Number>().Int64Value());
-  addon.check(env, cu::call(d.cuMemHostRegister, ptr, bytes, cu::kMemHostRegisterPortable),
-              "cuMemHostRegister");
-  return env.Undefined();
-}
-
-// As a pinned free, the unregistration may wait for the device: it runs on a worker thread.
-Napi::Value unregisterHost(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  auto* ptr = reinterpret_cast<void*>(toU64(info[1]));
-  OffThread::detach(env, DeviceObject::from(info[0])->context(), "cuMemHostUnregister",
-                    [ptr](uint64_t&) { return cu::call(cu::driver().cuMemHostUnregister, ptr); });
-  return env.Undefined();
-}
-
 }  // namespace
 
 void defineHostCopy(Napi::Env env, Napi::Object exports) {
   exports["copyHost"] = Napi::Function::New(env, copyHost, "copyHost");
   exports["hostAddress"] = Napi::Function::New(env, hostAddress, "hostAddress");
   exports["copyThreads"] = Napi::Function::New(env, copyThreads, "copyThreads");
-  exports["registerHost"] = Napi::Function::New(env, registerHost, "registerHost");
-  exports["unregisterHost"] = Napi::Function::New(env, unregisterHost, "unregisterHost");
 }
 
 }  // namespace rxcuda

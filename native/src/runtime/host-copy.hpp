@@ -54,8 +54,6 @@ class CopyPool {
 // copyHost(id, dst, src, bytes): dst and src are addresses (bigint) or TypedArrays; id comes back
 // through the completion road when the bytes are copied.
 // hostAddress(view): the address of a TypedArray's first byte, as a bigint.
-// registerHost(device, ptr, bytes) / unregisterHost(device, ptr): page-locks memory the user
-// allocated (cuMemHostRegister), and unlocks it on a worker thread.
 // copyThreads(): the pool's thread count (starts the pool).
 void defineHostCopy(Napi::Env env, Napi::Object exports);
 

@@ -1,7 +1,6 @@
 #include "spinner.hpp"
 
 #include "../addon.hpp"
-#include "../cuda/event.hpp"
 #include "../driver/driver.hpp"
 
 namespace rxcuda {
@@ -115,24 +114,10 @@ Napi::Value watch(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-// watchEvent(id, event, microseconds): see Spinner::watchEvent; the id comes back with status 0
-// once the event has completed, or with kGaveUp.
-Napi::Value watchEvent(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Addon& addon = Addon::of(env);
-  auto* event = EventObject::Unwrap(info[1].As<Napi::Object>());
-  if (!addon.spinner) addon.spinner = std::make_unique<Spinner>();
-  Completion::Record* record = addon.completion->record(info[0].As<Napi::Number>().Uint32Value());
-  addon.spinner->watchEvent(event->event(), event->context(), record,
-                            std::chrono::microseconds(info[2].As<Napi::Number>().Int64Value()));
-  return env.Undefined();
-}
-
 }  // namespace
 
 void defineSpinner(Napi::Env env, Napi::Object exports) {
   exports["watch"] = Napi::Function::New(env, watch, "watch");
-  exports["watchEvent"] = Napi::Function::New(env, watchEvent, "watchEvent");
 }
 
 }  // namespace rxcuda

@@ -8,9 +8,9 @@
 // is sent without waking it (it takes the write itself, and would only pay for the wake-up); one
 // wake-up hands such records over when the thread idles (or kOwedAtMost are waiting).
 // It also watches CUDA events (cuEventQuery), for a pipeline's values: recording an event costs
-// the stream nothing, where a word written by the stream (cuStreamWriteValue32) slows a copy-bound
-// pipeline by about 15 %, and a host callback, even on a stream of its own, by about 1.5 %
-// (measured on the H200, bench/study). A seen event is sent with a wake-up: the main thread does
+// the stream nothing, where a word written by the stream (cuStreamWriteValue32) or a host
+// callback, even on a stream of its own, slows a copy-bound pipeline (README, "Getting frames in
+// and out fast", gives the figures). A seen event is sent with a wake-up: the main thread does
 // not look at events.
 #pragma once
 #include <napi.h>

@@ -13,11 +13,11 @@ import { LaunchConfig, type LaunchOptions } from '../kernels/launch-config.js';
 import { hostStep } from '../queue/host-steps.js';
 import { GraphNode, addToNative, needsUpdate, replayOn, setInNative, shapeDifference, type NodeWork } from './graph-node.js';
 import { Graph, type GraphStep, type Segment } from './graph.js';
-import { holdWork, kernelWork, type Keep } from './node-work.js';
+import { holdWork, kernelWork, type HeldResources } from './node-work.js';
 import { Stream } from '../device/stream.js';
 import type { Device } from '../device/device.js';
 
-const unclosed = new FinalizationRegistry<Keep>((keep) => keep.release());
+const unclosed = new FinalizationRegistry<HeldResources>((held) => held.release());
 
 /**
  * A {@link Graph} made ready to launch, on any stream of its device, any number of times. Get one
@@ -43,7 +43,7 @@ export class GraphExec {
   readonly #updateHolds = new Map<number, (() => void)[]>();
   #memory: readonly Allocation[] | undefined;
   readonly #modules: readonly Module[];
-  readonly #keep: Keep;
+  readonly #held: HeldResources;
   /** Launches given to streams that have not reached the driver yet. */
   #queued = 0;
   /** The launch of the native executable when the graph is one segment without steps (CUDA). */
@@ -52,7 +52,7 @@ export class GraphExec {
   #lastStream: Stream | undefined;
   #closed = false;
 
-  private constructor(graph: Graph, works: NodeWork[], segments: Segment[], natives: (NativeGraphExec | undefined)[] | undefined, keep: Keep) {
+  private constructor(graph: Graph, works: NodeWork[], segments: Segment[], natives: (NativeGraphExec | undefined)[] | undefined, held: HeldResources) {
     this.graph = graph;
     this.device = graph.device;
     this.#segments = segments;
@@ -62,17 +62,17 @@ export class GraphExec {
     this.#works = Object.freeze(works.slice());
     this.#applied = works.slice();
     this.#current = segments.map(() => this.#works);
-    this.#keep = keep;
+    this.#held = held;
     const modules = new Set<Module>();
     for (const work of works) if (work.kind === 'kernel') modules.add(work.kernel.module);
     this.#modules = [...modules];
-    unclosed.register(this, keep, this);
+    unclosed.register(this, held, this);
   }
 
-  /** @internal Use {@link Graph.instantiate}; `keep` is already counted for it. */
-  static create(graph: Graph, nodes: readonly GraphNode[], segments: Segment[], keep: Keep): GraphExec {
+  /** @internal Use {@link Graph.instantiate}; `held` is already counted for it. */
+  static create(graph: Graph, nodes: readonly GraphNode[], segments: Segment[], held: HeldResources): GraphExec {
     const works = nodes.map((node) => node.work);
-    if (graph.device.kind !== 'cuda') return new GraphExec(graph, works, segments, undefined, keep);
+    if (graph.device.kind !== 'cuda') return new GraphExec(graph, works, segments, undefined, held);
     const natives = segments.map((segment) => {
       if (segment.end === segment.first) return undefined;
       // The executable keeps the native graph: its updates name the graph's nodes.
@@ -86,7 +86,7 @@ export class GraphExec {
         throw error;
       }
     });
-    return new GraphExec(graph, works, segments, natives, keep);
+    return new GraphExec(graph, works, segments, natives, held);
   }
 
   /** True once `close()` was called. */
@@ -218,7 +218,7 @@ export class GraphExec {
     if (this.#queued === 0) this.#destroy();
     for (const holds of this.#updateHolds.values()) for (const letGo of holds) letGo();
     this.#updateHolds.clear();
-    this.#keep.release();
+    this.#held.release();
   }
 
   /** The same as `close()`, for `using`. */

@@ -18,7 +18,7 @@ import { Kernel, type KernelArgs, type Signature } from '../kernels/kernel.js';
 import { LaunchConfig, type LaunchOptions } from '../kernels/launch-config.js';
 import { GraphNode, type NodeWork } from './graph-node.js';
 import { GraphExec } from './graph-exec.js';
-import { Keep, copyWork, eventWork, fillWork, holdWork, hostFunctionWork, kernelWork } from './node-work.js';
+import { HeldResources, copyWork, eventWork, fillWork, holdWork, hostFunctionWork, kernelWork } from './node-work.js';
 
 /** Options for a node added to a {@link Graph}. */
 export interface NodeOptions {
@@ -44,7 +44,7 @@ export interface Segment {
   step: GraphStep | undefined;
 }
 
-const unclosed = new FinalizationRegistry<Keep>((keep) => keep.release());
+const unclosed = new FinalizationRegistry<HeldResources>((held) => held.release());
 
 /**
  * Device work recorded once, to be launched any number of times on any stream of its device
@@ -68,12 +68,12 @@ export class Graph {
   readonly device: Device;
   readonly #nodes: GraphNode[] = [];
   readonly #segments: Segment[] = [{ first: 0, end: 0, step: undefined }];
-  readonly #keep = new Keep();
+  readonly #held = new HeldResources();
   #closed = false;
 
   private constructor(device: Device) {
     this.device = device;
-    unclosed.register(this, this.#keep, this);
+    unclosed.register(this, this.#held, this);
   }
 
   /** @internal Use {@link Device.createGraph} or {@link Stream.capture}. */
@@ -164,7 +164,7 @@ export class Graph {
   addRecord(event: Event, options: NodeOptions = {}): GraphNode {
     const after = this.#checkAdd(options);
     this.#checkEvent(event);
-    return this.add(eventWork('record', event, this.#keep), after);
+    return this.add(eventWork('record', event, this.#held), after);
   }
 
   /**
@@ -175,7 +175,7 @@ export class Graph {
   addWait(event: Event, options: NodeOptions = {}): GraphNode {
     const after = this.#checkAdd(options);
     this.#checkEvent(event);
-    return this.add(eventWork('wait', event, this.#keep), after);
+    return this.add(eventWork('wait', event, this.#held), after);
   }
 
   /** Adds a node that does nothing, to join dependencies. */
@@ -207,11 +207,11 @@ export class Graph {
   instantiate(): GraphExec {
     this.#checkOpen();
     this.device.checkUsable();
-    this.#keep.users++;
+    this.#held.users++;
     try {
-      return GraphExec.create(this, this.#nodes.slice(), this.#segments.map((s) => ({ ...s })), this.#keep);
+      return GraphExec.create(this, this.#nodes.slice(), this.#segments.map((s) => ({ ...s })), this.#held);
     } catch (error) {
-      this.#keep.release();
+      this.#held.release();
       this.device.fail(error);
     }
   }
@@ -224,7 +224,7 @@ export class Graph {
     if (this.#closed) return;
     this.#closed = true;
     unclosed.unregister(this);
-    this.#keep.release();
+    this.#held.release();
   }
 
   /** The same as `close()`, for `using`. */
@@ -237,7 +237,7 @@ export class Graph {
    * executables let go.
    */
   add(work: NodeWork, after: readonly GraphNode[]): GraphNode {
-    holdWork(work, this.#keep.letGo);
+    holdWork(work, this.#held.letGo);
     const node = new GraphNode(this, this.#nodes.length, work, after);
     this.#nodes.push(node);
     this.#segments.at(-1)!.end = this.#nodes.length;
@@ -253,7 +253,7 @@ export class Graph {
 
   /** @internal The event work for `event`, holding its native event for this graph. */
   eventWork(kind: 'record' | 'wait', event: RecordedEvent): NodeWork {
-    return eventWork(kind, event, this.#keep);
+    return eventWork(kind, event, this.#held);
   }
 
   #checkOpen(): void {

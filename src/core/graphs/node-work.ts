@@ -39,7 +39,7 @@ export type NodeWork =
  * What a graph and its executables keep alive for their nodes (memory, modules, native
  * events): let go when the last of them closes, or is collected unclosed.
  */
-export class Keep {
+export class HeldResources {
   users = 1;
   readonly letGo: (() => void)[] = [];
 
@@ -92,9 +92,9 @@ export function hostFunctionWork(fn: bigint, userData: bigint | Memory): NodeWor
   return { kind: 'hostFunction', fn, userData: userData instanceof Memory ? userData.ptr : userData, memory };
 }
 
-/** An event node's work, holding the event's native event until `keep` lets go. */
-export function eventWork(kind: 'record' | 'wait', event: RecordedEvent, keep: Keep): NodeWork {
+/** An event node's work, holding the event's native event until `held` lets go. */
+export function eventWork(kind: 'record' | 'wait', event: RecordedEvent, held: HeldResources): NodeWork {
   const [native, letGo] = event.holdNative(kind === 'record');
-  keep.letGo.push(letGo);
+  held.letGo.push(letGo);
   return { kind, event: native, memory: [] };
 }

@@ -7,8 +7,8 @@ import { PipelineError, Work, type AnyWork } from './work.js';
 
 /**
  * Subscribes `subscriber` to `source`, calling `next` for each value. An operator that emits
- * later (after device work) counts what it still owes with `later()`, and the subscriber
- * completes only when the source has and nothing is owed. What `next` enqueues that fails later
+ * after device work calls `owe()` for each emission it owes, and the function that returns once
+ * it has made it; the subscriber completes only when the source has and nothing is owed. What `next` enqueues that fails later
  * (a CPU kernel that throws, a step that times out, a queued command the driver refuses) reaches
  * the subscriber as a PipelineError of this operator and value, not the stream's `error` event.
  * Once the pipeline has ended (an error, completion or unsubscribing), such failures of its
@@ -21,15 +21,15 @@ export function operate<W extends AnyWork, O>(
   name: string,
   source: Observable<W>,
   subscriber: Subscriber<O>,
-  next: (work: W, later: () => () => void) => void,
+  next: (work: W, owe: () => () => void) => void,
 ) {
-  let owed = 0;
+  let owing = 0;
   let sourceDone = false;
-  const later = () => {
-    owed++;
+  const owe = () => {
+    owing++;
     return () => {
-      owed--;
-      if (sourceDone && owed === 0) subscriber.complete();
+      owing--;
+      if (sourceDone && owing === 0) subscriber.complete();
     };
   };
   return source.subscribe({
@@ -45,7 +45,7 @@ export function operate<W extends AnyWork, O>(
         return true;
       };
       try {
-        routingFailures(fail, () => next(work, later));
+        routingFailures(fail, () => next(work, owe));
       } catch (error) {
         fail(error);
       }
@@ -53,7 +53,7 @@ export function operate<W extends AnyWork, O>(
     error: (error) => subscriber.error(error),
     complete: () => {
       sourceDone = true;
-      if (owed === 0) subscriber.complete();
+      if (owing === 0) subscriber.complete();
     },
   });
 }
@@ -77,11 +77,11 @@ export function emitWhenDone<O extends AnyWork>(
   name: string,
   work: AnyWork,
   subscriber: Subscriber<O>,
-  later: () => () => void,
+  owe: () => () => void,
   prepare?: () => void,
   prepareLater?: (ready: () => void) => void,
 ): void {
-  const settle = later();
+  const settle = owe();
   const emit = () => {
     const mark = work.stream.lane.given;
     if (!subscriber.closed) subscriber.next(attached(work));

@@ -38,9 +38,9 @@ export interface LanePoolOptions {
    * Microseconds for which a native thread watches each value's completion on a GPU (an event the
    * lane records, which the thread queries) before the ordinary completion point takes over, as
    * `stream.synchronized({ spin })` does for one wait. With 0 every value's completion comes
-   * through the driver's host callback, which costs a copy-bound pipeline 1 to 2 percent of its
-   * throughput (README, "Getting frames in and out fast"); watching takes that back, and costs one CPU
-   * core, busy while values are in flight. On the host device it changes nothing.
+   * through the driver's host callback, which costs a copy-bound pipeline some of its throughput
+   * (README, "Getting frames in and out fast", gives the figures); watching takes that back, and
+   * costs one CPU core, busy while values are in flight. On the host device it changes nothing.
    * @default 0
    */
   readonly spin?: number;
