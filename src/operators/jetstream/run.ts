@@ -1,0 +1,285 @@
+// One subscription of fromJetStream: the consumer checked, messages pulled into frames, each put
+// through its own pipeline on the pool's lanes, settled, and the stop that ends it all.
+import type { Consumer, ConsumerInfo, JsMsg } from '@nats-io/jetstream';
+import { isObservable, of, type Subscriber, type Subscription } from 'rxjs';
+import { lanesFrom, PipelineError, type LanePool, type Work } from '../index.js';
+import { JetStreamError, reasonOf } from './errors.js';
+import { Frames } from './frames.js';
+import { JetStreamMessage } from './message.js';
+import { Puller } from './puller.js';
+import { Settler, type Held, type JetStreamOutcome } from './settle.js';
+import type { CheckedOptions } from './options.js';
+
+/** A message's value on its way through the pipeline, with what it holds. */
+interface InFlight {
+  readonly held: Held;
+  readonly frame: JetStreamMessage['frame'];
+}
+
+/** The consumer's settings a worker goes by, or the JetStreamError that says why it cannot. */
+export function workerSettings(info: ConsumerInfo, maxDeliver: number | undefined): { ackWait: number; maxDeliver: number } | JetStreamError {
+  const { config, stream_name: stream, name } = info;
+  if (config.deliver_subject)
+    return new JetStreamError('not-a-pull-consumer', `Consumer \`${name}\` of stream \`${stream}\` is a push consumer: a worker needs a durable pull consumer (no deliver_subject)`);
+  if (config.ack_policy !== 'explicit')
+    return new JetStreamError('ack-policy', `Consumer \`${name}\` of stream \`${stream}\` has ack_policy \`${config.ack_policy}\`: a worker needs \`explicit\` acks`);
+  const serverMax = config.max_deliver !== undefined && config.max_deliver > 0 ? config.max_deliver : Infinity;
+  return { ackWait: (config.ack_wait ?? 30e9) / 1e6, maxDeliver: Math.min(maxDeliver ?? (serverMax === Infinity ? 5 : serverMax), serverMax) };
+}
+
+/** The JetStreamError for a failed request of the consumer, or undefined when it may be tried again. */
+export function requestFailure(error: unknown, consumer: string): JetStreamError | undefined {
+  const reason = reasonOf(error);
+  const text = error instanceof Error ? error.message : String(error);
+  if (reason === 'stream-not-found') return new JetStreamError(reason, `The stream of consumer \`${consumer}\` does not exist (${text}): create it, or give the worker another`, error);
+  if (reason === 'consumer-not-found') return new JetStreamError(reason, `Consumer \`${consumer}\` does not exist (${text}): create it as a durable pull consumer with explicit acks`, error);
+  if (reason === 'connection-closed') return new JetStreamError(reason, `The connection to the NATS server closed (${text}): the messages held are redelivered after ack_wait`, error);
+  return undefined;
+}
+
+export class WorkerRun {
+  readonly #consumer: Consumer;
+  readonly #pool: LanePool;
+  readonly #options: CheckedOptions;
+  readonly #subscriber: Subscriber<JetStreamOutcome>;
+  readonly #buffer: Held[] = [];
+  readonly #values = new Map<JetStreamMessage, InFlight>();
+  readonly #cleanups: (() => void)[] = [];
+  #puller: Puller | undefined;
+  #settler: Settler | undefined;
+  #frames: Frames | undefined;
+  #subscription: Subscription | undefined;
+  #waiter: (() => void) | undefined;
+  #index = 0;
+  #lastArrival = performance.now();
+  #stopping = false;
+  #sourceDone = false;
+  #finished = false;
+  #fatal: unknown;
+
+  constructor(consumer: Consumer, pool: LanePool, options: CheckedOptions, subscriber: Subscriber<JetStreamOutcome>) {
+    this.#consumer = consumer;
+    this.#pool = pool;
+    this.#options = options;
+    this.#subscriber = subscriber;
+  }
+
+  start(): void {
+    this.#consumer.info().then(
+      (info) => this.#begin(info),
+      (error) => this.#stop(requestFailure(error, this.#consumerName()) ?? error),
+    );
+  }
+
+  /** Stops pulling; what is in flight finishes and is settled (see fromJetStream). */
+  stop(): void {
+    this.#stop();
+  }
+
+  #consumerName(): string {
+    return (this.#consumer as { name?: string }).name ?? 'the consumer';
+  }
+
+  #begin(info: ConsumerInfo): void {
+    const settings = workerSettings(info, this.#options.maxDeliver);
+    if (settings instanceof JetStreamError) return this.#stop(settings);
+    if (this.#stopping) return this.#stop();
+    const options = this.#options;
+    const counts = options.counts;
+    const emit = (outcome: JetStreamOutcome) => {
+      if (!this.#subscriber.closed) this.#subscriber.next(outcome);
+    };
+    const progressEvery = options.progressEvery ?? settings.ackWait / 3;
+    this.#settler = new Settler({ nakDelay: options.nakDelay, maxDeliver: settings.maxDeliver, deadLetter: options.deadLetter, progressEvery }, counts, emit);
+    this.#frames = new Frames(this.#pool.device, options.frameBytes);
+    this.#puller = new Puller(this.#consumer, this.#pool.bound, options.expires, {
+      message: (message) => this.#arrived(message),
+      failed: (error) => {
+        const failure = requestFailure(error, info.name);
+        if (failure) this.#stop(failure);
+        return failure === undefined;
+      },
+      waiting: () => this.#waiter !== undefined,
+    });
+    this.#listen();
+    const next = () => this.#next();
+    const values = lanesFrom({ [Symbol.asyncIterator]: () => ({ next }) }, this.#pool);
+    this.#subscription = values.subscribe({
+      next: (work) => this.#run(work),
+      error: (error) => {
+        this.#sourceDone = true;
+        this.#stop(error);
+      },
+      complete: () => {
+        this.#sourceDone = true;
+        this.#finishIfDone();
+      },
+    });
+  }
+
+  /** Signals, the abort signal and the idle watch, each undone at the end. */
+  #listen(): void {
+    const { signal, stopOn, idle } = this.#options;
+    const stop = () => this.#stop();
+    for (const name of stopOn) {
+      process.once(name, stop);
+      this.#cleanups.push(() => process.removeListener(name, stop));
+    }
+    if (signal) {
+      if (signal.aborted) return this.#stop();
+      signal.addEventListener('abort', stop, { once: true });
+      this.#cleanups.push(() => signal.removeEventListener('abort', stop));
+    }
+    if (idle !== undefined) {
+      const timer = setInterval(() => {
+        if (this.#settler!.held === 0 && performance.now() - this.#lastArrival >= idle) this.#stop();
+      }, Math.min(250, Math.max(10, idle / 4)));
+      this.#cleanups.push(() => clearInterval(timer));
+    }
+  }
+
+  #arrived(message: JsMsg): void {
+    const held = this.#settler!.hold(message);
+    this.#lastArrival = performance.now();
+    if (this.#stopping) return this.#giveBack(held);
+    this.#buffer.push(held);
+    this.#wake();
+  }
+
+  #wake(): void {
+    const waiter = this.#waiter;
+    this.#waiter = undefined;
+    waiter?.();
+  }
+
+  /** The next value for lanesFrom, which asks only with a place free for it. */
+  async #next(): Promise<IteratorResult<JetStreamMessage>> {
+    for (;;) {
+      const held = this.#buffer.shift();
+      if (held) {
+        const value = this.#decode(held);
+        if (value) return { value, done: false };
+        continue;
+      }
+      if (this.#stopping) return { value: undefined, done: true };
+      await new Promise<void>((resolve) => {
+        this.#waiter = resolve;
+        this.#puller!.pull();
+      });
+    }
+  }
+
+  /** The message's value, its payload decoded into a frame; undefined when that failed. */
+  #decode(held: Held): JetStreamMessage | undefined {
+    const { message } = held;
+    const payload = message.data;
+    const frames = this.#frames!;
+    const decode = this.#options.decode;
+    if (!decode && payload.length > frames.bytes) {
+      const { stream, streamSequence } = message.info;
+      this.#giveBack(held);
+      this.#stop(new JetStreamError(
+        'payload-too-large',
+        `Message ${stream} #${streamSequence} has ${payload.length} bytes, more than the worker's frames of ${frames.bytes} (\`frameBytes\`): give the worker larger frames (and the server a larger max_payload); the message was given back, not acked`,
+      ));
+      return undefined;
+    }
+    const frame = frames.take();
+    let length = payload.length;
+    try {
+      if (decode) {
+        const written = decode(payload, frame.data);
+        if (written !== undefined) {
+          if (!Number.isInteger(written) || written < 0 || written > frame.length)
+            throw new RangeError(`Expected \`decode\` to return the bytes it wrote, 0..${frame.length}, got ${String(written)}`);
+          length = written;
+        }
+      } else frame.data.set(payload);
+    } catch (error) {
+      frames.give(frame);
+      this.#fail(held, new PipelineError('decode', this.#index, error));
+      return undefined;
+    }
+    const counts = this.#options.counts;
+    const value = new JetStreamMessage(message, frame, length, (duplicate) => duplicate && counts.duplicate());
+    this.#values.set(value, { held, frame });
+    this.#index++;
+    return value;
+  }
+
+  /** Puts one value through `process`, in a subscription of its own. */
+  #run(work: Work<JetStreamMessage>): void {
+    const entry = this.#values.get(work.value)!;
+    this.#values.delete(work.value);
+    const failed = (error: unknown) => {
+      this.#frames!.giveAfter(entry.frame, work.stream);
+      this.#fail(entry.held, error);
+    };
+    try {
+      const out = this.#options.process(of(work));
+      if (!isObservable(out)) throw new TypeError(`Expected \`process\` to return an Observable, got ${typeof out}`);
+      out.subscribe({
+        error: failed,
+        complete: () => {
+          this.#frames!.giveAfter(entry.frame, work.stream);
+          this.#settler!.ack(entry.held);
+          this.#settled();
+        },
+      });
+    } catch (error) {
+      failed(new PipelineError('process', work.index, error));
+    }
+  }
+
+  /** A failure of a message: a PipelineError fails it alone; anything else stops the worker. */
+  #fail(held: Held, error: unknown): void {
+    const broken = this.#pool.devices.every((device) => device.poisoned);
+    if (!(error instanceof PipelineError) || broken) {
+      this.#giveBack(held);
+      return this.#stop(error);
+    }
+    this.#settler!.fail(held, error).then(
+      () => this.#settled(),
+      (failure: unknown) => {
+        this.#settled();
+        this.#stop(failure);
+      },
+    );
+  }
+
+  #giveBack(held: Held): void {
+    this.#settler!.giveBack(held);
+    this.#settled();
+  }
+
+  #settled(): void {
+    this.#puller!.settled();
+    this.#finishIfDone();
+  }
+
+  #stop(fatal?: unknown): void {
+    if (fatal !== undefined && this.#fatal === undefined) this.#fatal = fatal;
+    if (this.#stopping) return this.#finishIfDone();
+    this.#stopping = true;
+    for (const cleanup of this.#cleanups.splice(0)) cleanup();
+    this.#puller?.stop();
+    for (const held of this.#buffer.splice(0)) this.#giveBack(held);
+    this.#wake();
+    if (!this.#subscription) this.#sourceDone = true; // never started
+    this.#finishIfDone();
+  }
+
+  #finishIfDone(): void {
+    if (!this.#stopping || !this.#sourceDone || this.#finished || (this.#settler?.held ?? 0) > 0) return;
+    this.#finished = true;
+    this.#settler?.close();
+    this.#frames?.close();
+    this.#subscription?.unsubscribe();
+    const drained = this.#options.drain?.drain().catch(() => {}) ?? Promise.resolve();
+    void drained.then(() => {
+      if (this.#subscriber.closed) return;
+      if (this.#fatal !== undefined) this.#subscriber.error(this.#fatal);
+      else this.#subscriber.complete();
+    });
+  }
+}
