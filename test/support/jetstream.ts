@@ -122,6 +122,8 @@ export function verify(results: Result[], count: number, bytes: number): string[
 export interface WorkerReport {
   pulled?: number[];
   acked?: number[];
+  /** Messages acked on a later delivery, with when (ms since the epoch). */
+  again?: [number, number][];
   counts?: Record<string, number>;
   done?: 'complete' | 'error';
   error?: string;
@@ -134,6 +136,8 @@ export interface WorkerProcess {
   readonly child: ChildProcess;
   readonly pulled: Set<number>;
   readonly acked: Set<number>;
+  /** When each message acked on a later delivery was acked. */
+  readonly again: Map<number, number>;
   readonly reports: WorkerReport[];
   /** The last report with counters. */
   last?: WorkerReport;
@@ -155,6 +159,7 @@ export function startWorker(settings: Record<string, unknown>): WorkerProcess {
     child,
     pulled: new Set(),
     acked: new Set(),
+    again: new Map(),
     reports: [],
     stderr,
     started: new Promise((resolve) => (started = resolve)),
@@ -165,6 +170,7 @@ export function startWorker(settings: Record<string, unknown>): WorkerProcess {
     if (report.started) started();
     for (const s of report.pulled ?? []) worker.pulled.add(s);
     for (const s of report.acked ?? []) worker.acked.add(s);
+    for (const [s, at] of report.again ?? []) worker.again.set(s, at);
     if (report.counts) worker.last = report;
   });
   return worker;

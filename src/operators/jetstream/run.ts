@@ -1,7 +1,7 @@
 // One subscription of fromJetStream: the consumer checked, messages pulled into frames, each put
 // through its own pipeline on the pool's lanes, settled, and the stop that ends it all.
 import type { Consumer, ConsumerInfo, JsMsg } from '@nats-io/jetstream';
-import { isObservable, of, type Subscriber, type Subscription } from 'rxjs';
+import { Observable, isObservable, type Subscriber, type Subscription } from 'rxjs';
 import { lanesFrom, PipelineError, type LanePool, type Work } from '../index.js';
 import { JetStreamError, reasonOf } from './errors.js';
 import { Frames } from './frames.js';
@@ -207,7 +207,11 @@ export class WorkerRun {
     return value;
   }
 
-  /** Puts one value through `process`, in a subscription of its own. */
+  /**
+   * Puts one value through `process`, in a subscription of its own, whose source completes once
+   * the value's device work so far is done (as lanesFrom's does): failures that the stream
+   * reports later (a CPU kernel, a host step) still reach the operators that enqueued them.
+   */
   #run(work: Work<JetStreamMessage>): void {
     const entry = this.#values.get(work.value)!;
     this.#values.delete(work.value);
@@ -215,13 +219,21 @@ export class WorkerRun {
       this.#frames!.giveAfter(entry.frame, work.stream);
       this.#fail(entry.held, error);
     };
+    const source = new Observable<Work<JetStreamMessage>>((subscriber) => {
+      subscriber.next(work);
+      try {
+        work.stream.onDone(() => subscriber.complete());
+      } catch {
+        subscriber.complete(); // a broken device: the value's failure says so
+      }
+    });
     try {
-      const out = this.#options.process(of(work));
+      const out = this.#options.process(source);
       if (!isObservable(out)) throw new TypeError(`Expected \`process\` to return an Observable, got ${typeof out}`);
       out.subscribe({
         error: failed,
         complete: () => {
-          this.#frames!.giveAfter(entry.frame, work.stream);
+          this.#frames!.give(entry.frame);
           this.#settler!.ack(entry.held);
           this.#settled();
         },
