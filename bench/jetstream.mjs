@@ -100,18 +100,41 @@ async function publish() {
   return FRAMES / ((performance.now() - start) / 1000);
 }
 
-/** (a) consume → publish a result with a message ID → ack after its publish ack, IN_FLIGHT at a time. */
-async function relay(consumer) {
+/**
+ * (a) consume → publish a result with a message ID → ack after its publish ack, with at most
+ * IN_FLIGHT messages unsettled, asking for more in batches of at least half of that (as the worker does).
+ */
+function relay(consumer) {
   const start = performance.now();
   let done = 0;
-  while (done < FRAMES) {
-    const messages = await consumer.fetch({ max_messages: IN_FLIGHT, expires: 2000 });
-    const settled = [];
-    for await (const m of messages) settled.push(js.publish('out.relay', m.data, { msgID: `IN:${m.seq}` }).then(() => m.ack()));
-    await Promise.all(settled);
-    done += settled.length;
-  }
-  return FRAMES / ((performance.now() - start) / 1000);
+  let held = 0;
+  let requested = 0;
+  return new Promise((resolve, reject) => {
+    const pull = () => {
+      const left = FRAMES - done - held - requested;
+      const ask = Math.min(IN_FLIGHT - held - requested, left);
+      if (ask <= 0 || ask < Math.min(IN_FLIGHT / 2, left)) return;
+      requested += ask;
+      let got = 0;
+      consumer.fetch({ max_messages: ask, expires: 2000 }).then(async (messages) => {
+        for await (const m of messages) {
+          got++;
+          requested--;
+          held++;
+          js.publish('out.relay', m.data, { msgID: `IN:${m.seq}` }).then(() => {
+            m.ack();
+            held--;
+            if (++done === FRAMES) resolve(FRAMES / ((performance.now() - start) / 1000));
+            else pull();
+          }, reject);
+        }
+      }).then(() => {
+        requested -= ask - got;
+        pull();
+      }, reject);
+    };
+    pull();
+  });
 }
 
 const device = Device.default();
