@@ -79,13 +79,25 @@ export interface Result {
   readonly stored: number;
 }
 
+/** `request()`, tried again (5 times in all) while it fails: a cluster that lost a node answers late for a while. */
+async function retrying<T>(request: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await request();
+    } catch (error) {
+      if (tries >= 5) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500 * tries));
+    }
+  }
+}
+
 /** Every message of `stream` now (read with an ordered consumer). */
 export async function readAll(js: JetStreamClient, stream: string): Promise<Result[]> {
   const jsm = await js.jetstreamManager();
-  const { state } = await jsm.streams.info(stream);
+  const { state } = await retrying(() => jsm.streams.info(stream));
   const results: Result[] = [];
   if (state.messages === 0) return results;
-  const consumer = await js.consumers.get(stream);
+  const consumer = await retrying(() => js.consumers.get(stream));
   const messages = await consumer.consume({ max_messages: 256 });
   for await (const m of messages) {
     const source = m.headers?.get('Nats-Msg-Id') ?? '';
@@ -178,7 +190,7 @@ export function startWorker(settings: Record<string, unknown>): WorkerProcess {
 
 /** The consumer's state on the server. */
 export async function consumerState(jsm: JetStreamManager) {
-  const info = await jsm.consumers.info(INPUT, DURABLE);
+  const info = await retrying(() => jsm.consumers.info(INPUT, DURABLE));
   return { ackPending: info.num_ack_pending, pending: info.num_pending, redelivered: info.num_redelivered, waiting: info.num_waiting, ackFloor: info.ack_floor.stream_seq };
 }
 

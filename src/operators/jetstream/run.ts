@@ -102,12 +102,19 @@ export class WorkerRun {
       waiting: () => this.#waiter !== undefined,
     });
     this.#listen();
+    if (this.#stopping) return this.#stop(); // its signal was aborted already
     const next = () => this.#next();
     const values = lanesFrom({ [Symbol.asyncIterator]: () => ({ next }) }, this.#pool);
     this.#subscription = values.subscribe({
       next: (work) => this.#run(work),
       error: (error) => {
         this.#sourceDone = true;
+        // Values lanesFrom took and will not start (its pipeline has ended) go back.
+        for (const entry of this.#values.values()) {
+          this.#frames!.give(entry.frame);
+          this.#giveBack(entry.held);
+        }
+        this.#values.clear();
         this.#stop(error);
       },
       complete: () => {

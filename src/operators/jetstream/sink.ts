@@ -22,6 +22,14 @@ export interface ToJetStreamOptions<W> {
   readonly msgID?: (work: W) => string;
   /** Milliseconds to wait for the server's acknowledgement of each publish (the client's default where left out). */
   readonly timeout?: number;
+  /**
+   * Tries of each publish when the server does not answer in time or has no responder (a cluster
+   * between leaders), with the client's backoff between them; safe, as the message ID makes a
+   * second store of the same result a duplicate. Past them the value fails (and is nak'ed): more
+   * tries spare deliveries, fewer free the lanes sooner (each try may wait out `timeout`).
+   * @default 1
+   */
+  readonly retries?: number;
 }
 
 /** `data` as bytes, sharing its memory. */
@@ -53,7 +61,7 @@ function bytesOf(data: ResultData): Uint8Array {
  * @param jetstream the JetStream client to publish with.
  * @param subject the subject, or a function that gives each value's.
  * @param select the value's result, on the host.
- * @param options headers, the message ID and the publish timeout.
+ * @param options headers, the message ID, the publish timeout and its tries.
  * @returns an operator that re-emits each {@link Work} once its result was accepted.
  * @throws TypeError or RangeError for bad arguments (at once); PipelineError (to the subscriber)
  * when `select` or `subject` throws, or the publish fails (no stream takes the subject, a
@@ -74,6 +82,7 @@ export function toJetStream<T, B, R>(
   if (headers !== undefined && typeof headers !== 'function') typeError('headers', 'a function', headers);
   if (msgID !== undefined && typeof msgID !== 'function') typeError('msgID', 'a function', msgID);
   if (timeout !== undefined) checkNumber('timeout', timeout, 0, 1);
+  const retries = checkNumber('retries', options.retries, 1, 1);
   const name = `toJetStream(${typeof subject === 'string' ? subject : 'subject(work)'})`;
   return (source) =>
     new Observable((subscriber) => {
@@ -91,7 +100,7 @@ export function toJetStream<T, B, R>(
             if (typeof id !== 'string' || id.length === 0) typeError('msgID', 'given for values that are not JetStream messages', id);
             const to = typeof subject === 'string' ? subject : checkSubject('subject(work)', subject(work));
             const extra = headers?.(work);
-            published = jetstream.publish(to, bytesOf(select(work)), { msgID: id, ...(extra ? { headers: extra } : {}), ...(timeout ? { timeout } : {}) });
+            published = jetstream.publish(to, bytesOf(select(work)), { msgID: id, retries, ...(extra ? { headers: extra } : {}), ...(timeout ? { timeout } : {}) });
           } catch (error) {
             return subscriber.error(new PipelineError(name, work.index, error));
           }
