@@ -1,0 +1,41 @@
+// Argument checks of rxcuda/jetstream, in rxcuda's wording: ``Expected `name` to be …, got …``.
+
+/** A short rendering of a value an argument was given. */
+export function shown(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'bigint') return `${value}n`;
+  if (value === null || typeof value !== 'object') return String(value);
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  const name = (value as object).constructor?.name;
+  return name && name !== 'Object' ? `a ${name}` : 'an object';
+}
+
+export function typeError(name: string, expected: string, got: unknown): never {
+  throw new TypeError(`Expected \`${name}\` to be ${expected}, got ${shown(got)}`);
+}
+
+export function rangeError(name: string, expected: string, got: unknown): never {
+  throw new RangeError(`Expected \`${name}\` to be ${expected}, got ${shown(got)}`);
+}
+
+/** Throws unless `value` is undefined or a plain options object. */
+export function checkOptions(name: string, value: unknown): void {
+  if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) typeError(name, 'an options object', value);
+}
+
+/** `value`, a number in `min..max` (integer when `integer`), or `fallback` when undefined. */
+export function checkNumber(name: string, value: unknown, fallback: number, min: number, max = Infinity, integer = true): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || Number.isNaN(value)) typeError(name, 'a number', value);
+  if ((integer && !Number.isInteger(value)) || value < min || value > max)
+    rangeError(name, `${integer ? 'an integer' : 'a number'} in ${min}..${max === Infinity ? '' : max}`, value);
+  return value;
+}
+
+/** Throws unless `value` is a non-empty string without spaces (a NATS subject or name). */
+export function checkSubject(name: string, value: unknown): string {
+  if (typeof value !== 'string') typeError(name, 'a subject (a string)', value);
+  if (value.length === 0 || /\s/.test(value)) rangeError(name, 'a non-empty subject without spaces', value);
+  return value;
+}

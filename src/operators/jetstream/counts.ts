@@ -1,0 +1,86 @@
+// Per-worker counters of a JetStream worker, for progress bars and for checking a run.
+
+/** The counters, as numbers (see {@link JetStreamCounts}). */
+export interface JetStreamCountsSnapshot {
+  readonly pulled: number;
+  readonly inFlight: number;
+  readonly acked: number;
+  readonly naked: number;
+  readonly redelivered: number;
+  readonly deadLettered: number;
+  readonly duplicates: number;
+}
+
+/**
+ * What one worker has done, counted as it goes: give one to `fromJetStream` (`options.counts`)
+ * and read it while the worker runs, or after. Several runs given the same counters add up.
+ *
+ * @example
+ * const counts = new JetStreamCounts();
+ * fromJetStream(consumer, pool, { counts, ... }).subscribe();
+ * setInterval(() => console.log(counts.toJSON()), 1000);
+ */
+export class JetStreamCounts implements JetStreamCountsSnapshot {
+  #pulled = 0;
+  #inFlight = 0;
+  #acked = 0;
+  #naked = 0;
+  #redelivered = 0;
+  #deadLettered = 0;
+  #duplicates = 0;
+
+  /** Messages the worker got from the server (every delivery counts). */
+  get pulled(): number {
+    return this.#pulled;
+  }
+  /** Messages pulled and not settled yet (not acked, nak'ed or terminated): the server's `num_ack_pending` for this worker. */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+  /** Messages acked: their work done and their result accepted by the sink. */
+  get acked(): number {
+    return this.#acked;
+  }
+  /** Messages nak'ed, to be delivered again (a failed value, or one pulled while stopping). */
+  get naked(): number {
+    return this.#naked;
+  }
+  /** Messages pulled that had been delivered before (to this worker or another). */
+  get redelivered(): number {
+    return this.#redelivered;
+  }
+  /** Messages terminated after their last delivery failed, and published to the dead-letter subject. */
+  get deadLettered(): number {
+    return this.#deadLettered;
+  }
+  /** Results the server dropped as duplicates (a redelivered input's second result). */
+  get duplicates(): number {
+    return this.#duplicates;
+  }
+
+  /** The counters now, as a plain object. */
+  toJSON(): JetStreamCountsSnapshot {
+    const { pulled, inFlight, acked, naked, redelivered, deadLettered, duplicates } = this;
+    return { pulled, inFlight, acked, naked, redelivered, deadLettered, duplicates };
+  }
+
+  /** @internal A message arrived (`again`: delivered before). */
+  pull(again: boolean): void {
+    this.#pulled++;
+    this.#inFlight++;
+    if (again) this.#redelivered++;
+  }
+
+  /** @internal A message was settled. */
+  settle(how: 'acked' | 'naked' | 'deadLettered'): void {
+    this.#inFlight--;
+    if (how === 'acked') this.#acked++;
+    else if (how === 'naked') this.#naked++;
+    else this.#deadLettered++;
+  }
+
+  /** @internal The server dropped a result as a duplicate. */
+  duplicate(): void {
+    this.#duplicates++;
+  }
+}

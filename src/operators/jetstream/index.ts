@@ -1,0 +1,15 @@
+// rxcuda/jetstream: GPU pipelines that consume and produce NATS JetStream (a source on a durable
+// pull consumer, a sink with message IDs, counters, a connect helper). It imports the reactive
+// layer through ../index.js and the object model through ../../core/index.js, nothing else of
+// rxcuda; the NATS client, an optional peer dependency, is loaded by peer.ts alone.
+import './peer.js';
+
+export { fromJetStream } from './source.js';
+export { DEFAULT_FRAME_BYTES, type FromJetStreamOptions } from './options.js';
+export { toJetStream, type ToJetStreamOptions, type ResultData } from './sink.js';
+export { connectJetStream, type ConnectJetStreamOptions, type JetStreamWorkerConnection } from './connect.js';
+export { JetStreamMessage } from './message.js';
+export { JetStreamCounts, type JetStreamCountsSnapshot } from './counts.js';
+export { JetStreamError, type JetStreamErrorReason } from './errors.js';
+export { DEAD_LETTER_HEADERS, type JetStreamOutcome, type DeadLetterOptions } from './settle.js';
+export { PEER_DEPENDENCIES } from './peer.js';

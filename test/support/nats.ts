@@ -1,0 +1,158 @@
+// Real nats-server processes for the JetStream tests: one node, or a cluster, each node with
+// JetStream on a free loopback port and its own temporary store, stopped when the test ends.
+// A machine without the server fails these tests, saying how to install it: they never skip.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+
+/** The nats-server binary: $NATS_SERVER, else the first on PATH or in the system's sbin folders. */
+export function natsServerBinary(): string {
+  const candidates = process.env.NATS_SERVER
+    ? [process.env.NATS_SERVER]
+    : [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/local/sbin', '/sbin'].map((dir) => join(dir, 'nats-server'));
+  for (const file of candidates) {
+    try {
+      accessSync(file, constants.X_OK);
+      return file;
+    } catch {}
+  }
+  throw new Error(
+    'The JetStream tests need a real nats-server and none was found (on PATH, in /usr/sbin, or at $NATS_SERVER): ' +
+      'install it with `apt-get install -y nats-server` (.ci/run does), or point NATS_SERVER at the binary',
+  );
+}
+
+/** A free TCP port on the loopback address (free when asked: the server binds it at once). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface NatsNode {
+  readonly name: string;
+  readonly url: string;
+  readonly monitor: string;
+  readonly process: ChildProcess;
+  /** Stops the node (SIGTERM, SIGKILL after 5 s) and waits for it to exit. */
+  stop(): Promise<void>;
+  /** Kills the node at once (SIGKILL) and waits for it to exit. */
+  kill(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function json(url: string): Promise<any> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
+  return { status: response.status, body: await response.json().catch(() => undefined) };
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+interface NodePlan {
+  name: string;
+  port: number;
+  monitorPort: number;
+  clusterPort?: number;
+}
+
+function launch(plan: NodePlan, dir: string, options: { maxPayload?: number; routes?: number[] }, log: string[]): NatsNode {
+  const store = join(dir, plan.name);
+  const lines = [
+    `server_name: ${plan.name}`,
+    `listen: 127.0.0.1:${plan.port}`,
+    `http: 127.0.0.1:${plan.monitorPort}`,
+    `jetstream { store_dir: "${store}", max_memory_store: 2G, max_file_store: 8G }`,
+  ];
+  if (options.maxPayload) lines.push(`max_payload: ${options.maxPayload}`);
+  if (plan.clusterPort !== undefined)
+    lines.push(`cluster { name: rxcuda-test, listen: 127.0.0.1:${plan.clusterPort}, routes: [${(options.routes ?? []).map((p) => `nats://127.0.0.1:${p}`).join(', ')}] }`);
+  const config = join(dir, `${plan.name}.conf`);
+  writeFileSync(config, lines.join('\n') + '\n');
+  const child = spawn(natsServerBinary(), ['-c', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+  child.stderr!.setEncoding('utf8').on('data', (text: string) => {
+    log.push(text);
+    if (log.length > 200) log.shift();
+  });
+  const url = `nats://127.0.0.1:${plan.port}`;
+  const monitor = `http://127.0.0.1:${plan.monitorPort}`;
+  return {
+    name: plan.name,
+    url,
+    monitor,
+    process: child,
+    async stop() {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited(child);
+      clearTimeout(timer);
+    },
+    async kill() {
+      child.kill('SIGKILL');
+      await exited(child);
+    },
+  };
+}
+
+/** Waits until `node` answers its health check with JetStream ready (and, in a cluster, a meta leader). */
+async function ready(node: NatsNode, log: string[], clustered: boolean, timeout = 30_000): Promise<void> {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    if (node.process.exitCode !== null) throw new Error(`nats-server ${node.name} exited (${node.process.exitCode}): ${log.join('').slice(-2000)}`);
+    try {
+      const health = await json(`${node.monitor}/healthz`);
+      if (health.status === 200) {
+        if (!clustered) return;
+        const jsz = await json(`${node.monitor}/jsz`);
+        if (jsz.body?.meta_cluster?.leader) return;
+      }
+    } catch {}
+    if (Date.now() > deadline) throw new Error(`nats-server ${node.name} was not ready within ${timeout} ms: ${log.join('').slice(-2000)}`);
+    await sleep(50);
+  }
+}
+
+export interface NatsServers {
+  readonly nodes: readonly NatsNode[];
+  /** Every node's client URL. */
+  readonly servers: string[];
+  readonly dir: string;
+  /** Stops every node still running and removes the stores. */
+  stop(): Promise<void>;
+}
+
+/** Starts `nodes` servers (one: a single node; more: a cluster of them) and waits until they are ready. */
+export async function startNats(options: { nodes?: number; maxPayload?: number } = {}): Promise<NatsServers> {
+  const count = options.nodes ?? 1;
+  const dir = mkdtempSync(join(tmpdir(), 'rxcuda-nats-'));
+  const plans: NodePlan[] = [];
+  for (let i = 0; i < count; i++) {
+    const plan: NodePlan = { name: `n${i + 1}`, port: await freePort(), monitorPort: await freePort() };
+    if (count > 1) plan.clusterPort = await freePort();
+    plans.push(plan);
+  }
+  const log: string[] = [];
+  const routes = plans.map((p) => p.clusterPort!).filter((p) => p !== undefined);
+  const nodes = plans.map((plan) => launch(plan, dir, { ...(options.maxPayload ? { maxPayload: options.maxPayload } : {}), routes }, log));
+  const stop = async () => {
+    await Promise.all(nodes.map((node) => node.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await Promise.all(nodes.map((node) => ready(node, log, count > 1)));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { nodes, servers: nodes.map((n) => n.url), dir, stop };
+}
