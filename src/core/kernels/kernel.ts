@@ -2,7 +2,7 @@
 // each launch writes its arguments into a preallocated block and makes one native call.
 import type { KernelAttributes, KernelLauncher, NativeKernel } from '../native/addon.js';
 import type { Pause } from '../queue/scheduler.js';
-import { toHalfBits, type DType } from '../base/dtype.js';
+import { toBFloat16Bits, toHalfBits, type DType } from '../base/dtype.js';
 import type { TypedPointer } from './pointer.js';
 import { checkCount, checkOptions, isArray, rangeError, typeError, received } from '../base/errors.js';
 import { Memory } from '../memory/memory.js';
@@ -136,7 +136,7 @@ export class Kernel<S extends Signature = Signature> {
       i8: new Int8Array(block), u8: new Uint8Array(block), i16: new Int16Array(block),
       u16: new Uint16Array(block), i32: new Int32Array(block), u32: this.#header,
       f32: new Float32Array(block), f64: new Float64Array(block), i64: new BigInt64Array(block),
-      u64: new BigUint64Array(block), half: toHalfBits, Memory, device,
+      u64: new BigUint64Array(block), half: toHalfBits, bhalf: toBFloat16Bits, Memory, device,
       bad: (i: number, v: unknown) => badArgument(signature, device, i, v),
       wrongCount: (a: unknown) =>
         isArray(a)
