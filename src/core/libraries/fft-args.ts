@@ -112,8 +112,11 @@ export function checkFft(
   const real = points * batch, complex = (kind === 'c2c' ? points : half) * batch * 2;
   if (complex > Number.MAX_SAFE_INTEGER) rangeError('shape', 'sizes whose data can be addressed', o.shape);
   if (inputs.length < (kind === 'r2c' ? real : complex) || outputs.length < (kind === 'c2r' ? real : complex)) {
-    const shape = shapeOf(description);
-    const reals = `${shape} reals`, complexes = `${shape} complex${kind === 'c2c' ? '' : ' halves'}, interleaved`;
+    // "124 reals: 2 × 62", "2112 complex values, interleaved: 64 × 33".
+    const sizes = [...description.subarray(P.n0, P.n0 + description[P.rank]!)];
+    const of = (dims: number[]) => (dims.length > 1 || batch > 1 ? `: ${batch > 1 ? `${batch} × ` : ''}${dims.join(' × ')}` : '');
+    const halves = kind === 'c2c' ? sizes : [...sizes.slice(0, -1), Math.floor(last / 2) + 1];
+    const reals = `${real} reals${of(sizes)}`, complexes = `${complex / 2} complex values, interleaved${of(halves)}`;
     if (kind === 'r2c') atLeast('input', inputs, real, reals);
     else atLeast('input', inputs, complex, complexes);
     if (kind === 'c2r') atLeast('output', outputs, real, reals);
