@@ -5,7 +5,7 @@ import { expect, it } from 'vitest';
 import { Fft, MAX_PLANS } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
 import { streamsPerTest } from '../support/streams.js';
-import { EPSILON, dft, download, fftBound, norm, random, upload } from '../support/libraries.js';
+import { EPSILON, dft, dftAxes, download, fftBound, norm, random, upload } from '../support/libraries.js';
 
 const complexSignal = (n: number, seed: number) => {
   const next = random(seed);
@@ -57,6 +57,24 @@ describeBackends('Fft', (getDevice) => {
         const got = (await download(s, back)).map((v) => v / points);
         expect(maxError(got, x)).toBeLessThanOrEqual(fftBound(points, EPSILON[t], norm(x)));
       });
+
+  for (const shape of [[6, 10], [4, 6, 5]])
+    it(`transforms ${shape.join(' × ')} complex points as the DFT along each axis does, and real ones as its first halves`, async () => {
+      const s = stream();
+      const points = shape.reduce((a, b) => a * b);
+      const last = shape.at(-1)!;
+      const half = Math.floor(last / 2) + 1;
+      const x = complexSignal(points, 21);
+      const [complexOut, realOut] = [s.alloc('f32', 2 * points), s.alloc('f32', 2 * (points / last) * half)];
+      s.device.fft.c2c(s, upload(s, 'f32', x), complexOut, { shape });
+      const real = x.filter((_, i) => i % 2 === 0);
+      s.device.fft.r2c(s, upload(s, 'f32', real), realOut, { shape });
+      const want = dftAxes(x, shape);
+      expect(maxError(await download(s, complexOut), want)).toBeLessThanOrEqual(fftBound(points, EPSILON.f32, norm(want)));
+      const full = dftAxes(real.flatMap((v) => [v, 0]), shape);
+      const halves = Array.from({ length: points / last }, (_, row) => full.slice(2 * row * last, 2 * (row * last + half))).flat();
+      expect(maxError(await download(s, realOut), halves)).toBeLessThanOrEqual(fftBound(points, EPSILON.f32, norm(full)));
+    });
 
   it('gives the first n/2 + 1 values of the DFT for real data', async () => {
     const s = stream();

@@ -155,3 +155,23 @@ export function dft(x: readonly number[], sign: -1 | 1): number[] {
   }
   return out;
 }
+
+/** The DFT of interleaved complex `x` of row-major `shape`, along every axis (f64, forward). */
+export function dftAxes(x: readonly number[], shape: readonly number[]): number[] {
+  let data = x.slice();
+  for (let axis = 0; axis < shape.length; axis++) {
+    const n = shape[axis]!;
+    const inner = shape.slice(axis + 1).reduce((a, b) => a * b, 1);
+    const outer = shape.slice(0, axis).reduce((a, b) => a * b, 1);
+    const out = data.slice();
+    for (let o = 0; o < outer; o++)
+      for (let i = 0; i < inner; i++) {
+        const line: number[] = [];
+        for (let j = 0; j < n; j++) line.push(data[2 * ((o * n + j) * inner + i)]!, data[2 * ((o * n + j) * inner + i) + 1]!);
+        const transformed = dft(line, -1);
+        for (let j = 0; j < n; j++) [out[2 * ((o * n + j) * inner + i)], out[2 * ((o * n + j) * inner + i) + 1]] = [transformed[2 * j]!, transformed[2 * j + 1]!];
+      }
+    data = out;
+  }
+  return data;
+}

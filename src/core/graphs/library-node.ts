@@ -14,7 +14,10 @@ export interface LibraryCall {
    * one call may be set to another of the same shape.
    */
   readonly shape: string;
-  /** Settles once the call's library is ready (a cuFFT plan being made); undefined when it is. */
+  /**
+   * Settles once the call's library is ready (a cuFFT plan being made), rejecting when it could
+   * not be made; undefined when it is ready.
+   */
   readonly pending: Promise<unknown> | undefined;
   /** Whether `other`, of the same shape, differs in what an executable holds (addresses, scalars). */
   differs(other: LibraryCall): boolean;

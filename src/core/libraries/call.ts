@@ -97,6 +97,7 @@ export class RecordedCall implements LibraryCall {
   readonly #block: Float64Array;
   readonly #gate: Gate;
   readonly #graphWorkspace: number | undefined;
+  #ready: Promise<void> | undefined;
 
   constructor(
     library: Library,
@@ -112,8 +113,17 @@ export class RecordedCall implements LibraryCall {
     this.#graphWorkspace = graphWorkspace;
   }
 
+  /** Settles once the library is ready: rejects with what made it fail (a capture then fails). */
   get pending(): Promise<unknown> | undefined {
-    return this.#gate.pending;
+    const pending = this.#gate.pending;
+    if (!pending) return undefined;
+    if (!this.#ready) {
+      this.#ready = pending.then(() => {
+        if (this.#gate.failure) throw this.#gate.failure;
+      });
+      this.#ready.catch(() => {}); // whoever waits for it hears of the failure; nobody else must
+    }
+    return this.#ready;
   }
 
   differs(other: LibraryCall): boolean {
