@@ -84,9 +84,14 @@ int FftObject::enqueue(cu::Stream stream, const double* block, cu::DevicePtr wor
   auto slot = static_cast<size_t>(block[b::kPlan]);
   Plan* plan = slot < plans_.size() ? plans_[slot].get() : nullptr;
   if (!plan || !plan->made) return 1;  // CUFFT_INVALID_PLAN
-  if (int r = t.cufftSetStream(plan->handle, stream); r != cufft::kSuccess) return r;
-  if (bytes > 0)
+  if (stream != plan->stream) {
+    if (int r = t.cufftSetStream(plan->handle, stream); r != cufft::kSuccess) return r;
+    plan->stream = stream;
+  }
+  if (bytes > 0 && workspace != plan->workArea) {
     if (int r = t.cufftSetWorkArea(plan->handle, reinterpret_cast<void*>(workspace)); r != cufft::kSuccess) return r;
+    plan->workArea = workspace;
+  }
   auto* in = reinterpret_cast<void*>(static_cast<uintptr_t>(b::address(block, b::kInLo)));
   auto* out = reinterpret_cast<void*>(static_cast<uintptr_t>(b::address(block, b::kOutLo)));
   int direction = block[b::kDirection] < 0 ? cufft::kForward : cufft::kInverse;
@@ -98,6 +103,14 @@ int FftObject::enqueue(cu::Stream stream, const double* block, cu::DevicePtr wor
     case cufft::kC2R: return t.cufftExecC2R(plan->handle, in, out);
     default: return t.cufftExecZ2D(plan->handle, in, out);
   }
+}
+
+void FftObject::forget() {
+  for (auto& plan : plans_)
+    if (plan) {
+      plan->stream = nullptr;
+      plan->workArea = ~cu::DevicePtr{0};
+    }
 }
 
 Napi::Value FftObject::destroyPlan(const Napi::CallbackInfo& info) {

@@ -20,6 +20,7 @@ class FftObject : public Napi::ObjectWrap<FftObject>, public LibraryCalls {
   ~FftObject() override { close(); }
 
   int enqueue(cu::Stream stream, const double* block, cu::DevicePtr workspace, size_t bytes) override;
+  void forget() override;
 
  private:
   // plan(description: Float64Array) -> [slot, Promise<[status, workBytes]>]
@@ -35,6 +36,9 @@ class FftObject : public Napi::ObjectWrap<FftObject>, public LibraryCalls {
     cufft::Plan handle = 0;
     bool made = false;
     int type = 0;  // cufftType
+    // What the plan was last set to, so that calls on the same stream set nothing again.
+    cu::Stream stream = nullptr;
+    cu::DevicePtr workArea = ~cu::DevicePtr{0};
   };
   std::vector<std::shared_ptr<Plan>> plans_;  // by slot; null for a free slot
 };

@@ -58,9 +58,9 @@ function data(name: string, value: unknown, device: Device, dtype: string | unde
   if (value.closed) typeError(name, 'an open DeviceArray', received('a closed DeviceArray'));
   if (dtype ? value.dtype !== dtype : value.dtype !== 'f32' && value.dtype !== 'f64') typeError(name, what, received(`a DeviceArray of ${value.dtype}`));
   if (value.device !== device) rangeError(name, `memory of ${device}`, received(`memory of ${value.device}`));
-  // cuFFT reads complex elements whole: aligned to their size.
-  const align = BigInt(complex ? 2 * (value.dtype === 'f64' ? 8 : 4) : 1);
-  if (value.ptr % align !== 0n) rangeError(name, `aligned to ${align} bytes (a complex ${value.dtype})`, received(`memory ${value.ptr % align} bytes past`));
+  // cuFFT reads complex elements whole: aligned to their size (which divides 2^32: the low word says).
+  const align = complex ? 2 * (value.dtype === 'f64' ? 8 : 4) : 1;
+  if (value.lo % align !== 0) rangeError(name, `aligned to ${align} bytes (a complex ${value.dtype})`, received(`memory ${value.lo % align} bytes past`));
   return value;
 }
 
@@ -123,8 +123,10 @@ export function checkFft(
     else atLeast('output', outputs, complex, complexes);
   }
   // In place: a complex transform may overwrite its input; other transforms have sides of other sizes.
-  const inPlace = inputs.ptr === outputs.ptr && kind === 'c2c';
-  if (!inPlace && inputs.ptr < outputs.ptr + BigInt(outputs.byteLength) && outputs.ptr < inputs.ptr + BigInt(inputs.byteLength))
+  // Addresses as numbers (exact: below 2^53), without BigInt work.
+  const [from, to] = [inputs.hi * 4294967296 + inputs.lo, outputs.hi * 4294967296 + outputs.lo];
+  const inPlace = from === to && kind === 'c2c';
+  if (!inPlace && from < to + outputs.byteLength && to < from + inputs.byteLength)
     rangeError('output', kind === 'c2c' ? 'memory apart from `input`, or `input` itself' : 'memory apart from `input`', received('memory that overlaps it'));
   stream.checkOpen();
   writeAddress(block, F.inLo, inputs.lo, inputs.hi);

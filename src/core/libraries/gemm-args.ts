@@ -91,10 +91,19 @@ function fits(name: string, array: DeviceArray, what: string, rows: number, cols
     rangeError(name, `at least ${needed} elements (${what}: ${rows} × ${cols}${ld === cols ? '' : `, rows ${ld} apart`}${batch > 1 ? `, ${batch} of them ${stride} apart` : ''})`, received(`a DeviceArray of ${array.length}`));
 }
 
-function apart(name: string, a: DeviceArray, other: string, b: DeviceArray): void {
-  if (a.ptr < b.ptr + BigInt(b.byteLength) && b.ptr < a.ptr + BigInt(a.byteLength))
-    rangeError(name, `memory apart from \`${other}\``, received('memory that overlaps it'));
+/** The first byte's address as a number (exact: addresses are below 2^53), without BigInt work. */
+function start(array: DeviceArray): number {
+  return array.hi * 4294967296 + array.lo;
 }
+
+function apart(name: string, a: DeviceArray, other: string, b: DeviceArray): void {
+  const [x, y] = [start(a), start(b)];
+  if (x < y + b.byteLength && y < x + a.byteLength) rangeError(name, `memory apart from \`${other}\``, received('memory that overlaps it'));
+}
+
+/** What B may be for A of each type (A's), and what C may be. */
+const SAME: Record<GemmDType, readonly string[]> = { f16: ['f16'], bf16: ['bf16'], f32: ['f32'], f64: ['f64'] };
+const OUTPUTS: Record<GemmDType, readonly string[]> = { f16: ['f16', 'f32'], bf16: ['bf16', 'f32'], f32: ['f32'], f64: ['f64'] };
 
 /**
  * @internal Checks a GEMM on `stream` of `device` and writes it into `block` (all but the stream
@@ -105,24 +114,24 @@ export function checkGemm(device: Device, stream: unknown, a: unknown, b: unknow
   if (!isInstance(stream, Stream)) typeError('stream', 'a Stream', stream);
   if (stream.device !== device) rangeError('stream', `a stream of ${device}`, received(`a stream of ${stream.device}`));
   const A = operand('a', a, device, TYPES, '');
-  const B = operand('b', b, device, [A.dtype], ', as `a` is');
-  const half = A.dtype === 'f16' || A.dtype === 'bf16';
-  const C = operand('c', c, device, half ? [A.dtype, 'f32'] : [A.dtype], half ? ' (for `a` of 16-bit floats)' : ', as `a` is');
+  const type = A.dtype as GemmDType;
+  const B = operand('b', b, device, SAME[type], ', as `a` is');
+  const half = type === 'f16' || type === 'bf16';
+  const C = operand('c', c, device, OUTPUTS[type], half ? ' (for `a` of 16-bit floats)' : ', as `a` is');
   if (typeof options !== 'object' || options === null) typeError('options', 'an options object with m, n and k', options);
   checkOptions('options', options);
   const o = options as GemmOptions;
   const m = int('m', o.m, 1), n = int('n', o.n, 1), k = int('k', o.k, 1);
   const transA = flag('transA', o.transA ?? false), transB = flag('transB', o.transB ?? false);
   const alpha = finite('alpha', o.alpha ?? 1), beta = finite('beta', o.beta ?? 0);
-  const [rowsA, colsA] = transA ? [k, m] : [m, k];
-  const [rowsB, colsB] = transB ? [n, k] : [k, n];
+  const rowsA = transA ? k : m, colsA = transA ? m : k;
+  const rowsB = transB ? n : k, colsB = transB ? k : n;
   const lda = int('lda', o.lda ?? colsA, colsA), ldb = int('ldb', o.ldb ?? colsB, colsB), ldc = int('ldc', o.ldc ?? n, n);
   const batch = int('batch', o.batch ?? 1, 1);
-  const span = (rows: number, ld: number, cols: number) => (rows - 1) * ld + cols;
   const strideA = int('strideA', o.strideA ?? rowsA * lda, 0, Number.MAX_SAFE_INTEGER);
   const strideB = int('strideB', o.strideB ?? rowsB * ldb, 0, Number.MAX_SAFE_INTEGER);
   // Batches of C may not overlap: each is written.
-  const strideC = int('strideC', o.strideC ?? m * ldc, batch > 1 ? span(m, ldc, n) : 0, Number.MAX_SAFE_INTEGER);
+  const strideC = int('strideC', o.strideC ?? m * ldc, batch > 1 ? (m - 1) * ldc + n : 0, Number.MAX_SAFE_INTEGER);
   fits('a', A, transA ? 'A is k × m' : 'A is m × k', rowsA, colsA, lda, batch, strideA);
   fits('b', B, transB ? 'B is n × k' : 'B is k × n', rowsB, colsB, ldb, batch, strideB);
   fits('c', C, 'C is m × n', m, n, ldc, batch, strideC);
@@ -148,7 +157,7 @@ export function checkGemm(device: Device, stream: unknown, a: unknown, b: unknow
   block[G.ldc] = ldc;
   block[G.strideC] = strideC;
   block[G.batch] = batch;
-  block[G.abType] = ELEMENT[A.dtype as GemmDType];
+  block[G.abType] = ELEMENT[type];
   block[G.cType] = ELEMENT[C.dtype as GemmDType];
 }
 
