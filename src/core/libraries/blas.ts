@@ -60,7 +60,10 @@ export class Blas {
   }
 
   /**
-   * The Blas of `device`, the same object every time. Nothing is loaded until the first call.
+   * The Blas of `device`, the same object every time (`device.blas` too). Nothing is loaded until
+   * the first call.
+   * @example
+   * const blas = Blas.for(Device.default());
    * @throws TypeError for anything but a Device.
    */
   static for(device: Device): Blas {

@@ -59,7 +59,10 @@ export class Fft {
   }
 
   /**
-   * The Fft of `device`, the same object every time. Nothing is loaded until the first call.
+   * The Fft of `device`, the same object every time (`device.fft` too). Nothing is loaded until
+   * the first call.
+   * @example
+   * const fft = Fft.for(Device.default());
    * @throws TypeError for anything but a Device.
    */
   static for(device: Device): Fft {
@@ -77,6 +80,9 @@ export class Fft {
   /**
    * Lets every cached plan go: each is destroyed once the work and the graphs that use it are
    * done with it. Later calls make plans again.
+   * @example
+   * for (const n of sizes) fft.c2c(stream, x, y, { shape: n }); // a sweep over many sizes
+   * fft.clearPlans(); // their plans are not needed again
    */
   clearPlans(): void {
     this.#plans?.clear();
