@@ -11,11 +11,10 @@ export const baseline = require('../build/Release/rxcuda_bench.node');
 
 /**
  * The rxcuda a benchmark measures: this checkout's, through its package entry point, or with
- * RXCUDA_BENCH_DIST=<folder> another build's (an earlier one, say): a built checkout or package
- * folder, whose package.json names its entry, or the dist folder of one.
+ * RXCUDA_BENCH_DIST=<folder> (or `other`) another build's (an earlier one, say): a built checkout or
+ * package folder, whose package.json names its entry, or the dist folder of one.
  */
-export async function rxcudaUnderTest() {
-  const other = process.env.RXCUDA_BENCH_DIST;
+export async function rxcudaUnderTest(other = process.env.RXCUDA_BENCH_DIST) {
   if (!other) return import('rxcuda');
   const folder = isAbsolute(other) ? other : resolve(import.meta.dirname, other);
   const manifest = join(folder, 'package.json');

@@ -32,7 +32,7 @@ for file in test/gpu/*.test.ts test/behaviour/*.test.ts; do
 done
 for example in dist/examples/*.js; do step "$example" 60 node "$example"; done
 step 'demo' 120 node dist/src/cli/main.js demo --no-progress --trace "$out/demo-trace.json"
-for bench in launch completion pipeline graph; do OUT=$out step "bench/$bench" 180 node "bench/$bench.mjs"; done
+for bench in launch completion pipeline graph libraries; do OUT=$out step "bench/$bench" 180 node "bench/$bench.mjs"; done
 # Every GPU of the machine against one (on one GPU, one against one: the paths still run).
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 OUT=$out step "bench/pipeline --devices $((gpus > 0 ? gpus : 1))" 300 node bench/pipeline.mjs --devices $((gpus > 0 ? gpus : 1))

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../../native/src/driver/baseline-driver.hpp"
+#include "libraries.hpp"
 #include "uv.hpp"
 
 namespace {
@@ -880,6 +881,7 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
   napi_value fn = nullptr;
   napi_create_function(env, "noop", NAPI_AUTO_LENGTH, noop, nullptr, &fn);
   exports["noop"] = Napi::Value(env, fn);
+  bench::defineLibraryBaselines(env, exports);
   return exports;
 }
 

@@ -4,11 +4,15 @@
 
 #include <mutex>
 
+#include "cuda/blas.hpp"
 #include "cuda/device.hpp"
 #include "cuda/event.hpp"
 #include "cuda/graph-exec.hpp"
 #include "cuda/graph.hpp"
+#include "cuda/fft.hpp"
 #include "cuda/kernel.hpp"
+#include "cuda/library-graph.hpp"
+#include "cuda/library-info.hpp"
 #include "cuda/memory.hpp"
 #include "cuda/module.hpp"
 #include "cuda/program.hpp"
@@ -16,6 +20,7 @@
 #include "driver/nvrtc.hpp"
 #include "host/device.hpp"
 #include "host/event.hpp"
+#include "host/libraries.hpp"
 #include "host/stream.hpp"
 
 namespace rxcuda {
@@ -170,6 +175,12 @@ Napi::Object initModule(Napi::Env env, Napi::Object exports) {
   host::HostStream::define(env, exports);
   host::HostEvent::define(env, exports);
   host::defineHostMemory(env, exports);
+  BlasObject::define(env, exports);
+  FftObject::define(env, exports);
+  defineLibraryGraph(env, exports);
+  defineLibraryInfo(env, exports);
+  host::HostBlas::define(env, exports);
+  host::HostFft::define(env, exports);
   return exports;
 }
 

@@ -1,5 +1,6 @@
-// `rxcuda info`: the driver, NVRTC and every CUDA device, or precisely why there are none.
-import { Device } from '../index.js';
+// `rxcuda info`: the driver, NVRTC, cuBLAS and cuFFT and every CUDA device, or precisely why there
+// are none.
+import { Device, libraryInfo } from '../index.js';
 import { bytes } from './format.js';
 
 function cudaVersion(version: number): string {
@@ -10,15 +11,18 @@ function cudaVersion(version: number): string {
 export function info(options: { json?: boolean }): void {
   const driver = Device.driverInfo();
   const devices = driver.available && Device.count() > 0 ? Device.all() : []; // all() falls back to the host device
+  const libraries = libraryInfo();
   if (options.json) {
     const list = devices.map((d) => ({ ordinal: d.ordinal, arch: d.arch, ...d.properties }));
-    console.log(JSON.stringify({ driver, devices: list }, null, 2));
+    console.log(JSON.stringify({ driver, libraries, devices: list }, null, 2));
     return;
   }
   console.log(`rxcuda on Node.js ${process.version}`);
   console.log(driver.version ? `driver: CUDA ${cudaVersion(driver.version)}` : 'driver: none');
   const nv = driver.nvrtc;
   console.log(nv.available ? `NVRTC: ${nv.version} (${nv.path})` : `NVRTC: not available: ${nv.problem}`);
+  for (const [name, library] of [['cuBLAS', libraries.cublas], ['cuFFT', libraries.cufft]] as const)
+    console.log(library.available ? `${name}: ${library.version} (${library.path})` : `${name}: not available: ${library.problem}`);
   if (!driver.available) {
     console.log(`No CUDA device: ${driver.problem}.`);
     console.log('Device.default() runs on the host device (the CPU reference backend) here.');

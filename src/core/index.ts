@@ -9,3 +9,4 @@ export * from './compiler/index.js';
 export * from './kernels/index.js';
 export * from './graphs/index.js';
 export * from './builtins/index.js';
+export * from './libraries/index.js';

@@ -2,6 +2,8 @@
 export { onStreams, lanesFrom, framesFrom, type FramesOptions, type LaneTarget } from './on-streams.js';
 export { upload, type UploadSource, type DTypeOfSource } from './upload.js';
 export { launch, type LaunchOperatorOptions } from './launch.js';
+export { gemm, type GemmCall } from './gemm.js';
+export { fft, type FftCall } from './fft.js';
 export { host, type HostOptions } from './host.js';
 export { download, type DownloadOptions, type LendOptions } from './download.js';
 export { completed } from './completed.js';

@@ -16,7 +16,7 @@ describeBackends('Stream memory', (getDevice) => {
       i8: [-128, -1, 0, 127], u8: [0, 1, 200, 255], i16: [-32768, -2, 3, 32767], u16: [0, 1, 40000, 65535],
       i32: [-(2 ** 31), -1, 5, 2 ** 31 - 1], u32: [0, 1, 3_000_000_000, 2 ** 32 - 1],
       i64: [-(2n ** 63n), -1n, 2n ** 53n + 1n, 2n ** 63n - 1n], u64: [0n, 1n, 2n ** 53n + 1n, 2n ** 64n - 1n],
-      f16: [0x3c00, 0xc000, 0x7bff, 0x0001], f32: [1.5, -0, 3.4e38, Number.NaN], f64: [Math.PI, -1e308, 5e-324, Infinity],
+      f16: [0x3c00, 0xc000, 0x7bff, 0x0001], bf16: [0x3f80, 0xc000, 0x7f7f, 0x0001], f32: [1.5, -0, 3.4e38, Number.NaN], f64: [Math.PI, -1e308, 5e-324, Infinity],
     };
     for (const [dtype, values] of Object.entries(samples) as [DType, (number | bigint)[]][]) {
       const input = device.allocHost(dtype, values.length);
@@ -37,7 +37,7 @@ describeBackends('Stream memory', (getDevice) => {
 
   it('fills every element width', async () => {
     const cases: [DType, number | bigint, number | bigint][] = [
-      ['u8', 0xab, 0xab], ['i8', -3, -3], ['u16', 0xbeef, 0xbeef], ['f16', 1.5, 0x3e00], ['i32', -7, -7],
+      ['u8', 0xab, 0xab], ['i8', -3, -3], ['u16', 0xbeef, 0xbeef], ['f16', 1.5, 0x3e00], ['bf16', 1.5, 0x3fc0], ['i32', -7, -7],
       ['f32', 0.1, Math.fround(0.1)], ['u64', 2n ** 64n - 2n, 2n ** 64n - 2n], ['i64', -5, -5n], ['f64', Math.E, Math.E],
     ];
     for (const [dtype, value, expected] of cases) {

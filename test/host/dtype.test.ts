@@ -45,7 +45,7 @@ describe('toHalfBits', () => {
 describe('DTYPES', () => {
   it('gives every element type its size and TypedArray', () => {
     expect(Object.fromEntries(Object.entries(DTYPES).map(([k, v]) => [k, v.size]))).toEqual({
-      i8: 1, u8: 1, i16: 2, u16: 2, i32: 4, u32: 4, i64: 8, u64: 8, f16: 2, f32: 4, f64: 8,
+      i8: 1, u8: 1, i16: 2, u16: 2, i32: 4, u32: 4, i64: 8, u64: 8, f16: 2, bf16: 2, f32: 4, f64: 8,
     });
     expect(isDType('f32')).toBe(true);
     expect(isDType('float')).toBe(false);

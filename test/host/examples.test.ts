@@ -32,6 +32,19 @@ describe('examples', () => {
     expect(out).toMatch(/^copied from .+ to .+ \((peer access|staged through the host)\): 21$/m);
   });
 
+  it('perceptron predicts every row of 8 batches right through two products and their kernels', () => {
+    const out = node(['dist/examples/perceptron.js']);
+    expect(out.match(/^batch \d: 256 rows, 256 predicted right$/gm)).toHaveLength(8);
+    expect(out).toMatch(/^2048 of 2048 right on .+: \d+ rows\/s$/m);
+  });
+
+  it('spectrogram finds the tone of each of 12 blocks in all its frames', () => {
+    const out = node(['dist/examples/spectrogram.js']);
+    const peaks = [...out.matchAll(/^block (\d+): peak ([\d.]+) Hz in all 8 frames: true$/gm)].map((m) => [Number(m[1]), Number(m[2])]);
+    expect(peaks.sort((a, b) => a[0]! - b[0]!)).toEqual(Array.from({ length: 12 }, (_, b) => [b, ((20 + 4 * b) * 48000) / 1024]));
+    expect(out).toMatch(/^12 of 12 blocks peak at their tone on .+: \d+ samples\/s$/m);
+  });
+
   it('batched-saxpy summarizes 12 batches', () => {
     const out = node(['dist/examples/batched-saxpy.js']);
     expect(out.match(/^batch \d+: mean/gm)).toHaveLength(12);

@@ -4,6 +4,7 @@
 #include <napi.h>
 
 #include "../addon.hpp"
+#include "graph.hpp"
 
 namespace rxcuda {
 
@@ -12,6 +13,10 @@ class GraphExecObject : public Napi::ObjectWrap<GraphExecObject> {
   static void define(Napi::Env env, Napi::Object exports);
   explicit GraphExecObject(const Napi::CallbackInfo& info);  // new GraphExec(graph)
   ~GraphExecObject() override;
+
+  cu::GraphExec exec() const { return exec_; }
+  // The graph it was made from, whose nodes its updates name.
+  GraphObject* graphObject() const { return GraphObject::Unwrap(graph_.Value()); }
 
  private:
   Napi::Value launch(const Napi::CallbackInfo& info);     // (stream)

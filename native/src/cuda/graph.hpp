@@ -23,6 +23,10 @@ class GraphObject : public Napi::ObjectWrap<GraphObject> {
   const std::vector<cu::GraphNode>& nodes(Napi::Env env, const Napi::Value& index) const;
   // Destroys the native graph now. Idempotent.
   void release();
+  // The driver nodes of the indices in `deps` (a Uint32Array): what a new node follows.
+  std::vector<cu::GraphNode> dependencies(Napi::Env env, const Napi::Value& deps) const;
+  // Records `nodes` as the next node (library-graph.cpp adds several for a library call).
+  Napi::Value added(Napi::Env env, std::vector<cu::GraphNode> nodes);
 
  private:
   // addKernel(kernel, block: Uint8Array, deps: Uint32Array) -> index; likewise for the others.
@@ -33,9 +37,6 @@ class GraphObject : public Napi::ObjectWrap<GraphObject> {
   Napi::Value addEvent(const Napi::CallbackInfo& info);  // (event, wait: boolean, deps)
   Napi::Value addEmpty(const Napi::CallbackInfo& info);  // (deps)
   Napi::Value destroy(const Napi::CallbackInfo& info);
-
-  std::vector<cu::GraphNode> dependencies(Napi::Env env, const Napi::Value& deps) const;
-  Napi::Value added(Napi::Env env, std::vector<cu::GraphNode> nodes);
 
   cu::Graph graph_ = nullptr;
   DeviceRef device_;

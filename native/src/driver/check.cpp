@@ -77,4 +77,12 @@ static_assert(offsetof(c::MemsetNodeParams, height) == offsetof(CUDA_MEMSET_NODE
 static_assert(sizeof(c::HostNodeParams) == sizeof(CUDA_HOST_NODE_PARAMS_v1));
 static_assert(sizeof(c::LaunchAttributeValue) == sizeof(CUkernelNodeAttrValue));
 
+static_assert(c::kMemAllocationTypePinned == CU_MEM_ALLOCATION_TYPE_PINNED);
+static_assert(sizeof(c::MemPoolProps) == sizeof(CUmemPoolProps));
+static_assert(offsetof(c::MemPoolProps, location) == offsetof(CUmemPoolProps, location));
+static_assert(offsetof(c::MemPoolProps, maxSize) == offsetof(CUmemPoolProps, maxSize));
+static_assert(sizeof(c::MemAllocNodeParams) == sizeof(CUDA_MEM_ALLOC_NODE_PARAMS_v1));
+static_assert(offsetof(c::MemAllocNodeParams, bytesize) == offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v1, bytesize));
+static_assert(offsetof(c::MemAllocNodeParams, dptr) == offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v1, dptr));
+
 #endif

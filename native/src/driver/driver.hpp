@@ -61,6 +61,14 @@ namespace rxcuda::cu {
     (GraphExec exec, GraphNode node, const Memcpy3D* p, Context c))                                \
   X(cuGraphExecMemsetNodeSetParams, 10020,                                                         \
     (GraphExec exec, GraphNode node, const MemsetNodeParams* p, Context c))                        \
+  X(cuGraphAddChildGraphNode, 10000,                                                               \
+    (GraphNode * node, Graph graph, const GraphNode* deps, size_t n, Graph child))                 \
+  X(cuGraphExecChildGraphNodeSetParams, 11010, (GraphExec exec, GraphNode node, Graph child))      \
+  X(cuGraphAddMemAllocNode, 11040,                                                                 \
+    (GraphNode * node, Graph graph, const GraphNode* deps, size_t n, MemAllocNodeParams* p))       \
+  X(cuGraphAddMemFreeNode, 11040,                                                                  \
+    (GraphNode * node, Graph graph, const GraphNode* deps, size_t n, DevicePtr ptr))               \
+  X(cuGraphMemAllocNodeGetParams, 11040, (GraphNode node, MemAllocNodeParams* p))                  \
   X(cuStreamAddCallback, 5000, (Stream stream, StreamCallback cb, void* userData, unsigned flags)) \
   X(cuLaunchHostFunc, 10000, (Stream stream, HostFn fn, void* userData))                           \
   X(cuStreamWriteValue32, 11070, (Stream stream, DevicePtr addr, uint32_t value, unsigned flags))  \

@@ -162,6 +162,26 @@ struct HostNodeParams {
   void* userData;
 };
 
+// A graph's own allocation (CUmemPoolProps, CUDA_MEM_ALLOC_NODE_PARAMS): workspaces of library
+// calls captured into graphs live from their allocation node to their free node.
+enum MemAllocationType : int { kMemAllocationTypePinned = 1 };
+struct MemPoolProps {
+  MemAllocationType allocType;
+  int handleTypes;
+  MemLocation location;
+  void* win32SecurityAttributes;
+  size_t maxSize;
+  unsigned short usage;
+  unsigned char reserved[54];
+};
+struct MemAllocNodeParams {
+  MemPoolProps poolProps;
+  const MemAccessDesc* accessDescs;
+  size_t accessDescCount;
+  size_t bytesize;
+  DevicePtr dptr;
+};
+
 enum StreamCaptureStatus : int { kCaptureNone = 0, kCaptureActive = 1, kCaptureInvalidated = 2 };
 enum StreamCaptureMode : int { kCaptureModeGlobal = 0, kCaptureModeRelaxed = 2 };
 

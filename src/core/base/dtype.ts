@@ -1,10 +1,13 @@
 // Element types of device and host arrays, and the scalar parameter types of kernels.
 import { typeError } from './errors.js';
 
-/** An element type: signed/unsigned integers of 8–64 bits, and IEEE floats of 16, 32, 64 bits. */
-export type DType = 'i8' | 'u8' | 'i16' | 'u16' | 'i32' | 'u32' | 'i64' | 'u64' | 'f16' | 'f32' | 'f64';
+/**
+ * An element type: signed/unsigned integers of 8–64 bits, IEEE floats of 16, 32, 64 bits, and
+ * bfloat16 (`bf16`: an f32's sign, exponent and top 7 mantissa bits).
+ */
+export type DType = 'i8' | 'u8' | 'i16' | 'u16' | 'i32' | 'u32' | 'i64' | 'u64' | 'f16' | 'bf16' | 'f32' | 'f64';
 
-/** The TypedArray that holds each element type on the host (f16 as its raw 16-bit patterns). */
+/** The TypedArray that holds each element type on the host (f16 and bf16 as raw 16-bit patterns). */
 export interface TypedArrayOf {
   /** Signed 8-bit integers. */
   i8: Int8Array;
@@ -24,6 +27,8 @@ export interface TypedArrayOf {
   u64: BigUint64Array;
   /** Half floats, as their raw bit patterns (see toHalfBits). */
   f16: Uint16Array;
+  /** bfloat16s, as their raw bit patterns (see toBFloat16Bits). */
+  bf16: Uint16Array;
   /** 32-bit floats. */
   f32: Float32Array;
   /** 64-bit floats. */
@@ -50,6 +55,7 @@ export const DTYPES: {
   i64: { size: 8, Array: BigInt64Array },
   u64: { size: 8, Array: BigUint64Array },
   f16: { size: 2, Array: Uint16Array },
+  bf16: { size: 2, Array: Uint16Array },
   f32: { size: 4, Array: Float32Array },
   f64: { size: 8, Array: Float64Array },
 };
@@ -59,11 +65,11 @@ const DTYPE_OF_TAG = {
   Uint32Array: 'u32', BigInt64Array: 'i64', BigUint64Array: 'u64', Float32Array: 'f32', Float64Array: 'f64',
 } as const;
 
-/** The element type of a TypedArray (a Uint16Array reads as u16, never f16). */
+/** The element type of a TypedArray (a Uint16Array reads as u16, never f16 or bf16). */
 export type DTypeOfArray<A> = A extends { readonly [Symbol.toStringTag]: infer T extends keyof typeof DTYPE_OF_TAG } ? (typeof DTYPE_OF_TAG)[T] : never;
 
 /** The element type of a TypedArray other than a Uint8ClampedArray; undefined for anything else. */
-export function dtypeOfArray(value: unknown): Exclude<DType, 'f16'> | undefined {
+export function dtypeOfArray(value: unknown): Exclude<DType, 'f16' | 'bf16'> | undefined {
   if (!ArrayBuffer.isView(value) || value instanceof DataView) return undefined;
   const tag = (value as unknown as { [Symbol.toStringTag]: string })[Symbol.toStringTag];
   return Object.hasOwn(DTYPE_OF_TAG, tag) ? DTYPE_OF_TAG[tag as keyof typeof DTYPE_OF_TAG] : undefined;
@@ -108,4 +114,24 @@ export function fromHalfBits(bits: number): number {
   if (exp === 0) return sign * mant * 2 ** -24;
   if (exp === 0x1f) return mant ? NaN : sign * Infinity;
   return sign * (1 + mant / 1024) * 2 ** (exp - 15);
+}
+
+const f32 = new Float32Array(1);
+const f32Word = new Uint32Array(f32.buffer);
+
+/**
+ * The bfloat16 bit pattern nearest to `value` (round to nearest, ties to even, from its f32
+ * rounding, as a GPU converts): the upper half of the f32's bits, rounded.
+ */
+export function toBFloat16Bits(value: number): number {
+  if (Number.isNaN(value)) return 0x7fc0;
+  f32[0] = value;
+  const bits = f32Word[0]!;
+  return ((bits + 0x7fff + ((bits >>> 16) & 1)) >>> 16) & 0xffff;
+}
+
+/** The number that a bfloat16 bit pattern stands for. */
+export function fromBFloat16Bits(bits: number): number {
+  f32Word[0] = (bits & 0xffff) << 16;
+  return f32[0]!;
 }

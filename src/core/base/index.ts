@@ -2,4 +2,4 @@
 // checks that word their messages, element types and half precision, scalars as a kernel takes
 // them, and the one thenable test.
 export { RxcudaError, CudaError, NvrtcError, HostStepTimeoutError, GraphError, type GraphErrorReason } from './errors.js';
-export { DTYPES, isDType, toHalfBits, fromHalfBits, type DType, type TypedArrayOf, type DTypeOfArray } from './dtype.js';
+export { DTYPES, isDType, toHalfBits, fromHalfBits, toBFloat16Bits, fromBFloat16Bits, type DType, type TypedArrayOf, type DTypeOfArray } from './dtype.js';

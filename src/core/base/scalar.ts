@@ -1,5 +1,5 @@
 // Checking and encoding of scalar values (kernel arguments, fill values) by element type.
-import { DTYPES, toHalfBits, type DType } from './dtype.js';
+import { DTYPES, toBFloat16Bits, toHalfBits, type DType } from './dtype.js';
 import { describe } from './errors.js';
 
 const INT_RANGES: Partial<Record<DType, readonly [bigint, bigint]>> = {
@@ -51,6 +51,8 @@ export function scalarBits(type: DType, value: number | bigint): [number, number
   scratchWords[1] = 0;
   if (type === 'f16') {
     scratchWords[0] = toHalfBits(value as number);
+  } else if (type === 'bf16') {
+    scratchWords[0] = toBFloat16Bits(value as number);
   } else if (type === 'i64' || type === 'u64') {
     new BigUint64Array(scratch)[0] = BigInt.asUintN(64, BigInt(value));
   } else {

@@ -4,6 +4,7 @@
 // with a GraphError that says what it was.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { GraphError } from '../base/errors.js';
+import type { Allocation } from '../memory/allocation.js';
 import type { Memory } from '../memory/memory.js';
 import type { Device } from '../device/device.js';
 import type { RecordedEvent, Recorder } from '../device/recorder.js';
@@ -12,6 +13,7 @@ import type { LaunchConfig } from '../kernels/launch-config.js';
 import { Graph } from './graph.js';
 import type { GraphNode, NodeWork } from './graph-node.js';
 import { copyWork, fillWork, hostFunctionWork, kernelWork } from './node-work.js';
+import type { LibraryCall } from './library-node.js';
 
 /**
  * Whether a capture's function runs in the current async context (captures do not nest). The
@@ -41,6 +43,11 @@ export abstract class GraphRecorder implements Recorder {
     this.add(hostFunctionWork(fn, userData));
   }
 
+  /** A library call (cuBLAS, cuFFT), checked, with the memory it uses. */
+  library(call: LibraryCall, memory: readonly Allocation[]): void {
+    this.add({ kind: 'library', call, memory });
+  }
+
   /** Records one operation's work. */
   protected abstract add(work: NodeWork): void;
   abstract record(event: RecordedEvent): boolean;
@@ -56,6 +63,8 @@ export class Capture extends GraphRecorder {
   /** The node captured last since the last step: the next one depends on it. */
   #last: GraphNode | undefined;
   #failure: GraphError | undefined;
+  /** Library calls' libraries still being made ready: the graph is handed over once they are. */
+  readonly pending: Promise<unknown>[] = [];
 
   constructor(device: Device) {
     super();
@@ -108,6 +117,7 @@ export class Capture extends GraphRecorder {
   protected add(work: NodeWork): void {
     this.#check();
     this.#last = this.graph.add(work, this.#last ? [this.#last] : []);
+    if (work.kind === 'library' && work.call.pending) this.pending.push(work.call.pending);
   }
 }
 
@@ -139,6 +149,12 @@ export async function runCapture(capture: Capture, body: () => unknown, end: () 
   if (capture.failure) {
     capture.graph.close();
     throw capture.failure;
+  }
+  try {
+    await Promise.all(capture.pending); // a cuFFT plan that failed to be made fails the capture
+  } catch (error) {
+    capture.graph.close();
+    throw error;
   }
   return capture.graph;
 }

@@ -9,14 +9,14 @@ import type { NodeWork } from './node-work.js';
 
 export type { NodeWork } from './node-work.js';
 
-/** What a graph node does. */
-export type GraphNodeKind = 'kernel' | 'copy' | 'fill' | 'hostFunction' | 'record' | 'wait' | 'empty';
+/** What a graph node does (`library`: a cuBLAS or cuFFT call). */
+export type GraphNodeKind = 'kernel' | 'copy' | 'fill' | 'hostFunction' | 'record' | 'wait' | 'empty' | 'library';
 
 /**
  * A node of a {@link Graph}: a kernel launch, a copy, a fill, a native host function, an event
- * record or wait, or an empty node that only joins dependencies. Nodes come from a graph's `add…`
- * methods or from {@link Stream.capture}; an executable's kernel nodes can be given new arguments
- * ({@link GraphExec.setArgs}).
+ * record or wait, a library call (captured from a stream), or an empty node that only joins
+ * dependencies. Nodes come from a graph's `add…` methods or from {@link Stream.capture}; an
+ * executable's kernel nodes can be given new arguments ({@link GraphExec.setArgs}).
  */
 export class GraphNode {
   /** The graph the node belongs to. */
@@ -64,6 +64,7 @@ export function addToNative(graph: NativeGraph, work: NodeWork, deps: Uint32Arra
     case 'record': return graph.addEvent(work.event, false, deps);
     case 'wait': return graph.addEvent(work.event, true, deps);
     case 'empty': return graph.addEmpty(deps);
+    case 'library': return work.call.addTo(graph, deps);
   }
 }
 
@@ -99,6 +100,10 @@ export function shapeDifference(was: NodeWork, now: NodeWork): string | undefine
       return (now as typeof was).event === was.event ? undefined : `a ${was.kind} of another event`;
     case 'empty':
       return undefined;
+    case 'library': {
+      const call = (now as typeof was).call;
+      return call.shape === was.call.shape ? undefined : `${call.name} where the graph has ${was.call.name}`;
+    }
   }
 }
 
@@ -118,6 +123,8 @@ export function needsUpdate(was: NodeWork, now: NodeWork): boolean {
       const fill = was as typeof now;
       return now.count > 0 && (fill.ptr !== now.ptr || fill.low !== now.low || fill.high !== now.high);
     }
+    case 'library':
+      return (was as typeof now).call.differs(now.call);
     default:
       return false;
   }
@@ -137,6 +144,7 @@ export function setInNative(exec: NativeGraphExec, index: number, work: NodeWork
     case 'kernel': return exec.setKernel(index, work.kernel.nativeKernel, work.block);
     case 'copy': return exec.setCopy(index, work.dst, work.src, work.bytes);
     case 'fill': return exec.setFill(index, work.ptr, work.size, work.count, work.low, work.high);
+    case 'library': return work.call.setIn(exec, index);
     default:
   }
 }
@@ -154,6 +162,7 @@ export function replayOn(stream: Stream, work: NodeWork): void {
     case 'hostFunction': return lane.run(() => native.hostFunction(work.fn, work.userData));
     case 'record': return lane.run(() => native.record(work.event));
     case 'wait': return lane.run(() => native.waitEvent(work.event));
+    case 'library': return work.call.enqueue(stream);
     case 'empty':
   }
 }

@@ -8,6 +8,7 @@ import type { RecordedEvent } from '../device/recorder.js';
 import type { Kernel } from '../kernels/kernel.js';
 import type { LaunchConfig } from '../kernels/launch-config.js';
 import type { NativeEvent } from '../native/types.js';
+import type { LibraryCall } from './library-node.js';
 
 /** What a node does, with the addresses and packed arguments it uses. */
 export type NodeWork =
@@ -33,7 +34,8 @@ export type NodeWork =
     }
   | { readonly kind: 'hostFunction'; readonly fn: bigint; readonly userData: bigint; readonly memory: readonly Allocation[] }
   | { readonly kind: 'record' | 'wait'; readonly event: NativeEvent; readonly memory: readonly Allocation[] }
-  | { readonly kind: 'empty'; readonly memory: readonly Allocation[] };
+  | { readonly kind: 'empty'; readonly memory: readonly Allocation[] }
+  | { readonly kind: 'library'; readonly call: LibraryCall; readonly memory: readonly Allocation[] };
 
 /**
  * What a graph and its executables keep alive for their nodes (memory, modules, native
@@ -97,4 +99,9 @@ export function eventWork(kind: 'record' | 'wait', event: RecordedEvent, held: H
   const [native, letGo] = event.holdNative(kind === 'record');
   held.letGo.push(letGo);
   return { kind, event: native, memory: [] };
+}
+
+/** Whether some of `works` are library calls whose library is not ready yet. */
+export function pendingLibraries(works: readonly NodeWork[]): boolean {
+  return works.some((work) => work.kind === 'library' && work.call.pending !== undefined);
 }

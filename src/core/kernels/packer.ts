@@ -137,6 +137,7 @@ export function buildPacker(signature: Signature, offsets: number[], views: Reco
       case 'i32': lines.push(`if (typeof v !== 'number' || (v | 0) !== v) ${bad}; i32[${at / 4}] = v;`); break;
       case 'u32': lines.push(`if (typeof v !== 'number' || (v >>> 0) !== v) ${bad}; u32[${at / 4}] = v;`); break;
       case 'f16': lines.push(`if (typeof v !== 'number') ${bad}; u16[${at / 2}] = half(v);`); break;
+      case 'bf16': lines.push(`if (typeof v !== 'number') ${bad}; u16[${at / 2}] = bhalf(v);`); break;
       case 'f32': lines.push(`if (typeof v !== 'number') ${bad}; f32[${at / 4}] = v;`); break;
       case 'f64': lines.push(`if (typeof v !== 'number') ${bad}; f64[${at / 8}] = v;`); break;
       case 'i64':

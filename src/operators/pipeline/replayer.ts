@@ -7,6 +7,8 @@ import { replayOn, shapeDifference, type NodeWork } from '../../core/graphs/grap
 import type { GraphExec } from '../../core/graphs/graph-exec.js';
 import { GraphRecorder } from '../../core/graphs/capture.js';
 import { recordInto } from '../../core/graphs/device-members.js';
+import { pendingLibraries } from '../../core/graphs/node-work.js';
+import { GraphError } from '../../core/base/errors.js';
 import type { Stream } from '../../core/device/stream.js';
 
 /** The first difference between two values' device work, in words; undefined when none. */
@@ -71,23 +73,36 @@ export class Replayer {
 
   /** @internal Launches the `position`-th run of a value's device work on `stream`. */
   submit(stream: Stream, position: number, works: readonly NodeWork[]): void {
+    // A library call whose plan is still being made goes as given, quietly: the next value's is captured.
+    if (pendingLibraries(works)) return this.#eager(stream, works);
     const reference = this.#references[position];
-    if (!reference) return this.#capture(stream, position, works);
-    const difference = workDifference(reference.nodes.map((n) => n.work), works);
-    if (difference) {
-      this.eager++;
-      for (const work of works) {
-        for (const allocation of work.memory) allocation.use(stream.lane);
-        replayOn(stream, work);
+    try {
+      if (!reference) return this.#capture(stream, position, works);
+      const difference = workDifference(reference.nodes.map((n) => n.work), works);
+      if (difference) {
+        this.#eager(stream, works);
+        return this.#onEager(difference);
       }
-      return this.#onEager(difference);
+      const held = this.#heldFor(stream, position, reference, works);
+      held.exec.setWorks(works);
+      held.works = works;
+      held.used = ++this.#clock;
+      this.replayed++;
+      held.exec.launch(stream);
+    } catch (error) {
+      // Work the driver would not capture (a library call it refused): this value goes as given.
+      if (!(error instanceof GraphError && error.reason === 'forbidden')) throw error;
+      this.#eager(stream, works);
+      this.#onEager(error.message);
     }
-    const held = this.#heldFor(stream, position, reference, works);
-    held.exec.setWorks(works);
-    held.works = works;
-    held.used = ++this.#clock;
-    this.replayed++;
-    held.exec.launch(stream);
+  }
+
+  #eager(stream: Stream, works: readonly NodeWork[]): void {
+    this.eager++;
+    for (const work of works) {
+      for (const allocation of work.memory) allocation.use(stream.lane);
+      replayOn(stream, work);
+    }
   }
 
   /**

@@ -29,7 +29,7 @@ interface DTypeOfTag {
 }
 
 /** Host data that `upload` copies to the device: a TypedArray other than Uint8ClampedArray. */
-export type HostData = TypedArrayOf[Exclude<DType, 'f16'>];
+export type HostData = TypedArrayOf[Exclude<DType, 'f16' | 'bf16'>];
 
 /** The element type of the device array that `upload` makes for data `A` (a Uint8Array: 'u8'). */
 export type DTypeOfData<A extends HostData> = DTypeOfTag[A[typeof Symbol.toStringTag]];

@@ -1,0 +1,171 @@
+// bench/libraries: cuBLAS and cuFFT through rxcuda against the same libraries called directly from
+// C++ (bench/native/libraries.cpp), on the same streams and memory, in the same process run:
+// - 4096³ GEMM in f32 and f16 (f32 sums): TFLOPS from device time between events, rounds of
+//   ten GEMMs alternating between the two (target: rxcuda ≥ 0.98 × C++);
+// - 64³ GEMM and a 4096-point c2c FFT: host time per call, bursts of 256 alternating, the drain
+//   after each burst untimed (target: rxcuda ≤ 1.1 × C++);
+// - the two examples' pipelines (examples/perceptron.ts, examples/spectrogram.ts), larger, in
+//   values per second, eager and replayed.
+// Prints the results as JSON and writes $OUT/libraries.json (bench/results/ without OUT).
+// RXCUDA_BENCH_DIST=<folder> measures another build of rxcuda instead of dist/.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { lastValueFrom, map, pipe, range } from 'rxjs';
+
+const dist = process.env.RXCUDA_BENCH_DIST ?? '../dist';
+const rx = await import(new URL(`${dist}/src/index.js`, import.meta.url).href);
+const { Device, LaunchConfig, download, fft, gemm, launch, libraryInfo, onStreams, replay, upload } = rx;
+
+function write(result) {
+  console.log(JSON.stringify(result, null, 2));
+  const dir = process.env.OUT || join(import.meta.dirname, 'results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'libraries.json'), JSON.stringify({ ...result, node: process.version, date: new Date().toISOString() }, null, 2));
+}
+
+/** Why this benchmark cannot run here, or undefined. */
+function problem() {
+  if (Device.count() === 0) return `bench/libraries needs a CUDA device (and cuBLAS and cuFFT): ${Device.driverInfo().problem || 'the driver sees none'}`;
+  const { cublas, cufft } = libraryInfo();
+  if (!cublas.available || !cufft.available) return `bench/libraries needs cuBLAS and cuFFT: ${[cublas.problem, cufft.problem].filter(Boolean).join('; ')}`;
+  return undefined;
+}
+
+const why = problem();
+if (why) write({ name: 'libraries', skipped: why });
+else await measure();
+
+async function measure() {
+  const { baseline, median } = await import('./support.mjs');
+  const device = Device.default();
+  const stream = device.createStream({ nonBlocking: true });
+  const { blas, fft: transforms } = device;
+
+  // GEMM throughput: device time per 4096³ product, alternating rounds.
+  async function throughput(type, n, rounds = 7, iterations = 10) {
+    const dtype = type === 0 ? 'f32' : 'f16';
+    const [a, b, c] = [stream.alloc(dtype, n * n), stream.alloc(dtype, n * n), stream.alloc(dtype, n * n)];
+    // Constant data (no products of zeros, which draw less power): the same for both sides.
+    stream.fill(a, 1 / 64);
+    stream.fill(b, 1 / 64);
+    const shape = { m: n, n, k: n };
+    const flop = 2 * n ** 3;
+    const ours = [], theirs = [];
+    blas.gemm(stream, a, b, c, shape);
+    await stream.synchronized();
+    for (let round = 0; round < rounds; round++) {
+      const start = stream.record({ timing: true });
+      for (let i = 0; i < iterations; i++) blas.gemm(stream, a, b, c, shape);
+      const end = stream.record({ timing: true });
+      await end.completed();
+      ours.push(flop / ((end.elapsedSince(start) / iterations) * 1e-3) / 1e12);
+      theirs.push(flop / (baseline.gemmDevice(stream.handle, type, n, a.ptr, b.ptr, c.ptr, iterations) * 1e-3) / 1e12);
+      start.close();
+      end.close();
+    }
+    for (const x of [a, b, c]) x.close();
+    const [r, t] = [median(ours), median(theirs)];
+    return { case: `GEMM ${n}³ ${dtype}`, rxcuda: r, native: t, unit: 'TFLOPS', ratio: r / t, target: '≥ 0.98' };
+  }
+
+  /** Nanoseconds per call of `call` over a burst; the drain after it is untimed. */
+  function burst(size, call) {
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < size; i++) call();
+    const end = process.hrtime.bigint();
+    baseline.synchronize(stream.handle);
+    return Number(end - start) / size;
+  }
+
+  async function hostTime(name, ours, theirs, bursts = 400, size = 256) {
+    for (let i = 0; i < 20; i++) burst(size, ours), theirs(1, size);
+    const r = [], t = [];
+    for (let i = 0; i < bursts; i++) {
+      r.push(burst(size, ours));
+      t.push(theirs(1, size)[0]);
+    }
+    const [a, b] = [median(r) / 1000, median(t) / 1000];
+    return { case: name, rxcuda: a, native: b, unit: 'µs/call', ratio: a / b, target: '≤ 1.10' };
+  }
+
+  const rows = [await throughput(0, 4096), await throughput(1, 4096)];
+
+  {
+    const n = 64;
+    const [a, b, c] = [stream.alloc('f32', n * n), stream.alloc('f32', n * n), stream.alloc('f32', n * n)];
+    for (const x of [a, b, c]) stream.fill(x, 0);
+    const shape = { m: n, n, k: n };
+    blas.gemm(stream, a, b, c, shape);
+    await stream.synchronized();
+    rows.push(await hostTime(`GEMM ${n}³ f32`, () => blas.gemm(stream, a, b, c, shape), (bursts, size) => baseline.gemmHost(stream.handle, 0, n, a.ptr, b.ptr, c.ptr, bursts, size)));
+  }
+  {
+    const n = 4096;
+    const [x, y] = [stream.alloc('f32', 2 * n), stream.alloc('f32', 2 * n)];
+    stream.fill(x, 0);
+    const shape = { shape: n };
+    transforms.c2c(stream, x, y, shape);
+    await stream.synchronized();
+    rows.push(await hostTime(`FFT c2c ${n} f32`, () => transforms.c2c(stream, x, y, shape), (bursts, size) => baseline.fftHost(stream.handle, n, 1, x.ptr, y.ptr, bursts, size)));
+  }
+
+  // The examples' pipelines, larger: values per second, eager and replayed.
+  const module = await device.compile(`
+    extern "C" __global__ void bias_act(float* y, const float* bias, unsigned rows, unsigned cols, unsigned relu) {
+      unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+      if (i < rows * cols) { float v = y[i] + bias[i % cols]; y[i] = relu && v < 0.f ? 0.f : v; }
+    }
+    extern "C" __global__ void magnitude(const float* spectrum, float* out, unsigned n) {
+      unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+      if (i < n) out[i] = hypotf(spectrum[2 * i], spectrum[2 * i + 1]);
+    }`, { name: 'bench-libraries.cu' });
+  const biasAct = module.kernel('bias_act', ['ptr<f32>', 'ptr<f32>', 'u32', 'u32', 'u32']);
+  const magnitude = module.kernel('magnitude', ['ptr<f32>', 'ptr<f32>', 'u32']);
+  const grid = (n) => new LaunchConfig({ grid: Math.ceil(n / 256), block: 256 });
+
+  async function valuesPerSecond(count, source, work, replayed) {
+    const start = performance.now();
+    await lastValueFrom(range(0, count).pipe(map(source), onStreams(device, { lanes: 4 }), replayed ? replay(work) : work, map((w) => w.index)));
+    return count / ((performance.now() - start) / 1000);
+  }
+
+  {
+    const [ROWS, IN, HIDDEN, OUT] = [512, 784, 1024, 16];
+    const [w1, w2, b1, b2] = [stream.alloc('f32', IN * HIDDEN), stream.alloc('f32', HIDDEN * OUT), stream.alloc('f32', HIDDEN), stream.alloc('f32', OUT)];
+    for (const x of [w1, w2, b1, b2]) stream.fill(x, 0.01);
+    await stream.synchronized();
+    const input = new Float32Array(ROWS * IN).fill(0.5);
+    const [g1, g2] = [grid(ROWS * HIDDEN), grid(ROWS * OUT)];
+    const work = pipe(
+      upload(() => input, 'x'),
+      gemm((w) => ({ a: w.buffers.x, b: w1, c: w.device('f32', ROWS * HIDDEN, 'hidden'), m: ROWS, n: HIDDEN, k: IN })),
+      launch(biasAct, (w) => ({ config: g1, args: [w.buffers.hidden, b1, ROWS, HIDDEN, 1] })),
+      gemm((w) => ({ a: w.buffers.hidden, b: w2, c: w.device('f32', ROWS * OUT, 'logits'), m: ROWS, n: OUT, k: HIDDEN })),
+      launch(biasAct, (w) => ({ config: g2, args: [w.buffers.logits, b2, ROWS, OUT, 0] })),
+      download((w) => w.buffers.logits, 'logits'),
+    );
+    await valuesPerSecond(50, (i) => i, work, false);
+    const eager = await valuesPerSecond(1000, (i) => i, work, false);
+    const replayed = await valuesPerSecond(1000, (i) => i, work, true);
+    rows.push({ case: `perceptron: batches of ${ROWS} rows, ${IN} → ${HIDDEN} → ${OUT}`, rxcuda: eager, replayed, unit: 'batches/s', rows_per_s: eager * ROWS });
+  }
+  {
+    const [FRAME, FRAMES] = [4096, 64];
+    const BINS = FRAME / 2 + 1;
+    const samples = Float32Array.from({ length: FRAME * FRAMES }, (_, i) => Math.sin(i / 7));
+    const g = grid(FRAMES * BINS);
+    const work = pipe(
+      upload(() => samples, 'samples'),
+      fft((w) => ({ kind: 'r2c', input: w.buffers.samples, output: w.device('f32', FRAMES * BINS * 2, 'spectra'), shape: FRAME, batch: FRAMES })),
+      launch(magnitude, (w) => ({ config: g, args: [w.buffers.spectra, w.device('f32', FRAMES * BINS, 'magnitudes'), FRAMES * BINS] })),
+      download((w) => w.buffers.magnitudes, 'magnitudes'),
+    );
+    await valuesPerSecond(50, (i) => i, work, false);
+    const eager = await valuesPerSecond(2000, (i) => i, work, false);
+    const replayed = await valuesPerSecond(2000, (i) => i, work, true);
+    rows.push({ case: `spectrogram: blocks of ${FRAMES} frames of ${FRAME} samples`, rxcuda: eager, replayed, unit: 'blocks/s', samples_per_s: eager * FRAMES * FRAME });
+  }
+
+  stream.close();
+  write({ name: 'libraries', title: `cuBLAS and cuFFT through rxcuda against C++, ${device.name}, cuBLAS ${info.cublas.version}, cuFFT ${info.cufft.version}`, rows });
+}

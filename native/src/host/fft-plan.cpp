@@ -1,0 +1,203 @@
+#include "fft-plan.hpp"
+
+#include <cmath>
+#include <numbers>
+
+#include "../driver/library-blocks.hpp"
+
+namespace rxcuda::host {
+namespace {
+
+// Prime factors above this go through Bluestein's algorithm: a generic butterfly costs the
+// radix per output.
+constexpr size_t kLargestRadix = 61;
+
+std::vector<size_t> factorize(size_t n, bool& smooth) {
+  std::vector<size_t> factors;
+  size_t rest = n;
+  smooth = true;
+  auto take = [&](size_t p) {
+    while (rest % p == 0) {
+      rest /= p;
+      factors.push_back(p);
+      factors.push_back(rest);
+    }
+  };
+  take(4);
+  take(2);
+  for (size_t p = 3; p * p <= rest; p += 2) take(p);
+  if (rest > 1) {
+    if (rest > kLargestRadix) smooth = false;
+    factors.push_back(rest);
+    factors.push_back(1);
+  }
+  return factors;
+}
+
+}  // namespace
+
+Fft1d::Fft1d(size_t n) : n_(n) {
+  bool smooth = true;
+  factors_ = factorize(n, smooth);
+  if (n <= 1) factors_ = {1, 1};
+  if (smooth) {
+    twiddles_.resize(n);
+    for (size_t j = 0; j < n; j++) twiddles_[j] = std::polar(1.0, -2 * std::numbers::pi * double(j) / double(n));
+    return;
+  }
+  // Bluestein: X[k] = w[k] Σ (x[j] w[j]) conj(w[k - j]), with w[k] = e^-πi k²/n: a convolution,
+  // done through a power-of-two transform of at least 2n - 1 points. k² is taken mod 2n exactly.
+  size_t m = 1;
+  while (m < 2 * n - 1) m <<= 1;
+  inner_ = std::make_unique<Fft1d>(m);
+  chirp_.resize(n);
+  for (size_t k = 0; k < n; k++) {
+    auto k2 = static_cast<unsigned __int128>(k) * k % (2 * n);
+    chirp_[k] = std::polar(1.0, -std::numbers::pi * double(k2) / double(n));
+  }
+  std::vector<Complex> b(m);
+  b[0] = std::conj(chirp_[0]);
+  for (size_t k = 1; k < n; k++) b[k] = b[m - k] = std::conj(chirp_[k]);
+  kernel_.resize(m);
+  inner_->forward(b.data(), 1, kernel_.data());
+}
+
+void Fft1d::run(const Complex* in, size_t stride, Complex* out, bool inverse) const {
+  if (!inverse) return forward(in, stride, out);
+  // The inverse is the conjugate of the forward transform of the conjugate.
+  std::vector<Complex> conj(n_);
+  for (size_t j = 0; j < n_; j++) conj[j] = std::conj(in[j * stride]);
+  forward(conj.data(), 1, out);
+  for (size_t k = 0; k < n_; k++) out[k] = std::conj(out[k]);
+}
+
+void Fft1d::forward(const Complex* in, size_t stride, Complex* out) const {
+  if (!inner_) return work(out, in, 1, stride, factors_.data());
+  const size_t m = inner_->size();
+  std::vector<Complex> a(m), spectrum(m);
+  for (size_t j = 0; j < n_; j++) a[j] = in[j * stride] * chirp_[j];
+  inner_->forward(a.data(), 1, spectrum.data());
+  for (size_t k = 0; k < m; k++) spectrum[k] = std::conj(spectrum[k] * kernel_[k]);
+  inner_->forward(spectrum.data(), 1, a.data());  // conj, forward, conj: the inverse
+  const double scale = 1.0 / double(m);
+  for (size_t k = 0; k < n_; k++) out[k] = std::conj(a[k]) * scale * chirp_[k];
+}
+
+// Decimation in time: the p sub-transforms of every p-th element, then butterflies of radix p
+// that combine them, with twiddles W_n^(fstride·k·q) of the top-level length n.
+void Fft1d::work(Complex* out, const Complex* in, size_t fstride, size_t stride, const size_t* factors) const {
+  const size_t p = factors[0], m = factors[1];
+  if (m == 1) {
+    for (size_t q = 0; q < p; q++) out[q] = in[q * fstride * stride];
+  } else {
+    for (size_t q = 0; q < p; q++) work(out + q * m, in + q * fstride * stride, fstride * p, stride, factors + 2);
+  }
+  Complex scratch[kLargestRadix + 3];
+  if (p == 2) {
+    for (size_t u = 0; u < m; u++) {
+      Complex t = out[u + m] * twiddles_[u * fstride];
+      out[u + m] = out[u] - t;
+      out[u] += t;
+    }
+    return;
+  }
+  for (size_t u = 0; u < m; u++) {
+    for (size_t q = 0; q < p; q++) scratch[q] = out[u + q * m];
+    for (size_t q1 = 0; q1 < p; q1++) {
+      const size_t k = u + q1 * m;
+      Complex sum = scratch[0];
+      size_t index = 0;
+      for (size_t q = 1; q < p; q++) {
+        index += fstride * k;
+        if (index >= n_) index %= n_;
+        sum += scratch[q] * twiddles_[index];
+      }
+      out[k] = sum;
+    }
+  }
+}
+
+HostPlan::HostPlan(int kind, bool f64, std::vector<int64_t> sizes, int64_t batch)
+    : kind_(kind), f64_(f64), sizes_(std::move(sizes)), batch_(batch) {}
+
+void HostPlan::prepare() {
+  for (int64_t n : sizes_) axes_.push_back(std::make_unique<Fft1d>(static_cast<size_t>(n)));
+}
+
+namespace {
+
+// Element `i` of real or interleaved complex data in the plan's precision.
+double real(const void* data, bool f64, int64_t i) {
+  return f64 ? static_cast<const double*>(data)[i] : static_cast<const float*>(data)[i];
+}
+Complex complexAt(const void* data, bool f64, int64_t i) { return {real(data, f64, 2 * i), real(data, f64, 2 * i + 1)}; }
+void setReal(void* data, bool f64, int64_t i, double v) {
+  if (f64) static_cast<double*>(data)[i] = v;
+  else static_cast<float*>(data)[i] = static_cast<float>(v);
+}
+void setComplex(void* data, bool f64, int64_t i, Complex v) {
+  setReal(data, f64, 2 * i, v.real());
+  setReal(data, f64, 2 * i + 1, v.imag());
+}
+
+// Transforms `data` (complex, row-major `shape`) in place along axis `axis`.
+void alongAxis(std::vector<Complex>& data, const std::vector<int64_t>& shape, size_t axis, const Fft1d& fft, bool inverse) {
+  int64_t inner = 1, outer = 1;
+  for (size_t a = axis + 1; a < shape.size(); a++) inner *= shape[a];
+  for (size_t a = 0; a < axis; a++) outer *= shape[a];
+  const int64_t n = shape[axis];
+  std::vector<Complex> line(static_cast<size_t>(n));
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t i = 0; i < inner; i++) {
+      Complex* start = data.data() + o * n * inner + i;
+      fft.run(start, static_cast<size_t>(inner), line.data(), inverse);
+      for (int64_t k = 0; k < n; k++) start[k * inner] = line[k];
+    }
+}
+
+}  // namespace
+
+void HostPlan::execute(const void* in, void* out, bool inverse) {
+  std::call_once(prepared_, [this] { prepare(); });
+  const size_t rank = sizes_.size();
+  const int64_t last = sizes_.back();
+  const int64_t half = last / 2 + 1;
+  int64_t realCount = 1;
+  for (int64_t n : sizes_) realCount *= n;
+  const int64_t halfCount = realCount / last * half;
+  // The complex side's shape: the last dimension halved for r2c and c2r.
+  std::vector<int64_t> shape = sizes_;
+  if (kind_ != blocks::kC2C) shape.back() = half;
+  const int64_t complexCount = kind_ == blocks::kC2C ? realCount : halfCount;
+  std::vector<Complex> data(static_cast<size_t>(complexCount));
+  std::vector<Complex> line(static_cast<size_t>(last)), spectrum(static_cast<size_t>(last));
+  for (int64_t batch = 0; batch < batch_; batch++) {
+    if (kind_ == blocks::kC2C) {
+      for (int64_t i = 0; i < complexCount; i++) data[i] = complexAt(in, f64_, batch * complexCount + i);
+      for (size_t axis = 0; axis < rank; axis++) alongAxis(data, shape, axis, *axes_[axis], inverse);
+      for (int64_t i = 0; i < complexCount; i++) setComplex(out, f64_, batch * complexCount + i, data[i]);
+    } else if (kind_ == blocks::kR2C) {
+      // The last dimension real to half complex, line by line, then the others complex.
+      for (int64_t row = 0; row < realCount / last; row++) {
+        for (int64_t j = 0; j < last; j++) line[j] = real(in, f64_, batch * realCount + row * last + j);
+        axes_.back()->run(line.data(), 1, spectrum.data(), false);
+        for (int64_t k = 0; k < half; k++) data[row * half + k] = spectrum[k];
+      }
+      for (size_t axis = 0; axis + 1 < rank; axis++) alongAxis(data, shape, axis, *axes_[axis], false);
+      for (int64_t i = 0; i < complexCount; i++) setComplex(out, f64_, batch * complexCount + i, data[i]);
+    } else {
+      // The other dimensions complex, then the last half complex to real through its Hermitian
+      // extension: X[k] = conj(X[n - k]) above n/2.
+      for (int64_t i = 0; i < complexCount; i++) data[i] = complexAt(in, f64_, batch * complexCount + i);
+      for (size_t axis = 0; axis + 1 < rank; axis++) alongAxis(data, shape, axis, *axes_[axis], true);
+      for (int64_t row = 0; row < realCount / last; row++) {
+        for (int64_t k = 0; k < half; k++) spectrum[k] = data[row * half + k];
+        for (int64_t k = half; k < last; k++) spectrum[k] = std::conj(spectrum[last - k]);
+        axes_.back()->run(spectrum.data(), 1, line.data(), true);
+        for (int64_t j = 0; j < last; j++) setReal(out, f64_, batch * realCount + row * last + j, line[j].real());
+      }
+    }
+  }
+}
+
+}  // namespace rxcuda::host

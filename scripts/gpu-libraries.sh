@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The GPU libraries' checks on a machine with a GPU, after the build (npm ci): their test files
+# on both backends and the GPU-only ones, the two examples and bench/libraries, each under a
+# deadline. Writes each test file's vitest JSON report, the examples' output and
+# libraries.json (the benchmark) into $OUT (default: ./gpu-results), then prints one JSON summary.
+set -u
+cd "$(dirname "$0")/.."
+out=${OUT:-gpu-results}
+mkdir -p "$out"
+files=(test/behaviour/blas.test.ts test/behaviour/fft.test.ts test/behaviour/library-arguments.test.ts
+       test/behaviour/library-order.test.ts test/behaviour/library-graphs.test.ts test/behaviour/library-operators.test.ts
+       test/gpu/libraries-agree.test.ts test/host/library-loading.test.ts test/host/library-types.test.ts)
+results=()
+for file in "${files[@]}"; do
+  name=$(basename "$file" .test.ts)
+  timeout 300 npx vitest run "$file" --reporter=json --outputFile="$out/$name.json" > "$out/$name.log" 2>&1
+  results+=("{\"file\":\"$file\",\"exit\":$?}")
+done
+for example in perceptron spectrogram; do
+  timeout 120 node "dist/examples/$example.js" > "$out/$example.txt" 2>&1
+  results+=("{\"file\":\"examples/$example.ts\",\"exit\":$?}")
+done
+OUT=$out timeout 600 node bench/libraries.mjs > "$out/bench-libraries.log" 2>&1
+results+=("{\"file\":\"bench/libraries.mjs\",\"exit\":$?}")
+summary=$(IFS=,; echo "[${results[*]}]")
+node -e '
+  const fs = require("node:fs"), out = process.argv[1], runs = JSON.parse(process.argv[2]);
+  for (const run of runs) {
+    const report = `${out}/${run.file.split("/").pop().replace(".test.ts", "")}.json`;
+    if (run.file.endsWith(".test.ts") && fs.existsSync(report)) {
+      const r = JSON.parse(fs.readFileSync(report, "utf8"));
+      Object.assign(run, { passed: r.numPassedTests, failed: r.numFailedTests, skipped: r.numPendingTests });
+      run.failures = r.testResults.flatMap((f) => f.assertionResults.filter((a) => a.status === "failed").map((a) => `${a.fullName}: ${(a.failureMessages[0] ?? "").split("\n")[0]}`));
+    }
+  }
+  const bench = `${out}/libraries.json`;
+  console.log(JSON.stringify({ runs, bench: fs.existsSync(bench) ? JSON.parse(fs.readFileSync(bench, "utf8")) : null }, null, 2));
+' "$out" "$summary" | tee "$out/libraries-check.json"

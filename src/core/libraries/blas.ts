@@ -1,0 +1,126 @@
+// cuBLAS in stream order: matrix products as stream commands, checked in TypeScript before
+// anything is enqueued, on the GPU through cuBLAS (loaded at the first call) and on the host
+// device through the CPU reference (native/src/host/gemm.cpp), with the same contract.
+import { isInstance, typeError } from '../base/errors.js';
+import { Device as DeviceClass, type Device } from '../device/device.js';
+import type { DeviceArray } from '../memory/memory.js';
+import type { Stream } from '../device/stream.js';
+import { requireLibrary } from './availability.js';
+import { RecordedCall, allocationsOf, openGate, submit, type Gate, type Library } from './call.js';
+import { statusError } from './errors.js';
+import { checkGemm, gemmName, gemmShape, type GemmDType, type GemmOptions, type GemmOutput } from './gemm-args.js';
+import { CUBLAS, G, libraries, type NativeBlas } from './native.js';
+
+/**
+ * Bytes of the workspace each stream's cuBLAS calls share on a GPU (cuBLAS's advice for Hopper),
+ * and of the one a graph's GEMM node has of its own.
+ */
+export const BLAS_WORKSPACE_BYTES = 32 << 20;
+const GRAPH_WORKSPACE_BYTES = 4 << 20;
+
+const perDevice = new WeakMap<Device, Blas>();
+
+/**
+ * cuBLAS for one device, in stream order: `gemm` enqueues a matrix product on the stream it is
+ * given and returns at once. On a GPU it calls cuBLAS (loaded at the first call, from CUDA_PATH,
+ * /usr/local/cuda or the loader path), with one handle per device, set to each call's stream,
+ * and a workspace per stream from the stream-ordered pool; on the host device a CPU reference
+ * with the same contract runs in the stream's order, off the main thread. Get one with
+ * `device.blas` or `Blas.for(device)`.
+ *
+ * Results agree between the two within rounding: each element is a sum of k products, formed in
+ * f32 for f16, bf16 and f32 operands (f64 for f64) and rounded to C's type, in an order that
+ * differs, so the two differ by at most about 2·k·ε·Σ|a||b| (ε of the sums' type) plus C's own
+ * rounding.
+ *
+ * @example
+ * const a = stream.alloc('f32', m * k), b = stream.alloc('f32', k * n), c = stream.alloc('f32', m * n);
+ * device.blas.gemm(stream, a, b, c, { m, n, k }); // c = a·b, all row-major
+ */
+export class Blas {
+  /** The device the products run on. */
+  readonly device: Device;
+  readonly #library: Library;
+  readonly #block = new Float64Array(G.slots);
+  /** The handle being made (CUDA), what made it fail, and the workspace its calls take. */
+  #gate: Gate | undefined;
+  #native: NativeBlas | undefined;
+
+  private constructor(device: Device) {
+    this.device = device;
+    const blas = this;
+    this.#library = {
+      name: 'cuBLAS', device, kind: CUBLAS, call: 'cublasGemmEx',
+      streamAt: G.streamLo, workAt: G.workLo, workBytesAt: G.workBytes,
+      get native() {
+        return blas.#native!;
+      },
+      run: (block) => blas.#native!.gemm(block),
+    };
+  }
+
+  /**
+   * The Blas of `device`, the same object every time (`device.blas` too). Nothing is loaded until
+   * the first call.
+   * @example
+   * const blas = Blas.for(Device.default());
+   * @throws TypeError for anything but a Device.
+   */
+  static for(device: Device): Blas {
+    if (!isInstance(device, DeviceClass)) typeError('device', 'a Device', device);
+    let blas = perDevice.get(device);
+    if (!blas) perDevice.set(device, (blas = new Blas(device)));
+    return blas;
+  }
+
+  /**
+   * Enqueues C = alpha·op(A)·op(B) + beta·C on `stream`, for row-major matrices (see
+   * {@link GemmOptions}): `a` and `b` of one element type, `c` of that type too, or f32 for f16
+   * and bf16 operands (their products are summed in f32 either way). With `batch`, that many
+   * products of matrices `strideA`, `strideB` and `strideC` elements apart. Everything is checked
+   * before anything is enqueued; the call returns at once.
+   * @example
+   * blas.gemm(stream, x, weights, y, { m: batch, n: outputs, k: inputs });                 // y = x·W
+   * blas.gemm(stream, x, weights, y, { m: batch, n: outputs, k: inputs, transB: true });   // y = x·Wᵀ
+   * blas.gemm(stream, q, k, scores, { m: 64, n: 64, k: 32, transB: true, batch: heads });  // per head
+   * @throws TypeError for a stream or array that is not one, a closed one, an element type that
+   * does not fit or bad options; RangeError for sizes or strides that do not fit the arrays, an
+   * array or stream of another device, or `c` overlapping `a` or `b`; LibraryError (code -1 or
+   * -2) when cuBLAS cannot be loaded, or with cuBLAS's status when it refuses the call. Nothing is
+   * enqueued when it throws.
+   */
+  gemm<D extends GemmDType>(stream: Stream, a: DeviceArray<D>, b: DeviceArray<NoInfer<D>>, c: DeviceArray<NoInfer<GemmOutput<D>>>, options: GemmOptions): void {
+    const block = this.#block;
+    checkGemm(this.device, stream, a, b, c, options, block);
+    const gate = this.#gate ?? this.#open();
+    const capture = stream.lane.recorder;
+    if (capture) {
+      const call = new RecordedCall(this.#library, gemmName(block), gemmShape(block), block, gate, this.device.kind === 'cuda' ? GRAPH_WORKSPACE_BYTES : 0);
+      return capture.library(call, allocationsOf(a, b, c));
+    }
+    submit(this.#library, stream, block, gate, gemmName);
+    a.allocation.use(stream.lane);
+    b.allocation.use(stream.lane);
+    c.allocation.use(stream.lane);
+  }
+
+  /** Loads cuBLAS and starts making the handle, at the first call (throws where it cannot be loaded). */
+  #open(): Gate {
+    if (this.device.kind === 'host') {
+      this.#native = new libraries.HostBlas(this.device.native);
+      return (this.#gate = openGate());
+    }
+    requireLibrary('cuBLAS');
+    const native = (this.#native = new libraries.CudaBlas(this.device.native));
+    const gate: Gate = { pending: undefined, failure: undefined, workBytes: BLAS_WORKSPACE_BYTES };
+    gate.pending = native.open!().then(
+      ([status]) => {
+        if (status !== 0) gate.failure = statusError('cuBLAS', status, 'cublasCreate', `making the cuBLAS handle of ${this.device}`);
+      },
+      (error: unknown) => {
+        gate.failure = statusError('cuBLAS', 1, 'cublasCreate', `making the cuBLAS handle of ${this.device}: ${String(error)}`);
+      },
+    ).finally(() => (gate.pending = undefined));
+    return (this.#gate = gate);
+  }
+}

@@ -1,0 +1,165 @@
+// How a library's calls reach a stream: straight to the library on a stream with nothing queued
+// (the fast path: one native call over a block written in place), else in the stream's queue
+// behind what waits there, and behind the library's own readiness (a cuBLAS handle or a cuFFT
+// plan being made off the main thread); recorded instead while the stream captures.
+import { GraphError } from '../base/errors.js';
+import type { Allocation } from '../memory/allocation.js';
+import type { Device } from '../device/device.js';
+import type { Stream } from '../device/stream.js';
+import type { LibraryCall } from '../graphs/library-node.js';
+import type { NativeGraph, NativeGraphExec } from '../native/types.js';
+import { LibraryError, statusError, statusName, type LibraryName } from './errors.js';
+import { libraries, writeAddress, type NativeBlas, type NativeFft } from './native.js';
+import { workspacesOf } from './workspaces.js';
+
+/**
+ * @internal What a call waits for: its library being made ready (`pending`), or what made it
+ * fail (`failure`); and the workspace its eager calls take on CUDA.
+ */
+export interface Gate {
+  pending: Promise<unknown> | undefined;
+  failure: LibraryError | undefined;
+  workBytes: number;
+}
+
+/** @internal A gate that is open: the host device's libraries, which wait for nothing. */
+export function openGate(): Gate {
+  return { pending: undefined, failure: undefined, workBytes: 0 };
+}
+
+/** @internal Where the stream and the workspace go in a library's blocks, and how it runs one. */
+export interface Library {
+  readonly name: LibraryName;
+  readonly device: Device;
+  /** 0 for cuBLAS, 1 for cuFFT (addLibraryNode's kind). */
+  readonly kind: number;
+  readonly native: NativeBlas | NativeFft;
+  /** The library call that failed, in errors: `cublasGemmEx`, `cufftExec`. */
+  readonly call: string;
+  readonly streamAt: number;
+  readonly workAt: number;
+  readonly workBytesAt: number;
+  /** Runs a block; the library's status. */
+  run(block: Float64Array): number;
+}
+
+/**
+ * @internal Enqueues the call `block` describes (all but its stream and workspace) on `stream`:
+ * at once when the stream is direct and the gate open, else in the stream's queue (`block` is
+ * copied then), behind the gate. A status the library answers at once is thrown as a
+ * LibraryError (`describe` names the call); a queued call's goes where the stream's queued
+ * failures go.
+ */
+export function submit(library: Library, stream: Stream, block: Float64Array, gate: Gate, describe: (block: Float64Array) => string): void {
+  if (gate.failure) throw gate.failure;
+  const lane = stream.lane;
+  writeAddress(block, library.streamAt, lane.lo, lane.hi);
+  if (gate.pending === undefined && lane.immediate) {
+    withWorkspace(library, stream, block, gate);
+    lane.noteSubmitted();
+    let status = 0;
+    try {
+      status = library.run(block);
+    } catch (error) {
+      lane.faults.fail(error);
+    }
+    if (status !== 0) throw statusError(library.name, status, library.call, describe(block));
+    return;
+  }
+  const copy = block.slice();
+  const pending = gate.pending;
+  // The wait and the call are two commands: the call's failure then goes where queued failures go.
+  if (pending) lane.run(() => (resume) => void pending.then(resume, resume));
+  lane.run(() => {
+    if (gate.failure) throw gate.failure;
+    withWorkspace(library, stream, copy, gate);
+    const status = library.run(copy);
+    if (status !== 0) throw statusError(library.name, status, library.call, describe(copy));
+  });
+}
+
+/** Writes the stream's workspace (grown to the gate's size) into the block; none on the host. */
+function withWorkspace(library: Library, stream: Stream, block: Float64Array, gate: Gate): void {
+  if (gate.workBytes === 0) {
+    block[library.workBytesAt] = 0;
+    return;
+  }
+  const workspace = workspacesOf(library.device).on(stream, gate.workBytes);
+  writeAddress(block, library.workAt, workspace.lo, workspace.hi);
+  block[library.workBytesAt] = workspace.byteLength;
+}
+
+/**
+ * @internal A library call recorded by a capture or a value's replay: its block, its gate, and
+ * the workspace a graph gives it (`graphWorkspace` bytes, or the gate's once it is open).
+ */
+export class RecordedCall implements LibraryCall {
+  readonly #library: Library;
+  readonly #block: Float64Array;
+  readonly #gate: Gate;
+  readonly #graphWorkspace: number | undefined;
+  #ready: Promise<void> | undefined;
+
+  constructor(
+    library: Library,
+    readonly name: string,
+    readonly shape: string,
+    block: Float64Array,
+    gate: Gate,
+    graphWorkspace?: number,
+  ) {
+    this.#library = library;
+    this.#block = block.slice();
+    this.#gate = gate;
+    this.#graphWorkspace = graphWorkspace;
+  }
+
+  /** Settles once the library is ready: rejects with what made it fail (a capture then fails). */
+  get pending(): Promise<unknown> | undefined {
+    const pending = this.#gate.pending;
+    if (!pending) return undefined;
+    if (!this.#ready) {
+      this.#ready = pending.then(() => {
+        if (this.#gate.failure) throw this.#gate.failure;
+      });
+      this.#ready.catch(() => {}); // whoever waits for it hears of the failure; nobody else must
+    }
+    return this.#ready;
+  }
+
+  differs(other: LibraryCall): boolean {
+    if (!(other instanceof RecordedCall)) return true;
+    const [a, b] = [this.#block, other.#block];
+    const { streamAt, workAt, workBytesAt } = this.#library;
+    for (let i = 0; i < a.length; i++) {
+      if (i === streamAt || i === streamAt + 1 || i === workAt || i === workAt + 1 || i === workBytesAt) continue;
+      if (a[i] !== b[i]) return true;
+    }
+    return false;
+  }
+
+  enqueue(stream: Stream): void {
+    submit(this.#library, stream, this.#block, this.#gate, () => this.name);
+  }
+
+  addTo(graph: NativeGraph, deps: Uint32Array): number {
+    if (this.#gate.failure) throw this.#gate.failure;
+    const bytes = this.#graphWorkspace ?? this.#gate.workBytes;
+    const index = libraries.addLibraryNode(graph, this.#library.kind, this.#library.native, this.#block, bytes, deps);
+    if (index >= 0) return index;
+    const status = statusName(this.#library.name, -1 - index);
+    throw new GraphError('forbidden', `${this.name} cannot be captured into a graph: ${this.#library.name} answered ${status} under stream capture (call it outside the capture instead)`);
+  }
+
+  setIn(exec: NativeGraphExec, index: number): void {
+    const status = libraries.setLibraryNode(exec, index, this.#library.kind, this.#library.native, this.#block);
+    if (status !== 0) throw statusError(this.#library.name, status, this.#library.call, `${this.name}, captured again to update an executable`);
+  }
+}
+
+/** @internal The allocations of arrays, each once. */
+export function allocationsOf(...arrays: { readonly allocation: Allocation }[]): Allocation[] {
+  const out: Allocation[] = [];
+  for (const { allocation } of arrays) if (!out.includes(allocation)) out.push(allocation);
+  return out;
+}
