@@ -13,3 +13,5 @@ export { Work, PipelineError } from './pipeline/work.js';
 export type { NamedArray, NamedIn, With, HostData, DTypeOfData } from './pipeline/slots.js';
 export { Timeline, type Span } from './pipeline/timeline.js';
 export type { StageSummary, TraceEvent, ChromeTrace } from './pipeline/timeline.js';
+export type { TimelineHtmlOptions } from './pipeline/timeline-html.js';
+export { FileWriteError } from './pipeline/write-file.js';

@@ -1,8 +1,12 @@
 // A record of when each value's stages ran, per lane: device stages timed by events, host steps
-// by the clock, exported as a Chrome trace (chrome://tracing, Perfetto).
-import { writeFile } from 'node:fs/promises';
-import type { Event } from '../../core/device/event.js';
-import type { Stream } from '../../core/device/stream.js';
+// by the clock, exported as a Chrome trace (chrome://tracing, Perfetto) or as an HTML page.
+import type { Device, Event, Stream } from '../../core/index.js';
+import { timelineHtml, type TimelineHtmlOptions } from './timeline-html.js';
+import { layoutRows } from './timeline-rows.js';
+import { writeTextFile } from './write-file.js';
+import type { Span, StageSummary } from './span.js';
+
+export type { Span, StageSummary } from './span.js';
 
 interface DeviceSpan {
   lane: number;
@@ -13,27 +17,6 @@ interface DeviceSpan {
   bytes: number;
 }
 
-/** One finished span: milliseconds from the timeline's start. */
-export interface Span {
-  /** The lane the stage ran on: its position in the pool, from 0. */
-  readonly lane: number;
-  /** The value's position in the source, from 0. */
-  readonly index: number;
-  /**
-   * The stage's name: the kernel's name for a launch, `host` for a host step, and for a copy the
-   * road the data took (e.g. `upload input [pinned]`).
-   */
-  readonly stage: string;
-  /** `device`: work on the stream, timed by events; `host`: work on the CPU, timed by the clock. */
-  readonly kind: 'device' | 'host';
-  /** When the stage began, in milliseconds from the timeline's start. */
-  readonly start: number;
-  /** How long the stage ran, in milliseconds. */
-  readonly duration: number;
-  /** Bytes the stage moved (a copy), else 0. */
-  readonly bytes: number;
-}
-
 /**
  * Collects spans of a pipeline: pass it to {@link onStreams} (`{ timeline }`); each operator then
  * records its device work between two timed events, and host steps their run time.
@@ -41,13 +24,22 @@ export interface Span {
  */
 export class Timeline {
   readonly #origin = performance.now();
-  readonly #bases = new Map<Stream, { event: Event; at: number }>();
+  /** Per device, an event recorded at a known host time, which device times are counted from. */
+  readonly #bases = new Map<Device, { event: Event; at: number }>();
   readonly #pending: DeviceSpan[] = [];
   readonly #spans: Span[] = [];
 
   /** @internal Times the work `enqueue` puts on `stream` as one span, which moves `bytes`. */
   device(stream: Stream, lane: number, index: number, stage: string, enqueue: () => void, bytes = 0): void {
-    if (!this.#bases.has(stream)) this.#bases.set(stream, { event: stream.record({ timing: true }), at: performance.now() - this.#origin });
+    if (!this.#bases.has(stream.device)) {
+      // On a stream of its own, idle, so that the event is recorded at once: the lane's stream
+      // may hold work that waits in its queue (a staging copy) when its first stage is timed.
+      const own = stream.device.createStream();
+      const before = performance.now();
+      const event = own.record({ timing: true });
+      this.#bases.set(stream.device, { event, at: (before + performance.now()) / 2 - this.#origin });
+      own.close();
+    }
     const start = stream.record({ timing: true });
     enqueue();
     this.#pending.push({ lane, index, stage, start, end: stream.record({ timing: true }), bytes });
@@ -67,9 +59,10 @@ export class Timeline {
         still.push(span);
         continue;
       }
-      // Device times are relative to an event recorded when the lane was first used, placed at
-      // the host time of that moment: lanes line up to within the launch latency.
-      const base = this.#bases.get(span.start.recordedStream()!)!;
+      // Device times are relative to an event recorded when the device was first timed, placed
+      // at the host time of that moment: device and host spans line up to within the latency
+      // of a record.
+      const base = this.#bases.get(span.start.device)!;
       const start = base.at + span.start.elapsedSince(base.event);
       this.#spans.push({ lane: span.lane, index: span.index, stage: span.stage, kind: 'device', start, duration: span.end.elapsedSince(span.start), bytes: span.bytes });
       span.start.close();
@@ -98,10 +91,15 @@ export class Timeline {
   }
 
   /**
-   * The spans as Chrome trace events (`ph: 'X'`, microseconds): process 1, one thread per lane
-   * and kind (lane `n`: thread `2n + 1` for device work, `2n + 2` for host steps), after the
-   * metadata (`ph: 'M'`) events that name the process and the threads.
+   * The spans as Chrome trace events (`ph: 'X'`, microseconds): process 1, one thread per row,
+   * after the metadata (`ph: 'M'`) events that name the process and the threads. Each lane has a
+   * row of device work and one of host steps (lane `n`: threads `2n + 1` and `2n + 2`), and more
+   * where spans of one kind overlap on the lane (the staging copies of values in flight at once,
+   * say), so that no two spans of one thread overlap: those take the thread ids after the lanes'
+   * first rows, are named `lane n host steps (2)` and so on, and are sorted beside their lane.
    *
+   * @example
+   * await writeFile('trace.json', JSON.stringify(timeline.toChromeTrace()));
    * @param options.names - whether to put in the `M` events that name the process and each
    *   lane's threads (default `true`; `false`: the span events alone)
    * @see https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU (Trace Event Format)
@@ -109,42 +107,69 @@ export class Timeline {
   toChromeTrace(options: { readonly names?: boolean } = {}): ChromeTrace {
     const { names: named = true } = options;
     const spans = this.spans();
-    const events: TraceEvent[] = spans.map((s) => ({
+    const { rows, rowOf } = layoutRows(spans);
+    const lanes = rows.reduce((n, r) => Math.max(n, r.lane + 1), 0);
+    let extra = 2 * lanes;
+    const tids = rows.map((r) => (r.row === 0 ? 2 * r.lane + (r.kind === 'device' ? 1 : 2) : ++extra));
+    const events: TraceEvent[] = spans.map((s, i) => ({
       name: `${s.stage} #${s.index}`,
       cat: s.kind,
       ph: 'X',
       ts: s.start * 1000,
       dur: s.duration * 1000,
       pid: PID,
-      tid: threadId(s.lane, s.kind),
+      tid: tids[rowOf[i]!]!,
       args: s.bytes > 0 ? { value: s.index, lane: s.lane, bytes: s.bytes, GBps: Number((s.bytes / s.duration / 1e6).toFixed(2)) } : { value: s.index, lane: s.lane },
     }));
     if (!named) return { traceEvents: events, displayTimeUnit: 'ms' };
-    return { traceEvents: [...names(spans), ...events], displayTimeUnit: 'ms' };
+    const names: TraceEvent[] = [{ name: 'process_name', ph: 'M', pid: PID, tid: 0, args: { name: 'rxcuda pipeline' } }];
+    rows.forEach((row, i) => {
+      names.push({ name: 'thread_name', ph: 'M', pid: PID, tid: tids[i]!, args: { name: row.label } });
+      names.push({ name: 'thread_sort_index', ph: 'M', pid: PID, tid: tids[i]!, args: { sort_index: i } });
+    });
+    return { traceEvents: [...names, ...events], displayTimeUnit: 'ms' };
   }
 
-  /** Writes the Chrome trace, with the events that name its process and threads, to `path`. */
+  /**
+   * Writes the Chrome trace, with the events that name its process and threads, to `path`.
+   *
+   * @example
+   * await timeline.write('trace.json'); // then open it in ui.perfetto.dev
+   * @throws rejects with a {@link FileWriteError} (its `cause` the file system's error) when the
+   *   file cannot be written, and a TypeError when `path` is not a string.
+   */
   async write(path: string): Promise<void> {
-    await writeFile(path, JSON.stringify(this.toChromeTrace()));
+    await writeTextFile('the Chrome trace', path, JSON.stringify(this.toChromeTrace()));
   }
-}
 
-/** What {@link Timeline.summary} says of one stage: its spans' count, total and mean (ms). */
-export interface StageSummary {
-  /** Whether the stage is device work or host work, as {@link Span.kind}. */
-  readonly kind: 'device' | 'host';
-  /** The stage's name, as {@link Span.stage}. */
-  readonly stage: string;
-  /** Number of spans of the stage (one per value it ran for). */
-  count: number;
-  /** The spans' durations added up, in milliseconds. */
-  total: number;
-  /** The spans' mean duration, in milliseconds: `total` over `count`. */
-  mean: number;
-  /** Bytes the stage's spans moved (0 for stages that copy nothing). */
-  bytes: number;
-  /** Bytes per second while the stage ran: `bytes` over `total`. */
-  bytesPerSecond: number;
+  /**
+   * The timeline as one self-contained HTML page, which loads nothing from anywhere: each lane's
+   * rows (device work, host steps) with a bar per span, on a time axis that zooms; a table of
+   * the stages with their throughput while they ran (values and bytes per second); and the roads
+   * the values took (their stages in order, with which values took each). Clicking a bar
+   * follows its value across the rows. Call it once the pipeline has finished, as
+   * {@link Timeline.spans}. Every span is drawn: a page of some ten thousand spans opens at
+   * once, one of a million takes a while.
+   *
+   * @example
+   * const html = timeline.toHtml({ title: 'frames on 3 lanes' });
+   * @param options the page's `title` and a `description` line under it.
+   */
+  toHtml(options: TimelineHtmlOptions = {}): string {
+    return timelineHtml(this.spans(), this.summary(), options);
+  }
+
+  /**
+   * Writes {@link Timeline.toHtml}'s page to `path`.
+   *
+   * @example
+   * await timeline.writeHtml('timeline.html'); // open it in any browser, offline
+   * @throws rejects with a {@link FileWriteError} (its `cause` the file system's error) when the
+   *   file cannot be written, and a TypeError when `path` is not a string.
+   */
+  async writeHtml(path: string, options: TimelineHtmlOptions = {}): Promise<void> {
+    await writeTextFile('the HTML timeline', path, this.toHtml(options));
+  }
 }
 
 /** One event of a Chrome trace (Trace Event Format): times in microseconds, numeric ids. */
@@ -159,8 +184,9 @@ export interface TraceEvent {
   /** Process id (always 1). */
   readonly pid: number;
   /**
-   * Thread id: for lane `n`, `2n + 1` for device work and `2n + 2` for host steps; 0 for the
-   * event that names the process.
+   * Thread id: for lane `n`, `2n + 1` for device work and `2n + 2` for host steps, and ids after
+   * those for the rows that overlapping spans need (see {@link Timeline.toChromeTrace}); 0 for
+   * the event that names the process.
    */
   readonly tid: number;
   /** Category: the span's kind, `device` or `host`; absent on `M` events. */
@@ -186,19 +212,3 @@ export interface ChromeTrace {
 }
 
 const PID = 1;
-
-function threadId(lane: number, kind: 'device' | 'host'): number {
-  return 2 * lane + (kind === 'device' ? 1 : 2);
-}
-
-/** The `M` events naming the process and every thread that the spans use, in lane order. */
-function names(spans: readonly Span[]): TraceEvent[] {
-  const events: TraceEvent[] = [{ name: 'process_name', ph: 'M', pid: PID, tid: 0, args: { name: 'rxcuda pipeline' } }];
-  const threads = new Map<number, string>();
-  for (const s of spans) threads.set(threadId(s.lane, s.kind), `lane ${s.lane} ${s.kind === 'device' ? 'device work' : 'host steps'}`);
-  for (const [tid, name] of [...threads].sort(([a], [b]) => a - b)) {
-    events.push({ name: 'thread_name', ph: 'M', pid: PID, tid, args: { name } });
-    events.push({ name: 'thread_sort_index', ph: 'M', pid: PID, tid, args: { sort_index: tid } });
-  }
-  return events;
-}
