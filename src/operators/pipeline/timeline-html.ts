@@ -23,21 +23,21 @@ const colour = (i: number) => PALETTE[i] ?? `hsl(${(i * 137.508) % 360} 55% 55%)
 /** Microseconds are what events resolve: more digits would only make the page larger. */
 const round = (ms: number) => Math.round(ms * 1e4) / 1e4;
 
-/** The page for `spans` (as {@link Timeline.spans} gives them) and their `summary`. */
-export function timelineHtml(spans: readonly Span[], summary: Readonly<Record<string, StageSummary>>, options: TimelineHtmlOptions = {}): string {
+/**
+ * The page for `spans` (as {@link Timeline.spans} gives them), each asked for at `requested[i]`
+ * (host time: the pipeline's order), and their `summary`.
+ */
+export function timelineHtml(spans: readonly Span[], requested: readonly number[], summary: Readonly<Record<string, StageSummary>>, options: TimelineHtmlOptions = {}): string {
   const { title = 'rxcuda timeline', description } = options;
   const { rows, rowOf } = layoutRows(spans);
   const origin = spans.length > 0 ? spans.reduce((at, s) => Math.min(at, s.start), Infinity) : 0;
   const end = spans.reduce((at, s) => Math.max(at, s.start + s.duration - origin), 0);
-  const stageIds = new Map<string, number>();
-  const stages: Stage[] = [];
+  const stages: Stage[] = stageOrder(spans, requested).map((key, i) => {
+    const [kind, name] = [key.slice(0, key.indexOf(':')) as 'device' | 'host', key.slice(key.indexOf(':') + 1)];
+    return { name, kind, label: stageLabel(kind, name), color: colour(i) };
+  });
+  const stageIds = new Map(stages.map((s, i) => [`${s.kind}:${s.name}`, i]));
   const byStart = spans.map((s, i) => ({ s, i })).sort((a, b) => a.s.start - b.s.start);
-  for (const { s } of byStart) {
-    const key = `${s.kind}:${s.stage}`;
-    if (stageIds.has(key)) continue;
-    stageIds.set(key, stages.length);
-    stages.push({ name: s.stage, kind: s.kind, label: stageLabel(s.kind, s.stage), color: colour(stages.length) });
-  }
   const data = {
     end: round(end),
     rows,
@@ -116,16 +116,13 @@ ${rows.join('\n')}
 </section>`;
 }
 
-/** The roads the values took (their stages in the order they ran), with the values on each. */
+/** The roads the values took (the stages each went through, in the pipeline's order), with the values on each. */
 function roadTable(spans: readonly Span[], stages: readonly Stage[], stageIds: ReadonlyMap<string, number>): string {
   const perValue = new Map<number, Span[]>();
   for (const s of spans) (perValue.get(s.index) ?? perValue.set(s.index, []).get(s.index)!).push(s);
   const roads = new Map<string, { stages: number[]; values: number[]; lanes: Set<number> }>();
   for (const [index, own] of perValue) {
-    // By their middles: a stage and the next of its value may seem to overlap by the few
-    // microseconds that device and host clocks are lined up within, never by half their lengths.
-    own.sort((a, b) => a.start + a.duration / 2 - (b.start + b.duration / 2));
-    const ids = own.map((s) => stageIds.get(`${s.kind}:${s.stage}`)!);
+    const ids = own.map((s) => stageIds.get(`${s.kind}:${s.stage}`)!).sort((a, b) => a - b);
     const key = ids.join(',');
     const road = roads.get(key) ?? roads.set(key, { stages: ids, values: [], lanes: new Set() }).get(key)!;
     road.values.push(index);
@@ -138,7 +135,7 @@ function roadTable(spans: readonly Span[], stages: readonly Stage[], stageIds: R
   );
   return `<section id="roads">
 <h2>Roads</h2>
-<p>The stages each value went through, in the order they ran; click a bar above to follow one value.</p>
+<p>The stages each value went through, in the pipeline's order; click a bar above to follow one value.</p>
 <table>
 <thead><tr><th>road</th><th>values</th><th>which</th><th>lanes</th></tr></thead>
 <tbody>
@@ -146,6 +143,32 @@ ${rows.join('\n')}
 </tbody>
 </table>
 </section>`;
+}
+
+/**
+ * The stages (`kind:stage`) in the pipeline's order: by where they come, on average, among the
+ * stages of each value in the order they were asked for. (Not by when they ran: device and host
+ * clocks line up only to within the time a record takes to reach its stream, microseconds on a
+ * GPU but the wake-up of a thread on the host device, and a host step is asked for before the
+ * device work after it, but runs when its stream gets there.)
+ */
+function stageOrder(spans: readonly Span[], requested: readonly number[]): string[] {
+  const perValue = new Map<number, number[]>();
+  spans.forEach((s, i) => void (perValue.get(s.index) ?? perValue.set(s.index, []).get(s.index)!).push(i));
+  const ranks = new Map<string, { sum: number; count: number; first: number }>();
+  for (const own of perValue.values()) {
+    own.sort((a, b) => requested[a]! - requested[b]!);
+    own.forEach((j, i) => {
+      const s = spans[j]!;
+      const key = `${s.kind}:${s.stage}`;
+      const rank = ranks.get(key) ?? ranks.set(key, { sum: 0, count: 0, first: requested[j]! }).get(key)!;
+      rank.sum += own.length > 1 ? i / (own.length - 1) : 0;
+      rank.count++;
+      rank.first = Math.min(rank.first, requested[j]!);
+    });
+  }
+  const mean = (key: string) => ranks.get(key)!.sum / ranks.get(key)!.count;
+  return [...ranks.keys()].sort((a, b) => mean(a) - mean(b) || ranks.get(a)!.first - ranks.get(b)!.first);
 }
 
 /** `0–4, 7, 9–12`: sorted integers as ranges, the first 40 of them. */

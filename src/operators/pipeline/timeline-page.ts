@@ -26,7 +26,7 @@ p { margin: 2px 0; }
 .track { position: relative; height: var(--row); border-bottom: 1px solid #eef0f4; }
 .track.device { background: #fbfbfd; }
 .bar { position: absolute; top: 2px; height: calc(var(--row) - 5px); min-width: 1px; border-radius: 2px; cursor: pointer; }
-.tracks.following .bar { opacity: 0.18; }
+.tracks.following .bar { opacity: 0.3; }
 .tracks.following .bar.on { opacity: 1; outline: 1.5px solid #1d2330; z-index: 1; }
 .legend { display: flex; gap: 4px 16px; flex-wrap: wrap; margin: 8px 0 0; }
 .legend span { display: inline-flex; align-items: center; gap: 5px; }
@@ -42,7 +42,8 @@ td.road { max-width: 60em; }
 
 /**
  * The page's script: it reads the JSON in `#rxcuda-timeline-data` (rows, stages, spans as
- * `[row, value, stage, start, duration, bytes]`, times in ms from the first span) and draws.
+ * `[row, value, stage, start, duration, bytes]`, times in ms from the first span; stages in the
+ * pipeline's order) and draws.
  */
 export const PAGE_SCRIPT = String.raw`
 (() => {
@@ -135,7 +136,7 @@ export const PAGE_SCRIPT = String.raw`
     }
     const bars = barsOf.get(following);
     for (const bar of bars) bar.classList.add('on');
-    const spans = bars.map((bar) => data.spans[Number(bar.dataset.span)]).sort((a, b) => a[3] + a[4] / 2 - (b[3] + b[4] / 2));
+    const spans = bars.map((bar) => data.spans[Number(bar.dataset.span)]).sort((a, b) => a[2] - b[2] || a[3] - b[3]); // in the pipeline's order
     const first = Math.min(...spans.map((s) => s[3]));
     const last = Math.max(...spans.map((s) => s[3] + s[4]));
     const lanes = [...new Set(spans.map((s) => data.rows[s[0]].lane))].join(', ');

@@ -15,6 +15,26 @@ interface DeviceSpan {
   start: Event;
   end: Event;
   bytes: number;
+  /** When the start event was recorded, in host time from the timeline's start. */
+  called: number;
+}
+
+/** A device span whose events completed: its start in device time, from its device's base event. */
+interface TimedSpan extends Omit<Span, 'start' | 'kind'> {
+  readonly base: Base;
+  readonly fromBase: number;
+  readonly requested: number;
+}
+
+/**
+ * A device's clock as the timeline reads it: an event that device times are counted from, and
+ * the host time it is placed at. An event never runs before it was recorded, so each start event
+ * says the base came at least this late: `at` is the latest of these, the host time at which every
+ * event ran after its record (a record that found its stream idle ran within microseconds).
+ */
+interface Base {
+  readonly event: Event;
+  at: number;
 }
 
 /**
@@ -24,52 +44,54 @@ interface DeviceSpan {
  */
 export class Timeline {
   readonly #origin = performance.now();
-  /** Per device, an event recorded at a known host time, which device times are counted from. */
-  readonly #bases = new Map<Device, { event: Event; at: number }>();
+  readonly #bases = new Map<Device, Base>();
   readonly #pending: DeviceSpan[] = [];
-  readonly #spans: Span[] = [];
+  readonly #timed: TimedSpan[] = [];
+  readonly #host: { readonly span: Span; readonly requested: number }[] = [];
 
   /** @internal Times the work `enqueue` puts on `stream` as one span, which moves `bytes`. */
   device(stream: Stream, lane: number, index: number, stage: string, enqueue: () => void, bytes = 0): void {
-    if (!this.#bases.has(stream.device)) {
-      // On a stream of its own, idle, so that the event is recorded at once: the lane's stream
-      // may hold work that waits in its queue (a staging copy) when its first stage is timed.
-      const own = stream.device.createStream();
-      const before = performance.now();
-      const event = own.record({ timing: true });
-      this.#bases.set(stream.device, { event, at: (before + performance.now()) / 2 - this.#origin });
-      own.close();
-    }
+    const called = performance.now() - this.#origin;
+    if (!this.#bases.has(stream.device)) this.#bases.set(stream.device, { event: stream.record({ timing: true }), at: called });
     const start = stream.record({ timing: true });
     enqueue();
-    this.#pending.push({ lane, index, stage, start, end: stream.record({ timing: true }), bytes });
+    this.#pending.push({ lane, index, stage, start, end: stream.record({ timing: true }), bytes, called });
   }
 
-  /** @internal Records host work that ran from `start` (performance.now()) until now, moving `bytes`. */
-  host(lane: number, index: number, stage: string, start: number, bytes = 0): void {
+  /**
+   * @internal Records host work that ran from `start` (performance.now()) until now, moving
+   * `bytes`, asked for at `requested` (a host step is asked for when it is queued, and starts when
+   * its stream gets there).
+   */
+  host(lane: number, index: number, stage: string, start: number, bytes = 0, requested = start): void {
     const now = performance.now();
-    this.#spans.push({ lane, index, stage, kind: 'host', start: start - this.#origin, duration: now - start, bytes });
+    this.#host.push({ span: { lane, index, stage, kind: 'host', start: start - this.#origin, duration: now - start, bytes }, requested: requested - this.#origin });
   }
 
-  /** Every span whose events have completed (call after the pipeline finished for all). */
+  /** Every span whose events have completed (call after the pipeline finished for all), by start. */
   spans(): Span[] {
+    return this.#finished().map((f) => f.span);
+  }
+
+  /** The finished spans by start, each with when it was asked for (the pipeline's order). */
+  #finished(): { readonly span: Span; readonly requested: number }[] {
     const still: DeviceSpan[] = [];
     for (const span of this.#pending.splice(0)) {
       if (!span.end.query()) {
         still.push(span);
         continue;
       }
-      // Device times are relative to an event recorded when the device was first timed, placed
-      // at the host time of that moment: device and host spans line up to within the latency
-      // of a record.
       const base = this.#bases.get(span.start.device)!;
-      const start = base.at + span.start.elapsedSince(base.event);
-      this.#spans.push({ lane: span.lane, index: span.index, stage: span.stage, kind: 'device', start, duration: span.end.elapsedSince(span.start), bytes: span.bytes });
+      const fromBase = span.start.elapsedSince(base.event);
+      base.at = Math.max(base.at, span.called - fromBase);
+      this.#timed.push({ lane: span.lane, index: span.index, stage: span.stage, base, fromBase, duration: span.end.elapsedSince(span.start), bytes: span.bytes, requested: span.called });
       span.start.close();
       span.end.close();
     }
     this.#pending.push(...still);
-    return [...this.#spans].sort((a, b) => a.start - b.start);
+    // Device spans are placed with what is known of their device's clock now, which only gets better.
+    const device = this.#timed.map(({ base, fromBase, requested, ...span }) => ({ span: { ...span, kind: 'device' as const, start: base.at + fromBase }, requested }));
+    return [...this.#host, ...device].sort((a, b) => a.span.start - b.span.start);
   }
 
   /**
@@ -156,7 +178,8 @@ export class Timeline {
    * @param options the page's `title` and a `description` line under it.
    */
   toHtml(options: TimelineHtmlOptions = {}): string {
-    return timelineHtml(this.spans(), this.summary(), options);
+    const finished = this.#finished();
+    return timelineHtml(finished.map((f) => f.span), finished.map((f) => f.requested), this.summary(), options);
   }
 
   /**
