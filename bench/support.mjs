@@ -5,8 +5,14 @@ import { join } from 'node:path';
 
 const require = createRequire(import.meta.url);
 
-/** The native C++ baselines, built beside the addon by cmake-js. */
-export const baseline = require('../build/Release/rxcuda_bench.node');
+/** The native C++ baselines, built beside the addon by cmake-js (`npm run bench` builds them first). */
+export const baseline = (() => {
+  try {
+    return require('../build/Release/rxcuda_bench.node');
+  } catch (error) {
+    throw new Error(`The native baselines (build/Release/rxcuda_bench.node) could not be loaded: \`npm run bench\` builds them first, or run \`node scripts/build-extras.mjs bench\`.\n${error.message}`);
+  }
+})();
 
 export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);

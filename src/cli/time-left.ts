@@ -1,7 +1,7 @@
 // How long a run of a known number of steps has left, for a progress bar: steady where steps
 // finish in bursts (values on several lanes come back together), and quick to follow a real change
-// of pace. The rate is measured over the second half of the time since the first step finished
-// (all of it for the first 4 s), so the pipeline's filling is left out and a slow start falls out
+// of pace. The rate is measured over the latest half of the time since the first step finished
+// (and at least its last 2 s), so the pipeline's filling is left out and a slow start falls out
 // of it as the run goes on; the shown estimate counts down by the clock between updates, drawn
 // towards the measured one.
 
@@ -63,7 +63,7 @@ export class TimeLeft {
     return left;
   }
 
-  /** Steps left over the rate in the second half of the time since the first finished step (all of it, up to 2 s). */
+  /** Steps left over the rate in the latest half of the time since the first finished step (at least its last 2 s). */
   #measured(now: number): number | undefined {
     const n = this.#counts.length;
     if (n === 0) return undefined;
