@@ -29,8 +29,8 @@ interface TimedSpan extends Omit<Span, 'start' | 'kind'> {
 /**
  * A device's clock as the timeline reads it: an event that device times are counted from, and
  * the host time it is placed at. An event never runs before it was recorded, so each start event
- * says the base came at least this late: `at` is the latest of these, the host time at which every
- * event ran after its record (a record that found its stream idle ran within microseconds).
+ * says the base came at least this late: `at` is the latest of these, the earliest host time at
+ * which every event ran after its record (a record that found its stream idle ran at once).
  */
 interface Base {
   readonly event: Event;
@@ -39,8 +39,20 @@ interface Base {
 
 /**
  * Collects spans of a pipeline: pass it to {@link onStreams} (`{ timeline }`); each operator then
- * records its device work between two timed events, and host steps their run time.
+ * records its device work between two timed events, and host steps their run time. Read it as
+ * spans, a summary per stage, a Chrome trace or an HTML page.
  * Recording costs two events per stage and value: use it to look, not in production.
+ *
+ * Device times are placed on the host's clock by their events, as early as their records allow
+ * (no event runs before it was recorded): a device span is drawn early by at most the time a
+ * record takes to reach an idle stream (microseconds on a GPU; on the host device, the wake-up
+ * of the stream's thread, longer on a loaded machine).
+ *
+ * @example
+ * const timeline = new Timeline();
+ * await lastValueFrom(frames$.pipe(onStreams(device, { lanes: 2, timeline }), upload((f) => f), …));
+ * console.log(timeline.summary());
+ * await timeline.writeHtml('timeline.html');
  */
 export class Timeline {
   readonly #origin = performance.now();
