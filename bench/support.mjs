@@ -6,8 +6,14 @@ import { pathToFileURL } from 'node:url';
 
 const require = createRequire(import.meta.url);
 
-/** The native C++ baselines, built beside the addon by cmake-js. */
-export const baseline = require('../build/Release/rxcuda_bench.node');
+/** The native C++ baselines, built beside the addon by cmake-js (`npm run bench` builds them first). */
+export const baseline = (() => {
+  try {
+    return require('../build/Release/rxcuda_bench.node');
+  } catch (error) {
+    throw new Error(`The native baselines (build/Release/rxcuda_bench.node) could not be loaded: \`npm run bench\` builds them first, or run \`node scripts/build-extras.mjs bench\`.\n${error.message}`);
+  }
+})();
 
 /**
  * The rxcuda a benchmark measures: this checkout's, through its package entry point, or with

@@ -12,5 +12,6 @@ build=${RXCUDA_ASAN_BUILD:-build-asan}
 if [[ ! -f $build/Release/rxcuda.node ]]; then
   npx cmake-js compile --out "$build" --CDRXCUDA_SANITIZE=ON
 fi
+node scripts/build-extras.mjs test --out "$build"   # the test helpers, which a plain build leaves out
 source scripts/asan-env.sh
 exec npx vitest run "$@"

@@ -23,6 +23,7 @@ step() { # step NAME SECONDS COMMAND...
 }
 
 echo "== $(date -u) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)" >> "$out/log.txt"
+step 'build the test helpers and the bench baselines' 300 node scripts/build-extras.mjs all
 step 'rxcuda info' 30 node dist/src/cli/main.js info
 step 'smoke: host steps' 120 node scripts/gpu-smoke.mjs
 step 'probe: calls while another stream is busy' 60 node scripts/blocking-probe.mjs

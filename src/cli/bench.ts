@@ -13,6 +13,8 @@ export function benchProblem(runner: string): string | undefined {
   const driver = Device.driverInfo();
   if (!driver.available) return `rxcuda bench needs a CUDA device: ${driver.problem}.`;
   if (driver.deviceCount === 0) return 'rxcuda bench needs a CUDA device: the driver sees none.';
+  const baselines = join(dirname(runner), '..', 'build', 'Release', 'rxcuda_bench.node');
+  if (!existsSync(baselines)) return `rxcuda bench measures rxcuda against native baselines, which are not built (${baselines}): run \`npm run bench\`, which builds them first, or \`node scripts/build-extras.mjs bench\`.`;
   return undefined;
 }
 

@@ -1,9 +1,12 @@
 // `rxcuda demo`: a frame pipeline on the default device (a GPU, else the host device), with a
-// progress bar, a summary of what happened, and a Chrome trace of the lanes.
+// progress bar, a summary of what happened, a Chrome trace of the lanes and, if asked, an HTML
+// report of them. Ctrl-C stops taking frames: those in flight finish, and the summary, the trace
+// and the report say what ran.
 import { lastValueFrom, tap, count } from 'rxjs';
 import { Device, download, framesFrom, host, lanesFrom, launch, LanePool, LentArray, Timeline, upload, type HostArray, type Work } from '../index.js';
 import type { Observable } from 'rxjs';
 import { bytes, describeDevice, stageLabel } from './format.js';
+import { onInterrupt } from './interrupt.js';
 import { progress } from './progress.js';
 
 const SOURCE = String.raw`
@@ -21,6 +24,8 @@ export interface DemoOptions {
   readonly lanes: number;
   /** Where the Chrome trace goes. */
   readonly trace: string;
+  /** Where the HTML report of the timeline goes, if anywhere. */
+  readonly report?: string | undefined;
   /** Whether to draw a progress bar (only where stderr is a terminal). */
   readonly progress: boolean;
   /**
@@ -43,21 +48,45 @@ function fillGradient(frame: Uint32Array, i: number): void {
   for (let j = 0; j < frame.length; j++) frame[j] = (i + j) & 0xffff;
 }
 
-/** Synthetic frames, made as the pipeline asks for them: a gradient that moves with the frame number. */
-function* gradients(frames: number, pixels: number): Generator<Uint32Array> {
-  for (let i = 0; i < frames; i++) {
+/** What a demo run did: the frames that came back, and whether Ctrl-C cut it short. */
+export interface DemoResult {
+  readonly frames: number;
+  readonly interrupted: boolean;
+}
+
+/**
+ * Synthetic frames, made as the pipeline asks for them: a gradient that moves with the frame
+ * number, until `frames` or until `stopping()`.
+ */
+function* gradients(frames: number, pixels: number, stopping: () => boolean): Generator<Uint32Array> {
+  for (let i = 0; i < frames && !stopping(); i++) {
     const frame = new Uint32Array(pixels);
     fillGradient(frame, i);
     yield frame;
   }
 }
 
-/** Runs the demo pipeline and prints what happened; throws if a frame comes back wrong. */
-export async function demo(options: DemoOptions): Promise<void> {
+/**
+ * Runs the demo pipeline and prints what happened; throws if a frame comes back wrong. The first
+ * Ctrl-C stops taking frames, lets those in flight finish and resolves with `interrupted`, after
+ * the summary, the trace and the report; a second one ends the process at once (exit code 130).
+ */
+export async function demo(options: DemoOptions): Promise<DemoResult> {
   const device = Device.default();
   const { frames, pixels, lanes } = options;
   console.log(`rxcuda demo on ${describeDevice(device)}: ${frames} frames of ${bytes(pixels * 4)}, ${lanes} lanes`);
   console.log(`road: ${ROAD_NAMES[options.road]}`);
+  using bar = progress(frames, 'frames', options.progress);
+  let stopping = false;
+  let inFlight = () => 0;
+  using interrupt = onInterrupt(
+    () => {
+      stopping = true;
+      bar.stop();
+      console.error(`interrupted: taking no more frames, finishing the ${inFlight()} in flight (Ctrl-C again to quit at once)`);
+    },
+    () => bar.stop(),
+  );
   const module = await device.compile(SOURCE, { name: 'demo.cu' });
   const invert = module.kernel('invert', ['ptr', 'u32'], {
     cpu: (_, [px, n]) => {
@@ -74,14 +103,18 @@ export async function demo(options: DemoOptions): Promise<void> {
   const timeline = new Timeline();
   const pool = new LanePool(device, { lanes, inFlight: lanes * 2, timeline });
   const config = { grid: Math.min(1024, Math.ceil(pixels / 256)), block: 256 };
+  inFlight = () => pool.stats.inFlight;
   let brightest = 0;
   let wrong = 0;
-  const bar = progress(frames, 'frames', options.progress);
   const started = performance.now();
   const source: Observable<Work<Uint32Array | HostArray<'u32'>>> =
     options.road === 'pinned'
-      ? framesFrom(pool, { dtype: 'u32', length: pixels, count: frames }, (frame, i) => fillGradient(frame.data, i))
-      : lanesFrom(gradients(frames, pixels), pool);
+      ? framesFrom(pool, { dtype: 'u32', length: pixels, count: frames }, (frame, i) => {
+          if (stopping) return false;
+          fillGradient(frame.data, i);
+          return true;
+        })
+      : lanesFrom(gradients(frames, pixels, () => stopping), pool);
   const done = await lastValueFrom(
     source.pipe(
       upload((frame) => frame, 'frame'),
@@ -100,8 +133,8 @@ export async function demo(options: DemoOptions): Promise<void> {
     ),
   ).finally(() => bar.stop());
   const seconds = (performance.now() - started) / 1000;
-  await timeline.write(options.trace);
   pool.close();
+  if (interrupt.interrupted) console.log(`interrupted after ${done} of ${frames} frames`);
   console.log(`${done} frames in ${seconds.toFixed(2)} s: ${(done / seconds).toFixed(1)} frames/s, ${bytes((done * pixels * 8) / seconds)}/s through the device`);
   console.log(`in flight at most ${pool.stats.maxInFlight} of ${pool.bound}; pooled buffers created: ${pool.stats.buffersCreated}`);
   console.log('per stage (mean ms; copies at their rate while copying):');
@@ -109,7 +142,15 @@ export async function demo(options: DemoOptions): Promise<void> {
     const rate = s.bytes > 0 ? `, ${bytes(s.bytesPerSecond)}/s` : '';
     console.log(`  ${stageLabel(s.kind, s.stage).padEnd(28)} ${s.mean.toFixed(3)} ms × ${s.count}${rate}`);
   }
+  await timeline.write(options.trace);
   console.log(`trace: ${options.trace} (open in chrome://tracing or ui.perfetto.dev)`);
+  if (options.report !== undefined) {
+    const title = `rxcuda demo on ${describeDevice(device)}`;
+    const description = `${done}${interrupt.interrupted ? ` of ${frames}` : ''} frames of ${bytes(pixels * 4)} on ${lanes} lanes; road: ${ROAD_NAMES[options.road]}${interrupt.interrupted ? '; interrupted by Ctrl-C' : ''}`;
+    await timeline.writeHtml(options.report, { title, description });
+    console.log(`report: ${options.report} (open in any browser)`);
+  }
   if (wrong > 0) throw new Error(`${wrong} frames came back wrong`);
+  return { frames: done, interrupted: interrupt.interrupted };
 }
 

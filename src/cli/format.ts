@@ -21,9 +21,4 @@ export function describeDevice(device: Device): string {
 }
 
 /** A timeline summary's stage for a column: `invert`, or `host step` for JavaScript run in order. */
-export function stageLabel(kind: 'device' | 'host', stage: string): string {
-  if (kind === 'device') return stage;
-  if (stage === 'host') return 'host step';
-  // Host copies of the operators' own (`stage input [workers]`) are no steps of the user's.
-  return /\[workers\]$/.test(stage) ? `host ${stage}` : `host step ${stage}`;
-}
+export { stageLabel } from '../operators/timeline/span.js';

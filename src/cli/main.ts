@@ -4,6 +4,7 @@
 // The commands load the addon when they run, so that `--version` and `--help` work without it.
 import { Command, CommanderError, Option } from 'commander';
 import { pathToFileURL } from 'node:url';
+import { INTERRUPTED } from './interrupt.js';
 import { integer } from './options.js';
 import { packageVersion } from './version.js';
 import { unwritable } from './writable.js';
@@ -32,11 +33,15 @@ program
   .addOption(new Option('--lanes <n>', 'streams to spread frames over').argParser(integer(1, 64)).default(3))
   .addOption(new Option('--road <road>', 'how frames travel: pinned frames filled and read in place, or plain (pageable) arrays').choices(['pinned', 'pageable']).default('pinned'))
   .option('--trace <path>', 'where to write the Chrome trace', 'rxcuda-demo-trace.json')
+  .option('--report <path>', 'where to write an HTML page of the lanes, the stages and the roads (self-contained)')
   .option('--no-progress', 'no progress bar (there is none where stderr is not a terminal)')
-  .action(async (options: { frames: number; pixels: number; lanes: number; road: 'pinned' | 'pageable'; trace: string; progress: boolean }, command: Command) => {
-    const problem = unwritable(options.trace);
-    if (problem) command.error(`error: option '--trace <path>' cannot be written: ${problem}.`, { exitCode: USAGE, code: 'rxcuda.trace' });
-    await (await import('./demo.js')).demo(options);
+  .action(async (options: { frames: number; pixels: number; lanes: number; road: 'pinned' | 'pageable'; trace: string; report?: string; progress: boolean }, command: Command) => {
+    for (const [flag, path] of [['--trace', options.trace], ['--report', options.report]] as const) {
+      const problem = path === undefined ? undefined : unwritable(path);
+      if (problem) command.error(`error: option '${flag} <path>' cannot be written: ${problem}.`, { exitCode: USAGE, code: `rxcuda.${flag.slice(2)}` });
+    }
+    const { interrupted } = await (await import('./demo.js')).demo(options);
+    if (interrupted) process.exitCode = INTERRUPTED;
   });
 
 program

@@ -38,6 +38,7 @@ export function host<T, B, R>(fn: (work: Work<T, B, R>) => unknown, options: Hos
   return (source) =>
     new Observable((subscriber) =>
       operate('host', source, subscriber, (work) => {
+        const requested = work.lane.pool.timeline ? performance.now() : 0; // the step's place in the pipeline's order
         work.stream.hostLaunch(async () => {
           const start = performance.now();
           try {
@@ -45,7 +46,7 @@ export function host<T, B, R>(fn: (work: Work<T, B, R>) => unknown, options: Hos
           } catch (error) {
             subscriber.error(new PipelineError('host', work.index, error));
           }
-          work.lane.pool.timeline?.host(work.lane.index, work.index, 'host', start);
+          work.lane.pool.timeline?.host(work.lane.index, work.index, 'host', start, 0, requested);
         }, stepOptions);
         subscriber.next(work);
       }),

@@ -13,5 +13,4 @@ export { replay, REPLAY_EAGER_WARNING } from './replay.js';
 export { LanePool, Lane, MAX_LANES, type LanePoolOptions, type LanePoolStats, type DeviceFaultPolicy } from './pipeline/lane-pool.js';
 export { Work, PipelineError } from './pipeline/work.js';
 export type { NamedArray, NamedIn, With, HostData, DTypeOfData } from './pipeline/slots.js';
-export { Timeline, type Span } from './pipeline/timeline.js';
-export type { StageSummary, TraceEvent, ChromeTrace } from './pipeline/timeline.js';
+export * from './timeline/index.js';

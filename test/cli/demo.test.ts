@@ -10,9 +10,11 @@ import { type CliRun, rxcuda } from '../support/cli.js';
 describe('rxcuda demo', () => {
   let folder: string;
   let run: CliRun;
+  let pageable: CliRun;
   beforeAll(() => {
     folder = mkdtempSync(join(tmpdir(), 'rxcuda-demo-'));
     run = rxcuda(['demo', '--frames', '12', '--pixels', '4096', '--lanes', '2'], folder);
+    pageable = rxcuda(['demo', '--frames', '6', '--pixels', String(1 << 17), '--lanes', '2', '--road', 'pageable', '--trace', join(folder, 'pageable.json')], folder);
   });
   afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
@@ -38,11 +40,26 @@ describe('rxcuda demo', () => {
   });
 
   it('shows the pageable road when asked, with the copies off the main thread for large frames', () => {
-    const pageable = rxcuda(['demo', '--frames', '6', '--pixels', String(1 << 17), '--lanes', '2', '--road', 'pageable', '--trace', join(folder, 'pageable.json')], folder);
     expect(pageable.status).toBe(0);
     expect(pageable.stdout).toMatch(/^road: plain arrays/m);
     const stages = [...pageable.stdout.matchAll(/^ {2}(\S.*?) +[\d.]+ ms × 6(?:, .*)?$/gm)].map((m) => m[1]);
     expect(stages.sort()).toEqual(['brighten', 'download frame [new array]', 'host copy frame [workers]', 'host stage frame [workers]', 'host step', 'invert', 'upload frame [staged]']);
+  });
+
+  it('puts no two overlapping spans on one row of the pageable road\'s trace, naming the rows that needs', () => {
+    const trace = JSON.parse(readFileSync(join(folder, 'pageable.json'), 'utf8')) as { traceEvents: { ph: string; name: string; tid: number; ts?: number; dur?: number; args?: { name?: string } }[] };
+    expect(chromeTraceProblems(trace)).toEqual([]);
+    const rows = new Map<number, { ts: number; end: number; name: string }[]>();
+    for (const e of trace.traceEvents.filter((e) => e.ph === 'X')) (rows.get(e.tid) ?? rows.set(e.tid, []).get(e.tid)!).push({ ts: e.ts!, end: e.ts! + e.dur!, name: e.name });
+    const overlaps: string[] = [];
+    for (const spans of rows.values()) {
+      spans.sort((a, b) => a.ts - b.ts);
+      for (let i = 1; i < spans.length; i++) if (spans[i]!.ts < spans[i - 1]!.end - 0.001) overlaps.push(`${spans[i - 1]!.name} / ${spans[i]!.name}`);
+    }
+    expect(overlaps).toEqual([]);
+    // Frames staged at once on a lane: their `stage frame [workers]` spans needed a second row.
+    const names = trace.traceEvents.filter((e) => e.name === 'thread_name').map((e) => e.args?.name);
+    expect(names).toContain('lane 0 host steps (2)');
   });
 
   it('writes a trace with numeric ids, named by metadata events', () => {

@@ -56,6 +56,13 @@ describe('rxcuda demo options', () => {
     expect(run.stderr).toBe(`error: option '--trace <path>' cannot be written: ${folder} is a folder.\n`);
   });
 
+  it('refuses a --report path in a folder that does not exist, before the run', () => {
+    const run = rxcuda(['demo', '--report', join(folder, 'no', 'report.html')]);
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^error: option '--report <path>' cannot be written: its folder .+ does not exist\.\n$/);
+  });
+
   it('refuses an unknown option or command with exit code 2', () => {
     for (const args of [['demo', '--bogus'], ['bogus'], ['demo', '--frames']]) {
       const run = rxcuda(args);

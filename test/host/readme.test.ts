@@ -1,9 +1,12 @@
 // Every ```ts block of README.md is a user's module importing 'rxcuda': it is type-checked (with
-// this project's strict options and those `tsc --init` turns on) and run with Node on the host
-// device, and on the GPU too where there is one; what its `// prints: text` comments say must be in
-// its output. The blocks run against dist/, which `npm test`'s pretest builds (as the examples do).
+// this project's strict options and those `tsc --init` turns on), compiled with exactly the
+// consumer `tsconfig.json` the README states, as a project that installed rxcuda would compile it,
+// and that output is run with Node (20, where the suite runs on it) on the host device, and on the
+// GPU too where there is one; what its `// prints: text` comments say must be in its output. The
+// blocks run against dist/, which `npm test`'s pretest builds (as the examples do).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,13 +21,17 @@ const noTypeScript = ts === undefined ? 'TypeScript is not installed here, and i
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const blocks = codeBlocks(readFileSync(join(root, 'README.md'), 'utf8'));
 const tsBlocks = blocks.filter((b) => b.lang === 'ts');
+/** The README's consumer configuration: its JSON block with `compilerOptions`. */
+const consumerConfig = blocks.find((b) => b.lang === 'json' && b.code.includes('"compilerOptions"'));
 
-// Inside the package (under dist/, which git ignores), so that `import 'rxcuda'` resolves to this
-// package itself, as it would in a project that installed it.
+// A project of a user's, outside the package: its tsconfig.json is the README's, its package.json
+// says ES module, and its node_modules has rxcuda (this package, built), rxjs, @types/node and the
+// NATS client (for the rxcuda/jetstream block).
 if (!existsSync(join(root, 'dist', 'src', 'index.js'))) throw new Error('The README blocks run against dist/: run `npx tsc` first (`npm test` does)');
-const dir = mkdtempSync(join(root, 'dist', 'readme-'));
+const dir = mkdtempSync(join(tmpdir(), 'rxcuda-readme-'));
 const source = (line: number) => join(dir, `block-${line}.ts`);
-const script = (line: number) => join(dir, `block-${line}.mjs`);
+/** Where the README's configuration puts the compiled block (its `outDir`). */
+let script = (line: number) => join(dir, `block-${line}.js`);
 // Device.default() is the host device where there is no GPU; this makes it so where there is one.
 const forceHost = join(dir, 'force-host.mjs');
 
@@ -62,17 +69,47 @@ function run(line: number, options: { forceHost: boolean }) {
   return spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8', timeout: 120_000 });
 }
 
+/**
+ * Compiles the blocks as the user's project would, with the README's tsconfig.json as it is:
+ * the errors per block file, and the configuration's own.
+ */
+function compileAsConsumer(): { errors: Map<string, string[]>; configErrors: string[] } {
+  const config = ts.getParsedCommandLineOfConfigFile(join(dir, 'tsconfig.json'), {}, {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (d) => {
+      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    },
+  })!;
+  const flatten = (d: import('typescript').Diagnostic) => ts.flattenDiagnosticMessageText(d.messageText, '\n');
+  const program = ts.createProgram(config.fileNames, config.options);
+  const errors = new Map<string, string[]>();
+  for (const file of config.fileNames) {
+    const sourceFile = program.getSourceFile(file)!;
+    errors.set(file, ts.getPreEmitDiagnostics(program, sourceFile).map((d) => `line ${sourceFile.getLineAndCharacterOfPosition(d.start ?? 0).line + 1} of the block: ${flatten(d)}`));
+  }
+  const emitted = program.emit();
+  const outDir = config.options.outDir ?? dir;
+  script = (line) => join(outDir, `block-${line}.js`);
+  return { errors, configErrors: [...config.errors, ...program.getGlobalDiagnostics(), ...emitted.diagnostics].map(flatten) };
+}
+
 let errors: Map<string, string[]>;
+let consumer: { errors: Map<string, string[]>; configErrors: string[] };
 
 beforeAll(() => {
-  if (noTypeScript) return;
+  if (noTypeScript || !consumerConfig) return;
+  writeFileSync(join(dir, 'tsconfig.json'), consumerConfig.code);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'my-app', private: true, type: 'module' }));
+  mkdirSync(join(dir, 'node_modules', '@types'), { recursive: true });
+  symlinkSync(root, join(dir, 'node_modules', 'rxcuda'), 'dir');
+  symlinkSync(join(root, 'node_modules', 'rxjs'), join(dir, 'node_modules', 'rxjs'), 'dir');
+  symlinkSync(join(root, 'node_modules', '@types', 'node'), join(dir, 'node_modules', '@types', 'node'), 'dir');
+  // The NATS client, which a user of rxcuda/jetstream installs beside it.
+  symlinkSync(join(root, 'node_modules', '@nats-io'), join(dir, 'node_modules', '@nats-io'), 'dir');
   writeFileSync(forceHost, "import { Device } from 'rxcuda';\nDevice.default = () => Device.host();\n");
-  for (const block of tsBlocks) {
-    writeFileSync(source(block.line), block.code);
-    const js = ts.transpileModule(block.code, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
-    writeFileSync(script(block.line), js.outputText);
-  }
+  for (const block of tsBlocks) writeFileSync(source(block.line), block.code);
   errors = typeCheck(tsBlocks.map((b) => source(b.line)));
+  consumer = compileAsConsumer();
 }, 120_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -83,11 +120,26 @@ describe.skipIf(noTypeScript !== '')(`README.md${noTypeScript ? ` (skipped: ${no
     expect(blocks.filter((b) => /^(js|javascript|typescript|tsx?|mjs)$/.test(b.lang) && b.lang !== 'ts').map((b) => b.line)).toEqual([]);
   });
 
+  it('states the tsconfig.json a project needs for its blocks on Node 20, with no error of its own', () => {
+    expect(consumerConfig?.heading).toBe('TypeScript on Node 20');
+    expect(consumer.configErrors).toEqual([]);
+  });
+
+  it('has a tsconfig.json whose output Node 20 can parse: `using` rewritten, not left as it is', () => {
+    const usingBlocks = tsBlocks.filter((b) => /^\s*using /m.test(b.code));
+    expect(usingBlocks.length).toBeGreaterThan(0);
+    for (const block of usingBlocks) expect(readFileSync(script(block.line), 'utf8')).not.toMatch(/^\s*using /m);
+  });
+
   for (const block of tsBlocks) {
     const name = `the block at line ${block.line} (${block.heading})`;
 
     it(`${name} type-checks in strict mode`, () => {
       expect(errors.get(source(block.line))).toEqual([]);
+    });
+
+    it(`${name} compiles with the README's tsconfig.json`, () => {
+      expect(consumer.errors.get(source(block.line))).toEqual([]);
     });
 
     it(`${name} runs on the host device and prints what it says`, () => {

@@ -22,6 +22,7 @@ const LAYERS = [
   'core/builtins',
   'core/libraries',
   'core',
+  'operators/timeline',
   'operators/pipeline',
   'operators',
   'operators/jetstream',

@@ -11,7 +11,7 @@ import type { PipelineError } from './pipeline-error.js';
 import { Buffers, bufferKey } from './pool-buffers.js';
 import { checkSameOptions, readPoolOptions, type DeviceFaultPolicy, type LanePoolOptions, type PoolSettings } from './pool-options.js';
 import { Places } from './pool-places.js';
-import type { Timeline } from './timeline.js';
+import type { Timeline } from '../timeline/timeline.js';
 
 export { MAX_LANES, type DeviceFaultPolicy, type LanePoolOptions } from './pool-options.js';
 

@@ -4,7 +4,7 @@ import { Device } from '../../core/device/device.js';
 import { checkSpin } from '../../core/device/spin-wait.js';
 import { checkOptions, describe, isArray, isInstance, rangeError, received, typeError } from '../../core/base/errors.js';
 import type { PipelineError } from './pipeline-error.js';
-import { Timeline } from './timeline.js';
+import { Timeline } from '../timeline/timeline.js';
 
 /**
  * What a pipeline over several devices does when one of them breaks (a sticky error: an illegal

@@ -1,0 +1,45 @@
+// A real browser for the tests of the HTML pages rxcuda writes: Debian's chromium, headless, driven
+// by playwright-core. The tests never skip for want of it: without the browser they fail, saying
+// how to install it (`.ci/run` does).
+import { existsSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+/** The Chromium binary: Debian's, or RXCUDA_CHROMIUM. */
+export const CHROMIUM = process.env.RXCUDA_CHROMIUM ?? '/usr/bin/chromium';
+
+// As root and offline: no sandbox, no GPU, and none of Chromium's own connections (refused here).
+const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** Starts headless Chromium, or throws an error that says how to install it. */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `The HTML tests run in Debian's chromium, headless, and ${CHROMIUM} is not there: install it ` +
+        '(as root: apt-get update && apt-get install -y chromium; .ci/run does), or set RXCUDA_CHROMIUM to a Chromium binary.',
+    );
+  }
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+}
+
+/** What loading a page showed: its console's errors and uncaught exceptions, and every URL it asked for. */
+export interface Loaded {
+  readonly page: Page;
+  readonly errors: string[];
+  readonly requests: string[];
+}
+
+/** Opens the file at `path` in a new page of `browser`, waiting until `ready` (a selector) is there. */
+export async function openFile(browser: Browser, path: string, ready: string, viewport = { width: 1200, height: 800 }): Promise<Loaded> {
+  const page = await browser.newPage({ viewport });
+  const errors: string[] = [];
+  const requests: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  page.on('pageerror', (error) => errors.push(String(error)));
+  page.on('request', (request) => void requests.push(request.url()));
+  await page.goto(pathToFileURL(path).href);
+  await page.waitForSelector(ready, { timeout: 10_000 });
+  return { page, errors, requests };
+}
