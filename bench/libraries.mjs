@@ -167,5 +167,6 @@ async function measure() {
   }
 
   stream.close();
+  const info = libraryInfo();
   write({ name: 'libraries', title: `cuBLAS and cuFFT through rxcuda against C++, ${device.name}, cuBLAS ${info.cublas.version}, cuFFT ${info.cufft.version}`, rows });
 }
