@@ -8,7 +8,7 @@
 
 namespace rxcuda {
 
-// notify()'s flags (src/core/native.ts has the same values).
+// notify()'s flags (src/core/native/types.ts has the same values).
 constexpr uint32_t kNotifyRefuseCapture = 2;
 constexpr uint32_t kNotifyOffStream = 4;
 
