@@ -3,6 +3,7 @@
 import { lastValueFrom, tap, count } from 'rxjs';
 import { Device, download, framesFrom, host, lanesFrom, launch, LanePool, LentArray, Timeline, upload, type HostArray, type Work } from '../index.js';
 import type { Observable } from 'rxjs';
+import { checkOptions } from '../core/base/options.js';
 import { bytes, describeDevice, stageLabel } from './format.js';
 import { progress } from './progress.js';
 
@@ -54,6 +55,7 @@ function* gradients(frames: number, pixels: number): Generator<Uint32Array> {
 
 /** Runs the demo pipeline and prints what happened; throws if a frame comes back wrong. */
 export async function demo(options: DemoOptions): Promise<void> {
+  checkOptions('options', options, ['frames', 'lanes', 'pixels', 'progress', 'road', 'trace']);
   const device = Device.default();
   const { frames, pixels, lanes } = options;
   console.log(`rxcuda demo on ${describeDevice(device)}: ${frames} frames of ${bytes(pixels * 4)}, ${lanes} lanes`);

@@ -1,5 +1,6 @@
 // `rxcuda info`: the driver, NVRTC and every CUDA device, or precisely why there are none.
 import { Device } from '../index.js';
+import { checkOptions } from '../core/base/options.js';
 import { bytes } from './format.js';
 
 function cudaVersion(version: number): string {
@@ -8,6 +9,7 @@ function cudaVersion(version: number): string {
 
 /** Prints the driver, NVRTC and every device; exits 0 whether or not a device is usable. */
 export function info(options: { json?: boolean }): void {
+  checkOptions('options', options, ['json']);
   const driver = Device.driverInfo();
   const devices = driver.available && Device.count() > 0 ? Device.all() : []; // all() falls back to the host device
   if (options.json) {

@@ -253,12 +253,6 @@ export function checkCount(name: string, value: unknown, min = 0): number {
   return value;
 }
 
-/** Throws unless `value` is a plain options object (or undefined); a revoked proxy is not one. */
-export function checkOptions(name: string, value: unknown): void {
-  if (value !== undefined && (typeof value !== 'object' || value === null || isArray(value) || isRevoked(value)))
-    typeError(name, 'an options object', value);
-}
-
 /**
  * `value instanceof Class`, and false where asking throws (a revoked proxy, a proxy whose
  * `getPrototypeOf` trap throws): argument checks use it, so that such a value is refused by name.
@@ -277,15 +271,5 @@ export function isArray(value: unknown): value is readonly unknown[] {
     return Array.isArray(value);
   } catch {
     return false;
-  }
-}
-
-/** Whether `value` is a revoked proxy (which every operation on it refuses). */
-function isRevoked(value: object): boolean {
-  try {
-    Array.isArray(value);
-    return false;
-  } catch {
-    return true;
   }
 }

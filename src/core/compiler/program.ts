@@ -5,7 +5,8 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { addon } from '../native/addon.js';
-import { checkOptions, rangeError, typeError } from '../base/errors.js';
+import { rangeError, typeError } from '../base/errors.js';
+import { checkOptions } from '../base/options.js';
 
 /** Compile-time macros of a specialization, e.g. `{ BLOCK_THREADS: 256 }` (see `Device.template`). */
 export type Defines = Readonly<Record<string, string | number | boolean>>;
@@ -56,6 +57,9 @@ export interface CompiledProgram {
   /** Whether the image came from the on-disk cache. */
   readonly fromCache: boolean;
 }
+
+/** The options {@link CompileOptions} declares. */
+export const COMPILE_OPTIONS: readonly string[] = ['arch', 'cache', 'defines', 'expressions', 'includePaths', 'name', 'options', 'std'];
 
 /**
  * Macros to define: names of letters, digits and underscores (function-like ones with
@@ -150,7 +154,7 @@ async function writeCache(dir: string, path: string, program: CompiledProgram): 
  */
 export async function compile(source: string, options: CompileOptions & { readonly arch: string }): Promise<CompiledProgram> {
   if (typeof source !== 'string' || source.length === 0) typeError('source', 'CUDA C++ source text', source);
-  checkOptions('options', options);
+  checkOptions('options', options, COMPILE_OPTIONS);
   if (options === undefined) typeError('options', 'options with an `arch`', options);
   return compileProgram(source, options.arch, options);
 }

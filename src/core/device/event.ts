@@ -2,7 +2,8 @@
 // may still wait in its stream's queue (behind an unsettled host step); a wait for it then waits in
 // its own stream's queue until the record reaches the driver (see scheduler.ts).
 import type { NativeEvent } from '../native/types.js';
-import { CudaError, checkOptions, isInstance, rangeError, typeError, received } from '../base/errors.js';
+import { CudaError, isInstance, rangeError, typeError, received } from '../base/errors.js';
+import { checkOptions } from '../base/options.js';
 import type { Lane } from '../queue/lane.js';
 import type { Recorder } from './recorder.js';
 import type { Command, Pause } from '../queue/scheduler.js';
@@ -58,7 +59,7 @@ export class Event {
 
   /** @internal Use {@link Stream.record} or {@link Device.createEvent}. */
   static create(device: Device, options: EventOptions = {}): Event {
-    checkOptions('options', options);
+    checkOptions('options', options, ['timing']);
     const { timing = false } = options;
     if (typeof timing !== 'boolean') typeError('timing', 'a boolean', timing);
     return new Event(device, timing);

@@ -1,15 +1,16 @@
 // JavaScript in a stream's order: host steps, which hold the stream until they settle, and
 // completion callbacks, which do not.
-import { checkOptions, nameOf, typeError, type CudaError } from '../base/errors.js';
+import { nameOf, typeError, type CudaError } from '../base/errors.js';
+import { checkOptions } from '../base/options.js';
 import { checkNotCapturing, hostStep, onDoneCommand, type CompletionWatch } from '../queue/host-steps.js';
 import type { Lane } from '../queue/lane.js';
-import { checkTimeout, copyUserData, type HostLaunchOptions, type UserData } from '../queue/user-data.js';
+import { HOST_LAUNCH_OPTIONS, checkTimeout, copyUserData, type HostLaunchOptions, type UserData } from '../queue/user-data.js';
 import type { Recorder } from './recorder.js';
 
 /** See {@link Stream.hostLaunch}. */
 export function hostLaunchOn<D extends UserData>(lane: Lane<Recorder>, fn: (userData: D | undefined) => unknown, options: HostLaunchOptions<D>): void {
   if (typeof fn !== 'function') typeError('fn', 'a function', fn);
-  checkOptions('options', options);
+  checkOptions('options', options, HOST_LAUNCH_OPTIONS);
   const data = copyUserData(options.userData);
   const timeout = checkTimeout(options.timeout);
   lane.checkOpen();

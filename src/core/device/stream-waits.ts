@@ -1,6 +1,6 @@
 // Waits for a stream's work: a Promise settled from the completion road (or by the spinning
 // watcher), a query that never waits, and the completion point rxcuda's own bookkeeping uses.
-import { checkOptions } from '../base/errors.js';
+import { checkOptions } from '../base/options.js';
 import { completionCommand } from '../queue/host-steps.js';
 import type { Lane } from '../queue/lane.js';
 import type { CompletionPoints } from './completion-points.js';
@@ -9,7 +9,7 @@ import { checkSpin, type SpinningWaits } from './spin-wait.js';
 
 /** See {@link Stream.synchronized}; `reached(mark)` tells the stream it got to command `mark`. */
 export function synchronizedOn(lane: Lane<Recorder>, spins: SpinningWaits, options: { readonly spin?: number }, reached: (mark: number) => void): Promise<void> {
-  checkOptions('options', options);
+  checkOptions('options', options, ['spin']);
   const { spin = 0 } = options;
   checkSpin('spin', spin);
   lane.checkOpen();

@@ -5,7 +5,8 @@
 // stream's order), stream-waits.ts (waits), spin-wait.ts (spinning waits). kernels/ adds
 // `launch` and graphs/ `capture`.
 import { EventEmitter } from 'eventemitter3';
-import { checkCount, checkOptions, isInstance, rangeError, typeError, type CudaError } from '../base/errors.js';
+import { checkCount, isInstance, rangeError, typeError, type CudaError } from '../base/errors.js';
+import { checkOptions } from '../base/options.js';
 import { checkDType, type DType } from '../base/dtype.js';
 import type { NativeStream } from '../native/types.js';
 import type { DeviceArray, Memory } from '../memory/memory.js';
@@ -56,7 +57,7 @@ export class Stream extends EventEmitter<StreamEvents> {
 
   /** @internal Use {@link Device.createStream}. */
   static create(device: Device, options: StreamOptions = {}): Stream {
-    checkOptions('options', options);
+    checkOptions('options', options, ['nonBlocking', 'priority']);
     const { priority = 0, nonBlocking = false } = options;
     if (typeof priority !== 'number' || !Number.isInteger(priority)) typeError('priority', 'an integer', priority);
     // The driver takes an int: a wider number would wrap around (2^31 becoming the most urgent).

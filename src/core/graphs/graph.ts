@@ -6,11 +6,12 @@
 // Graph, GraphNode and GraphExec name one another (a graph makes its nodes and executables, and
 // each of them names its graph, as the public API types it): the one import circle of this folder.
 import type { DType } from '../base/dtype.js';
-import { checkOptions, isArray, isInstance, nameOf, rangeError, received, typeError } from '../base/errors.js';
+import { isArray, isInstance, nameOf, rangeError, received, typeError } from '../base/errors.js';
+import { checkOptions } from '../base/options.js';
 import { checkScalar } from '../base/scalar.js';
 import { checkCopy, checkMemoryOf } from '../memory/checks.js';
 import { Memory } from '../memory/memory.js';
-import { checkTimeout, copyUserData, type HostLaunchOptions, type UserData } from '../queue/user-data.js';
+import { HOST_LAUNCH_OPTIONS, checkTimeout, copyUserData, type HostLaunchOptions, type UserData } from '../queue/user-data.js';
 import type { Device } from '../device/device.js';
 import { Event } from '../device/event.js';
 import type { RecordedEvent } from '../device/recorder.js';
@@ -194,7 +195,7 @@ export class Graph {
   addStep<D extends UserData = ArrayBuffer>(fn: (userData: D | undefined) => unknown, options: HostLaunchOptions<D> = {}): void {
     this.#checkOpen();
     if (typeof fn !== 'function') typeError('fn', 'a function', fn);
-    checkOptions('options', options);
+    checkOptions('options', options, HOST_LAUNCH_OPTIONS);
     const data = copyUserData(options.userData);
     this.step({ run: () => fn(data), name: nameOf(fn), timeout: checkTimeout(options.timeout) });
   }
@@ -262,7 +263,7 @@ export class Graph {
 
   #checkAdd(options: NodeOptions): readonly GraphNode[] {
     this.#checkOpen();
-    checkOptions('options', options);
+    checkOptions('options', options, ['after']);
     const { after = [] } = options;
     if (!isArray(after)) typeError('after', 'an array of graph nodes', after);
     const first = this.#segments.at(-1)!.first;

@@ -1,13 +1,14 @@
 // What kernels add to the device layer's classes: Device's compile, loadModule and template,
 // Stream's launch, and the launch a recording stream hands to its recorder. Added here, where
 // modules and kernels are known, the way a method file of a large class adds its methods.
-import { checkOptions, isInstance, typeError } from '../base/errors.js';
+import { isInstance, typeError } from '../base/errors.js';
+import { checkOptions } from '../base/options.js';
 import { Device } from '../device/device.js';
 import { Stream } from '../device/stream.js';
 import { Kernel, type KernelArgs, type Signature } from './kernel.js';
 import type { LaunchConfig, LaunchOptions } from './launch-config.js';
 import { Module, type ModuleImage } from './module.js';
-import { checkCompileOptions, compileProgram, type CompileOptions } from '../compiler/program.js';
+import { COMPILE_OPTIONS, checkCompileOptions, compileProgram, type CompileOptions } from '../compiler/program.js';
 import { Template } from './template.js';
 
 declare module '../device/device.js' {
@@ -74,7 +75,7 @@ Device.prototype.loadModule = function loadModule(this: Device, image: ModuleIma
 /** See {@link Device.compile}: `source` compiled for `device` and loaded there. */
 export async function compileModule(device: Device, source: string, options?: CompileOptions): Promise<Module> {
   if (typeof source !== 'string' || source.length === 0) typeError('source', 'CUDA C++ source text', source);
-  checkOptions('options', options);
+  checkOptions('options', options, COMPILE_OPTIONS);
   checkCompileOptions(options ?? {});
   device.checkUsable();
   if (device.kind === 'host') return Module.forHost(device);

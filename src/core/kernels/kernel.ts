@@ -5,7 +5,8 @@
 //
 // A module makes its kernels, and a kernel launches through contexts, hooks and specializations;
 // each of them names the kernel (as the public API types it): the one import circle of this folder.
-import { checkCount, checkOptions, isArray, rangeError, received, typeError } from '../base/errors.js';
+import { checkCount, isArray, rangeError, received, typeError } from '../base/errors.js';
+import { checkOptions } from '../base/options.js';
 import type { KernelAttributes, NativeKernel } from '../native/types.js';
 import type { Device } from '../device/device.js';
 import type { Stream } from '../device/stream.js';
@@ -172,7 +173,7 @@ export class Kernel<S extends Signature = Signature> {
     /** The fewest blocks of `blockSize` that fill every multiprocessor. */
     minGridSize: number;
   } {
-    checkOptions('options', options);
+    checkOptions('options', options, ['blockLimit', 'sharedMem']);
     const { sharedMem = 0, blockLimit = 0 } = options;
     checkCount('sharedMem', sharedMem);
     checkCount('blockLimit', blockLimit);

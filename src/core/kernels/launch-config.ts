@@ -1,6 +1,7 @@
 // Launch configurations: grid, block, dynamic shared memory, cluster and cooperative launch,
 // checked once and kept as the header words the native launch reads.
-import { checkOptions, describe, isArray, isInstance, rangeError, typeError } from '../base/errors.js';
+import { describe, isArray, isInstance, rangeError, typeError } from '../base/errors.js';
+import { checkOptions, hasOnlyKnownKeys } from '../base/options.js';
 import type { Device } from '../device/device.js';
 
 /** A 1-, 2- or 3-dimensional extent; missing dimensions are 1. */
@@ -25,6 +26,9 @@ export interface LaunchOptions {
    */
   readonly cooperative?: boolean;
 }
+
+/** The options {@link LaunchOptions} declares. */
+const LAUNCH_OPTIONS: readonly string[] = ['block', 'cluster', 'cooperative', 'grid', 'sharedMem'];
 
 const FLAG_COOPERATIVE = 1;
 const FLAG_CLUSTER = 2;
@@ -73,7 +77,7 @@ export class LaunchConfig {
    * ``Expected `grid` to be positive integers, got [0, 1, 1]``.
    */
   constructor(options: LaunchOptions) {
-    checkOptions('config', options);
+    checkOptions('config', options, LAUNCH_OPTIONS);
     if (options === undefined) typeError('config', 'launch options with `grid` and `block`', options);
     const { sharedMem = 0, cooperative = false } = options;
     this.grid = dim3('grid', options.grid, false)!;
@@ -113,7 +117,8 @@ export class LaunchConfig {
         sameDims(o.block, this.block) &&
         (o.sharedMem === undefined ? 0 : o.sharedMem) === this.sharedMem &&
         (o.cooperative === undefined ? false : o.cooperative) === this.cooperative &&
-        sameDims(o.cluster, this.cluster)
+        sameDims(o.cluster, this.cluster) &&
+        hasOnlyKnownKeys(o, LAUNCH_OPTIONS) // a misspelt option is refused by the full check
       );
     } catch {
       return false; // a revoked proxy, a getter that throws: refused by the full check

@@ -1,7 +1,8 @@
 // Modules: cubin, fatbin or PTX images loaded on a device, and the kernels looked up in them.
 import { addon } from '../native/addon.js';
 import type { NativeModule } from '../native/types.js';
-import { checkOptions, rangeError, typeError, received } from '../base/errors.js';
+import { rangeError, typeError, received } from '../base/errors.js';
+import { checkOptions } from '../base/options.js';
 import { Kernel } from './kernel.js';
 import type { Signature } from './kernel-types.js';
 import { readSignature } from './packer.js';
@@ -159,7 +160,7 @@ export class Module {
    */
   kernel<const S extends Signature>(name: string, signature: S, options: { readonly cpu?: CpuKernel<S> } = {}): Kernel<S> {
     if (typeof name !== 'string' || name === '') typeError('name', 'a kernel name', name);
-    checkOptions('options', options);
+    checkOptions('options', options, ['cpu']);
     const params = readSignature(signature) as S; // read once: what is checked is what is used
     if (this.#closed) typeError('module', 'a loaded Module', received('a closed Module'));
     const { cpu } = options;

@@ -1,11 +1,12 @@
 // Templates: CUDA C++ compiled per specialization. A template's kernel has no compiled code of
 // its own; each launch compiles (once per distinct set of defines) or finds its specialization.
-import { checkOptions, typeError, received } from '../base/errors.js';
+import { typeError, received } from '../base/errors.js';
+import { checkOptions } from '../base/options.js';
 import type { CpuKernel } from './cpu-kernel.js';
 import type { Device } from '../device/device.js';
 import { Kernel, type Signature } from './kernel.js';
 import { Module } from './module.js';
-import { checkCompileOptions, type CompileOptions } from '../compiler/program.js';
+import { COMPILE_OPTIONS, checkCompileOptions, type CompileOptions } from '../compiler/program.js';
 import { CodelessKernel } from './codeless-kernel.js';
 import { Specializations, type Specializer } from './specialization.js';
 
@@ -41,7 +42,7 @@ export class Template {
   /** @internal Use {@link Device.template}. */
   constructor(device: Device, source: string, options: CompileOptions = {}) {
     if (typeof source !== 'string' || source.length === 0) typeError('source', 'CUDA C++ source text', source);
-    checkOptions('options', options);
+    checkOptions('options', options, COMPILE_OPTIONS);
     checkCompileOptions(options);
     this.device = device;
     this.source = source;
@@ -70,7 +71,7 @@ export class Template {
   kernel<const S extends Signature>(name: string, signature: S, options: TemplateKernelOptions<S>): Kernel<S> {
     if (typeof name !== 'string' || name === '') typeError('name', 'a kernel name', name);
     if (this.#closed) typeError('template', 'an open Template', received('a closed Template'));
-    checkOptions('options', options);
+    checkOptions('options', options, ['cpu', 'specialize']);
     if (typeof options?.specialize !== 'function') typeError('options.specialize', 'a function from the launch context to defines', options?.specialize);
     if (options.cpu !== undefined && typeof options.cpu !== 'function') typeError('options.cpu', 'a function', options.cpu);
     const { cpu } = options;

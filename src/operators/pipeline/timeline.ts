@@ -1,6 +1,8 @@
 // A record of when each value's stages ran, per lane: device stages timed by events, host steps
 // by the clock, exported as a Chrome trace (chrome://tracing, Perfetto).
 import { writeFile } from 'node:fs/promises';
+import { typeError } from '../../core/base/errors.js';
+import { checkOptions } from '../../core/base/options.js';
 import type { Event } from '../../core/device/event.js';
 import type { Stream } from '../../core/device/stream.js';
 
@@ -104,10 +106,13 @@ export class Timeline {
    *
    * @param options.names - whether to put in the `M` events that name the process and each
    *   lane's threads (default `true`; `false`: the span events alone)
+   * @throws TypeError for an unknown option or a `names` that is not a boolean.
    * @see https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU (Trace Event Format)
    */
   toChromeTrace(options: { readonly names?: boolean } = {}): ChromeTrace {
+    checkOptions('options', options, ['names']);
     const { names: named = true } = options;
+    if (typeof named !== 'boolean') typeError('names', 'a boolean', named);
     const spans = this.spans();
     const events: TraceEvent[] = spans.map((s) => ({
       name: `${s.stage} #${s.index}`,
