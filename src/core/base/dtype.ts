@@ -1,5 +1,5 @@
 // Element types of device and host arrays, and the scalar parameter types of kernels.
-import { typeError } from './errors.js';
+import { rangeError, typeError } from './errors.js';
 
 /** An element type: signed/unsigned integers of 8–64 bits, and IEEE floats of 16, 32, 64 bits. */
 export type DType = 'i8' | 'u8' | 'i16' | 'u16' | 'i32' | 'u32' | 'i64' | 'u64' | 'f16' | 'f32' | 'f64';
@@ -82,8 +82,28 @@ export function checkDType(name: string, value: unknown): asserts value is DType
 const f64 = new Float64Array(1);
 const f64Words = new Uint32Array(f64.buffer);
 
-/** The IEEE binary16 bit pattern nearest to `value` (round to nearest, ties to even). */
+/** The largest finite half, and the least magnitude that rounds to infinity (65504 + half a last place). */
+export const HALF_MAX = 65504;
+
+/**
+ * The IEEE binary16 bit pattern nearest to `value` (round to nearest, ties to even), as CUDA's
+ * `__float2half_rn` rounds: what a GPU kernel receives for an `f16` argument, and what an `f16`
+ * fill writes. NaN and the infinities are kept.
+ * @example
+ * toHalfBits(1); // 0x3c00
+ * toHalfBits(0.1); // 0x2e66, the half nearest to 0.1
+ * @throws TypeError for anything but a number; RangeError for a finite number beyond f16's range
+ * (±65504, or a value that rounds to it), which would become infinity.
+ */
 export function toHalfBits(value: number): number {
+  if (typeof value !== 'number') typeError('value', 'a number', value);
+  const bits = halfBits(value);
+  if ((bits & 0x7c00) === 0x7c00 && Number.isFinite(value)) rangeError('value', `a number within f16's range (±${HALF_MAX})`, value);
+  return bits;
+}
+
+/** {@link toHalfBits} of a number already checked: a finite number beyond the range gives infinity. */
+export function halfBits(value: number): number {
   if (Number.isNaN(value)) return 0x7e00;
   f64[0] = value;
   const sign = (f64Words[1]! >>> 16) & 0x8000;
@@ -100,8 +120,21 @@ export function toHalfBits(value: number): number {
   return sign | Math.min(bits, 0x7c00);
 }
 
-/** The number that an IEEE binary16 bit pattern stands for. */
+/**
+ * The number that an IEEE binary16 bit pattern stands for, as a host array of `f16` holds them.
+ * @example
+ * fromHalfBits(0x3c00); // 1
+ * fromHalfBits(0x7c00); // Infinity
+ * @throws TypeError for anything but an integer; RangeError for one outside 0..65535.
+ */
 export function fromHalfBits(bits: number): number {
+  if (typeof bits !== 'number' || !Number.isInteger(bits)) typeError('bits', 'an integer bit pattern', bits);
+  if (bits < 0 || bits > 0xffff) rangeError('bits', 'a 16-bit pattern, 0..65535', bits);
+  return halfValue(bits);
+}
+
+/** {@link fromHalfBits} of a pattern already known to be one. */
+export function halfValue(bits: number): number {
   const sign = bits & 0x8000 ? -1 : 1;
   const exp = (bits >>> 10) & 0x1f;
   const mant = bits & 0x3ff;

@@ -248,8 +248,8 @@ export function rangeError(name: string, expected: string, got: unknown): never 
 /** A non-negative safe integer, or a TypeError/RangeError naming `name`. */
 export function checkCount(name: string, value: unknown, min = 0): number {
   if (typeof value !== 'number' || !Number.isInteger(value)) typeError(name, 'an integer', value);
-  if (value < min || value > Number.MAX_SAFE_INTEGER)
-    rangeError(name, `an integer ≥ ${min}`, value);
+  if (value < min) rangeError(name, `an integer ≥ ${min}`, value);
+  if (value > Number.MAX_SAFE_INTEGER) rangeError(name, 'at most 2^53 − 1', value);
   return value;
 }
 

@@ -20,6 +20,8 @@ import { PeerAccess } from './peers.js';
 import { Stream } from './stream.js';
 import type { StreamOptions } from './stream-options.js';
 
+/** The most host devices {@link Device.hosts} makes: each costs memory and native state. */
+const MAX_HOST_DEVICES = 1024;
 // The devices of this environment, each made once: CUDA devices by ordinal, host devices in order.
 const devices = new Map<number, Device>();
 const hostDevices: Device[] = [];
@@ -53,8 +55,7 @@ export class Device {
     }),
   );
 
-  /** Whether this device reaches each peer's memory directly, asked once per peer. */
-  /** @internal Which devices this one reaches directly. */
+  /** @internal Which devices this one reaches directly, asked once per peer. */
   readonly peers = new PeerAccess();
 
   private constructor(ordinal: number, backend: Backend, hostIndex = -1) {
@@ -127,11 +128,12 @@ export class Device {
    * @example
    * const [a, b] = Device.hosts(2);
    * frames$.pipe(onStreams([a, b], { lanesPerDevice: 2 }), ...)
-   * @param count how many host devices, at least 1.
+   * @param count how many host devices, 1 to 1024.
    * @returns the first `count` host devices.
-   * @throws TypeError or RangeError for a `count` that is not a positive integer.
+   * @throws TypeError or RangeError for a `count` that is not an integer in 1..1024.
    */
   static hosts(count: number): Device[] {
+    if (Number.isInteger(count) && count > MAX_HOST_DEVICES) rangeError('count', `at most ${MAX_HOST_DEVICES} host devices`, count);
     checkCount('count', count, 1);
     while (hostDevices.length < count) hostDevices.push(new Device(-1, hostBackend, hostDevices.length));
     return hostDevices.slice(0, count);

@@ -5,11 +5,11 @@
 // stream's order), stream-waits.ts (waits), spin-wait.ts (spinning waits). kernels/ adds
 // `launch` and graphs/ `capture`.
 import { EventEmitter } from 'eventemitter3';
-import { checkCount, isInstance, rangeError, typeError, type CudaError } from '../base/errors.js';
+import { isInstance, rangeError, typeError, type CudaError } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
 import { checkDType, type DType } from '../base/dtype.js';
 import type { NativeStream } from '../native/types.js';
-import type { DeviceArray, Memory } from '../memory/memory.js';
+import { checkDeviceLength, type DeviceArray, type Memory } from '../memory/memory.js';
 import { watchByNotification } from '../queue/host-steps.js';
 import { Lane } from '../queue/lane.js';
 import { letStepTimersGo } from '../queue/step-timers.js';
@@ -104,11 +104,12 @@ export class Stream extends EventEmitter<StreamEvents> {
    * Allocates `length` elements of `dtype` from the device's memory pool, ordered on this
    * stream: the memory can be used by work enqueued on this stream from now on. Returns at once,
    * also while work waits in the stream's queue.
-   * @throws TypeError for an unknown `dtype`, RangeError for a bad `length`.
+   * @throws TypeError for an unknown `dtype`; RangeError for a bad `length`, or one whose bytes
+   * are more than 2^53 − 1.
    */
   alloc<D extends DType>(dtype: D, length: number): DeviceArray<D> {
     checkDType('dtype', dtype);
-    checkCount('length', length);
+    checkDeviceLength(dtype, length);
     return allocOn(this.lane, this.device, dtype, length);
   }
 

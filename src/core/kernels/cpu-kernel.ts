@@ -1,7 +1,7 @@
 // Kernels on the host device: a JavaScript implementation run in stream order, as a host step,
 // with pointer arguments turned into TypedArrays over the memory they point to.
 import type { KernelAttributes, KernelLauncher, NativeKernel } from '../native/types.js';
-import { DTYPES, fromHalfBits, toHalfBits, type DType, type TypedArrayOf } from '../base/dtype.js';
+import { DTYPES, halfBits, halfValue, type DType, type TypedArrayOf } from '../base/dtype.js';
 import { HostArray, Memory } from '../memory/memory.js';
 import type { DeviceAllocation } from '../memory/allocation.js';
 import type { LaunchConfig } from './launch-config.js';
@@ -49,7 +49,7 @@ export type CpuKernel<S extends Signature = Signature> = (config: LaunchConfig, 
  */
 function asReceived(type: Signature[number] | undefined, value: unknown): unknown {
   if (type === 'f32' && typeof value === 'number') return Math.fround(value);
-  if (type === 'f16' && typeof value === 'number') return fromHalfBits(toHalfBits(value));
+  if (type === 'f16' && typeof value === 'number') return halfValue(halfBits(value));
   return value;
 }
 

@@ -136,8 +136,9 @@ export function buildPacker(signature: Signature, offsets: number[], views: Reco
       case 'u16': lines.push(`if (typeof v !== 'number' || (v & 0xffff) !== v) ${bad}; u16[${at / 2}] = v;`); break;
       case 'i32': lines.push(`if (typeof v !== 'number' || (v | 0) !== v) ${bad}; i32[${at / 4}] = v;`); break;
       case 'u32': lines.push(`if (typeof v !== 'number' || (v >>> 0) !== v) ${bad}; u32[${at / 4}] = v;`); break;
-      case 'f16': lines.push(`if (typeof v !== 'number') ${bad}; u16[${at / 2}] = half(v);`); break;
-      case 'f32': lines.push(`if (typeof v !== 'number') ${bad}; f32[${at / 4}] = v;`); break;
+      // A finite float that the type's rounding makes infinite is beyond its range: refused (x - x is 0 for finite x alone).
+      case 'f16': lines.push(`if (typeof v !== 'number') ${bad}; u16[${at / 2}] = half(v); if ((u16[${at / 2}] & 0x7c00) === 0x7c00 && v - v === 0) ${bad};`); break;
+      case 'f32': lines.push(`if (typeof v !== 'number') ${bad}; f32[${at / 4}] = v; if (f32[${at / 4}] - f32[${at / 4}] !== 0 && v - v === 0) ${bad};`); break;
       case 'f64': lines.push(`if (typeof v !== 'number') ${bad}; f64[${at / 8}] = v;`); break;
       case 'i64':
       case 'u64': {

@@ -193,7 +193,20 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
  * buffer Node.js makes (`buffer.constants.MAX_LENGTH`).
  */
 export function checkHostLength(dtype: DType, length: unknown): void {
+  checkLength(dtype, length, constants.MAX_LENGTH, `${constants.MAX_LENGTH} bytes, the largest buffer Node.js makes`);
+}
+
+/**
+ * Checks the length of a device array of `dtype`: an integer ≥ 0 whose bytes a number counts
+ * exactly (2^53 − 1 at most; the device's memory refuses less, when it is allocated).
+ */
+export function checkDeviceLength(dtype: DType, length: unknown): void {
+  checkLength(dtype, length, Number.MAX_SAFE_INTEGER, '2^53 − 1 bytes');
+}
+
+function checkLength(dtype: DType, length: unknown, maxBytes: number, limit: string): void {
+  if (typeof length !== 'number' || !Number.isInteger(length)) checkCount('length', length); // the TypeError
+  const most = Math.floor(maxBytes / DTYPES[dtype].size);
+  if ((length as number) > most) rangeError('length', `at most ${most} ${dtype} elements (${limit})`, length);
   checkCount('length', length);
-  const most = Math.floor(constants.MAX_LENGTH / DTYPES[dtype].size);
-  if ((length as number) > most) rangeError('length', `at most ${most} ${dtype} elements (${constants.MAX_LENGTH} bytes, the largest buffer Node.js makes)`, length);
 }
