@@ -99,7 +99,7 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
         if (lend !== undefined) {
           work.stage(`download ${name} [lent]`, () => work.stream.copy(staging, memory), memory.byteLength);
           return emitWhenDone(`download(${name})`, work, subscriber, owe, () => {
-            const lent = new LentArray(staging, memory.length, work.lend(staging));
+            const lent = LentArray.make(staging, memory.length, work.lend(staging));
             if (lend === 'next') {
               lastLent?.release();
               lastLent = lent;

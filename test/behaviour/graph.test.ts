@@ -87,11 +87,14 @@ describeBackends('Stream.capture', (getDevice, backend) => {
     s.fill(y, 100);
     const graph = await s.capture((c) => c.launch(addU32, { grid: 1, block: N }, [x, 1, N]));
     const exec = graph.instantiate();
-    const [node] = graph.nodes;
+    const [node] = graph.nodesOf(addU32);
+    expect(node).toBe(graph.nodes[0]);
     exec.launch(s);
     exec.setArgs(node!, [x, 5, N]);
     exec.launch(s);
     exec.setArgs(node!, [y, 3, N / 2], { grid: 1, block: N / 2 });
+    // @ts-expect-error: a string where the kernel's u32 is: setArgs is typed by the node's signature
+    expect(() => exec.setArgs(node!, [x, 'five', N])).toThrow(TypeError);
     exec.launch(s);
     expect(await read(s, x)).toEqual(Array(N).fill(6));
     expect(await read(s, y)).toEqual([...Array(N / 2).fill(103), ...Array(N / 2).fill(100)]);
@@ -123,7 +126,7 @@ describeBackends('Stream.capture', (getDevice, backend) => {
     });
     expect(() => exec.update(other)).toThrow(expect.objectContaining({ name: 'GraphError', reason: 'topology' }));
     expect(() => exec.update(other)).toThrow(/node 1 is kernel invert where the graph launches add_u32/);
-    expect(() => exec.setArgs(first.nodes[0]!, [x, 1, N] as never)).toThrow(/Expected `node` to be a kernel node, got a fill node/);
+    expect(() => exec.setArgs(first.nodes[0]! as never, [x, 1, N] as never)).toThrow(/Expected `node` to be a kernel node, got a fill node/);
     exec.launch(s); // still the second graph's parameters
     expect(await read(s, y)).toEqual(Array(N).fill(40));
     [exec, first, second, other].forEach((o) => o.close());

@@ -19,7 +19,7 @@ let stream: Stream;
 let kernel: Kernel<readonly ['ptr<u32>', 'u32']>;
 let x: DeviceArray<'u32'>;
 let graph: Graph;
-let node: GraphNode;
+let node: GraphNode<readonly ['ptr<u32>', 'u32']>;
 let exec: GraphExec;
 let template: Template;
 let pool: LanePool;

@@ -1,7 +1,7 @@
-// The public entry points that take an options object, read from the declarations of the package's
-// exports (rxcuda, rxcuda/jetstream, and the CLI's programmatic entry points) with the TypeScript
-// compiler: every exported function, every constructor, method and static method of an exported
-// class (module augmentations included), and the properties each options parameter declares.
+// The public API as its declarations give it, read with the TypeScript compiler from the exports
+// of the package (rxcuda, rxcuda/jetstream, and the CLI's programmatic entry points): every entry
+// point that takes an options object, with the options it declares (module augmentations
+// included), and every exported class, with whether its constructor is public.
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import ts from 'typescript';
@@ -91,40 +91,81 @@ function publicDeclarations(declarations: readonly ts.Declaration[]): boolean {
   });
 }
 
-/** Every options parameter of the public API, sorted by id. */
-export function optionsParameters(): OptionsParameter[] {
+let program: ts.Program | undefined;
+
+/** The program of the entry files, made once. */
+function entryProgram(): ts.Program {
   const files = Object.values(ENTRY_FILES).map((f) => join(root, f));
   const config = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
-  const program = ts.createProgram(files, { ...config!.options, noEmit: true });
-  const checker = program.getTypeChecker();
-  const found = new Map<string, OptionsParameter>();
+  return (program ??= ts.createProgram(files, { ...config!.options, noEmit: true }));
+}
+
+/** Each exported value of the entry files: the entry's prefix, the name it is exported by, its symbol. */
+function* exportedValues(checker: ts.TypeChecker): Generator<{ prefix: string; name: string; symbol: ts.Symbol; declaration: ts.Declaration }> {
   for (const [prefix, file] of Object.entries(ENTRY_FILES)) {
-    const source = program.getSourceFile(join(root, file))!;
-    const module = checker.getSymbolAtLocation(source)!;
-    for (const exported of checker.getExportsOfModule(module)) {
+    const source = entryProgram().getSourceFile(join(root, file))!;
+    for (const exported of checker.getExportsOfModule(checker.getSymbolAtLocation(source)!)) {
       const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
-      const declaration = symbol.valueDeclaration;
-      if (!declaration) continue; // a type alone
-      const name = `${prefix}: ${exported.name}`;
-      if (symbol.flags & ts.SymbolFlags.Function) {
-        for (const signature of checker.getTypeOfSymbolAtLocation(symbol, declaration).getCallSignatures()) parametersOf(checker, name, signature, found);
+      if (symbol.valueDeclaration) yield { prefix, name: exported.name, symbol, declaration: symbol.valueDeclaration }; // not a type alone
+    }
+  }
+}
+
+/** An exported class, and whether its constructor is public in the declarations. */
+export interface ExportedClass {
+  /** The entry it is exported from (`rxcuda`, `rxcuda/jetstream`…) and its name there. */
+  readonly entry: string;
+  readonly name: string;
+  readonly publicConstructor: boolean;
+}
+
+/** Every exported class of the public API (the CLI's modules export none). */
+export function exportedClasses(): ExportedClass[] {
+  const checker = entryProgram().getTypeChecker();
+  const found: ExportedClass[] = [];
+  for (const { prefix, name, symbol } of exportedValues(checker)) {
+    if (!(symbol.flags & ts.SymbolFlags.Class)) continue;
+    // The class or the nearest base class that declares a constructor decides (none: public).
+    let declaration = symbol.declarations?.find(ts.isClassDeclaration);
+    let constructors: ts.ConstructorDeclaration[] = [];
+    while (declaration) {
+      constructors = declaration.members.filter(ts.isConstructorDeclaration);
+      if (constructors.length > 0) break;
+      const base = declaration.heritageClauses?.find((h) => h.token === ts.SyntaxKind.ExtendsKeyword)?.types[0];
+      const baseSymbol = base && checker.getSymbolAtLocation(base.expression);
+      const resolved = baseSymbol && baseSymbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(baseSymbol) : baseSymbol;
+      declaration = resolved?.declarations?.find(ts.isClassDeclaration);
+      if (!declaration || !ours(declaration)) break;
+    }
+    found.push({ entry: prefix, name, publicConstructor: constructors.length === 0 || publicDeclarations(constructors) });
+  }
+  return found;
+}
+
+/** Every options parameter of the public API, sorted by id. */
+export function optionsParameters(): OptionsParameter[] {
+  const checker = entryProgram().getTypeChecker();
+  const found = new Map<string, OptionsParameter>();
+  for (const { prefix, name: exportedName, symbol, declaration } of exportedValues(checker)) {
+    const name = `${prefix}: ${exportedName}`;
+    if (symbol.flags & ts.SymbolFlags.Function) {
+      for (const signature of checker.getTypeOfSymbolAtLocation(symbol, declaration).getCallSignatures()) parametersOf(checker, name, signature, found);
+    }
+    if (symbol.flags & ts.SymbolFlags.Class) {
+      const classType = checker.getTypeOfSymbolAtLocation(symbol, declaration);
+      const ctor = (symbol.declarations ?? []).flatMap((d) => (ts.isClassDeclaration(d) ? d.members.filter(ts.isConstructorDeclaration) : []));
+      if (publicDeclarations(ctor))
+        for (const signature of classType.getConstructSignatures()) parametersOf(checker, `${name}.constructor`, signature, found);
+      for (const member of classType.getProperties()) {
+        if (!isPublic(member) || member.name === 'prototype') continue;
+        const type = checker.getTypeOfSymbolAtLocation(member, declaration);
+        for (const signature of type.getCallSignatures()) parametersOf(checker, `${name}.${member.name}`, signature, found);
       }
-      if (symbol.flags & ts.SymbolFlags.Class) {
-        const classType = checker.getTypeOfSymbolAtLocation(symbol, declaration);
-        const ctor = (symbol.declarations ?? []).flatMap((d) => (ts.isClassDeclaration(d) ? d.members.filter(ts.isConstructorDeclaration) : []));
-        if (publicDeclarations(ctor))
-          for (const signature of classType.getConstructSignatures()) parametersOf(checker, `${name}.constructor`, signature, found);
-        for (const member of classType.getProperties()) {
-          if (!isPublic(member) || member.name === 'prototype') continue;
-          const type = checker.getTypeOfSymbolAtLocation(member, declaration);
-          for (const signature of type.getCallSignatures()) parametersOf(checker, `${name}.${member.name}`, signature, found);
-        }
-        const instance = checker.getDeclaredTypeOfSymbol(symbol);
-        for (const member of instance.getProperties()) {
-          if (!isPublic(member) || !member.declarations?.length) continue;
-          const type = checker.getTypeOfSymbolAtLocation(member, member.declarations[0]!);
-          for (const signature of type.getCallSignatures()) parametersOf(checker, `${name}#${member.name}`, signature, found);
-        }
+      const instance = checker.getDeclaredTypeOfSymbol(symbol);
+      for (const member of instance.getProperties()) {
+        if (!isPublic(member) || !member.declarations?.length) continue;
+        const type = checker.getTypeOfSymbolAtLocation(member, member.declarations[0]!);
+        for (const signature of type.getCallSignatures()) parametersOf(checker, `${name}#${member.name}`, signature, found);
       }
     }
   }

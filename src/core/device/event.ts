@@ -9,6 +9,7 @@ import type { Recorder } from './recorder.js';
 import type { Command, Pause } from '../queue/scheduler.js';
 import type { Device } from './device.js';
 import type { Stream } from './stream.js';
+import { MADE, checkMade, type Made } from '../base/made.js';
 
 /** Options for {@link Stream.record} and {@link Device.createEvent}. */
 export interface EventOptions {
@@ -51,7 +52,8 @@ export class Event {
   #everRecorded = false;
   #closed = false;
 
-  private constructor(device: Device, timing: boolean) {
+  private constructor(made: Made, device: Device, timing: boolean) {
+    checkMade(made, 'an Event', 'stream.record() or device.createEvent()');
     this.device = device;
     this.timing = timing;
     this.#slot = new NativeSlot(this.#newNative());
@@ -62,7 +64,7 @@ export class Event {
     checkOptions('options', options, ['timing']);
     const { timing = false } = options;
     if (typeof timing !== 'boolean') typeError('timing', 'a boolean', timing);
-    return new Event(device, timing);
+    return new Event(MADE, device, timing);
   }
 
   /** True once `close()` was called. */

@@ -22,6 +22,7 @@ import type { StreamEvents, StreamOptions } from './stream-options.js';
 import { allocOn, copyOn, fillOn, hostFunctionOn } from './stream-commands.js';
 import { hostLaunchOn, onDoneOn } from './stream-steps.js';
 import { afterWork, queryOn, synchronizedOn } from './stream-waits.js';
+import { MADE, checkMade, type Made } from '../base/made.js';
 
 const NON_BLOCKING = 0x1;
 const INT32_MIN = -(2 ** 31);
@@ -45,7 +46,8 @@ export class Stream extends EventEmitter<StreamEvents> {
   readonly #open: WeakRef<Lane>;
   readonly #reached = (mark: number) => this.#reachedCompletionPoint(mark);
 
-  private constructor(device: Device, native: NativeStream) {
+  private constructor(made: Made, device: Device, native: NativeStream) {
+    checkMade(made, 'a Stream', 'device.createStream()');
     super();
     this.device = device;
     this.lane = new Lane(native, device.faults, this);
@@ -64,7 +66,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     if (priority < INT32_MIN || priority > INT32_MAX) rangeError('priority', `an integer in ${INT32_MIN}..${INT32_MAX}`, priority);
     if (typeof nonBlocking !== 'boolean') typeError('nonBlocking', 'a boolean', nonBlocking);
     try {
-      return new Stream(device, new device.backend.Stream(device.native, nonBlocking ? NON_BLOCKING : 0, priority));
+      return new Stream(MADE, device, new device.backend.Stream(device.native, nonBlocking ? NON_BLOCKING : 0, priority));
     } catch (error) {
       device.fail(error);
     }
@@ -83,7 +85,7 @@ export class Stream extends EventEmitter<StreamEvents> {
       typeError('handle', 'a CUstream handle as a non-zero bigint', handle);
     if (!isInstance(device, Device)) typeError('device', 'a Device', device);
     device.checkUsable();
-    return new Stream(device, new device.backend.Stream(device.native, 0, 0, handle));
+    return new Stream(MADE, device, new device.backend.Stream(device.native, 0, 0, handle));
   }
 
   /**

@@ -93,7 +93,7 @@ Device.prototype.compile = function (this: Device, source: string, options?: Com
 
 Device.prototype.template = function template(this: Device, source: string, options?: CompileOptions): Template {
   this.checkUsable();
-  return new Template(this, source, options);
+  return Template.make(this, source, options);
 };
 
 Stream.prototype.launch = function launch<S extends Signature>(this: Stream, kernel: Kernel<S>, config: LaunchConfig | LaunchOptions, args: KernelArgs<S>): void {

@@ -9,6 +9,7 @@ import { readSignature } from './packer.js';
 import { CpuLauncher, type CpuKernel } from './cpu-kernel.js';
 import type { Device } from '../device/device.js';
 import type { MemoryLane } from '../memory/owner.js';
+import { MADE, checkMade, type Made } from '../base/made.js';
 
 /**
  * Unloads a module once the work given to the device so far (the launches from it included) has
@@ -79,7 +80,8 @@ export class Module {
   /** Graphs and executables whose kernel nodes use it: the unload waits until they let go. */
   #held = 0;
 
-  private constructor(device: Device, native: NativeModule | undefined, names: ReadonlyMap<string, string>, log: string, fromCache: boolean, reload?: Reload) {
+  private constructor(made: Made, device: Device, native: NativeModule | undefined, names: ReadonlyMap<string, string>, log: string, fromCache: boolean, reload?: Reload) {
+    checkMade(made, 'a Module', 'device.compile() or device.loadModule()');
     this.device = device;
     this.native = native;
     this.#reload = reload;
@@ -108,19 +110,19 @@ export class Module {
     return new Promise<void>((resolve) => device.completionPoints.whenQuiet(resolve))
       .then(() => addon.loadModule(device.native, bytes))
       .then(
-      (handle) => new Module(device, new addon.Module(device.native, handle), names, log, fromCache, reload),
+      (handle) => new Module(MADE, device, new addon.Module(device.native, handle), names, log, fromCache, reload),
       (error: unknown) => device.fail(error),
     );
   }
 
   /** @internal A module of the host device: its kernels run through their CPU implementations. */
   static forHost(device: Device): Module {
-    return new Module(device, undefined, new Map(), '', false, (other) => Module.forHost(other));
+    return new Module(MADE, device, undefined, new Map(), '', false, (other) => Module.forHost(other));
   }
 
   /** @internal A module with no code on `device`, for kernels whose code is elsewhere. */
   placeholder(device: Device): Module {
-    return new Module(device, undefined, new Map(), '', false);
+    return new Module(MADE, device, undefined, new Map(), '', false);
   }
 
   /**
@@ -168,7 +170,7 @@ export class Module {
     if (!this.native) {
       if (!cpu)
         typeError('options.cpu', `a CPU implementation of kernel '${name}' to run it on the host device`, undefined);
-      return new Kernel(this, name, new CpuLauncher(cpu as CpuKernel, name, params), params, {
+      return Kernel.make(this, name, new CpuLauncher(cpu as CpuKernel, name, params), params, {
         contextual: true,
         remake: (module, origin) => module.#remade(origin, name, params, options),
       });
@@ -179,19 +181,19 @@ export class Module {
     } catch (error) {
       this.device.fail(error);
     }
-    return new Kernel(this, name, native, params, { remake: (module, origin) => module.#remade(origin, name, params, options) });
+    return Kernel.make(this, name, native, params, { remake: (module, origin) => module.#remade(origin, name, params, options) });
   }
 
   /** `name` in this module (another device's), standing for `origin` there. */
   #remade<S extends Signature>(origin: Kernel<S>, name: string, signature: S, options: { readonly cpu?: CpuKernel<S> }): Kernel<S> {
-    if (!this.native) return new Kernel(this, name, new CpuLauncher(options.cpu as CpuKernel, name, signature), signature, { contextual: true, origin });
+    if (!this.native) return Kernel.make(this, name, new CpuLauncher(options.cpu as CpuKernel, name, signature), signature, { contextual: true, origin });
     let native;
     try {
       native = new addon.Kernel(this.native, this.#names.get(name) ?? name);
     } catch (error) {
       this.device.fail(error);
     }
-    return new Kernel(this, name, native, signature, { origin });
+    return Kernel.make(this, name, native, signature, { origin });
   }
 
   /** @internal Notes a lane that launched kernels of this module, so `close()` waits for it. */

@@ -9,6 +9,7 @@ import { Module } from './module.js';
 import { COMPILE_OPTIONS, checkCompileOptions, type CompileOptions } from '../compiler/program.js';
 import { CodelessKernel } from './codeless-kernel.js';
 import { Specializations, type Specializer } from './specialization.js';
+import { MADE, checkMade, type Made } from '../base/made.js';
 
 /** Options for {@link Template.kernel}. */
 export interface TemplateKernelOptions<S extends Signature> {
@@ -39,8 +40,13 @@ export class Template {
   readonly #modules: Module[] = [];
   #closed = false;
 
-  /** @internal Use {@link Device.template}. */
-  constructor(device: Device, source: string, options: CompileOptions = {}) {
+  /** @internal See Device.template. */
+  static make(device: Device, source: string, options: CompileOptions = {}): Template {
+    return new Template(MADE, device, source, options);
+  }
+
+  private constructor(made: Made, device: Device, source: string, options: CompileOptions = {}) {
+    checkMade(made, 'a Template', 'device.template()');
     if (typeof source !== 'string' || source.length === 0) typeError('source', 'CUDA C++ source text', source);
     checkOptions('options', options, COMPILE_OPTIONS);
     checkCompileOptions(options);
@@ -86,7 +92,7 @@ export class Template {
       else this.#modules.push(module);
       return kernel;
     };
-    return new Kernel(this.#placeholder, name, new CodelessKernel("A template's kernel has no compiled code of its own: its specializations do (kernel.specializations())"), signature, { specializations: new Specializations(options.specialize, make) });
+    return Kernel.make(this.#placeholder, name, new CodelessKernel("A template's kernel has no compiled code of its own: its specializations do (kernel.specializations())"), signature, { specializations: new Specializations(options.specialize, make) });
   }
 
   /** Unloads every specialization once its launches have finished; kernels of it can no longer be launched. Idempotent. */
