@@ -5,6 +5,7 @@ import type { NativeEvent } from '../native/types.js';
 import { CudaError, isInstance, rangeError, typeError, received } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
 import type { Lane } from '../queue/lane.js';
+import { guardedWait } from '../queue/self-wait.js';
 import type { Recorder } from './recorder.js';
 import type { Command, Pause } from '../queue/scheduler.js';
 import type { Device } from './device.js';
@@ -34,6 +35,8 @@ class NativeSlot {
   users = 1;
   /** Records of it still queued. */
   unrecorded = 0;
+  /** The lane of its latest record. */
+  lane: Lane | undefined;
   /** What runs once its last queued record has reached the driver. */
   recorded: (() => void)[] = [];
 
@@ -95,6 +98,7 @@ export class Event {
     }
     slot.users++;
     slot.unrecorded++;
+    slot.lane = lane;
     if (stream) this.#recorded = stream;
     this.#everRecorded = true;
     return () => {
@@ -170,17 +174,20 @@ export class Event {
    * Resolves when the work before the event has completed, woken by the driver (no polling, no
    * blocking), also when the record still waits in its stream's queue. Work enqueued on the
    * event's stream after the event does not delay it, nor does any other completion point.
-   * @throws TypeError (synchronously) for a closed or never recorded event.
+   * @throws TypeError (synchronously) for a closed or never recorded event; the Promise rejects
+   * with a DeadlockError when a host step of its stream waits for it while the record is queued
+   * behind the step (see {@link DeadlockError}: it would never end).
    */
   completed(): Promise<void> {
     this.#check();
     if (this.query()) return Promise.resolve();
-    return new Promise((resolve, reject) =>
+    // A record still queued behind a host step of its stream: that step must not wait for it.
+    return guardedWait(this.pending ? this.#slot.lane : undefined, 'event.completed() (of an event recorded behind it)', () => new Promise((resolve, reject) =>
       this.device.completionPoints.after([this], undefined, (status, error) => {
         if (status === 0) resolve();
         else reject(error);
       }),
-    );
+    ));
   }
 
   /**

@@ -3,6 +3,7 @@
 import { checkOptions } from '../base/options.js';
 import { completionCommand } from '../queue/host-steps.js';
 import type { Lane } from '../queue/lane.js';
+import { guardedWait } from '../queue/self-wait.js';
 import type { CompletionPoints } from './completion-points.js';
 import type { Recorder } from './recorder.js';
 import { checkSpin, type SpinningWaits } from './spin-wait.js';
@@ -14,7 +15,7 @@ export function synchronizedOn(lane: Lane<Recorder>, spins: SpinningWaits, optio
   checkSpin('spin', spin);
   lane.checkOpen();
   lane.recorder?.interrupt('synchronized (a wait for the stream)');
-  return new Promise((resolve, reject) => {
+  return guardedWait(lane, 'stream.synchronized()', () => new Promise((resolve, reject) => {
     const mark = lane.given + 1;
     const settle = (status: number, error?: unknown) => {
       if (status !== 0) return reject(error ?? lane.statusError(status));
@@ -22,7 +23,12 @@ export function synchronizedOn(lane: Lane<Recorder>, spins: SpinningWaits, optio
       reached(mark);
     };
     lane.run(spin > 0 ? spins.command(spin, settle) : completionCommand(lane, settle));
-  });
+  }));
+}
+
+/** See {@link Stream.flushed}. */
+export function flushedOn(lane: Lane): Promise<void> {
+  return guardedWait(lane, 'stream.flushed()', () => lane.flushed());
 }
 
 /** See {@link Stream.query}. */

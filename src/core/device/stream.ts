@@ -21,7 +21,7 @@ import { SpinningWaits } from './spin-wait.js';
 import type { StreamEvents, StreamOptions } from './stream-options.js';
 import { allocOn, copyOn, fillOn, hostFunctionOn } from './stream-commands.js';
 import { hostLaunchOn, onDoneOn } from './stream-steps.js';
-import { afterWork, queryOn, synchronizedOn } from './stream-waits.js';
+import { afterWork, flushedOn, queryOn, synchronizedOn } from './stream-waits.js';
 import { MADE, checkMade, type Made } from '../base/made.js';
 
 const NON_BLOCKING = 0x1;
@@ -177,10 +177,10 @@ export class Stream extends EventEmitter<StreamEvents> {
    * Resolves once nothing of this stream waits in rxcuda's queue: every host step enqueued so far
    * has settled and the work behind them has gone to the driver (it may still be running). Await
    * it before other CUDA code enqueues on {@link handle}, so that its work follows all of this
-   * stream's.
+   * stream's. Rejects with a DeadlockError when a host step of this stream waits for it.
    */
   flushed(): Promise<void> {
-    return this.lane.flushed();
+    return flushedOn(this.lane);
   }
 
   /**
@@ -188,12 +188,11 @@ export class Stream extends EventEmitter<StreamEvents> {
    * it settles: device work enqueued after it waits for it, also when `fn` is async (until its
    * Promise settles). That work waits in the stream's queue in rxcuda and goes to the driver, in
    * order, when `fn` settles: the device never waits for JavaScript, so any number of streams may
-   * hold any number of steps, and this never blocks.
-   *
-   * `fn` must not wait for device work of its own stream enqueued after it (that work waits for
-   * `fn`: a deadlock). A step that throws or rejects is reported through the stream's `error`
-   * event (a process warning with code `RXCUDA_STEP_FAILED` when nobody listens) and the stream
-   * goes on.
+   * hold any number of steps, and this never blocks. An async `fn` cannot wait for its own stream
+   * (`synchronized()`, `flushed()`, `onDone()`, an event recorded after it): such a wait is refused
+   * at once with a {@link DeadlockError}. A step that throws or rejects is reported through the
+   * stream's `error` event (a process warning, code `RXCUDA_STEP_FAILED`, when nobody listens),
+   * and the stream goes on.
    * @param options `userData`: bytes copied now; `fn` receives the copy. `timeout`: milliseconds
    * `fn` may take once started, after which the stream goes on without it and a
    * `HostStepTimeoutError` goes to the `error` event (see {@link HostLaunchOptions.timeout}).
@@ -211,11 +210,11 @@ export class Stream extends EventEmitter<StreamEvents> {
    * stream, if one did. Failures of `fn` are reported like those of host steps.
    * @throws TypeError for a non-function `fn` or a closed stream; GraphError (`forbidden`) inside
    * {@link capture}, which it ends; CudaError (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) on a stream
-   * that other code captures.
+   * that other code captures; DeadlockError from an async host step of this stream.
    */
   onDone(fn: (error: CudaError | undefined) => unknown): void {
     if (typeof fn !== 'function') typeError('fn', 'a function', fn);
-    onDoneOn(this.lane, fn, watchByNotification(this.lane), this.#reached);
+    onDoneOn(this.lane, fn, watchByNotification(this.lane), this.#reached, 'stream.onDone()');
   }
 
   /**
@@ -255,7 +254,8 @@ export class Stream extends EventEmitter<StreamEvents> {
    * the Promise, errors included. The watch starts when the wait reaches the driver.
    * @throws (synchronously) TypeError or RangeError for bad options, TypeError for a closed
    * stream, GraphError (`forbidden`) inside {@link capture}, which it ends; the Promise rejects
-   * with the CudaError that stopped the stream or broke its device.
+   * with the CudaError that stopped the stream or broke its device, or a DeadlockError when a host
+   * step of this stream waits for it (see {@link hostLaunch}).
    */
   synchronized(options: { readonly spin?: number } = {}): Promise<void> {
     return synchronizedOn(this.lane, this.#spins, options, this.#reached);

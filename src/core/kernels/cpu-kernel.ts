@@ -159,7 +159,7 @@ export class CpuLauncher implements NativeKernel {
           return broke(error);
         }
       };
-      return hostStep(lane, () => (context ? withLaunch(context, run, true) : run()), step)();
+      return hostStep(lane, () => (context ? withLaunch(context, run, true) : run()), step, undefined, cpu)();
     };
   }
 }
