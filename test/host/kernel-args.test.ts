@@ -137,7 +137,7 @@ describe('CPU kernels on the host device', () => {
 
   it('receive f32 and f16 scalars rounded as a GPU kernel receives them, the rest as given', async () => {
     const stream = newStream();
-    const module = await device.compile('scalars');
+    const module = await device.compile('#include <cuda_fp16.h>\nextern "C" __global__ void scalars(float a, __half b, double c, int d) {}');
     const seen: unknown[][] = [];
     const kernel = module.kernel('scalars', ['f32', 'f16', 'f64', 'i32'], { cpu: (_, args) => void seen.push([...args]) });
     stream.launch(kernel, { grid: 1, block: 1 }, [1 + 2 ** -24, 65519, 1 + 2 ** -24, -7]);
@@ -151,7 +151,7 @@ describe('CPU kernels on the host device', () => {
 
   it('refuse more than 48 KiB of dynamic shared memory until the kernel opts in, and no more than the device allows, as a GPU', async () => {
     const stream = newStream();
-    const module = await device.compile('shared');
+    const module = await device.compile('extern "C" __global__ void shared() {}');
     let ran = 0;
     const kernel = module.kernel('shared', [], { cpu: () => void ran++ });
     const big = { grid: 1, block: 1, sharedMem: 64 * 1024 };

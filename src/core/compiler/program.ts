@@ -100,7 +100,8 @@ function strings(name: string, value: unknown): readonly string[] {
   return value;
 }
 
-function nvrtcOptions(arch: string, options: CompileOptions): string[] {
+/** NVRTC's options for `arch` and `options` (nvcc takes them too). */
+export function nvrtcOptions(arch: string, options: CompileOptions): string[] {
   const out = [`--gpu-architecture=${arch}`, `-std=${options.std ?? 'c++17'}`];
   const cudaInclude = join(process.env.CUDA_PATH ?? '/usr/local/cuda', 'include');
   if (existsSync(cudaInclude)) out.push(`-I${cudaInclude}`);
@@ -112,11 +113,33 @@ function nvrtcOptions(arch: string, options: CompileOptions): string[] {
   return [...out, ...strings('options', options.options)];
 }
 
-function cacheDir(option: string | false | undefined): string | undefined {
+/** Where compiled code is cached (see {@link CompileOptions.cache}), or undefined for nowhere. */
+export function cacheDir(option: string | false | undefined): string | undefined {
   if (option === false) return undefined;
   if (option !== undefined) return option;
   if (process.env.RXCUDA_CACHE_DIR) return process.env.RXCUDA_CACHE_DIR;
   return join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'rxcuda');
+}
+
+/** The JSON cached at `path`.json, or undefined where there is none (or it cannot be read). */
+export async function readJson<T>(path: string): Promise<T | undefined> {
+  try {
+    return JSON.parse(await readFile(`${path}.json`, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Caches `value` as JSON at `path`.json in `dir`, whole or not at all (a cache that cannot be written costs a compile). */
+export async function writeJson(dir: string, path: string, value: unknown): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+    const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    await writeFile(tmp, JSON.stringify(value));
+    await rename(tmp, `${path}.json`);
+  } catch {
+    // Compiled again next time.
+  }
 }
 
 async function readCache(path: string): Promise<CompiledProgram | undefined> {

@@ -11,7 +11,7 @@ import type { Lane } from '../queue/lane.js';
 import { hostStep } from '../queue/host-steps.js';
 import { withLaunch } from './current-launch.js';
 import { CudaError, isInstance, received, typeError } from '../base/errors.js';
-import { HEADER_BYTES } from './packer.js';
+import { HEADER_BYTES, type CompiledParam } from './packer.js';
 import { isThenable } from '../base/thenable.js';
 
 /**
@@ -82,25 +82,29 @@ export class CpuLauncher implements NativeKernel {
   readonly #cpu: CpuKernel;
   readonly #name: string;
   readonly #signature: Signature;
+  readonly #compiled: readonly CompiledParam[] | null;
   /** Dynamic shared memory launches may ask for: the default until setMaxDynamicSharedMemory. */
   #maxDynamicShared = 0;
 
   /**
    * @param name the kernel's name, which its failures are reported by.
    * @param signature its parameters, by which scalars are given as the GPU would receive them.
+   * @param compiled the parameters of the kernel in the compiled source, where the host device
+   * checked it: its signature is held against them as a GPU's is against the driver's.
    */
-  constructor(cpu: CpuKernel, name: string, signature: Signature) {
+  constructor(cpu: CpuKernel, name: string, signature: Signature, compiled?: readonly CompiledParam[]) {
     this.#cpu = cpu;
     this.#name = name;
     this.#signature = signature;
+    this.#compiled = compiled ?? null;
   }
 
   handle(): bigint {
     return 0n;
   }
 
-  paramInfo(): null {
-    return null;
+  paramInfo(): readonly CompiledParam[] | null {
+    return this.#compiled;
   }
 
   attributes(): KernelAttributes {

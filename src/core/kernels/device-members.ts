@@ -10,6 +10,7 @@ import type { LaunchConfig, LaunchOptions } from './launch-config.js';
 import { Module, type ModuleImage } from './module.js';
 import { COMPILE_OPTIONS, checkCompileOptions, compileProgram, type CompileOptions } from '../compiler/program.js';
 import { Template } from './template.js';
+import { checkOnHost } from '../compiler/host-check.js';
 
 declare module '../device/device.js' {
   interface Device {
@@ -27,9 +28,12 @@ declare module '../device/device.js' {
     /**
      * Compiles CUDA C++ with NVRTC (on a worker thread) for this device and loads the result (on a
      * worker thread too). Compiled code is cached on disk, keyed by source, options, NVRTC version
-     * and architecture. On the host device nothing is compiled: its kernels need CPU
-     * implementations (`module.kernel(name, signature, { cpu })`), which CUDA devices ignore.
-     * @throws NvrtcError with the compiler's log when compilation fails.
+     * and architecture. On the host device the kernels run through CPU implementations
+     * (`module.kernel(name, signature, { cpu })`, which CUDA devices ignore), and the source is
+     * compiled too, where a CUDA compiler is found (see {@link hostCompiler}), so that what a GPU
+     * would refuse is refused there: a source that does not compile, a kernel name that is not an
+     * entry of the code, a signature its parameters contradict.
+     * @throws NvrtcError with the compiler's log when compilation fails (on the host device too).
      */
     compile(source: string, options?: CompileOptions): Promise<Module>;
 
@@ -78,7 +82,7 @@ export async function compileModule(device: Device, source: string, options?: Co
   checkOptions('options', options, COMPILE_OPTIONS);
   checkCompileOptions(options ?? {});
   device.checkUsable();
-  if (device.kind === 'host') return Module.forHost(device);
+  if (device.kind === 'host') return Module.forHost(device, await checkOnHost(source, options ?? {}));
   const { image, names, log, fromCache } = await compileProgram(source, device.arch, options ?? {});
   // On another device of the same architecture the image loads as it is; else it is compiled
   // for that device (a given `arch` is kept: a PTX image, say, loads on any newer device).

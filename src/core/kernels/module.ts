@@ -1,8 +1,10 @@
 // Modules: cubin, fatbin or PTX images loaded on a device, and the kernels looked up in them.
 import { addon } from '../native/addon.js';
 import type { NativeModule } from '../native/types.js';
-import { rangeError, typeError, received } from '../base/errors.js';
+import { CudaError, rangeError, typeError, received } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
+import type { HostChecked } from '../compiler/host-check.js';
+import type { PtxParam } from '../compiler/ptx.js';
 import { Kernel } from './kernel.js';
 import type { Signature } from './kernel-types.js';
 import { readSignature } from './packer.js';
@@ -67,11 +69,13 @@ export class Module {
   readonly device: Device;
   /** @internal The loaded image; none on the host device. */
   readonly native: NativeModule | undefined;
-  /** What NVRTC printed while compiling it (warnings), or '' for loaded images. */
+  /** What the compiler printed while compiling it (warnings), or '' for loaded images. */
   readonly log: string;
   /** Whether the compiled code came from the on-disk cache. */
   readonly fromCache: boolean;
   readonly #names: ReadonlyMap<string, string>;
+  /** On the host device, the kernel entries its source was checked to have (none when it was not checked). */
+  readonly #entries: ReadonlyMap<string, readonly PtxParam[]> | undefined;
   readonly #streams = new Set<MemoryLane>();
   readonly #reload: Reload | undefined;
   /** This module's code on other devices, loaded (or loading) on first use there. */
@@ -80,8 +84,9 @@ export class Module {
   /** Graphs and executables whose kernel nodes use it: the unload waits until they let go. */
   #held = 0;
 
-  private constructor(made: Made, device: Device, native: NativeModule | undefined, names: ReadonlyMap<string, string>, log: string, fromCache: boolean, reload?: Reload) {
+  private constructor(made: Made, device: Device, native: NativeModule | undefined, names: ReadonlyMap<string, string>, log: string, fromCache: boolean, reload?: Reload, entries?: ReadonlyMap<string, readonly PtxParam[]>) {
     checkMade(made, 'a Module', 'device.compile() or device.loadModule()');
+    this.#entries = entries;
     this.device = device;
     this.native = native;
     this.#reload = reload;
@@ -115,9 +120,13 @@ export class Module {
     );
   }
 
-  /** @internal A module of the host device: its kernels run through their CPU implementations. */
-  static forHost(device: Device): Module {
-    return new Module(MADE, device, undefined, new Map(), '', false, (other) => Module.forHost(other));
+  /**
+   * @internal A module of the host device: its kernels run through their CPU implementations,
+   * each an entry of the compiled code and declared as it is there, when the source was `checked`.
+   */
+  static forHost(device: Device, checked?: HostChecked): Module {
+    const reload = (other: Device) => Module.forHost(other, checked);
+    return new Module(MADE, device, undefined, checked?.names ?? new Map(), checked?.log ?? '', checked?.fromCache ?? false, reload, checked?.entries);
   }
 
   /** @internal A module with no code on `device`, for kernels whose code is elsewhere. */
@@ -168,9 +177,10 @@ export class Module {
     const { cpu } = options;
     if (cpu !== undefined && typeof cpu !== 'function') typeError('options.cpu', 'a function', cpu);
     if (!this.native) {
+      const compiled = this.#checkedParams(name);
       if (!cpu)
         typeError('options.cpu', `a CPU implementation of kernel '${name}' to run it on the host device`, undefined);
-      return Kernel.make(this, name, new CpuLauncher(cpu as CpuKernel, name, params), params, {
+      return Kernel.make(this, name, new CpuLauncher(cpu as CpuKernel, name, params, compiled), params, {
         contextual: true,
         remake: (module, origin) => module.#remade(origin, name, params, options),
       });
@@ -186,7 +196,7 @@ export class Module {
 
   /** `name` in this module (another device's), standing for `origin` there. */
   #remade<S extends Signature>(origin: Kernel<S>, name: string, signature: S, options: { readonly cpu?: CpuKernel<S> }): Kernel<S> {
-    if (!this.native) return Kernel.make(this, name, new CpuLauncher(options.cpu as CpuKernel, name, signature), signature, { contextual: true, origin });
+    if (!this.native) return Kernel.make(this, name, new CpuLauncher(options.cpu as CpuKernel, name, signature, this.#checkedParams(name)), signature, { contextual: true, origin });
     let native;
     try {
       native = new addon.Kernel(this.native, this.#names.get(name) ?? name);
@@ -194,6 +204,18 @@ export class Module {
       this.device.fail(error);
     }
     return Kernel.make(this, name, native, signature, { origin });
+  }
+
+  /**
+   * The parameters of kernel `name` in the checked code of a host module (undefined when it was
+   * not checked); a name that is not an entry there is refused as a GPU's driver refuses it.
+   */
+  #checkedParams(name: string): readonly PtxParam[] | undefined {
+    if (!this.#entries) return undefined;
+    const params = this.#entries.get(this.#names.get(name) ?? name);
+    if (params) return params;
+    const known = [...this.#entries.keys()].join(', ') || 'none';
+    throw new CudaError(500, 'CUDA_ERROR_NOT_FOUND', 'cuModuleGetFunction', `cuModuleGetFunction failed: CUDA_ERROR_NOT_FOUND (named symbol not found): the compiled code has no kernel '${name}' (its kernels: ${known})`);
   }
 
   /** @internal Notes a lane that launched kernels of this module, so `close()` waits for it. */
