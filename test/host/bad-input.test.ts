@@ -137,7 +137,7 @@ const figures: Record<string, { calls: number; named: number; propagated: number
 
 beforeAll(async () => {
   stream = device.createStream();
-  module = await device.compile('extern "C" __global__ void store(unsigned* x, unsigned v) { *x = v; }');
+  module = await device.compile('extern "C" __global__ void store(unsigned* x, unsigned v) { *x = v; }\nextern "C" __global__ void k(unsigned* x, unsigned v) { x[1] = v; }');
   store = module.kernel('store', ['ptr<u32>', 'u32'], { cpu: (_, [x, v]) => void ((x[0] = v), launches++) });
   u32 = stream.alloc('u32', 4);
   f32 = stream.alloc('f32', 4);

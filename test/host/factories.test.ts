@@ -9,7 +9,7 @@ import { exportedClasses } from '../support/entry-points.js';
 
 /** The classes users make themselves: errors, launch configurations, lane pools, timelines, counters. */
 const MADE_BY_USERS = [
-  'CudaError', 'GraphError', 'HostStepTimeoutError', 'LaunchConfig', 'LaunchHookError', 'LanePool', 'NoCurrentLaunchError', 'NvrtcError',
+  'CudaError', 'DeadlockError', 'GraphError', 'HostStepTimeoutError', 'LaunchConfig', 'LaunchHookError', 'LanePool', 'NoCurrentLaunchError', 'NvrtcError',
   'PipelineError', 'RxcudaError', 'Timeline', 'JetStreamCounts', 'JetStreamError',
 ].sort();
 
