@@ -1,7 +1,7 @@
 // Graphs: capture, explicit building, replay with JavaScript steps, parameter updates, lifetimes
 // and the errors for bad input, on both backends (the host device replays a command list).
 import { describe, expect, it } from 'vitest';
-import { Device, Graph, GraphError, GraphExec, type DeviceArray, type HostArray, type Stream } from '../../src/index.js';
+import { Device, Graph, GraphError, GraphExec, onLaunch, type DeviceArray, type HostArray, type Stream } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
 import { testKernels } from '../support/kernels.js';
 import { streamsPerTest } from '../support/streams.js';
@@ -74,6 +74,23 @@ describeBackends('Stream.capture', (getDevice, backend) => {
     exec.launch(s);
     s.launch(addU32, { grid: 1, block: N }, [x, 10, N]);
     expect(await read(s, x)).toEqual(Array(N).fill(13));
+    exec.close();
+    graph.close();
+  });
+
+  it('runs onLaunch hooks when a launch is captured, not at each launch of the executable', async () => {
+    const device = getDevice();
+    const { addU32 } = await testKernels(device);
+    const s = stream();
+    const x = s.alloc('u32', N);
+    s.fill(x, 0);
+    const seen: string[] = [];
+    using _hook = onLaunch((launch) => void seen.push(launch.kernel.name));
+    const graph = await s.capture((c) => c.launch(addU32, { grid: 1, block: N }, [x, 1, N]));
+    const exec = graph.instantiate();
+    for (let i = 0; i < 3; i++) exec.launch(s);
+    expect(await read(s, x)).toEqual(Array(N).fill(3));
+    expect(seen).toEqual(['add_u32']);
     exec.close();
     graph.close();
   });

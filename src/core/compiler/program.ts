@@ -81,8 +81,8 @@ const ARCH = /^(sm|compute)_\d+[af]?$/;
 const STDS = ['c++03', 'c++11', 'c++14', 'c++17', 'c++20', 'c++23', 'c++26'];
 
 /**
- * Checks compile options before anything is compiled, on any device: the host device
- * compiles nothing, but takes only what a GPU would.
+ * Checks compile options before anything is compiled, on any device: the host device takes
+ * only what a GPU would, also where no compiler checks its sources.
  */
 export function checkCompileOptions(options: CompileOptions): void {
   const { name, defines, std, arch, cache } = options;
