@@ -20,16 +20,6 @@ export function checkOptions(name: string, value: unknown, known: readonly strin
   }
 }
 
-/** Whether `value` has own enumerable keys only among `known` (false where asking throws). */
-export function hasOnlyKnownKeys(value: object, known: readonly string[]): boolean {
-  try {
-    for (const key in value) if (Object.hasOwn(value, key) && !known.includes(key)) return false;
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Carries an unknown key out of the allocation-free loop above. */
 class UnknownKey {
   constructor(readonly key: string) {}
