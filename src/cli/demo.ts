@@ -5,6 +5,7 @@
 import { lastValueFrom, tap, count } from 'rxjs';
 import { Device, download, framesFrom, host, lanesFrom, launch, LanePool, LentArray, Timeline, upload, type HostArray, type Work } from '../index.js';
 import type { Observable } from 'rxjs';
+import { checkOptions } from '../core/base/options.js';
 import { bytes, describeDevice, stageLabel } from './format.js';
 import { onInterrupt } from './interrupt.js';
 import { progress } from './progress.js';
@@ -72,6 +73,7 @@ function* gradients(frames: number, pixels: number, stopping: () => boolean): Ge
  * the summary, the trace and the report; a second one ends the process at once (exit code 130).
  */
 export async function demo(options: DemoOptions): Promise<DemoResult> {
+  checkOptions('options', options, ['frames', 'lanes', 'pixels', 'progress', 'road', 'trace', 'report']);
   const device = Device.default();
   const { frames, pixels, lanes } = options;
   console.log(`rxcuda demo on ${describeDevice(device)}: ${frames} frames of ${bytes(pixels * 4)}, ${lanes} lanes`);

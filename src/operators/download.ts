@@ -2,7 +2,8 @@ import { Observable, type OperatorFunction } from 'rxjs';
 import { DTYPES, type DType, type TypedArrayOf } from '../core/base/dtype.js';
 import { copyHost, type CopyRoad } from '../core/memory/host-copy.js';
 import { LentArray } from '../core/memory/lent-array.js';
-import { checkOptions, typeError } from '../core/base/errors.js';
+import { typeError } from '../core/base/errors.js';
+import { checkOptions } from '../core/base/options.js';
 import { checkMemoryOf } from '../core/memory/checks.js';
 import type { Memory } from '../core/memory/memory.js';
 import { emitWhenDone, operate } from './pipeline/operate.js';
@@ -79,7 +80,7 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
   options: DownloadOptions<Work<T, B, R>, D> | LendOptions = {},
 ): OperatorFunction<Work<T, B, R>, Work<T, B, With<R, { readonly [K in N]: TypedArrayOf[D] | LentArray<D> }>>> {
   if (typeof select !== 'function') typeError('select', 'a function from a value to the memory to download', select);
-  checkOptions('options', options);
+  checkOptions('options', options, ['into', 'lend']);
   const lend = 'lend' in options ? options.lend : undefined;
   if (lend !== undefined && lend !== 'release' && lend !== 'next')
     typeError('lend', "'release' or 'next'", lend);
@@ -98,7 +99,7 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
         if (lend !== undefined) {
           work.stage(`download ${name} [lent]`, () => work.stream.copy(staging, memory), memory.byteLength);
           return emitWhenDone(`download(${name})`, work, subscriber, owe, () => {
-            const lent = new LentArray(staging, memory.length, work.lend(staging));
+            const lent = LentArray.make(staging, memory.length, work.lend(staging));
             if (lend === 'next') {
               lastLent?.release();
               lastLent = lent;

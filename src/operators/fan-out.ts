@@ -1,6 +1,7 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import { Device } from '../core/device/device.js';
-import { checkOptions, isArray, isInstance, typeError } from '../core/base/errors.js';
+import { isArray, isInstance, typeError } from '../core/base/errors.js';
+import { checkOptions } from '../core/base/options.js';
 import type { Stream } from '../core/device/stream.js';
 import { attached, operate } from './pipeline/operate.js';
 import type { Work } from './pipeline/work.js';
@@ -53,7 +54,7 @@ export function fanOut<T, B, R, X = void>(
   options: FanOutOptions = {},
 ): OperatorFunction<Work<T, B, R>, Work<T, With<B, NamedIn<X>>, R>> {
   if (!Number.isInteger(count) || count < 1) throw new RangeError(`Expected \`count\` to be a positive integer, got ${count}`);
-  checkOptions('options', options);
+  checkOptions('options', options, ['devices']);
   const { devices } = options;
   if (devices !== undefined && (!isArray(devices) || devices.length !== count || !devices.every((d) => isInstance(d, Device))))
     typeError('options.devices', `${count} Devices, one per branch`, devices);

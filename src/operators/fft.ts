@@ -41,11 +41,10 @@ export function fft<T, B, R, D extends FftDType, const O extends DeviceArray<D>>
   return (source) =>
     new Observable((subscriber) =>
       operate('fft', source, subscriber, (work) => {
-        const call = configure(work);
+        const { kind, input, output, ...options } = configure(work);
         const stream = work.stream;
-        const kind = call.kind;
         if (kind !== 'c2c' && kind !== 'r2c' && kind !== 'c2r') typeError('kind', "'c2c', 'r2c' or 'c2r'", kind);
-        work.stage(`fft ${kind}`, () => Fft.for(stream.device)[kind](stream, call.input, call.output as never, call));
+        work.stage(`fft ${kind}`, () => Fft.for(stream.device)[kind](stream, input, output as never, options));
         subscriber.next(attached(work));
       }),
     );

@@ -41,9 +41,9 @@ export function gemm<T, B, R, D extends GemmDType, const C extends DeviceArray<G
   return (source) =>
     new Observable((subscriber) =>
       operate('gemm', source, subscriber, (work) => {
-        const call = configure(work);
+        const { a, b, c, ...options } = configure(work);
         const stream = work.stream;
-        work.stage('gemm', () => Blas.for(stream.device).gemm(stream, call.a, call.b, call.c as never, call));
+        work.stage('gemm', () => Blas.for(stream.device).gemm(stream, a, b, c as never, options));
         subscriber.next(attached(work));
       }),
     );

@@ -1,5 +1,6 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import { checkOptions, typeError, type HostStepTimeoutError } from '../core/base/errors.js';
+import { typeError, type HostStepTimeoutError } from '../core/base/errors.js';
+import { checkOptions } from '../core/base/options.js';
 import { checkTimeout } from '../core/queue/user-data.js';
 import { operate } from './pipeline/operate.js';
 import { PipelineError, type Work } from './pipeline/work.js';
@@ -32,7 +33,7 @@ export interface HostOptions {
  */
 export function host<T, B, R>(fn: (work: Work<T, B, R>) => unknown, options: HostOptions = {}): OperatorFunction<Work<T, B, R>, Work<T, B, R>> {
   if (typeof fn !== 'function') typeError('fn', 'a function', fn);
-  checkOptions('options', options);
+  checkOptions('options', options, ['timeout']);
   const timeout = checkTimeout(options.timeout);
   const stepOptions = timeout === undefined ? {} : { timeout };
   return (source) =>

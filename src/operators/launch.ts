@@ -2,6 +2,7 @@ import { Observable, type OperatorFunction } from 'rxjs';
 import { Kernel, type KernelArgs, type LaunchExtras, type Signature } from '../core/kernels/kernel.js';
 import { LaunchHooks, type LaunchHook } from '../core/kernels/launch-hooks.js';
 import { typeError } from '../core/base/errors.js';
+import { checkOptions } from '../core/base/options.js';
 import type { LaunchConfig, LaunchOptions } from '../core/kernels/launch-config.js';
 import { attached, operate } from './pipeline/operate.js';
 import { PipelineError, type Work } from './pipeline/work.js';
@@ -37,6 +38,7 @@ export function launch<T, B, R, S extends Signature, const A extends KernelArgs<
 ): OperatorFunction<Work<T, B, R>, Work<T, With<B, NamedIn<A>>, R>> {
   if (!(kernel instanceof Kernel)) typeError('kernel', 'a Kernel', kernel);
   if (typeof configure !== 'function') typeError('configure', 'a function', configure);
+  checkOptions('options', options, ['hooks']);
   const name = `launch(${kernel.name})`;
   let hooks: LaunchHooks | undefined;
   for (const hook of options.hooks ?? []) (hooks ??= new LaunchHooks()).add(hook as unknown as LaunchHook);

@@ -1,12 +1,17 @@
 import { Observable, type OperatorFunction, type Subscription } from 'rxjs';
 import { Device } from '../core/device/device.js';
 import { checkDType, type DType } from '../core/base/dtype.js';
-import { checkCount, checkOptions, isArray, isInstance, typeError } from '../core/base/errors.js';
+import { checkCount, isArray, isInstance, typeError } from '../core/base/errors.js';
+import { checkOptions } from '../core/base/options.js';
 import type { HostArray } from '../core/memory/memory.js';
 import { isThenable } from '../core/base/thenable.js';
 import { checkOpenPool, dispatcher, type LaneTarget } from './pipeline/dispatcher.js';
 import { LanePool, type LanePoolOptions } from './pipeline/lane-pool.js';
+import { LANE_POOL_OPTIONS } from './pipeline/pool-options.js';
 import type { Work } from './pipeline/work.js';
+
+/** The options {@link framesFrom} takes: its frames', and a lane pool's. */
+const FRAMES_OPTIONS: readonly string[] = ['count', 'dtype', 'length', ...LANE_POOL_OPTIONS];
 
 export type { LaneTarget } from './pipeline/dispatcher.js';
 
@@ -15,7 +20,7 @@ export type { LaneTarget } from './pipeline/dispatcher.js';
  * one, beside which `options` may only repeat the pool's own.
  */
 function checkTarget(target: unknown, options: LanePoolOptions | undefined): void {
-  checkOptions('options', options);
+  checkOptions('options', options, LANE_POOL_OPTIONS);
   if (isInstance(target, LanePool)) {
     checkOpenPool(target);
     if (options) target.checkSame(options);
@@ -186,7 +191,7 @@ export function framesFrom<D extends DType>(
   options: FramesOptions<D>,
   fill: (frame: HostArray<D>, index: number) => boolean | void | Promise<boolean | void>,
 ): Observable<Work<HostArray<D>>> {
-  checkOptions('options', options);
+  checkOptions('options', options, FRAMES_OPTIONS);
   if (options === undefined) typeError('options', 'an options object with `dtype` and `length`', options);
   const { dtype, length, count = Infinity, ...laneOptions } = options;
   checkDType('dtype', dtype);

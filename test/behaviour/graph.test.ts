@@ -1,7 +1,7 @@
 // Graphs: capture, explicit building, replay with JavaScript steps, parameter updates, lifetimes
 // and the errors for bad input, on both backends (the host device replays a command list).
 import { describe, expect, it } from 'vitest';
-import { Device, Graph, GraphError, GraphExec, type DeviceArray, type HostArray, type Stream } from '../../src/index.js';
+import { Device, Graph, GraphError, GraphExec, onLaunch, type DeviceArray, type HostArray, type Stream } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
 import { testKernels } from '../support/kernels.js';
 import { streamsPerTest } from '../support/streams.js';
@@ -78,6 +78,23 @@ describeBackends('Stream.capture', (getDevice, backend) => {
     graph.close();
   });
 
+  it('runs onLaunch hooks when a launch is captured, not at each launch of the executable', async () => {
+    const device = getDevice();
+    const { addU32 } = await testKernels(device);
+    const s = stream();
+    const x = s.alloc('u32', N);
+    s.fill(x, 0);
+    const seen: string[] = [];
+    using _hook = onLaunch((launch) => void seen.push(launch.kernel.name));
+    const graph = await s.capture((c) => c.launch(addU32, { grid: 1, block: N }, [x, 1, N]));
+    const exec = graph.instantiate();
+    for (let i = 0; i < 3; i++) exec.launch(s);
+    expect(await read(s, x)).toEqual(Array(N).fill(3));
+    expect(seen).toEqual(['add_u32']);
+    exec.close();
+    graph.close();
+  });
+
   it('takes new kernel arguments and configurations for later launches', async () => {
     const device = getDevice();
     const { addU32 } = await testKernels(device);
@@ -87,11 +104,14 @@ describeBackends('Stream.capture', (getDevice, backend) => {
     s.fill(y, 100);
     const graph = await s.capture((c) => c.launch(addU32, { grid: 1, block: N }, [x, 1, N]));
     const exec = graph.instantiate();
-    const [node] = graph.nodes;
+    const [node] = graph.nodesOf(addU32);
+    expect(node).toBe(graph.nodes[0]);
     exec.launch(s);
     exec.setArgs(node!, [x, 5, N]);
     exec.launch(s);
     exec.setArgs(node!, [y, 3, N / 2], { grid: 1, block: N / 2 });
+    // @ts-expect-error: a string where the kernel's u32 is: setArgs is typed by the node's signature
+    expect(() => exec.setArgs(node!, [x, 'five', N])).toThrow(TypeError);
     exec.launch(s);
     expect(await read(s, x)).toEqual(Array(N).fill(6));
     expect(await read(s, y)).toEqual([...Array(N / 2).fill(103), ...Array(N / 2).fill(100)]);
@@ -123,7 +143,7 @@ describeBackends('Stream.capture', (getDevice, backend) => {
     });
     expect(() => exec.update(other)).toThrow(expect.objectContaining({ name: 'GraphError', reason: 'topology' }));
     expect(() => exec.update(other)).toThrow(/node 1 is kernel invert where the graph launches add_u32/);
-    expect(() => exec.setArgs(first.nodes[0]!, [x, 1, N] as never)).toThrow(/Expected `node` to be a kernel node, got a fill node/);
+    expect(() => exec.setArgs(first.nodes[0]! as never, [x, 1, N] as never)).toThrow(/Expected `node` to be a kernel node, got a fill node/);
     exec.launch(s); // still the second graph's parameters
     expect(await read(s, y)).toEqual(Array(N).fill(40));
     [exec, first, second, other].forEach((o) => o.close());

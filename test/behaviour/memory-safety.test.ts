@@ -48,7 +48,7 @@ describeBackends('launch arguments read twice', (getDevice, backend) => {
   it.skipIf(backend === 'cuda')('never hand a CPU kernel memory other than what was checked (direct and queued)', async () => {
     const device = getDevice();
     const seen: number[] = [];
-    const module = await device.compile('x');
+    const module = await device.compile('extern "C" __global__ void peek(unsigned* x) {}');
     const peek = module.kernel('peek', ['ptr<u32>'], { cpu: (_, [x]) => void seen.push(x.length) });
     const s = device.createStream();
     const errors: unknown[] = [];
@@ -157,7 +157,7 @@ describeBackends('views of device memory given to CPU kernels', (getDevice, back
     const array = s.alloc('f32', 4);
     let release!: () => void;
     let seen = -1;
-    const slow = (await device.compile('x')).kernel('slow', ['ptr<f32>'], {
+    const slow = (await device.compile('extern "C" __global__ void slow(float* x) {}')).kernel('slow', ['ptr<f32>'], {
       cpu: async (_, [x]) => {
         await new Promise<void>((r) => (release = r));
         x[1] = 3;

@@ -12,7 +12,7 @@ let module: Module;
 let store: Kernel<readonly ['ptr<u32>', 'u32']>;
 beforeAll(async () => {
   stream = device.createStream();
-  module = await device.compile('x');
+  module = await device.compile('extern "C" __global__ void store(unsigned* x, unsigned v) { *x = v; }');
   store = module.kernel('store', ['ptr<u32>', 'u32'], { cpu: (_, [x, v]) => void (x[0] = v) });
 });
 afterAll(() => stream.close());

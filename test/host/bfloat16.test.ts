@@ -8,9 +8,16 @@ describe('toBFloat16Bits', () => {
     expect(toBFloat16Bits(1)).toBe(0x3f80);
     expect(toBFloat16Bits(-2)).toBe(0xc000);
     expect(toBFloat16Bits(1.5)).toBe(0x3fc0);
-    expect(toBFloat16Bits(3.4e38)).toBe(0x7f80); // above the largest bf16: infinity
     expect(toBFloat16Bits(Infinity)).toBe(0x7f80);
     expect(toBFloat16Bits(Number.NaN) & 0x7fc0).toBe(0x7fc0);
+  });
+
+  it('refuses a finite number beyond the largest bf16, which would become infinity, and what is not a number', () => {
+    expect(() => toBFloat16Bits(3.4e38)).toThrow(RangeError);
+    expect(() => toBFloat16Bits(-1e39)).toThrow(/within bf16's range/);
+    expect(() => toBFloat16Bits('1' as never)).toThrow(TypeError);
+    expect(() => fromBFloat16Bits(0x10000)).toThrow(RangeError);
+    expect(() => fromBFloat16Bits(1.5)).toThrow(TypeError);
   });
 
   it('round-trips every finite bf16', () => {

@@ -7,7 +7,8 @@ describe('toHalfBits', () => {
     expect(toHalfBits(1)).toBe(0x3c00);
     expect(toHalfBits(-2)).toBe(0xc000);
     expect(toHalfBits(65504)).toBe(0x7bff);
-    expect(toHalfBits(70000)).toBe(0x7c00);
+    expect(toHalfBits(65519)).toBe(0x7bff); // rounds down to the largest half
+    expect(toHalfBits(Infinity)).toBe(0x7c00);
     expect(toHalfBits(2 ** -24)).toBe(0x0001);
     expect(toHalfBits(Number.NaN) & 0x7e00).toBe(0x7e00);
   });
@@ -50,5 +51,24 @@ describe('DTYPES', () => {
     expect(isDType('f32')).toBe(true);
     expect(isDType('float')).toBe(false);
     expect(isDType('toString')).toBe(false);
+  });
+});
+
+describe('toHalfBits and fromHalfBits', () => {
+  it('refuse what is not a number, naming the argument', () => {
+    for (const value of ['x', undefined, null, 1n, {}]) expect(() => toHalfBits(value as never)).toThrow(TypeError);
+    expect(() => toHalfBits('x' as never)).toThrow(new TypeError('Expected `value` to be a number, got "x"'));
+  });
+
+  it("refuse a finite number beyond f16's range, which would become infinity", () => {
+    for (const value of [70000, -70000, 65520, 1e40]) expect(() => toHalfBits(value)).toThrow(RangeError);
+    expect(() => toHalfBits(70000)).toThrow(new RangeError("Expected `value` to be a number within f16's range (±65504), got 70000"));
+  });
+
+  it('refuse a bit pattern that is not an integer 0..65535', () => {
+    expect(() => fromHalfBits(70000)).toThrow(new RangeError('Expected `bits` to be a 16-bit pattern, 0..65535, got 70000'));
+    expect(() => fromHalfBits(-1)).toThrow(RangeError);
+    expect(() => fromHalfBits(1.5)).toThrow(new TypeError('Expected `bits` to be an integer bit pattern, got 1.5'));
+    expect(() => fromHalfBits('x' as never)).toThrow(TypeError);
   });
 });

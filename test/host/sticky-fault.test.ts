@@ -13,7 +13,7 @@ const outcome = (promise: Promise<unknown>) => promise.then((value) => ({ value 
 describe('a sticky fault on the host device', () => {
   it('rejects pending waits on every stream of the device, skips the work behind it, and throws after', async () => {
     const device = broken!;
-    const module = await device.compile('fault');
+    const module = await device.compile('extern "C" __global__ void fault() {}');
     const fault = module.kernel('fault', [], {
       cpu: async () => {
         await new Promise((resolve) => setTimeout(resolve, 5));

@@ -44,7 +44,7 @@ export function fakeKernel<S extends Signature>(signature: S, options: { device?
     },
   };
   const module = { device, closed: false, usedOn() {} } as unknown as Module;
-  const kernel = new Kernel(module, 'fake', native as never, signature);
+  const kernel = Kernel.make(module, 'fake', native as never, signature);
   return { kernel, launches, device, offsets: () => [...offsets!] };
 }
 
@@ -69,10 +69,10 @@ export function fakeAllocation(device: Device, ptr: bigint, portable = false) {
 }
 
 export function fakeDeviceArray<D extends DType = 'f32'>(device: Device, ptr = 0x7f00_0000_1000n, length = 16, dtype = 'f32' as D) {
-  return new DeviceArray(fakeAllocation(device, ptr) as never, dtype, 0, length);
+  return DeviceArray.wrap(fakeAllocation(device, ptr) as never, dtype, 0, length);
 }
 
 export function fakeHostArray(device: Device, length = 4) {
   const data = new Float32Array(length);
-  return new HostArray(fakeAllocation(device, 0x5000n, true) as never, 'f32', data);
+  return HostArray.wrap(fakeAllocation(device, 0x5000n, true) as never, 'f32', data);
 }

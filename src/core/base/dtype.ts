@@ -1,5 +1,5 @@
 // Element types of device and host arrays, and the scalar parameter types of kernels.
-import { typeError } from './errors.js';
+import { rangeError, typeError } from './errors.js';
 
 /**
  * An element type: signed/unsigned integers of 8–64 bits, IEEE floats of 16, 32, 64 bits, and
@@ -88,8 +88,28 @@ export function checkDType(name: string, value: unknown): asserts value is DType
 const f64 = new Float64Array(1);
 const f64Words = new Uint32Array(f64.buffer);
 
-/** The IEEE binary16 bit pattern nearest to `value` (round to nearest, ties to even). */
+/** The largest finite half, and the least magnitude that rounds to infinity (65504 + half a last place). */
+export const HALF_MAX = 65504;
+
+/**
+ * The IEEE binary16 bit pattern nearest to `value` (round to nearest, ties to even), as CUDA's
+ * `__float2half_rn` rounds: what a GPU kernel receives for an `f16` argument, and what an `f16`
+ * fill writes. NaN and the infinities are kept.
+ * @example
+ * toHalfBits(1); // 0x3c00
+ * toHalfBits(0.1); // 0x2e66, the half nearest to 0.1
+ * @throws TypeError for anything but a number; RangeError for a finite number beyond f16's range
+ * (±65504, or a value that rounds to it), which would become infinity.
+ */
 export function toHalfBits(value: number): number {
+  if (typeof value !== 'number') typeError('value', 'a number', value);
+  const bits = halfBits(value);
+  if ((bits & 0x7c00) === 0x7c00 && Number.isFinite(value)) rangeError('value', `a number within f16's range (±${HALF_MAX})`, value);
+  return bits;
+}
+
+/** {@link toHalfBits} of a number already checked: a finite number beyond the range gives infinity. */
+export function halfBits(value: number): number {
   if (Number.isNaN(value)) return 0x7e00;
   f64[0] = value;
   const sign = (f64Words[1]! >>> 16) & 0x8000;
@@ -106,8 +126,21 @@ export function toHalfBits(value: number): number {
   return sign | Math.min(bits, 0x7c00);
 }
 
-/** The number that an IEEE binary16 bit pattern stands for. */
+/**
+ * The number that an IEEE binary16 bit pattern stands for, as a host array of `f16` holds them.
+ * @example
+ * fromHalfBits(0x3c00); // 1
+ * fromHalfBits(0x7c00); // Infinity
+ * @throws TypeError for anything but an integer; RangeError for one outside 0..65535.
+ */
 export function fromHalfBits(bits: number): number {
+  if (typeof bits !== 'number' || !Number.isInteger(bits)) typeError('bits', 'an integer bit pattern', bits);
+  if (bits < 0 || bits > 0xffff) rangeError('bits', 'a 16-bit pattern, 0..65535', bits);
+  return halfValue(bits);
+}
+
+/** {@link fromHalfBits} of a pattern already known to be one. */
+export function halfValue(bits: number): number {
   const sign = bits & 0x8000 ? -1 : 1;
   const exp = (bits >>> 10) & 0x1f;
   const mant = bits & 0x3ff;
@@ -119,19 +152,48 @@ export function fromHalfBits(bits: number): number {
 const f32 = new Float32Array(1);
 const f32Word = new Uint32Array(f32.buffer);
 
+/** The largest finite bfloat16 (an f32's exponent range with 8 bits of significand). */
+export const BFLOAT16_MAX = 3.3895313892515355e38;
+
 /**
  * The bfloat16 bit pattern nearest to `value` (round to nearest, ties to even, from its f32
- * rounding, as a GPU converts): the upper half of the f32's bits, rounded.
+ * rounding, as a GPU converts): the upper half of the f32's bits, rounded. NaN and the infinities
+ * are kept.
+ * @example
+ * toBFloat16Bits(1); // 0x3f80
+ * @throws TypeError for anything but a number; RangeError for a finite number beyond bf16's range
+ * (±3.39e38, or a value that rounds beyond it), which would become infinity.
  */
 export function toBFloat16Bits(value: number): number {
+  if (typeof value !== 'number') typeError('value', 'a number', value);
+  const bits = bfloat16Bits(value);
+  if ((bits & 0x7f80) === 0x7f80 && Number.isFinite(value)) rangeError('value', `a number within bf16's range (±${BFLOAT16_MAX})`, value);
+  return bits;
+}
+
+/** {@link toBFloat16Bits} of a number already checked: a finite number beyond the range gives infinity. */
+export function bfloat16Bits(value: number): number {
   if (Number.isNaN(value)) return 0x7fc0;
   f32[0] = value;
   const bits = f32Word[0]!;
+  if ((bits & 0x7f800000) === 0x7f800000) return bits >>> 16; // the f32 rounding went infinite
   return ((bits + 0x7fff + ((bits >>> 16) & 1)) >>> 16) & 0xffff;
 }
 
-/** The number that a bfloat16 bit pattern stands for. */
+/**
+ * The number that a bfloat16 bit pattern stands for, as a host array of `bf16` holds them.
+ * @example
+ * fromBFloat16Bits(0x3f80); // 1
+ * @throws TypeError for anything but an integer; RangeError for one outside 0..65535.
+ */
 export function fromBFloat16Bits(bits: number): number {
+  if (typeof bits !== 'number' || !Number.isInteger(bits)) typeError('bits', 'an integer bit pattern', bits);
+  if (bits < 0 || bits > 0xffff) rangeError('bits', 'a 16-bit pattern, 0..65535', bits);
+  return bfloat16Value(bits);
+}
+
+/** {@link fromBFloat16Bits} of a pattern already known to be one. */
+export function bfloat16Value(bits: number): number {
   f32Word[0] = (bits & 0xffff) << 16;
   return f32[0]!;
 }

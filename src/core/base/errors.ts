@@ -248,15 +248,9 @@ export function rangeError(name: string, expected: string, got: unknown): never 
 /** A non-negative safe integer, or a TypeError/RangeError naming `name`. */
 export function checkCount(name: string, value: unknown, min = 0): number {
   if (typeof value !== 'number' || !Number.isInteger(value)) typeError(name, 'an integer', value);
-  if (value < min || value > Number.MAX_SAFE_INTEGER)
-    rangeError(name, `an integer ≥ ${min}`, value);
+  if (value < min) rangeError(name, `an integer ≥ ${min}`, value);
+  if (value > Number.MAX_SAFE_INTEGER) rangeError(name, 'at most 2^53 − 1', value);
   return value;
-}
-
-/** Throws unless `value` is a plain options object (or undefined); a revoked proxy is not one. */
-export function checkOptions(name: string, value: unknown): void {
-  if (value !== undefined && (typeof value !== 'object' || value === null || isArray(value) || isRevoked(value)))
-    typeError(name, 'an options object', value);
 }
 
 /**
@@ -277,15 +271,5 @@ export function isArray(value: unknown): value is readonly unknown[] {
     return Array.isArray(value);
   } catch {
     return false;
-  }
-}
-
-/** Whether `value` is a revoked proxy (which every operation on it refuses). */
-function isRevoked(value: object): boolean {
-  try {
-    Array.isArray(value);
-    return false;
-  } catch {
-    return true;
   }
 }

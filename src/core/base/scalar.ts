@@ -1,5 +1,10 @@
-// Checking and encoding of scalar values (kernel arguments, fill values) by element type.
-import { DTYPES, toBFloat16Bits, toHalfBits, type DType } from './dtype.js';
+// Checking and encoding of scalar values (kernel arguments, fill values) by element type, by one
+// rule for every type: a value the type cannot hold is refused. Integers must be whole and within
+// the type's range (nothing is wrapped or clamped); a float type takes any number its rounding to
+// nearest (ties to even, as the GPU's conversions round: `__float2half_rn`, `cvt.rn.f32.f64`)
+// keeps finite, and NaN and the infinities as they are, but refuses a finite number beyond its
+// range, which that rounding would make infinite (1e40 for f32, 70000 for f16, 1e39 for bf16).
+import { BFLOAT16_MAX, DTYPES, HALF_MAX, bfloat16Bits, halfBits, type DType } from './dtype.js';
 import { describe } from './errors.js';
 
 const INT_RANGES: Partial<Record<DType, readonly [bigint, bigint]>> = {
@@ -16,7 +21,7 @@ const INT_RANGES: Partial<Record<DType, readonly [bigint, bigint]>> = {
 /** What a value of `type` must be, for error messages. */
 export function expectation(type: DType): string {
   const range = INT_RANGES[type];
-  if (!range) return `a number (${type})`;
+  if (!range) return type === 'f64' ? 'a number (f64)' : `a number within ${type}'s range (±${FLOAT_MAX[type]}; beyond it would become infinity)`;
   const wide = type === 'i64' || type === 'u64';
   return `an integer ${range[0]}..${range[1]} (${type}${wide ? ', a bigint or a safe integer' : ''})`;
 }
@@ -30,6 +35,7 @@ export function checkScalar(name: string, type: DType, value: unknown): void {
   const message = () => `Expected \`${name}\` to be ${expectation(type)}, got ${describe(value)}`;
   if (!range) {
     if (typeof value !== 'number') throw new TypeError(message());
+    if (type !== 'f64' && Number.isFinite(value) && !Number.isFinite(roundTo(type, value))) throw new RangeError(message());
     return;
   }
   const wide = type === 'i64' || type === 'u64';
@@ -42,6 +48,17 @@ export function checkScalar(name: string, type: DType, value: unknown): void {
     throw new RangeError(message());
 }
 
+/** The largest finite value of each float type narrower than a number. */
+const FLOAT_MAX: Partial<Record<DType, number>> = { f16: HALF_MAX, bf16: BFLOAT16_MAX, f32: 3.4028234663852886e38 };
+
+/** `value` rounded to nearest as `type` (f32, bf16 or f16) holds it. */
+function roundTo(type: DType, value: number): number {
+  if (type === 'f32') return Math.fround(value);
+  if (type === 'bf16') return (bfloat16Bits(value) & 0x7f80) === 0x7f80 ? Infinity : value;
+  const bits = halfBits(value);
+  return (bits & 0x7c00) === 0x7c00 ? (bits & 0x3ff ? NaN : Infinity) : value;
+}
+
 const scratch = new ArrayBuffer(8);
 const scratchWords = new Uint32Array(scratch);
 
@@ -50,9 +67,9 @@ export function scalarBits(type: DType, value: number | bigint): [number, number
   scratchWords[0] = 0;
   scratchWords[1] = 0;
   if (type === 'f16') {
-    scratchWords[0] = toHalfBits(value as number);
+    scratchWords[0] = halfBits(value as number);
   } else if (type === 'bf16') {
-    scratchWords[0] = toBFloat16Bits(value as number);
+    scratchWords[0] = bfloat16Bits(value as number);
   } else if (type === 'i64' || type === 'u64') {
     new BigUint64Array(scratch)[0] = BigInt.asUintN(64, BigInt(value));
   } else {

@@ -5,7 +5,8 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { addon } from '../native/addon.js';
-import { checkOptions, rangeError, typeError } from '../base/errors.js';
+import { rangeError, typeError } from '../base/errors.js';
+import { checkOptions } from '../base/options.js';
 
 /** Compile-time macros of a specialization, e.g. `{ BLOCK_THREADS: 256 }` (see `Device.template`). */
 export type Defines = Readonly<Record<string, string | number | boolean>>;
@@ -57,6 +58,9 @@ export interface CompiledProgram {
   readonly fromCache: boolean;
 }
 
+/** The options {@link CompileOptions} declares. */
+export const COMPILE_OPTIONS: readonly string[] = ['arch', 'cache', 'defines', 'expressions', 'includePaths', 'name', 'options', 'std'];
+
 /**
  * Macros to define: names of letters, digits and underscores (function-like ones with
  * their parameters, `MAX(a,b)`); strings, finite numbers, bigints or booleans.
@@ -77,8 +81,8 @@ const ARCH = /^(sm|compute)_\d+[af]?$/;
 const STDS = ['c++03', 'c++11', 'c++14', 'c++17', 'c++20', 'c++23', 'c++26'];
 
 /**
- * Checks compile options before anything is compiled, on any device: the host device
- * compiles nothing, but takes only what a GPU would.
+ * Checks compile options before anything is compiled, on any device: the host device takes
+ * only what a GPU would, also where no compiler checks its sources.
  */
 export function checkCompileOptions(options: CompileOptions): void {
   const { name, defines, std, arch, cache } = options;
@@ -96,7 +100,8 @@ function strings(name: string, value: unknown): readonly string[] {
   return value;
 }
 
-function nvrtcOptions(arch: string, options: CompileOptions): string[] {
+/** NVRTC's options for `arch` and `options` (nvcc takes them too). */
+export function nvrtcOptions(arch: string, options: CompileOptions): string[] {
   const out = [`--gpu-architecture=${arch}`, `-std=${options.std ?? 'c++17'}`];
   const cudaInclude = join(process.env.CUDA_PATH ?? '/usr/local/cuda', 'include');
   if (existsSync(cudaInclude)) out.push(`-I${cudaInclude}`);
@@ -108,11 +113,33 @@ function nvrtcOptions(arch: string, options: CompileOptions): string[] {
   return [...out, ...strings('options', options.options)];
 }
 
-function cacheDir(option: string | false | undefined): string | undefined {
+/** Where compiled code is cached (see {@link CompileOptions.cache}), or undefined for nowhere. */
+export function cacheDir(option: string | false | undefined): string | undefined {
   if (option === false) return undefined;
   if (option !== undefined) return option;
   if (process.env.RXCUDA_CACHE_DIR) return process.env.RXCUDA_CACHE_DIR;
   return join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'rxcuda');
+}
+
+/** The JSON cached at `path`.json, or undefined where there is none (or it cannot be read). */
+export async function readJson<T>(path: string): Promise<T | undefined> {
+  try {
+    return JSON.parse(await readFile(`${path}.json`, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Caches `value` as JSON at `path`.json in `dir`, whole or not at all (a cache that cannot be written costs a compile). */
+export async function writeJson(dir: string, path: string, value: unknown): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+    const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    await writeFile(tmp, JSON.stringify(value));
+    await rename(tmp, `${path}.json`);
+  } catch {
+    // Compiled again next time.
+  }
 }
 
 async function readCache(path: string): Promise<CompiledProgram | undefined> {
@@ -150,7 +177,7 @@ async function writeCache(dir: string, path: string, program: CompiledProgram): 
  */
 export async function compile(source: string, options: CompileOptions & { readonly arch: string }): Promise<CompiledProgram> {
   if (typeof source !== 'string' || source.length === 0) typeError('source', 'CUDA C++ source text', source);
-  checkOptions('options', options);
+  checkOptions('options', options, COMPILE_OPTIONS);
   if (options === undefined) typeError('options', 'options with an `arch`', options);
   return compileProgram(source, options.arch, options);
 }

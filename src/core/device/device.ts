@@ -19,7 +19,10 @@ import { Event, type EventOptions } from './event.js';
 import { PeerAccess } from './peers.js';
 import { Stream } from './stream.js';
 import type { StreamOptions } from './stream-options.js';
+import { MADE, checkMade, type Made } from '../base/made.js';
 
+/** The most host devices {@link Device.hosts} makes: each costs memory and native state. */
+const MAX_HOST_DEVICES = 1024;
 // The devices of this environment, each made once: CUDA devices by ordinal, host devices in order.
 const devices = new Map<number, Device>();
 const hostDevices: Device[] = [];
@@ -53,11 +56,11 @@ export class Device {
     }),
   );
 
-  /** Whether this device reaches each peer's memory directly, asked once per peer. */
-  /** @internal Which devices this one reaches directly. */
+  /** @internal Which devices this one reaches directly, asked once per peer. */
   readonly peers = new PeerAccess();
 
-  private constructor(ordinal: number, backend: Backend, hostIndex = -1) {
+  private constructor(made: Made, ordinal: number, backend: Backend, hostIndex = -1) {
+    checkMade(made, 'a Device', 'Device.get(), Device.host() or Device.default()');
     this.ordinal = ordinal;
     this.hostIndex = hostIndex;
     this.backend = backend;
@@ -94,7 +97,7 @@ export class Device {
     if (!info.available) throw driverUnavailable(info);
     if (ordinal >= info.deviceCount)
       rangeError('ordinal', `below the device count ${info.deviceCount}`, ordinal);
-    const device = new Device(ordinal, cudaBackend);
+    const device = new Device(MADE, ordinal, cudaBackend);
     devices.set(ordinal, device);
     return device;
   }
@@ -127,13 +130,14 @@ export class Device {
    * @example
    * const [a, b] = Device.hosts(2);
    * frames$.pipe(onStreams([a, b], { lanesPerDevice: 2 }), ...)
-   * @param count how many host devices, at least 1.
+   * @param count how many host devices, 1 to 1024.
    * @returns the first `count` host devices.
-   * @throws TypeError or RangeError for a `count` that is not a positive integer.
+   * @throws TypeError or RangeError for a `count` that is not an integer in 1..1024.
    */
   static hosts(count: number): Device[] {
+    if (Number.isInteger(count) && count > MAX_HOST_DEVICES) rangeError('count', `at most ${MAX_HOST_DEVICES} host devices`, count);
     checkCount('count', count, 1);
-    while (hostDevices.length < count) hostDevices.push(new Device(-1, hostBackend, hostDevices.length));
+    while (hostDevices.length < count) hostDevices.push(new Device(MADE, -1, hostBackend, hostDevices.length));
     return hostDevices.slice(0, count);
   }
 
@@ -290,9 +294,4 @@ declare module '../memory/memory.js' {
   }
 }
 
-Object.defineProperty(Memory.prototype, 'device', {
-  get(this: Memory): Device {
-    return this.allocation.device as Device;
-  },
-  configurable: true,
-});
+Object.defineProperty(Memory.prototype, 'device', { get: function (this: Memory): Device { return this.allocation.device as Device; }, configurable: true });

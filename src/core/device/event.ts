@@ -2,12 +2,15 @@
 // may still wait in its stream's queue (behind an unsettled host step); a wait for it then waits in
 // its own stream's queue until the record reaches the driver (see scheduler.ts).
 import type { NativeEvent } from '../native/types.js';
-import { CudaError, checkOptions, isInstance, rangeError, typeError, received } from '../base/errors.js';
+import { CudaError, isInstance, rangeError, typeError, received } from '../base/errors.js';
+import { checkOptions } from '../base/options.js';
 import type { Lane } from '../queue/lane.js';
+import { guardedWait } from '../queue/self-wait.js';
 import type { Recorder } from './recorder.js';
 import type { Command, Pause } from '../queue/scheduler.js';
 import type { Device } from './device.js';
 import type { Stream } from './stream.js';
+import { MADE, checkMade, type Made } from '../base/made.js';
 
 /** Options for {@link Stream.record} and {@link Device.createEvent}. */
 export interface EventOptions {
@@ -32,6 +35,8 @@ class NativeSlot {
   users = 1;
   /** Records of it still queued. */
   unrecorded = 0;
+  /** The lane of its latest record. */
+  lane: Lane | undefined;
   /** What runs once its last queued record has reached the driver. */
   recorded: (() => void)[] = [];
 
@@ -50,7 +55,8 @@ export class Event {
   #everRecorded = false;
   #closed = false;
 
-  private constructor(device: Device, timing: boolean) {
+  private constructor(made: Made, device: Device, timing: boolean) {
+    checkMade(made, 'an Event', 'stream.record() or device.createEvent()');
     this.device = device;
     this.timing = timing;
     this.#slot = new NativeSlot(this.#newNative());
@@ -58,10 +64,10 @@ export class Event {
 
   /** @internal Use {@link Stream.record} or {@link Device.createEvent}. */
   static create(device: Device, options: EventOptions = {}): Event {
-    checkOptions('options', options);
+    checkOptions('options', options, ['timing']);
     const { timing = false } = options;
     if (typeof timing !== 'boolean') typeError('timing', 'a boolean', timing);
-    return new Event(device, timing);
+    return new Event(MADE, device, timing);
   }
 
   /** True once `close()` was called. */
@@ -92,6 +98,7 @@ export class Event {
     }
     slot.users++;
     slot.unrecorded++;
+    slot.lane = lane;
     if (stream) this.#recorded = stream;
     this.#everRecorded = true;
     return () => {
@@ -167,17 +174,20 @@ export class Event {
    * Resolves when the work before the event has completed, woken by the driver (no polling, no
    * blocking), also when the record still waits in its stream's queue. Work enqueued on the
    * event's stream after the event does not delay it, nor does any other completion point.
-   * @throws TypeError (synchronously) for a closed or never recorded event.
+   * @throws TypeError (synchronously) for a closed or never recorded event; the Promise rejects
+   * with a DeadlockError when a host step of its stream waits for it while the record is queued
+   * behind the step (see {@link DeadlockError}: it would never end).
    */
   completed(): Promise<void> {
     this.#check();
     if (this.query()) return Promise.resolve();
-    return new Promise((resolve, reject) =>
+    // A record still queued behind a host step of its stream: that step must not wait for it.
+    return guardedWait(this.pending ? this.#slot.lane : undefined, 'event.completed() (of an event recorded behind it)', () => new Promise((resolve, reject) =>
       this.device.completionPoints.after([this], undefined, (status, error) => {
         if (status === 0) resolve();
         else reject(error);
       }),
-    );
+    ));
   }
 
   /**

@@ -1,20 +1,21 @@
 // Waits for a stream's work: a Promise settled from the completion road (or by the spinning
 // watcher), a query that never waits, and the completion point rxcuda's own bookkeeping uses.
-import { checkOptions } from '../base/errors.js';
+import { checkOptions } from '../base/options.js';
 import { completionCommand } from '../queue/host-steps.js';
 import type { Lane } from '../queue/lane.js';
+import { guardedWait } from '../queue/self-wait.js';
 import type { CompletionPoints } from './completion-points.js';
 import type { Recorder } from './recorder.js';
 import { checkSpin, type SpinningWaits } from './spin-wait.js';
 
 /** See {@link Stream.synchronized}; `reached(mark)` tells the stream it got to command `mark`. */
 export function synchronizedOn(lane: Lane<Recorder>, spins: SpinningWaits, options: { readonly spin?: number }, reached: (mark: number) => void): Promise<void> {
-  checkOptions('options', options);
+  checkOptions('options', options, ['spin']);
   const { spin = 0 } = options;
   checkSpin('spin', spin);
   lane.checkOpen();
   lane.recorder?.interrupt('synchronized (a wait for the stream)');
-  return new Promise((resolve, reject) => {
+  return guardedWait(lane, 'stream.synchronized()', () => new Promise((resolve, reject) => {
     const mark = lane.given + 1;
     const settle = (status: number, error?: unknown) => {
       if (status !== 0) return reject(error ?? lane.statusError(status));
@@ -22,7 +23,12 @@ export function synchronizedOn(lane: Lane<Recorder>, spins: SpinningWaits, optio
       reached(mark);
     };
     lane.run(spin > 0 ? spins.command(spin, settle) : completionCommand(lane, settle));
-  });
+  }));
+}
+
+/** See {@link Stream.flushed}. */
+export function flushedOn(lane: Lane): Promise<void> {
+  return guardedWait(lane, 'stream.flushed()', () => lane.flushed());
 }
 
 /** See {@link Stream.query}. */

@@ -5,10 +5,11 @@
 // stream's order), stream-waits.ts (waits), spin-wait.ts (spinning waits). kernels/ adds
 // `launch` and graphs/ `capture`.
 import { EventEmitter } from 'eventemitter3';
-import { checkCount, checkOptions, isInstance, rangeError, typeError, type CudaError } from '../base/errors.js';
+import { isInstance, rangeError, typeError, type CudaError } from '../base/errors.js';
+import { checkOptions } from '../base/options.js';
 import { checkDType, type DType } from '../base/dtype.js';
 import type { NativeStream } from '../native/types.js';
-import type { DeviceArray, Memory } from '../memory/memory.js';
+import { checkDeviceLength, type DeviceArray, type Memory } from '../memory/memory.js';
 import { watchByNotification } from '../queue/host-steps.js';
 import { Lane } from '../queue/lane.js';
 import { letStepTimersGo } from '../queue/step-timers.js';
@@ -20,7 +21,8 @@ import { SpinningWaits } from './spin-wait.js';
 import type { StreamEvents, StreamOptions } from './stream-options.js';
 import { allocOn, copyOn, fillOn, hostFunctionOn } from './stream-commands.js';
 import { hostLaunchOn, onDoneOn } from './stream-steps.js';
-import { afterWork, queryOn, synchronizedOn } from './stream-waits.js';
+import { afterWork, flushedOn, queryOn, synchronizedOn } from './stream-waits.js';
+import { MADE, checkMade, type Made } from '../base/made.js';
 
 const NON_BLOCKING = 0x1;
 const INT32_MIN = -(2 ** 31);
@@ -44,7 +46,8 @@ export class Stream extends EventEmitter<StreamEvents> {
   readonly #open: WeakRef<Lane>;
   readonly #reached = (mark: number) => this.#reachedCompletionPoint(mark);
 
-  private constructor(device: Device, native: NativeStream) {
+  private constructor(made: Made, device: Device, native: NativeStream) {
+    checkMade(made, 'a Stream', 'device.createStream()');
     super();
     this.device = device;
     this.lane = new Lane(native, device.faults, this);
@@ -56,14 +59,14 @@ export class Stream extends EventEmitter<StreamEvents> {
 
   /** @internal Use {@link Device.createStream}. */
   static create(device: Device, options: StreamOptions = {}): Stream {
-    checkOptions('options', options);
+    checkOptions('options', options, ['nonBlocking', 'priority']);
     const { priority = 0, nonBlocking = false } = options;
     if (typeof priority !== 'number' || !Number.isInteger(priority)) typeError('priority', 'an integer', priority);
     // The driver takes an int: a wider number would wrap around (2^31 becoming the most urgent).
     if (priority < INT32_MIN || priority > INT32_MAX) rangeError('priority', `an integer in ${INT32_MIN}..${INT32_MAX}`, priority);
     if (typeof nonBlocking !== 'boolean') typeError('nonBlocking', 'a boolean', nonBlocking);
     try {
-      return new Stream(device, new device.backend.Stream(device.native, nonBlocking ? NON_BLOCKING : 0, priority));
+      return new Stream(MADE, device, new device.backend.Stream(device.native, nonBlocking ? NON_BLOCKING : 0, priority));
     } catch (error) {
       device.fail(error);
     }
@@ -82,7 +85,7 @@ export class Stream extends EventEmitter<StreamEvents> {
       typeError('handle', 'a CUstream handle as a non-zero bigint', handle);
     if (!isInstance(device, Device)) typeError('device', 'a Device', device);
     device.checkUsable();
-    return new Stream(device, new device.backend.Stream(device.native, 0, 0, handle));
+    return new Stream(MADE, device, new device.backend.Stream(device.native, 0, 0, handle));
   }
 
   /**
@@ -103,11 +106,12 @@ export class Stream extends EventEmitter<StreamEvents> {
    * Allocates `length` elements of `dtype` from the device's memory pool, ordered on this
    * stream: the memory can be used by work enqueued on this stream from now on. Returns at once,
    * also while work waits in the stream's queue.
-   * @throws TypeError for an unknown `dtype`, RangeError for a bad `length`.
+   * @throws TypeError for an unknown `dtype`; RangeError for a bad `length`, or one whose bytes
+   * are more than 2^53 − 1.
    */
   alloc<D extends DType>(dtype: D, length: number): DeviceArray<D> {
     checkDType('dtype', dtype);
-    checkCount('length', length);
+    checkDeviceLength(dtype, length);
     return allocOn(this.lane, this.device, dtype, length);
   }
 
@@ -173,10 +177,10 @@ export class Stream extends EventEmitter<StreamEvents> {
    * Resolves once nothing of this stream waits in rxcuda's queue: every host step enqueued so far
    * has settled and the work behind them has gone to the driver (it may still be running). Await
    * it before other CUDA code enqueues on {@link handle}, so that its work follows all of this
-   * stream's.
+   * stream's. Rejects with a DeadlockError when a host step of this stream waits for it.
    */
   flushed(): Promise<void> {
-    return this.lane.flushed();
+    return flushedOn(this.lane);
   }
 
   /**
@@ -184,12 +188,11 @@ export class Stream extends EventEmitter<StreamEvents> {
    * it settles: device work enqueued after it waits for it, also when `fn` is async (until its
    * Promise settles). That work waits in the stream's queue in rxcuda and goes to the driver, in
    * order, when `fn` settles: the device never waits for JavaScript, so any number of streams may
-   * hold any number of steps, and this never blocks.
-   *
-   * `fn` must not wait for device work of its own stream enqueued after it (that work waits for
-   * `fn`: a deadlock). A step that throws or rejects is reported through the stream's `error`
-   * event (a process warning with code `RXCUDA_STEP_FAILED` when nobody listens) and the stream
-   * goes on.
+   * hold any number of steps, and this never blocks. An async `fn` cannot wait for its own stream
+   * (`synchronized()`, `flushed()`, `onDone()`, an event recorded after it): such a wait is refused
+   * at once with a {@link DeadlockError}. A step that throws or rejects is reported through the
+   * stream's `error` event (a process warning, code `RXCUDA_STEP_FAILED`, when nobody listens),
+   * and the stream goes on.
    * @param options `userData`: bytes copied now; `fn` receives the copy. `timeout`: milliseconds
    * `fn` may take once started, after which the stream goes on without it and a
    * `HostStepTimeoutError` goes to the `error` event (see {@link HostLaunchOptions.timeout}).
@@ -207,11 +210,11 @@ export class Stream extends EventEmitter<StreamEvents> {
    * stream, if one did. Failures of `fn` are reported like those of host steps.
    * @throws TypeError for a non-function `fn` or a closed stream; GraphError (`forbidden`) inside
    * {@link capture}, which it ends; CudaError (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) on a stream
-   * that other code captures.
+   * that other code captures; DeadlockError from an async host step of this stream.
    */
   onDone(fn: (error: CudaError | undefined) => unknown): void {
     if (typeof fn !== 'function') typeError('fn', 'a function', fn);
-    onDoneOn(this.lane, fn, watchByNotification(this.lane), this.#reached);
+    onDoneOn(this.lane, fn, watchByNotification(this.lane), this.#reached, 'stream.onDone()');
   }
 
   /**
@@ -251,7 +254,8 @@ export class Stream extends EventEmitter<StreamEvents> {
    * the Promise, errors included. The watch starts when the wait reaches the driver.
    * @throws (synchronously) TypeError or RangeError for bad options, TypeError for a closed
    * stream, GraphError (`forbidden`) inside {@link capture}, which it ends; the Promise rejects
-   * with the CudaError that stopped the stream or broke its device.
+   * with the CudaError that stopped the stream or broke its device, or a DeadlockError when a host
+   * step of this stream waits for it (see {@link hostLaunch}).
    */
   synchronized(options: { readonly spin?: number } = {}): Promise<void> {
     return synchronizedOn(this.lane, this.#spins, options, this.#reached);

@@ -16,6 +16,7 @@ import { Graph, type GraphStep, type Segment } from './graph.js';
 import { holdWork, kernelWork, type HeldResources } from './node-work.js';
 import { Stream } from '../device/stream.js';
 import type { Device } from '../device/device.js';
+import { MADE, checkMade, type Made } from '../base/made.js';
 
 const unclosed = new FinalizationRegistry<HeldResources>((held) => held.release());
 
@@ -52,7 +53,8 @@ export class GraphExec {
   #lastStream: Stream | undefined;
   #closed = false;
 
-  private constructor(graph: Graph, works: NodeWork[], segments: Segment[], natives: (NativeGraphExec | undefined)[] | undefined, held: HeldResources) {
+  private constructor(made: Made, graph: Graph, works: NodeWork[], segments: Segment[], natives: (NativeGraphExec | undefined)[] | undefined, held: HeldResources) {
+    checkMade(made, 'a GraphExec', 'graph.instantiate()');
     this.graph = graph;
     this.device = graph.device;
     this.#segments = segments;
@@ -72,7 +74,7 @@ export class GraphExec {
   /** @internal Use {@link Graph.instantiate}; `held` is already counted for it. */
   static create(graph: Graph, nodes: readonly GraphNode[], segments: Segment[], held: HeldResources): GraphExec {
     const works = nodes.map((node) => node.work);
-    if (graph.device.kind !== 'cuda') return new GraphExec(graph, works, segments, undefined, held);
+    if (graph.device.kind !== 'cuda') return new GraphExec(MADE, graph, works, segments, undefined, held);
     const natives = segments.map((segment) => {
       if (segment.end === segment.first) return undefined;
       // The executable keeps the native graph: its updates name the graph's nodes.
@@ -86,7 +88,7 @@ export class GraphExec {
         throw error;
       }
     });
-    return new GraphExec(graph, works, segments, natives, held);
+    return new GraphExec(MADE, graph, works, segments, natives, held);
   }
 
   /** True once `close()` was called. */
@@ -143,7 +145,7 @@ export class GraphExec {
    * @throws TypeError for a closed executable, a node that is not a kernel node of its graph or
    * bad arguments; GraphError (`topology`) for a config that changes cooperative or cluster launch.
    */
-  setArgs<S extends Signature>(node: GraphNode, args: KernelArgs<S>, config?: LaunchConfig | LaunchOptions): void {
+  setArgs<S extends Signature>(node: GraphNode<S>, args: KernelArgs<S>, config?: LaunchConfig | LaunchOptions): void {
     this.#checkOpen();
     if (!isInstance(node, GraphNode)) typeError('node', 'a GraphNode', node);
     if (node.graph !== this.graph || node.index >= this.#works.length)

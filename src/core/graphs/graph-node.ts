@@ -2,10 +2,11 @@
 // update, and how the host device replays it (a command list, in order).
 import type { NativeGraph, NativeGraphExec } from '../native/types.js';
 import type { Stream } from '../device/stream.js';
-import type { Kernel } from '../kernels/kernel.js';
+import type { Kernel, Signature } from '../kernels/kernel.js';
 import type { LaunchConfig } from '../kernels/launch-config.js';
 import type { Graph } from './graph.js';
 import type { NodeWork } from './node-work.js';
+import { MADE, checkMade, type Made } from '../base/made.js';
 
 export type { NodeWork } from './node-work.js';
 
@@ -16,9 +17,10 @@ export type GraphNodeKind = 'kernel' | 'copy' | 'fill' | 'hostFunction' | 'recor
  * A node of a {@link Graph}: a kernel launch, a copy, a fill, a native host function, an event
  * record or wait, a library call (captured from a stream), or an empty node that only joins
  * dependencies. Nodes come from a graph's `add…` methods or from {@link Stream.capture}; an
- * executable's kernel nodes can be given new arguments ({@link GraphExec.setArgs}).
+ * executable's kernel nodes can be given new arguments ({@link GraphExec.setArgs}), typed by the
+ * signature `S` of the kernel a kernel node launches (`undefined` for the other kinds).
  */
-export class GraphNode {
+export class GraphNode<S extends Signature | undefined = Signature | undefined> {
   /** The graph the node belongs to. */
   readonly graph: Graph;
   /** Its position among the graph's nodes, from 0. */
@@ -28,12 +30,22 @@ export class GraphNode {
   /** @internal */
   readonly work: NodeWork;
 
-  /** @internal Made by {@link Graph}. */
-  constructor(graph: Graph, index: number, work: NodeWork, dependencies: readonly GraphNode[]) {
+  /** @internal Made by Graph. */
+  static make(graph: Graph, index: number, work: NodeWork, dependencies: readonly GraphNode[]): GraphNode {
+    return new GraphNode(MADE, graph, index, work, dependencies);
+  }
+
+  private constructor(made: Made, graph: Graph, index: number, work: NodeWork, dependencies: readonly GraphNode[]) {
+    checkMade(made, 'a GraphNode', 'graph.addKernel() or another graph.add…() method');
     this.graph = graph;
     this.index = index;
     this.work = work;
     this.dependencies = Object.freeze([...dependencies]);
+  }
+
+  /** The signature of the kernel a kernel node launches (undefined for other kinds). */
+  get signature(): S {
+    return (this.work.kind === 'kernel' ? this.work.kernel.signature : undefined) as S;
   }
 
   /** What the node does. */

@@ -6,11 +6,12 @@
 // Graph, GraphNode and GraphExec name one another (a graph makes its nodes and executables, and
 // each of them names its graph, as the public API types it): the one import circle of this folder.
 import type { DType } from '../base/dtype.js';
-import { checkOptions, isArray, isInstance, nameOf, rangeError, received, typeError } from '../base/errors.js';
+import { isArray, isInstance, nameOf, rangeError, received, typeError } from '../base/errors.js';
+import { checkOptions } from '../base/options.js';
 import { checkScalar } from '../base/scalar.js';
 import { checkCopy, checkMemoryOf } from '../memory/checks.js';
 import { Memory } from '../memory/memory.js';
-import { checkTimeout, copyUserData, type HostLaunchOptions, type UserData } from '../queue/user-data.js';
+import { HOST_LAUNCH_OPTIONS, checkTimeout, copyUserData, type HostLaunchOptions, type UserData } from '../queue/user-data.js';
 import type { Device } from '../device/device.js';
 import { Event } from '../device/event.js';
 import type { RecordedEvent } from '../device/recorder.js';
@@ -19,6 +20,7 @@ import { LaunchConfig, type LaunchOptions } from '../kernels/launch-config.js';
 import { GraphNode, type NodeWork } from './graph-node.js';
 import { GraphExec } from './graph-exec.js';
 import { HeldResources, copyWork, eventWork, fillWork, holdWork, hostFunctionWork, kernelWork } from './node-work.js';
+import { MADE, checkMade, type Made } from '../base/made.js';
 
 /** Options for a node added to a {@link Graph}. */
 export interface NodeOptions {
@@ -71,19 +73,30 @@ export class Graph {
   readonly #held = new HeldResources();
   #closed = false;
 
-  private constructor(device: Device) {
+  private constructor(made: Made, device: Device) {
+    checkMade(made, 'a Graph', 'device.createGraph() or stream.capture()');
     this.device = device;
     unclosed.register(this, this.#held, this);
   }
 
   /** @internal Use {@link Device.createGraph} or {@link Stream.capture}. */
   static create(device: Device): Graph {
-    return new Graph(device);
+    return new Graph(MADE, device);
   }
 
   /** The nodes, in the order they were added (or captured). */
   get nodes(): readonly GraphNode[] {
     return this.#nodes.slice();
+  }
+
+  /**
+   * The kernel nodes that launch `kernel`, in order, typed by its signature: a captured graph's
+   * nodes to give new arguments with {@link GraphExec.setArgs}.
+   * @example
+   * exec.setArgs(graph.nodesOf(add)[0]!, [x, -1000, 1024]);
+   */
+  nodesOf<S extends Signature>(kernel: Kernel<S>): readonly GraphNode<S>[] {
+    return this.#nodes.filter((node) => node.work.kind === 'kernel' && node.work.kernel === (kernel as unknown as Kernel)) as unknown as GraphNode<S>[];
   }
 
   /** The number of JavaScript steps (each splits the graph into one more segment). */
@@ -106,7 +119,7 @@ export class Graph {
    * do not reach the graph).
    * @throws TypeError/RangeError naming the bad argument, as {@link Stream.launch} does.
    */
-  addKernel<S extends Signature>(kernel: Kernel<S>, config: LaunchConfig | LaunchOptions, args: KernelArgs<S>, options: NodeOptions = {}): GraphNode {
+  addKernel<S extends Signature>(kernel: Kernel<S>, config: LaunchConfig | LaunchOptions, args: KernelArgs<S>, options: NodeOptions = {}): GraphNode<S> {
     const after = this.#checkAdd(options);
     if (!isInstance(kernel, Kernel)) typeError('kernel', 'a Kernel', kernel);
     if (kernel.device !== this.device) rangeError('kernel', `a kernel of ${this.device}`, received(`a kernel of ${kernel.device}`));
@@ -118,28 +131,28 @@ export class Graph {
     if (!isArray(args)) typeError('args', 'an array of kernel arguments', args);
     const given = (args as readonly unknown[]).slice();
     const block = kernel.packed(checked, given as KernelArgs<S>);
-    return this.add(kernelWork(kernel as unknown as Kernel, checked, given, block), after);
+    return this.add(kernelWork(kernel as unknown as Kernel, checked, given, block), after) as GraphNode<S>;
   }
 
   /**
    * Adds a copy of all of `src` into `dst` (same element type and length, as {@link Stream.copy}).
    * @throws TypeError/RangeError as {@link Stream.copy} does.
    */
-  addCopy<D extends DType>(dst: Memory<D>, src: Memory<D>, options: NodeOptions = {}): GraphNode {
+  addCopy<D extends DType>(dst: Memory<D>, src: Memory<D>, options: NodeOptions = {}): GraphNode<undefined> {
     const after = this.#checkAdd(options);
     checkCopy(dst, src, this.device);
-    return this.add(copyWork(dst, src), after);
+    return this.add(copyWork(dst, src), after) as GraphNode<undefined>;
   }
 
   /**
    * Adds a fill of every element of `dst` with `value`.
    * @throws TypeError/RangeError when `value` does not fit `dst.dtype`.
    */
-  addFill<D extends DType>(dst: Memory<D>, value: D extends 'i64' | 'u64' ? number | bigint : number, options: NodeOptions = {}): GraphNode {
+  addFill<D extends DType>(dst: Memory<D>, value: D extends 'i64' | 'u64' ? number | bigint : number, options: NodeOptions = {}): GraphNode<undefined> {
     const after = this.#checkAdd(options);
     checkMemoryOf('dst', dst, this.device);
     checkScalar('value', dst.dtype, value);
-    return this.add(fillWork(dst, value), after);
+    return this.add(fillWork(dst, value), after) as GraphNode<undefined>;
   }
 
   /**
@@ -147,13 +160,13 @@ export class Graph {
    * {@link Stream.launchHostFunction} enqueues one: a host node, run on a driver thread.
    * @throws TypeError for a null or non-bigint function pointer.
    */
-  addHostFunction(fn: bigint, userData: bigint | Memory = 0n, options: NodeOptions = {}): GraphNode {
+  addHostFunction(fn: bigint, userData: bigint | Memory = 0n, options: NodeOptions = {}): GraphNode<undefined> {
     const after = this.#checkAdd(options);
     if (typeof fn !== 'bigint' || fn <= 0n || fn >= 2n ** 64n) typeError('fn', 'a CUhostFn pointer as a non-zero bigint', fn);
     if (isInstance<Memory>(userData, Memory)) checkMemoryOf('userData', userData, this.device);
     else if (typeof userData !== 'bigint' || userData < 0n || userData >= 2n ** 64n)
       typeError('userData', 'a pointer as a bigint, or memory', userData);
-    return this.add(hostFunctionWork(fn, userData), after);
+    return this.add(hostFunctionWork(fn, userData), after) as GraphNode<undefined>;
   }
 
   /**
@@ -161,10 +174,10 @@ export class Graph {
    * wait for after the graph's launches.
    * @throws TypeError for a closed event; RangeError for an event of another device.
    */
-  addRecord(event: Event, options: NodeOptions = {}): GraphNode {
+  addRecord(event: Event, options: NodeOptions = {}): GraphNode<undefined> {
     const after = this.#checkAdd(options);
     this.#checkEvent(event);
-    return this.add(eventWork('record', event, this.#held), after);
+    return this.add(eventWork('record', event, this.#held), after) as GraphNode<undefined>;
   }
 
   /**
@@ -172,15 +185,15 @@ export class Graph {
    * (when the node runs) has completed.
    * @throws TypeError for a closed event; RangeError for an event of another device.
    */
-  addWait(event: Event, options: NodeOptions = {}): GraphNode {
+  addWait(event: Event, options: NodeOptions = {}): GraphNode<undefined> {
     const after = this.#checkAdd(options);
     this.#checkEvent(event);
-    return this.add(eventWork('wait', event, this.#held), after);
+    return this.add(eventWork('wait', event, this.#held), after) as GraphNode<undefined>;
   }
 
   /** Adds a node that does nothing, to join dependencies. */
-  addEmpty(options: NodeOptions = {}): GraphNode {
-    return this.add({ kind: 'empty', memory: [] }, this.#checkAdd(options));
+  addEmpty(options: NodeOptions = {}): GraphNode<undefined> {
+    return this.add({ kind: 'empty', memory: [] }, this.#checkAdd(options)) as GraphNode<undefined>;
   }
 
   /**
@@ -194,7 +207,7 @@ export class Graph {
   addStep<D extends UserData = ArrayBuffer>(fn: (userData: D | undefined) => unknown, options: HostLaunchOptions<D> = {}): void {
     this.#checkOpen();
     if (typeof fn !== 'function') typeError('fn', 'a function', fn);
-    checkOptions('options', options);
+    checkOptions('options', options, HOST_LAUNCH_OPTIONS);
     const data = copyUserData(options.userData);
     this.step({ run: () => fn(data), name: nameOf(fn), timeout: checkTimeout(options.timeout) });
   }
@@ -238,7 +251,7 @@ export class Graph {
    */
   add(work: NodeWork, after: readonly GraphNode[]): GraphNode {
     holdWork(work, this.#held.letGo);
-    const node = new GraphNode(this, this.#nodes.length, work, after);
+    const node = GraphNode.make(this, this.#nodes.length, work, after);
     this.#nodes.push(node);
     this.#segments.at(-1)!.end = this.#nodes.length;
     return node;
@@ -262,7 +275,7 @@ export class Graph {
 
   #checkAdd(options: NodeOptions): readonly GraphNode[] {
     this.#checkOpen();
-    checkOptions('options', options);
+    checkOptions('options', options, ['after']);
     const { after = [] } = options;
     if (!isArray(after)) typeError('after', 'an array of graph nodes', after);
     const first = this.#segments.at(-1)!.first;

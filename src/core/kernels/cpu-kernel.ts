@@ -1,7 +1,7 @@
 // Kernels on the host device: a JavaScript implementation run in stream order, as a host step,
 // with pointer arguments turned into TypedArrays over the memory they point to.
 import type { KernelAttributes, KernelLauncher, NativeKernel } from '../native/types.js';
-import { DTYPES, fromBFloat16Bits, fromHalfBits, toBFloat16Bits, toHalfBits, type DType, type TypedArrayOf } from '../base/dtype.js';
+import { DTYPES, bfloat16Bits, bfloat16Value, halfBits, halfValue, type DType, type TypedArrayOf } from '../base/dtype.js';
 import { HostArray, Memory } from '../memory/memory.js';
 import type { DeviceAllocation } from '../memory/allocation.js';
 import type { LaunchConfig } from './launch-config.js';
@@ -11,7 +11,7 @@ import type { Lane } from '../queue/lane.js';
 import { hostStep } from '../queue/host-steps.js';
 import { withLaunch } from './current-launch.js';
 import { CudaError, isInstance, received, typeError } from '../base/errors.js';
-import { HEADER_BYTES } from './packer.js';
+import { HEADER_BYTES, type CompiledParam } from './packer.js';
 import { isThenable } from '../base/thenable.js';
 
 /**
@@ -49,8 +49,8 @@ export type CpuKernel<S extends Signature = Signature> = (config: LaunchConfig, 
  */
 function asReceived(type: Signature[number] | undefined, value: unknown): unknown {
   if (type === 'f32' && typeof value === 'number') return Math.fround(value);
-  if (type === 'f16' && typeof value === 'number') return fromHalfBits(toHalfBits(value));
-  if (type === 'bf16' && typeof value === 'number') return fromBFloat16Bits(toBFloat16Bits(value));
+  if (type === 'f16' && typeof value === 'number') return halfValue(halfBits(value));
+  if (type === 'bf16' && typeof value === 'number') return bfloat16Value(bfloat16Bits(value));
   return value;
 }
 
@@ -83,25 +83,29 @@ export class CpuLauncher implements NativeKernel {
   readonly #cpu: CpuKernel;
   readonly #name: string;
   readonly #signature: Signature;
+  readonly #compiled: readonly CompiledParam[] | null;
   /** Dynamic shared memory launches may ask for: the default until setMaxDynamicSharedMemory. */
   #maxDynamicShared = 0;
 
   /**
    * @param name the kernel's name, which its failures are reported by.
    * @param signature its parameters, by which scalars are given as the GPU would receive them.
+   * @param compiled the parameters of the kernel in the compiled source, where the host device
+   * checked it: its signature is held against them as a GPU's is against the driver's.
    */
-  constructor(cpu: CpuKernel, name: string, signature: Signature) {
+  constructor(cpu: CpuKernel, name: string, signature: Signature, compiled?: readonly CompiledParam[]) {
     this.#cpu = cpu;
     this.#name = name;
     this.#signature = signature;
+    this.#compiled = compiled ?? null;
   }
 
   handle(): bigint {
     return 0n;
   }
 
-  paramInfo(): null {
-    return null;
+  paramInfo(): readonly CompiledParam[] | null {
+    return this.#compiled;
   }
 
   attributes(): KernelAttributes {
@@ -160,7 +164,7 @@ export class CpuLauncher implements NativeKernel {
           return broke(error);
         }
       };
-      return hostStep(lane, () => (context ? withLaunch(context, run, true) : run()), step)();
+      return hostStep(lane, () => (context ? withLaunch(context, run, true) : run()), step, undefined, cpu)();
     };
   }
 }

@@ -1,14 +1,16 @@
 // What kernels add to the device layer's classes: Device's compile, loadModule and template,
 // Stream's launch, and the launch a recording stream hands to its recorder. Added here, where
 // modules and kernels are known, the way a method file of a large class adds its methods.
-import { checkOptions, isInstance, typeError } from '../base/errors.js';
+import { isInstance, typeError } from '../base/errors.js';
+import { checkOptions } from '../base/options.js';
 import { Device } from '../device/device.js';
 import { Stream } from '../device/stream.js';
 import { Kernel, type KernelArgs, type Signature } from './kernel.js';
 import type { LaunchConfig, LaunchOptions } from './launch-config.js';
 import { Module, type ModuleImage } from './module.js';
-import { checkCompileOptions, compileProgram, type CompileOptions } from '../compiler/program.js';
+import { COMPILE_OPTIONS, checkCompileOptions, compileProgram, type CompileOptions } from '../compiler/program.js';
 import { Template } from './template.js';
+import { checkOnHost } from '../compiler/host-check.js';
 
 declare module '../device/device.js' {
   interface Device {
@@ -26,9 +28,12 @@ declare module '../device/device.js' {
     /**
      * Compiles CUDA C++ with NVRTC (on a worker thread) for this device and loads the result (on a
      * worker thread too). Compiled code is cached on disk, keyed by source, options, NVRTC version
-     * and architecture. On the host device nothing is compiled: its kernels need CPU
-     * implementations (`module.kernel(name, signature, { cpu })`), which CUDA devices ignore.
-     * @throws NvrtcError with the compiler's log when compilation fails.
+     * and architecture. On the host device the kernels run through CPU implementations
+     * (`module.kernel(name, signature, { cpu })`, which CUDA devices ignore), and the source is
+     * compiled too, where a CUDA compiler is found (see {@link hostCompiler}), so that what a GPU
+     * would refuse is refused there: a source that does not compile, a kernel name that is not an
+     * entry of the code, a signature its parameters contradict.
+     * @throws NvrtcError with the compiler's log when compilation fails (on the host device too).
      */
     compile(source: string, options?: CompileOptions): Promise<Module>;
 
@@ -74,10 +79,10 @@ Device.prototype.loadModule = function loadModule(this: Device, image: ModuleIma
 /** See {@link Device.compile}: `source` compiled for `device` and loaded there. */
 export async function compileModule(device: Device, source: string, options?: CompileOptions): Promise<Module> {
   if (typeof source !== 'string' || source.length === 0) typeError('source', 'CUDA C++ source text', source);
-  checkOptions('options', options);
+  checkOptions('options', options, COMPILE_OPTIONS);
   checkCompileOptions(options ?? {});
   device.checkUsable();
-  if (device.kind === 'host') return Module.forHost(device);
+  if (device.kind === 'host') return Module.forHost(device, await checkOnHost(source, options ?? {}));
   const { image, names, log, fromCache } = await compileProgram(source, device.arch, options ?? {});
   // On another device of the same architecture the image loads as it is; else it is compiled
   // for that device (a given `arch` is kept: a PTX image, say, loads on any newer device).
@@ -92,7 +97,7 @@ Device.prototype.compile = function (this: Device, source: string, options?: Com
 
 Device.prototype.template = function template(this: Device, source: string, options?: CompileOptions): Template {
   this.checkUsable();
-  return new Template(this, source, options);
+  return Template.make(this, source, options);
 };
 
 Stream.prototype.launch = function launch<S extends Signature>(this: Stream, kernel: Kernel<S>, config: LaunchConfig | LaunchOptions, args: KernelArgs<S>): void {

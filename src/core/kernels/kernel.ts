@@ -5,7 +5,8 @@
 //
 // A module makes its kernels, and a kernel launches through contexts, hooks and specializations;
 // each of them names the kernel (as the public API types it): the one import circle of this folder.
-import { checkCount, checkOptions, isArray, rangeError, received, typeError } from '../base/errors.js';
+import { checkCount, isArray, rangeError, received, typeError } from '../base/errors.js';
+import { checkOptions } from '../base/options.js';
 import type { KernelAttributes, NativeKernel } from '../native/types.js';
 import type { Device } from '../device/device.js';
 import type { Stream } from '../device/stream.js';
@@ -18,8 +19,9 @@ import type { LaunchConfig, LaunchOptions } from './launch-config.js';
 import { LaunchContext } from './launch-context.js';
 import { globalHooks, LaunchHooks, type Disposer, type LaunchHook } from './launch-hooks.js';
 import type { Module } from './module.js';
-import { checkSignature, describeParam, paramLayout } from './packer.js';
+import { checkCompiledParams, checkSignature } from './packer.js';
 import { Specializations } from './specialization.js';
+import { MADE, checkMade, type Made } from '../base/made.js';
 
 export type { StructParam, ParamType, Signature, ArgOf, KernelArgs } from './kernel-types.js';
 
@@ -75,8 +77,13 @@ export class Kernel<S extends Signature = Signature> {
   /** This kernel on other devices, made on a first launch there (see {@link on}). */
   #onOtherDevices: Map<Device, Kernel> | undefined;
 
-  /** @internal Use {@link Module.kernel} or {@link Template.kernel}. */
-  constructor(module: Module, name: string, native: NativeKernel, signature: S, options: KernelOptions<S> = {}) {
+  /** @internal The kernel `name` of `module`, run by `native` (Module.kernel and Template.kernel make them). */
+  static make<S extends Signature>(module: Module, name: string, native: NativeKernel, signature: S, options: KernelOptions<S> = {}): Kernel<S> {
+    return new Kernel(MADE, module, name, native, signature, options);
+  }
+
+  private constructor(made: Made, module: Module, name: string, native: NativeKernel, signature: S, options: KernelOptions<S> = {}) {
+    checkMade(made, 'a Kernel', 'module.kernel() or template.kernel()');
     checkSignature(signature);
     this.module = module;
     this.name = name;
@@ -87,23 +94,11 @@ export class Kernel<S extends Signature = Signature> {
     this.#remake = options.remake as ((module: Module, origin: Kernel) => Kernel) | undefined;
     this.#origin = options.origin as Kernel | undefined;
     this.#contextFree = !this.#alwaysInContext && (this.#origin === undefined || this.#origin.#hooked === 0);
-    Kernel.#checkAgainstDriver(native, signature.map((p) => paramLayout(p).size), signature);
+    checkCompiledParams(signature, native.paramInfo());
     this.#block = new LaunchBlock(native, signature, module.device, {
       usedOn: (lane) => module.usedOn(lane),
       record: (recorder, config, args, block) => recorder.kernel(this as unknown as Kernel, config, args, block),
     });
-  }
-
-  static #checkAgainstDriver(native: NativeKernel, sizes: number[], signature: Signature): void {
-    const info = native.paramInfo();
-    if (!info) return;
-    const same = info.length === sizes.length && info.every((p, i) => p.size === sizes[i]);
-    if (!same)
-      typeError(
-        'signature',
-        `${info.length} parameters of ${info.map((p) => p.size).join(', ') || 'no'} bytes, as the kernel declares`,
-        received(`[${signature.map(describeParam).join(', ')}] (${sizes.join(', ') || 'no'} bytes)`),
-      );
   }
 
   /** @internal The native kernel (a graph's kernel nodes name it). */
@@ -126,7 +121,7 @@ export class Kernel<S extends Signature = Signature> {
    */
   replayOn(stream: Stream, config: LaunchConfig, block: Uint8Array, args: readonly unknown[]): void {
     this.module.usedOn(stream.lane);
-    const context = new LaunchContext<S>(this, config, stream, args as KernelArgs<S>);
+    const context = LaunchContext.make<S>(this, config, stream, args as KernelArgs<S>);
     stream.lane.run(this.#block.launchCommand(stream.lane, config, block, args, context as unknown as LaunchContext));
   }
 
@@ -172,7 +167,7 @@ export class Kernel<S extends Signature = Signature> {
     /** The fewest blocks of `blockSize` that fill every multiprocessor. */
     minGridSize: number;
   } {
-    checkOptions('options', options);
+    checkOptions('options', options, ['blockLimit', 'sharedMem']);
     const { sharedMem = 0, blockLimit = 0 } = options;
     checkCount('sharedMem', sharedMem);
     checkCount('blockLimit', blockLimit);
@@ -223,7 +218,7 @@ export class Kernel<S extends Signature = Signature> {
           return real;
         });
       const why = `Kernel '${this.name}' is still loading on ${device}`;
-      kernel = new Kernel(this.module.placeholder(device), this.name, new CodelessKernel(why), this.signature as Signature, {
+      kernel = Kernel.make(this.module.placeholder(device), this.name, new CodelessKernel(why), this.signature as Signature, {
         specializations: new Specializations(() => ({}), loaded),
         origin,
       });
@@ -274,7 +269,7 @@ export class Kernel<S extends Signature = Signature> {
   /** A launch with a context: hooks in their order, then the (replacement) kernel's launch. */
   #launchInContext(stream: Stream, config: LaunchConfig, args: KernelArgs<S>, extras: LaunchExtras | undefined): void {
     if (!isArray(args)) typeError('args', 'an array of kernel arguments', args);
-    let context = new LaunchContext<S>(this, config, stream, args);
+    let context = LaunchContext.make<S>(this, config, stream, args);
     if (globalHooks.size > 0) context = globalHooks.run(context);
     const own = this.#origin ?? this;
     if (own.#hooked > 0) context = own.#hooks!.run(context);

@@ -2,7 +2,7 @@
 // that the native launch reads, allocated once per kernel, with the packer its signature built.
 // A launch writes into it and makes one native call; a launch that must wait in its lane's queue
 // takes a copy of the block, written back when its turn comes.
-import { toBFloat16Bits, toHalfBits } from '../base/dtype.js';
+import { bfloat16Bits, halfBits } from '../base/dtype.js';
 import { isArray, received, typeError } from '../base/errors.js';
 import { Memory } from '../memory/memory.js';
 import type { KernelLauncher, NativeKernel } from '../native/types.js';
@@ -59,7 +59,7 @@ export class LaunchBlock {
       i8: new Int8Array(block), u8: new Uint8Array(block), i16: new Int16Array(block),
       u16: new Uint16Array(block), i32: new Int32Array(block), u32: this.#header,
       f32: new Float32Array(block), f64: new Float64Array(block), i64: new BigInt64Array(block),
-      u64: new BigUint64Array(block), half: toHalfBits, bhalf: toBFloat16Bits, Memory, device,
+      u64: new BigUint64Array(block), half: halfBits, bhalf: bfloat16Bits, Memory, device,
       bad: (i: number, v: unknown) => badArgument(signature, device, i, v),
       wrongCount: (a: unknown) =>
         isArray(a)

@@ -1,6 +1,7 @@
 // Launch configurations: grid, block, dynamic shared memory, cluster and cooperative launch,
 // checked once and kept as the header words the native launch reads.
-import { checkOptions, describe, isArray, isInstance, rangeError, typeError } from '../base/errors.js';
+import { describe, isArray, isInstance, rangeError, typeError } from '../base/errors.js';
+import { checkOptions } from '../base/options.js';
 import type { Device } from '../device/device.js';
 
 /** A 1-, 2- or 3-dimensional extent; missing dimensions are 1. */
@@ -26,6 +27,9 @@ export interface LaunchOptions {
   readonly cooperative?: boolean;
 }
 
+/** The options {@link LaunchOptions} declares. */
+const LAUNCH_OPTIONS: readonly string[] = ['block', 'cluster', 'cooperative', 'grid', 'sharedMem'];
+
 const FLAG_COOPERATIVE = 1;
 const FLAG_CLUSTER = 2;
 
@@ -47,6 +51,20 @@ function sameDims(value: unknown, dims: readonly [number, number, number] | unde
   if (typeof value === 'number') return value === dims[0] && dims[1] === 1 && dims[2] === 1;
   if (!isArray(value) || value.length < 1 || value.length > 3) return false;
   return value[0] === dims[0] && (value.length > 1 ? value[1] : 1) === dims[1] && (value.length > 2 ? value[2] : 1) === dims[2];
+}
+
+/**
+ * Whether `options` has no key but those of {@link LaunchOptions}: a launch's fast test, which
+ * allocates nothing (an inherited key fails it too, and the full check then decides).
+ */
+function onlyLaunchOptions(options: object): boolean {
+  for (const key in options) {
+    switch (key) {
+      case 'grid': case 'block': case 'sharedMem': case 'cooperative': case 'cluster': continue;
+      default: return false;
+    }
+  }
+  return true;
 }
 
 /**
@@ -73,7 +91,7 @@ export class LaunchConfig {
    * ``Expected `grid` to be positive integers, got [0, 1, 1]``.
    */
   constructor(options: LaunchOptions) {
-    checkOptions('config', options);
+    checkOptions('config', options, LAUNCH_OPTIONS);
     if (options === undefined) typeError('config', 'launch options with `grid` and `block`', options);
     const { sharedMem = 0, cooperative = false } = options;
     this.grid = dim3('grid', options.grid, false)!;
@@ -113,7 +131,8 @@ export class LaunchConfig {
         sameDims(o.block, this.block) &&
         (o.sharedMem === undefined ? 0 : o.sharedMem) === this.sharedMem &&
         (o.cooperative === undefined ? false : o.cooperative) === this.cooperative &&
-        sameDims(o.cluster, this.cluster)
+        sameDims(o.cluster, this.cluster) &&
+        onlyLaunchOptions(o) // a misspelt option is refused by the full check
       );
     } catch {
       return false; // a revoked proxy, a getter that throws: refused by the full check

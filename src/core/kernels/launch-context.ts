@@ -12,6 +12,7 @@ import { Memory } from '../memory/memory.js';
 import type { Stream } from '../device/stream.js';
 
 import type { Defines } from '../compiler/program.js';
+import { MADE, checkMade, type Made } from '../base/made.js';
 
 export type { Defines } from '../compiler/program.js';
 
@@ -46,7 +47,12 @@ export class LaunchContext<S extends Signature = Signature> {
   readonly #defines: Defines | undefined;
 
   /** @internal Made by the launch itself. */
-  constructor(kernel: Kernel<S>, config: LaunchConfig, stream: Stream, args: readonly unknown[], defines?: Defines, copied = false) {
+  static make<S extends Signature>(kernel: Kernel<S>, config: LaunchConfig, stream: Stream, args: readonly unknown[], defines?: Defines, copied = false): LaunchContext<S> {
+    return new LaunchContext(MADE, kernel, config, stream, args, defines, copied);
+  }
+
+  private constructor(made: Made, kernel: Kernel<S>, config: LaunchConfig, stream: Stream, args: readonly unknown[], defines?: Defines, copied = false) {
+    checkMade(made, 'a LaunchContext', 'currentLaunch() in a launch hook or a CPU kernel: each launch makes its own');
     this.#kernel = kernel;
     this.#config = config;
     this.#stream = stream;
@@ -113,7 +119,7 @@ export class LaunchContext<S extends Signature = Signature> {
   /** @internal The same launch with some of it replaced. */
   with(changes: { readonly kernel?: Kernel<S>; readonly args?: readonly unknown[]; readonly defines?: Defines }): LaunchContext<S> {
     const args = changes.args ?? this.#args;
-    return new LaunchContext(changes.kernel ?? this.#kernel, this.#config, this.#stream, args, changes.defines ?? this.#defines, args === this.#args);
+    return new LaunchContext(MADE, changes.kernel ?? this.#kernel, this.#config, this.#stream, args, changes.defines ?? this.#defines, args === this.#args);
   }
 
   /**

@@ -1,13 +1,17 @@
 // Modules: cubin, fatbin or PTX images loaded on a device, and the kernels looked up in them.
 import { addon } from '../native/addon.js';
 import type { NativeModule } from '../native/types.js';
-import { checkOptions, rangeError, typeError, received } from '../base/errors.js';
+import { CudaError, rangeError, typeError, received } from '../base/errors.js';
+import { checkOptions } from '../base/options.js';
+import type { HostChecked } from '../compiler/host-check.js';
+import type { PtxParam } from '../compiler/ptx.js';
 import { Kernel } from './kernel.js';
 import type { Signature } from './kernel-types.js';
 import { readSignature } from './packer.js';
 import { CpuLauncher, type CpuKernel } from './cpu-kernel.js';
 import type { Device } from '../device/device.js';
 import type { MemoryLane } from '../memory/owner.js';
+import { MADE, checkMade, type Made } from '../base/made.js';
 
 /**
  * Unloads a module once the work given to the device so far (the launches from it included) has
@@ -65,11 +69,13 @@ export class Module {
   readonly device: Device;
   /** @internal The loaded image; none on the host device. */
   readonly native: NativeModule | undefined;
-  /** What NVRTC printed while compiling it (warnings), or '' for loaded images. */
+  /** What the compiler printed while compiling it (warnings), or '' for loaded images. */
   readonly log: string;
   /** Whether the compiled code came from the on-disk cache. */
   readonly fromCache: boolean;
   readonly #names: ReadonlyMap<string, string>;
+  /** On the host device, the kernel entries its source was checked to have (none when it was not checked). */
+  readonly #entries: ReadonlyMap<string, readonly PtxParam[]> | undefined;
   readonly #streams = new Set<MemoryLane>();
   readonly #reload: Reload | undefined;
   /** This module's code on other devices, loaded (or loading) on first use there. */
@@ -78,7 +84,9 @@ export class Module {
   /** Graphs and executables whose kernel nodes use it: the unload waits until they let go. */
   #held = 0;
 
-  private constructor(device: Device, native: NativeModule | undefined, names: ReadonlyMap<string, string>, log: string, fromCache: boolean, reload?: Reload) {
+  private constructor(made: Made, device: Device, native: NativeModule | undefined, names: ReadonlyMap<string, string>, log: string, fromCache: boolean, reload?: Reload, entries?: ReadonlyMap<string, readonly PtxParam[]>) {
+    checkMade(made, 'a Module', 'device.compile() or device.loadModule()');
+    this.#entries = entries;
     this.device = device;
     this.native = native;
     this.#reload = reload;
@@ -107,19 +115,23 @@ export class Module {
     return new Promise<void>((resolve) => device.completionPoints.whenQuiet(resolve))
       .then(() => addon.loadModule(device.native, bytes))
       .then(
-      (handle) => new Module(device, new addon.Module(device.native, handle), names, log, fromCache, reload),
+      (handle) => new Module(MADE, device, new addon.Module(device.native, handle), names, log, fromCache, reload),
       (error: unknown) => device.fail(error),
     );
   }
 
-  /** @internal A module of the host device: its kernels run through their CPU implementations. */
-  static forHost(device: Device): Module {
-    return new Module(device, undefined, new Map(), '', false, (other) => Module.forHost(other));
+  /**
+   * @internal A module of the host device: its kernels run through their CPU implementations,
+   * each an entry of the compiled code and declared as it is there, when the source was `checked`.
+   */
+  static forHost(device: Device, checked?: HostChecked): Module {
+    const reload = (other: Device) => Module.forHost(other, checked);
+    return new Module(MADE, device, undefined, checked?.names ?? new Map(), checked?.log ?? '', checked?.fromCache ?? false, reload, checked?.entries);
   }
 
   /** @internal A module with no code on `device`, for kernels whose code is elsewhere. */
   placeholder(device: Device): Module {
-    return new Module(device, undefined, new Map(), '', false);
+    return new Module(MADE, device, undefined, new Map(), '', false);
   }
 
   /**
@@ -159,15 +171,16 @@ export class Module {
    */
   kernel<const S extends Signature>(name: string, signature: S, options: { readonly cpu?: CpuKernel<S> } = {}): Kernel<S> {
     if (typeof name !== 'string' || name === '') typeError('name', 'a kernel name', name);
-    checkOptions('options', options);
+    checkOptions('options', options, ['cpu']);
     const params = readSignature(signature) as S; // read once: what is checked is what is used
     if (this.#closed) typeError('module', 'a loaded Module', received('a closed Module'));
     const { cpu } = options;
     if (cpu !== undefined && typeof cpu !== 'function') typeError('options.cpu', 'a function', cpu);
     if (!this.native) {
+      const compiled = this.#checkedParams(name);
       if (!cpu)
         typeError('options.cpu', `a CPU implementation of kernel '${name}' to run it on the host device`, undefined);
-      return new Kernel(this, name, new CpuLauncher(cpu as CpuKernel, name, params), params, {
+      return Kernel.make(this, name, new CpuLauncher(cpu as CpuKernel, name, params, compiled), params, {
         contextual: true,
         remake: (module, origin) => module.#remade(origin, name, params, options),
       });
@@ -178,19 +191,31 @@ export class Module {
     } catch (error) {
       this.device.fail(error);
     }
-    return new Kernel(this, name, native, params, { remake: (module, origin) => module.#remade(origin, name, params, options) });
+    return Kernel.make(this, name, native, params, { remake: (module, origin) => module.#remade(origin, name, params, options) });
   }
 
   /** `name` in this module (another device's), standing for `origin` there. */
   #remade<S extends Signature>(origin: Kernel<S>, name: string, signature: S, options: { readonly cpu?: CpuKernel<S> }): Kernel<S> {
-    if (!this.native) return new Kernel(this, name, new CpuLauncher(options.cpu as CpuKernel, name, signature), signature, { contextual: true, origin });
+    if (!this.native) return Kernel.make(this, name, new CpuLauncher(options.cpu as CpuKernel, name, signature, this.#checkedParams(name)), signature, { contextual: true, origin });
     let native;
     try {
       native = new addon.Kernel(this.native, this.#names.get(name) ?? name);
     } catch (error) {
       this.device.fail(error);
     }
-    return new Kernel(this, name, native, signature, { origin });
+    return Kernel.make(this, name, native, signature, { origin });
+  }
+
+  /**
+   * The parameters of kernel `name` in the checked code of a host module (undefined when it was
+   * not checked); a name that is not an entry there is refused as a GPU's driver refuses it.
+   */
+  #checkedParams(name: string): readonly PtxParam[] | undefined {
+    if (!this.#entries) return undefined;
+    const params = this.#entries.get(this.#names.get(name) ?? name);
+    if (params) return params;
+    const known = [...this.#entries.keys()].join(', ') || 'none';
+    throw new CudaError(500, 'CUDA_ERROR_NOT_FOUND', 'cuModuleGetFunction', `cuModuleGetFunction failed: CUDA_ERROR_NOT_FOUND (named symbol not found): the compiled code has no kernel '${name}' (its kernels: ${known})`);
   }
 
   /** @internal Notes a lane that launched kernels of this module, so `close()` waits for it. */

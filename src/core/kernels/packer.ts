@@ -1,5 +1,6 @@
 // The launch fast path's argument packer: a signature becomes straight-line code, built once,
-// that checks each argument and stores it into the kernel's preallocated argument block.
+// that checks each argument and stores it into the kernel's preallocated argument block; and the
+// signature's layout, checked against the parameters of the compiled code.
 import { DTYPES, isDType, type DType } from '../base/dtype.js';
 import { isArray, isInstance, rangeError, received, typeError } from '../base/errors.js';
 import { Memory } from '../memory/memory.js';
@@ -23,6 +24,34 @@ export function paramLayout(p: ParamType): { size: number; align: number } {
   if (p === 'ptr' || isTypedPointer(p)) return { size: 8, align: 8 };
   if (typeof p === 'string') return { size: DTYPES[p].size, align: DTYPES[p].size };
   return { size: p.struct, align: p.align ?? 8 };
+}
+
+/** A parameter of compiled code: its size in bytes, and its alignment where the code states it (PTX does). */
+export interface CompiledParam {
+  readonly size: number;
+  readonly offset?: number;
+  readonly align?: number;
+}
+
+/**
+ * Throws a TypeError naming `signature` when it contradicts `params` (nothing is checked when
+ * they are unknown): another count, another size, or, for a struct whose alignment the signature
+ * states, another alignment.
+ */
+export function checkCompiledParams(signature: Signature, params: readonly CompiledParam[] | null): void {
+  if (!params) return;
+  const sizes = signature.map((p) => paramLayout(p).size);
+  if (params.length !== sizes.length || params.some((p, i) => p.size !== sizes[i]))
+    typeError(
+      'signature',
+      `${params.length} parameters of ${params.map((p) => p.size).join(', ') || 'no'} bytes, as the kernel declares`,
+      received(`[${signature.map(describeParam).join(', ')}] (${sizes.join(', ') || 'no'} bytes)`),
+    );
+  signature.forEach((p, i) => {
+    const align = params[i]!.align;
+    if (typeof p === 'object' && p.align !== undefined && align !== undefined && p.align !== align)
+      typeError(`signature[${i}]`, `{ struct: ${p.struct}, align: ${align} }, as the kernel declares`, received(`{ struct: ${p.struct}, align: ${p.align} }`));
+  });
 }
 
 export function checkSignature(signature: unknown): asserts signature is Signature {
@@ -136,9 +165,10 @@ export function buildPacker(signature: Signature, offsets: number[], views: Reco
       case 'u16': lines.push(`if (typeof v !== 'number' || (v & 0xffff) !== v) ${bad}; u16[${at / 2}] = v;`); break;
       case 'i32': lines.push(`if (typeof v !== 'number' || (v | 0) !== v) ${bad}; i32[${at / 4}] = v;`); break;
       case 'u32': lines.push(`if (typeof v !== 'number' || (v >>> 0) !== v) ${bad}; u32[${at / 4}] = v;`); break;
-      case 'f16': lines.push(`if (typeof v !== 'number') ${bad}; u16[${at / 2}] = half(v);`); break;
-      case 'bf16': lines.push(`if (typeof v !== 'number') ${bad}; u16[${at / 2}] = bhalf(v);`); break;
-      case 'f32': lines.push(`if (typeof v !== 'number') ${bad}; f32[${at / 4}] = v;`); break;
+      // A finite float that the type's rounding makes infinite is beyond its range: refused (x - x is 0 for finite x alone).
+      case 'f16': lines.push(`if (typeof v !== 'number') ${bad}; u16[${at / 2}] = half(v); if ((u16[${at / 2}] & 0x7c00) === 0x7c00 && v - v === 0) ${bad};`); break;
+      case 'bf16': lines.push(`if (typeof v !== 'number') ${bad}; u16[${at / 2}] = bhalf(v); if ((u16[${at / 2}] & 0x7f80) === 0x7f80 && v - v === 0) ${bad};`); break;
+      case 'f32': lines.push(`if (typeof v !== 'number') ${bad}; f32[${at / 4}] = v; if (f32[${at / 4}] - f32[${at / 4}] !== 0 && v - v === 0) ${bad};`); break;
       case 'f64': lines.push(`if (typeof v !== 'number') ${bad}; f64[${at / 8}] = v;`); break;
       case 'i64':
       case 'u64': {

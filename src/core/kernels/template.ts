@@ -1,13 +1,15 @@
 // Templates: CUDA C++ compiled per specialization. A template's kernel has no compiled code of
 // its own; each launch compiles (once per distinct set of defines) or finds its specialization.
-import { checkOptions, typeError, received } from '../base/errors.js';
+import { typeError, received } from '../base/errors.js';
+import { checkOptions } from '../base/options.js';
 import type { CpuKernel } from './cpu-kernel.js';
 import type { Device } from '../device/device.js';
 import { Kernel, type Signature } from './kernel.js';
 import { Module } from './module.js';
-import { checkCompileOptions, type CompileOptions } from '../compiler/program.js';
+import { COMPILE_OPTIONS, checkCompileOptions, type CompileOptions } from '../compiler/program.js';
 import { CodelessKernel } from './codeless-kernel.js';
 import { Specializations, type Specializer } from './specialization.js';
+import { MADE, checkMade, type Made } from '../base/made.js';
 
 /** Options for {@link Template.kernel}. */
 export interface TemplateKernelOptions<S extends Signature> {
@@ -38,10 +40,15 @@ export class Template {
   readonly #modules: Module[] = [];
   #closed = false;
 
-  /** @internal Use {@link Device.template}. */
-  constructor(device: Device, source: string, options: CompileOptions = {}) {
+  /** @internal See Device.template. */
+  static make(device: Device, source: string, options: CompileOptions = {}): Template {
+    return new Template(MADE, device, source, options);
+  }
+
+  private constructor(made: Made, device: Device, source: string, options: CompileOptions = {}) {
+    checkMade(made, 'a Template', 'device.template()');
     if (typeof source !== 'string' || source.length === 0) typeError('source', 'CUDA C++ source text', source);
-    checkOptions('options', options);
+    checkOptions('options', options, COMPILE_OPTIONS);
     checkCompileOptions(options);
     this.device = device;
     this.source = source;
@@ -70,7 +77,7 @@ export class Template {
   kernel<const S extends Signature>(name: string, signature: S, options: TemplateKernelOptions<S>): Kernel<S> {
     if (typeof name !== 'string' || name === '') typeError('name', 'a kernel name', name);
     if (this.#closed) typeError('template', 'an open Template', received('a closed Template'));
-    checkOptions('options', options);
+    checkOptions('options', options, ['cpu', 'specialize']);
     if (typeof options?.specialize !== 'function') typeError('options.specialize', 'a function from the launch context to defines', options?.specialize);
     if (options.cpu !== undefined && typeof options.cpu !== 'function') typeError('options.cpu', 'a function', options.cpu);
     const { cpu } = options;
@@ -85,7 +92,7 @@ export class Template {
       else this.#modules.push(module);
       return kernel;
     };
-    return new Kernel(this.#placeholder, name, new CodelessKernel("A template's kernel has no compiled code of its own: its specializations do (kernel.specializations())"), signature, { specializations: new Specializations(options.specialize, make) });
+    return Kernel.make(this.#placeholder, name, new CodelessKernel("A template's kernel has no compiled code of its own: its specializations do (kernel.specializations())"), signature, { specializations: new Specializations(options.specialize, make) });
   }
 
   /** Unloads every specialization once its launches have finished; kernels of it can no longer be launched. Idempotent. */

@@ -2,6 +2,7 @@
 // anything is enqueued, on the GPU through cuBLAS (loaded at the first call) and on the host
 // device through the CPU reference (native/src/host/gemm.cpp), with the same contract.
 import { isInstance, typeError } from '../base/errors.js';
+import { MADE, checkMade, type Made } from '../base/made.js';
 import { Device as DeviceClass, type Device } from '../device/device.js';
 import type { DeviceArray } from '../memory/memory.js';
 import type { Stream } from '../device/stream.js';
@@ -46,7 +47,8 @@ export class Blas {
   #gate: Gate | undefined;
   #native: NativeBlas | undefined;
 
-  private constructor(device: Device) {
+  private constructor(token: Made, device: Device) {
+    checkMade(token, 'a Blas', 'Blas.for(device) or device.blas');
     this.device = device;
     const blas = this;
     this.#library = {
@@ -69,7 +71,7 @@ export class Blas {
   static for(device: Device): Blas {
     if (!isInstance(device, DeviceClass)) typeError('device', 'a Device', device);
     let blas = perDevice.get(device);
-    if (!blas) perDevice.set(device, (blas = new Blas(device)));
+    if (!blas) perDevice.set(device, (blas = new Blas(MADE, device)));
     return blas;
   }
 

@@ -2,7 +2,8 @@
 // before anything is enqueued. Complex data is interleaved (re, im) in arrays of f32 or f64;
 // sizes are row-major (the last dimension contiguous), batches packed one after another, as
 // cuFFT's basic layout has them.
-import { checkOptions, isArray, isInstance, rangeError, received, typeError } from '../base/errors.js';
+import { isArray, isInstance, rangeError, received, typeError } from '../base/errors.js';
+import { checkOptions } from '../base/options.js';
 import { DeviceArray } from '../memory/memory.js';
 import type { Device } from '../device/device.js';
 import { Stream } from '../device/stream.js';
@@ -30,6 +31,10 @@ export interface C2cOptions extends FftOptions {
   /** `forward` (e^−2πi jk/n) or `inverse` (e^+2πi jk/n, unnormalized). @default 'forward' */
   readonly direction?: 'forward' | 'inverse';
 }
+
+/** The option names of the real transforms and of a complex one. */
+const KEYS = ['shape', 'batch'];
+const C2C_KEYS = [...KEYS, 'direction'];
 
 const INT_MAX = 2 ** 31 - 1;
 
@@ -96,7 +101,7 @@ export function checkFft(
   const inputs = data('input', input, device, undefined, kind !== 'r2c');
   const outputs = data('output', output, device, inputs.dtype, kind !== 'c2r');
   if (typeof options !== 'object' || options === null) typeError('options', 'an options object with the shape', options);
-  checkOptions('options', options);
+  checkOptions('options', options, kind === 'c2c' ? C2C_KEYS : KEYS);
   const o = options as C2cOptions;
   const points = dimensions(o.shape, description);
   const batch = o.batch ?? 1;

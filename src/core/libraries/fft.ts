@@ -2,6 +2,7 @@
 // anything is enqueued, on the GPU through cuFFT (loaded at the first call) and on the host device
 // through the CPU reference (native/src/host/fft-plan.cpp), with the same contract.
 import { isInstance, typeError } from '../base/errors.js';
+import { MADE, checkMade, type Made } from '../base/made.js';
 import { Device as DeviceClass, type Device } from '../device/device.js';
 import type { DeviceArray } from '../memory/memory.js';
 import type { Stream } from '../device/stream.js';
@@ -45,7 +46,8 @@ export class Fft {
   #last: PlanEntry | undefined;
   readonly #lastDescription = new Float64Array(P.slots);
 
-  private constructor(device: Device) {
+  private constructor(token: Made, device: Device) {
+    checkMade(token, 'a Fft', 'Fft.for(device) or device.fft');
     this.device = device;
     const fft = this;
     this.#library = {
@@ -68,7 +70,7 @@ export class Fft {
   static for(device: Device): Fft {
     if (!isInstance(device, DeviceClass)) typeError('device', 'a Device', device);
     let fft = perDevice.get(device);
-    if (!fft) perDevice.set(device, (fft = new Fft(device)));
+    if (!fft) perDevice.set(device, (fft = new Fft(MADE, device)));
     return fft;
   }
 

@@ -2,7 +2,8 @@
 // block as cuBLAS takes them. rxcuda's matrices are row-major; cuBLAS's are column-major, and a
 // row-major matrix read column-major is its transpose, so C = op(A)·op(B) is asked of cuBLAS as
 // Cᵀ = op(B)ᵀ·op(A)ᵀ: the operands swapped, m and n swapped, each keeping its own transpose flag.
-import { checkOptions, isInstance, rangeError, received, typeError } from '../base/errors.js';
+import { isInstance, rangeError, received, typeError } from '../base/errors.js';
+import { checkOptions } from '../base/options.js';
 import { DeviceArray } from '../memory/memory.js';
 import type { Device } from '../device/device.js';
 import { Stream } from '../device/stream.js';
@@ -119,7 +120,7 @@ export function checkGemm(device: Device, stream: unknown, a: unknown, b: unknow
   const half = type === 'f16' || type === 'bf16';
   const C = operand('c', c, device, OUTPUTS[type], half ? ' (for `a` of 16-bit floats)' : ', as `a` is');
   if (typeof options !== 'object' || options === null) typeError('options', 'an options object with m, n and k', options);
-  checkOptions('options', options);
+  checkOptions('options', options, ['m', 'n', 'k', 'transA', 'transB', 'alpha', 'beta', 'lda', 'ldb', 'ldc', 'batch', 'strideA', 'strideB', 'strideC']);
   const o = options as GemmOptions;
   const m = int('m', o.m, 1), n = int('n', o.n, 1), k = int('k', o.k, 1);
   const transA = flag('transA', o.transA ?? false), transB = flag('transB', o.transB ?? false);

@@ -4,6 +4,7 @@ import { DTYPES, type DType, type TypedArrayOf } from '../base/dtype.js';
 import { RxcudaError } from '../base/errors.js';
 import type { HostArray } from './memory.js';
 import { addon } from '../native/addon.js';
+import { MADE, checkMade, type Made } from '../base/made.js';
 
 // Each view's buffer holds the memory it shows, so that the memory (which is freed when the
 // garbage collector finds nothing reaching it) lives as long as anything can read it. A lent array
@@ -28,7 +29,12 @@ export class LentArray<D extends DType = DType> {
   #giveBack: (() => void) | undefined;
 
   /** @internal Lends the first `length` elements of `memory`; `giveBack` runs once, when returned. */
-  constructor(memory: HostArray<D>, length: number, giveBack: () => void) {
+  static make<D extends DType>(memory: HostArray<D>, length: number, giveBack: () => void): LentArray<D> {
+    return new LentArray(MADE, memory, length, giveBack);
+  }
+
+  private constructor(made: Made, memory: HostArray<D>, length: number, giveBack: () => void) {
+    checkMade(made, 'a LentArray', 'download(select, name, { lend })');
     this.dtype = memory.dtype;
     this.length = length;
     const buffer = memory.allocation.device.backend.viewHost(memory.ptr, length * DTYPES[memory.dtype].size);

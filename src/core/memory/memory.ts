@@ -7,6 +7,7 @@ import { addon } from '../native/addon.js';
 import { Allocation, DeviceAllocation, HostAllocation, RegisteredAllocation, collected } from './allocation.js';
 import type { MemoryDevice, MemoryLane } from './owner.js';
 import { CACHED_BYTES, sizeClass } from './pinned-cache.js';
+import { MADE, checkMade, type Made } from '../base/made.js';
 
 /** Memory that kernels and copies can address: a device array or a pinned host array. */
 export abstract class Memory<D extends DType = DType> {
@@ -25,8 +26,9 @@ export abstract class Memory<D extends DType = DType> {
   /** @internal */
   readonly allocation: Allocation;
 
-  /** @internal */
-  protected constructor(allocation: Allocation, dtype: D, byteOffset: number, length: number) {
+  /** Memory is made by rxcuda: see {@link DeviceArray} and {@link HostArray}. */
+  protected constructor(made: Made, allocation: Allocation, dtype: D, byteOffset: number, length: number) {
+    checkMade(made, 'memory', 'stream.alloc() or device.allocHost()');
     this.allocation = allocation;
     this.dtype = dtype;
     this.length = length;
@@ -94,11 +96,16 @@ export class DeviceArray<D extends DType = DType> extends Memory<D> {
   readonly #root: DeviceArray<D> | undefined;
   readonly #byteOffset: number;
 
-  /** @internal Use {@link Stream.alloc}. */
-  constructor(allocation: Allocation, dtype: D, byteOffset: number, length: number, root?: DeviceArray<D>) {
-    super(allocation, dtype, byteOffset, length);
+  private constructor(made: Made, allocation: Allocation, dtype: D, byteOffset: number, length: number, root?: DeviceArray<D>) {
+    checkMade(made, 'a DeviceArray', 'stream.alloc()');
+    super(made, allocation, dtype, byteOffset, length);
     this.#root = root;
     this.#byteOffset = byteOffset;
+  }
+
+  /** @internal A device array over `allocation` as it is (a stand-in's, for the benchmarks and tests). */
+  static wrap<D extends DType>(allocation: Allocation, dtype: D, byteOffset: number, length: number): DeviceArray<D> {
+    return new DeviceArray(MADE, allocation, dtype, byteOffset, length);
   }
 
   /** @internal */
@@ -106,7 +113,7 @@ export class DeviceArray<D extends DType = DType> extends Memory<D> {
     const bytes = Math.max(1, length) * DTYPES[dtype].size;
     const allocation = new DeviceAllocation(device, lane.native.alloc(bytes), bytes);
     allocation.use(lane);
-    const array = new DeviceArray(allocation, dtype, 0, length);
+    const array = new DeviceArray(MADE, allocation, dtype, 0, length);
     collected.register(array, allocation, allocation);
     return array;
   }
@@ -117,7 +124,7 @@ export class DeviceArray<D extends DType = DType> extends Memory<D> {
    */
   subarray(begin = 0, end = this.length): DeviceArray<D> {
     const [offset, length] = this.range(begin, end);
-    return new DeviceArray(this.allocation, this.dtype, this.#byteOffset + offset, length, this.#root ?? this);
+    return new DeviceArray(MADE, this.allocation, this.dtype, this.#byteOffset + offset, length, this.#root ?? this);
   }
 }
 
@@ -134,10 +141,16 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
   /** The elements, readable and writable from JavaScript (f16 as raw bit patterns). */
   readonly data: TypedArrayOf[D];
 
-  /** @internal Use {@link Device.allocHost}; `byteOffset` from the allocation's address. */
-  constructor(allocation: Allocation, dtype: D, data: TypedArrayOf[D], byteOffset = data.byteOffset) {
-    super(allocation, dtype, byteOffset, data.length);
+  /** `byteOffset` from the allocation's address. */
+  private constructor(made: Made, allocation: Allocation, dtype: D, data: TypedArrayOf[D], byteOffset?: number) {
+    checkMade(made, 'a HostArray', 'device.allocHost() or device.registerHost()');
+    super(made, allocation, dtype, byteOffset ?? data.byteOffset, data.length);
     this.data = data;
+  }
+
+  /** @internal A pinned array over `allocation` as it is (a stand-in's, for the tests). */
+  static wrap<D extends DType>(allocation: Allocation, dtype: D, data: TypedArrayOf[D]): HostArray<D> {
+    return new HostArray(MADE, allocation, dtype, data);
   }
 
   /** @internal */
@@ -148,7 +161,7 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
     const allocation = new HostAllocation(device, ptr, new WeakRef(buffer), cachedSize, cachedSize || bytes);
     // Freed when the buffer itself is collected: only then can no TypedArray reach the memory.
     collected.register(buffer, allocation, allocation);
-    return new HostArray(allocation, dtype, new DTYPES[dtype].Array(buffer, 0, length));
+    return new HostArray(MADE, allocation, dtype, new DTYPES[dtype].Array(buffer, 0, length));
   }
 
   /** True when this is an array of the user's that {@link Device.registerHost} page-locked. */
@@ -164,7 +177,7 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
     const ptr = addon.hostAddress(data);
     if (data.byteLength > 0) device.backend.registerHost(device.native, ptr, data.byteLength);
     const allocation = new RegisteredAllocation(device, ptr, data);
-    const array = new HostArray(allocation, dtype, data, 0);
+    const array = new HostArray(MADE, allocation, dtype, data, 0);
     collected.register(array, allocation, allocation);
     return array;
   }
@@ -184,7 +197,7 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
   subarray(begin = 0, end = this.length): HostArray<D> {
     const [offset, length] = this.range(begin, end);
     const view = new DTYPES[this.dtype].Array(this.data.buffer, this.data.byteOffset + offset, length);
-    return new HostArray(this.allocation, this.dtype, view, Number(this.ptr - this.allocation.ptr) + offset);
+    return new HostArray(MADE, this.allocation, this.dtype, view, Number(this.ptr - this.allocation.ptr) + offset);
   }
 }
 
@@ -193,7 +206,20 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
  * buffer Node.js makes (`buffer.constants.MAX_LENGTH`).
  */
 export function checkHostLength(dtype: DType, length: unknown): void {
+  checkLength(dtype, length, constants.MAX_LENGTH, `${constants.MAX_LENGTH} bytes, the largest buffer Node.js makes`);
+}
+
+/**
+ * Checks the length of a device array of `dtype`: an integer ≥ 0 whose bytes a number counts
+ * exactly (2^53 − 1 at most; the device's memory refuses less, when it is allocated).
+ */
+export function checkDeviceLength(dtype: DType, length: unknown): void {
+  checkLength(dtype, length, Number.MAX_SAFE_INTEGER, '2^53 − 1 bytes');
+}
+
+function checkLength(dtype: DType, length: unknown, maxBytes: number, limit: string): void {
+  if (typeof length !== 'number' || !Number.isInteger(length)) checkCount('length', length); // the TypeError
+  const most = Math.floor(maxBytes / DTYPES[dtype].size);
+  if ((length as number) > most) rangeError('length', `at most ${most} ${dtype} elements (${limit})`, length);
   checkCount('length', length);
-  const most = Math.floor(constants.MAX_LENGTH / DTYPES[dtype].size);
-  if ((length as number) > most) rangeError('length', `at most ${most} ${dtype} elements (${constants.MAX_LENGTH} bytes, the largest buffer Node.js makes)`, length);
 }

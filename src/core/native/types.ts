@@ -72,7 +72,8 @@ export type KernelLauncher = (stream: unknown, config: unknown, args: readonly u
 
 export interface NativeKernel {
   handle(): bigint;
-  paramInfo(): { offset: number; size: number }[] | null;
+  /** Each parameter's size (and offset, or alignment), or null where it cannot be known. */
+  paramInfo(): readonly { readonly size: number; readonly offset?: number; readonly align?: number }[] | null;
   attributes(): KernelAttributes;
   setAttribute(attribute: number, value: number): void;
   occupancy(blockSize: number, sharedMem: number): number;

@@ -9,6 +9,7 @@ import { isThenable } from '../base/thenable.js';
 import { currentRoute, reportFailure, type HostStepContext } from './failure-route.js';
 import type { Lane } from './lane.js';
 import type { Command, Pause, Resume } from './scheduler.js';
+import { runHeldStep } from './self-wait.js';
 import { startStepTimer, stopStepTimer } from './step-timers.js';
 
 /** The error for a host step or notification refused on a stream under graph capture. */
@@ -46,17 +47,20 @@ function notifyRefusingCapture(lane: Lane, id: number, offStream = false): void 
 /**
  * The command of a host step: it enqueues the step's notification and pauses the lane's queue
  * until the step has run and settled (its Promise, for an async step). The queue goes on before
- * the failure of a step is reported, so that a report that fails holds nothing.
+ * the failure of a step is reported, so that a report that fails holds nothing. `fn` is the
+ * user's function that `run` calls, when there is one (see self-wait.ts).
  */
-export function hostStep(lane: Lane, run: () => unknown, context: HostStepContext, timeout?: number): Command {
+export function hostStep(lane: Lane, run: () => unknown, context: HostStepContext, timeout?: number, fn?: unknown): Command {
   return (): Pause => {
     const to = currentRoute();
     let resume: Resume | undefined;
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
+    let letGo: (() => void) | undefined;
     const release = () => {
       if (settled) return false;
       settled = true;
+      letGo?.();
       if (timer) stopStepTimer(lane, timer);
       resume?.();
       return true;
@@ -69,9 +73,10 @@ export function hostStep(lane: Lane, run: () => unknown, context: HostStepContex
         if (release()) reportFailure(lane.listeners, lane.statusError(status), context, to);
         return;
       }
-      let result: unknown;
       try {
-        result = run();
+        const held = runHeldStep(lane, context.name, fn, run);
+        letGo = held.letGo;
+        const result = held.result;
         if (isThenable(result)) {
           if (timeout !== undefined) timer = startStepTimer(lane, timeout, () => fail(new HostStepTimeoutError(context.name, timeout)));
           result.then(release, fail);

@@ -3,3 +3,4 @@
 // (failure-route.ts), and a device's sticky error (faults.ts). Imports base/, native/, memory/.
 export { STEP_FAILED_WARNING, type HostStepContext } from './failure-route.js';
 export type { HostLaunchOptions, UserData } from './user-data.js';
+export { DeadlockError } from './self-wait.js';

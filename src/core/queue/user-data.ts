@@ -22,6 +22,9 @@ export interface HostLaunchOptions<D extends UserData = UserData> {
   readonly timeout?: number;
 }
 
+/** The options {@link HostLaunchOptions} declares. */
+export const HOST_LAUNCH_OPTIONS: readonly string[] = ['timeout', 'userData'];
+
 /** The longest delay setTimeout takes. */
 const MAX_TIMEOUT = 2 ** 31 - 1;
 

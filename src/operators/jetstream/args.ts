@@ -1,4 +1,5 @@
 // Argument checks of rxcuda/jetstream, in rxcuda's wording: ``Expected `name` to be …, got …``.
+import { checkOptions as checkKnownOptions } from '../../core/base/options.js';
 
 /** A short rendering of a value an argument was given. */
 export function shown(value: unknown): string {
@@ -19,8 +20,13 @@ export function rangeError(name: string, expected: string, got: unknown): never 
   throw new RangeError(`Expected \`${name}\` to be ${expected}, got ${shown(got)}`);
 }
 
-/** Throws unless `value` is undefined or a plain options object. */
-export function checkOptions(name: string, value: unknown): void {
+/**
+ * Throws unless `value` is undefined or a plain options object; with `known`, one whose keys are
+ * all among them (rxcuda's one options check, which names a misspelt key and the key it is near).
+ * Without, it is options of another library, passed on as they are (a NATS connection's).
+ */
+export function checkOptions(name: string, value: unknown, known?: readonly string[], prefix?: string): void {
+  if (known) return checkKnownOptions(name, value, known, prefix);
   if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) typeError(name, 'an options object', value);
 }
 

@@ -39,7 +39,7 @@ export interface JetStreamWorkerConnection {
  * the client's error; nothing stays open then.
  */
 export async function connectJetStream(options: ConnectJetStreamOptions): Promise<JetStreamWorkerConnection> {
-  checkOptions('options', options);
+  checkOptions('options', options, ['connection', 'consumer', 'servers', 'stream']);
   if (options === undefined) typeError('options', 'an options object with `servers`, `stream` and `consumer`', options);
   const servers = typeof options.servers === 'string' ? [options.servers] : options.servers;
   if (!Array.isArray(servers) || servers.length === 0 || servers.some((s) => typeof s !== 'string')) typeError('servers', 'a server address or a non-empty array of them', options.servers);

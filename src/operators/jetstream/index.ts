@@ -1,6 +1,7 @@
 // rxcuda/jetstream: GPU pipelines that consume and produce NATS JetStream (a source on a durable
 // pull consumer, a sink with message IDs, counters, a connect helper). It imports the reactive
-// layer through ../index.js and the object model through ../../core/index.js, nothing else of
+// layer through ../index.js and the object model through ../../core/index.js, and the one check
+// of options objects and the token of what rxcuda makes from ../../core/base/, nothing else of
 // rxcuda; the NATS client, an optional peer dependency, is loaded by peer.ts alone.
 import './peer.js';
 

@@ -3,6 +3,7 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import type { MsgHdrs } from '@nats-io/transport-node';
 import type { HostArray } from '../../core/index.js';
+import { MADE, checkMade, type Made } from '../../core/base/made.js';
 
 /**
  * One message of a durable consumer, as a worker's pipeline gets it (`work.value`): the payload,
@@ -38,8 +39,13 @@ export class JetStreamMessage {
   readonly size: number;
   readonly #published: (duplicate: boolean) => void;
 
-  /** @internal Made by `fromJetStream`. */
-  constructor(message: JsMsg, frame: HostArray<'u8'>, length: number, published: (duplicate: boolean) => void) {
+  /** @internal Made by fromJetStream. */
+  static make(message: JsMsg, frame: HostArray<'u8'>, length: number, published: (duplicate: boolean) => void): JetStreamMessage {
+    return new JetStreamMessage(MADE, message, frame, length, published);
+  }
+
+  private constructor(made: Made, message: JsMsg, frame: HostArray<'u8'>, length: number, published: (duplicate: boolean) => void) {
+    checkMade(made, 'a JetStreamMessage', 'fromJetStream()');
     const { info } = message;
     this.frame = frame;
     this.data = length === frame.length ? frame : frame.subarray(0, length);

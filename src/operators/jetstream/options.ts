@@ -69,6 +69,11 @@ export interface FromJetStreamOptions<B = {}, R = {}> {
 }
 
 /** The options checked, with their defaults. */
+/** The options {@link FromJetStreamOptions} declares. */
+const FROM_JETSTREAM_OPTIONS: readonly string[] = [
+  'counts', 'deadLetter', 'decode', 'drain', 'expires', 'frameBytes', 'idle', 'maxDeliver', 'nakDelay', 'process', 'progressEvery', 'signal', 'stopOn',
+];
+
 export interface CheckedOptions extends Required<Omit<FromJetStreamOptions<any, any>, 'decode' | 'maxDeliver' | 'progressEvery' | 'idle' | 'signal' | 'drain'>> {
   readonly decode: FromJetStreamOptions['decode'];
   readonly maxDeliver: number | undefined;
@@ -83,10 +88,10 @@ export function checkWorkerOptions(consumer: unknown, pool: unknown, options: Fr
   if (typeof fetchable?.fetch !== 'function' || typeof fetchable.info !== 'function') typeError('consumer', 'a pull Consumer (`js.consumers.get(stream, name)`)', consumer);
   if (!(pool instanceof LanePool)) typeError('pool', 'a LanePool', pool);
   if (pool.closed) typeError('pool', 'an open LanePool', 'a closed LanePool');
-  checkOptions('options', options);
+  checkOptions('options', options, FROM_JETSTREAM_OPTIONS);
   if (options === undefined) typeError('options', 'an options object with `process` and `deadLetter`', options);
   if (typeof options.process !== 'function') typeError('process', 'a function from an Observable of Work to an Observable of Work', options.process);
-  checkOptions('deadLetter', options.deadLetter);
+  checkOptions('deadLetter', options.deadLetter, ['jetstream', 'subject'], 'deadLetter.');
   if (typeof options.deadLetter?.jetstream?.publish !== 'function') typeError('deadLetter.jetstream', 'a JetStreamClient', options.deadLetter?.jetstream);
   checkSubject('deadLetter.subject', options.deadLetter.subject);
   if (options.decode !== undefined && typeof options.decode !== 'function') typeError('decode', 'a function', options.decode);

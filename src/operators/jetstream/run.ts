@@ -188,7 +188,7 @@ export class WorkerRun {
       return undefined;
     }
     const counts = this.#options.counts;
-    const value = new JetStreamMessage(message, frame, length, (duplicate) => duplicate && counts.duplicate());
+    const value = JetStreamMessage.make(message, frame, length, (duplicate) => duplicate && counts.duplicate());
     this.#values.set(value, { held, frame });
     this.#index++;
     return value;

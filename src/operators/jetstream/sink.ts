@@ -77,7 +77,7 @@ export function toJetStream<T, B, R>(
   if (typeof (jetstream as Partial<JetStreamClient> | null)?.publish !== 'function') typeError('jetstream', 'a JetStreamClient', jetstream);
   if (typeof subject !== 'function') checkSubject('subject', subject);
   if (typeof select !== 'function') typeError('select', 'a function from a value to its result', select);
-  checkOptions('options', options);
+  checkOptions('options', options, ['headers', 'msgID', 'retries', 'timeout']);
   const { headers, msgID, timeout } = options;
   if (headers !== undefined && typeof headers !== 'function') typeError('headers', 'a function', headers);
   if (msgID !== undefined && typeof msgID !== 'function') typeError('msgID', 'a function', msgID);

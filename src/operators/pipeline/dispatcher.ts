@@ -54,7 +54,7 @@ export function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: LaneTarge
     member.took();
     mine++;
     lane.flight(+1);
-    const work = new Work(value, i, lane, () => {
+    const work = Work.make(value, i, lane, () => {
       mine--;
       lane.flight(-1); // offers the place to the pool's pipelines, this one included
       if (!stopped) finishIfDone();

@@ -12,6 +12,7 @@ import { Buffers, bufferKey } from './pool-buffers.js';
 import { checkSameOptions, readPoolOptions, type DeviceFaultPolicy, type LanePoolOptions, type PoolSettings } from './pool-options.js';
 import { Places } from './pool-places.js';
 import type { Timeline } from '../timeline/timeline.js';
+import { MADE, checkMade, type Made } from '../../core/base/made.js';
 
 export { MAX_LANES, type DeviceFaultPolicy, type LanePoolOptions } from './pool-options.js';
 
@@ -51,7 +52,13 @@ export class Lane {
   /** Values started on this lane whose device work has not finished. */
   #inFlight = 0;
 
-  constructor(pool: LanePool, index: number, stream: Stream) {
+  /** @internal Made by its LanePool. */
+  static make(pool: LanePool, index: number, stream: Stream): Lane {
+    return new Lane(MADE, pool, index, stream);
+  }
+
+  private constructor(made: Made, pool: LanePool, index: number, stream: Stream) {
+    checkMade(made, 'a Lane', 'new LanePool() (its lanes are pool.lanes)');
     this.pool = pool;
     this.index = index;
     this.stream = stream;
@@ -72,7 +79,7 @@ export class Lane {
     return this.pool.host(dtype, length, this.stream.device);
   }
 
-  /** Returns a pooled buffer; only once the work that used it has finished. */
+  /** @internal Returns a pooled buffer; only once the work that used it has finished. */
   give(memory: Memory): void {
     this.pool.give(memory);
   }
@@ -103,7 +110,7 @@ export class Lane {
     return { fork: (this.#fork ??= own.createEvent()), sides };
   }
 
-  /** Closes the stream and the side streams. */
+  /** @internal Closes the stream and the side streams (the pool's `close()` does; see {@link LanePool.closed}). */
   close(): void {
     for (const side of [...this.#sides.values()].flat()) {
       side.stream.close();
@@ -163,7 +170,7 @@ export class LanePool {
     const lanes: Lane[] = [];
     try {
       for (const device of settings.devices)
-        for (let k = 0; k < settings.lanesPerDevice; k++) lanes.push(new Lane(this, lanes.length, device.createStream({ nonBlocking: true })));
+        for (let k = 0; k < settings.lanesPerDevice; k++) lanes.push(Lane.make(this, lanes.length, device.createStream({ nonBlocking: true })));
     } catch (error) {
       for (const lane of lanes) lane.close();
       throw error;
@@ -177,9 +184,12 @@ export class LanePool {
     return { inFlight: places.inFlight, maxInFlight: places.maxInFlight, buffersInUse: this.#buffers.inUse, buffersCreated: this.#buffers.created };
   }
 
-  /** Whether {@link close} was called: a closed pool takes no pipeline. */
+  /**
+   * Whether the pool is closed: {@link close} was called, or a lane's stream was closed behind its
+   * back (`pool.lanes[0].stream.close()`). It takes no pipeline then; `close()` frees what it holds.
+   */
   get closed(): boolean {
-    return this.#closed;
+    return this.#closed || this.lanes.some((lane) => lane.stream.closed);
   }
 
   /** @internal See checkSameOptions. */

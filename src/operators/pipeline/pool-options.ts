@@ -2,7 +2,8 @@
 // check that options given beside a pool to an operator are the pool's own.
 import { Device } from '../../core/device/device.js';
 import { checkSpin } from '../../core/device/spin-wait.js';
-import { checkOptions, describe, isArray, isInstance, rangeError, received, typeError } from '../../core/base/errors.js';
+import { describe, isArray, isInstance, rangeError, received, typeError } from '../../core/base/errors.js';
+import { checkOptions } from '../../core/base/options.js';
 import type { PipelineError } from './pipeline-error.js';
 import { Timeline } from '../timeline/timeline.js';
 
@@ -87,13 +88,16 @@ export interface PoolSettings {
   readonly onDeviceFault: DeviceFaultPolicy;
 }
 
+/** The options a lane pool takes (see {@link LanePoolOptions}). */
+export const LANE_POOL_OPTIONS: readonly string[] = ['inFlight', 'lanes', 'lanesPerDevice', 'onDeviceFault', 'spin', 'timeline'];
+
 /**
  * The settings of a pool of `devices` with `options`.
  * @throws TypeError or RangeError naming the bad argument.
  */
 export function readPoolOptions(devices: unknown, options: LanePoolOptions): PoolSettings {
   const list = checkDevices(devices);
-  checkOptions('options', options);
+  checkOptions('options', options, LANE_POOL_OPTIONS);
   const lanesPerDevice = positive('lanesPerDevice', options.lanesPerDevice, positive('lanes', options.lanes, 2, MAX_LANES), MAX_LANES);
   if (options.lanes !== undefined && options.lanesPerDevice !== undefined && options.lanes !== lanesPerDevice)
     rangeError('lanesPerDevice', `\`lanes\` (${options.lanes}) or left out`, lanesPerDevice);

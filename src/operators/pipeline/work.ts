@@ -6,6 +6,7 @@ import type { Stream } from '../../core/device/stream.js';
 import type { Lane } from './lane-pool.js';
 import type { PipelineError } from './pipeline-error.js';
 import type { NamedArray } from './slots.js';
+import { MADE, checkMade, type Made } from '../../core/base/made.js';
 
 export { PipelineError } from './pipeline-error.js';
 
@@ -36,8 +37,13 @@ export class Work<T, B = {}, R = {}> {
   /** The stream's command count just after a holder's completion point, which covers all before it. */
   #coveredAt = -1;
 
-  /** @internal Created by {@link onStreams}. */
-  constructor(value: T, index: number, lane: Lane, done: () => void) {
+  /** @internal Made by onStreams, lanesFrom and framesFrom. */
+  static make<T>(value: T, index: number, lane: Lane, done: () => void): Work<T> {
+    return new Work(MADE, value, index, lane, done);
+  }
+
+  private constructor(made: Made, value: T, index: number, lane: Lane, done: () => void) {
+    checkMade(made, 'a Work', 'onStreams(), lanesFrom() or framesFrom()');
     this.value = value;
     this.index = index;
     this.lane = lane;

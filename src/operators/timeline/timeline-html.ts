@@ -2,6 +2,8 @@
 // page's script from JSON data in the page), each stage's throughput, and the road each value
 // took through the stages. Nothing is loaded from anywhere: the page opens where GPUs run, offline.
 import { stageLabel, type Span, type StageSummary } from './span.js';
+import { typeError } from '../../core/base/errors.js';
+import { checkOptions } from '../../core/base/options.js';
 import { layoutRows } from './timeline-rows.js';
 import { PAGE_SCRIPT, PAGE_STYLE } from './timeline-page.js';
 
@@ -28,7 +30,10 @@ const round = (ms: number) => Math.round(ms * 1e4) / 1e4;
  * (host time: the pipeline's order), and their `summary`.
  */
 export function timelineHtml(spans: readonly Span[], requested: readonly number[], summary: Readonly<Record<string, StageSummary>>, options: TimelineHtmlOptions = {}): string {
+  checkOptions('options', options, ['title', 'description']);
   const { title = 'rxcuda timeline', description } = options;
+  if (typeof title !== 'string') typeError('title', 'a string', title);
+  if (description !== undefined && typeof description !== 'string') typeError('description', 'a string', description);
   const { rows, rowOf } = layoutRows(spans);
   const origin = spans.length > 0 ? spans.reduce((at, s) => Math.min(at, s.start), Infinity) : 0;
   const end = spans.reduce((at, s) => Math.max(at, s.start + s.duration - origin), 0);

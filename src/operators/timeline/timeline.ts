@@ -1,6 +1,8 @@
 // A record of when each value's stages ran, per lane: device stages timed by events, host steps
 // by the clock, exported as a Chrome trace (chrome://tracing, Perfetto) or as an HTML page.
 import type { Device, Event, Stream } from '../../core/index.js';
+import { typeError } from '../../core/base/errors.js';
+import { checkOptions } from '../../core/base/options.js';
 import { timelineHtml, type TimelineHtmlOptions } from './timeline-html.js';
 import { layoutRows } from './timeline-rows.js';
 import { writeTextFile } from './write-file.js';
@@ -136,10 +138,13 @@ export class Timeline {
    * await writeFile('trace.json', JSON.stringify(timeline.toChromeTrace()));
    * @param options.names - whether to put in the `M` events that name the process and each
    *   lane's threads (default `true`; `false`: the span events alone)
+   * @throws TypeError for an unknown option or a `names` that is not a boolean.
    * @see https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU (Trace Event Format)
    */
   toChromeTrace(options: { readonly names?: boolean } = {}): ChromeTrace {
+    checkOptions('options', options, ['names']);
     const { names: named = true } = options;
+    if (typeof named !== 'boolean') typeError('names', 'a boolean', named);
     const spans = this.spans();
     const { rows, rowOf } = layoutRows(spans);
     const lanes = rows.reduce((n, r) => Math.max(n, r.lane + 1), 0);

@@ -1,0 +1,17 @@
+// Objects only rxcuda makes (devices, streams, arrays, kernels, graph nodes, pipeline values):
+// their constructors take a token that rxcuda's own code alone holds (this file is not exported),
+// so that `new DeviceArray()` says which factory to use instead of failing further in.
+
+/** The token rxcuda's own code passes to the constructors of the objects it makes. */
+export const MADE: unique symbol = Symbol('made by rxcuda');
+
+/** The type of {@link MADE}, for constructor parameters. */
+export type Made = typeof MADE;
+
+/**
+ * Throws a TypeError that names the factory of `what` (``Use stream.alloc() to make a
+ * DeviceArray …``), unless `token` is rxcuda's own.
+ */
+export function checkMade(token: unknown, what: string, factory: string): void {
+  if (token !== MADE) throw new TypeError(`Use ${factory} to make ${what}: its constructor is rxcuda's own`);
+}
