@@ -4,6 +4,7 @@ import { copyHost, type CopyRoad } from '../core/memory/host-copy.js';
 import { LentArray } from '../core/memory/lent-array.js';
 import { checkOptions, typeError } from '../core/base/errors.js';
 import { checkMemoryOf } from '../core/memory/checks.js';
+import { holdInPlace } from '../core/memory/user-arrays.js';
 import type { Memory } from '../core/memory/memory.js';
 import { emitWhenDone, operate } from './pipeline/operate.js';
 import type { AnyWork, Work } from './pipeline/work.js';
@@ -16,6 +17,10 @@ export interface DownloadOptions<W extends AnyWork = AnyWork, D extends DType = 
    * written (by native threads when it is large) once the device's copy has finished, before the
    * value is emitted. Without it each value gets a new TypedArray. Reusing arrays saves an
    * allocation per value; the caller makes sure the array is not still read for an earlier value.
+   * The array's buffer is kept in place for the native threads that fill it: rxcuda marks it
+   * untransferable (for good: `postMessage` and `structuredClone` then copy it instead of moving
+   * it, or refuse it from Node 21 on), and refuses a detached or resizable one. An array over a
+   * SharedArrayBuffer is never marked: share results with workers through one of those.
    */
   readonly into?: (work: W) => TypedArrayOf[D];
 }
@@ -55,7 +60,7 @@ export interface LendOptions {
  * @throws TypeError at once for a `select` or `into` that is not a function, an unknown `lend`,
  * or both `lend` and `into`; PipelineError (to the subscriber) when `select` or `into` throws,
  * `select` returns no open memory of the value's device, or `into` returns an array of another
- * element type or too short.
+ * element type, too short, detached or over a resizable buffer.
  * @see upload
  */
 export function download<T, B, R, D extends DType, N extends string = 'output'>(
@@ -107,19 +112,27 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
           });
         }
         const target = into?.(work);
-        if (target !== undefined && !(target instanceof Array && target.length >= memory.length))
-          typeError('into(work)', `a ${Array.name} of at least ${memory.length} elements`, target);
+        if (target !== undefined) {
+          if (!(target instanceof Array && target.length >= memory.length))
+            typeError('into(work)', `a ${Array.name} of at least ${memory.length} elements`, target);
+          holdInPlace('into(work)', target); // the copy threads fill it once the device copy is done
+        }
         work.stage(`download ${name} [${target ? 'into' : 'new array'}]`, () => work.stream.copy(staging, memory), memory.byteLength);
-        emitWhenDone(`download(${name})`, work, subscriber, owe, undefined, (ready) => {
+        emitWhenDone(`download(${name})`, work, subscriber, owe, undefined, (ready, fail) => {
           // A new array is zeroed lazily by the OS: its pages are first touched by the copy.
           const out = target ?? new Array(new ArrayBuffer(memory.byteLength), 0, memory.length);
           const start = performance.now();
           let road: CopyRoad | undefined; // still undefined when a small copy is done at once
-          road = copyHost(out, staging.data, () => {
-            if (road) work.hostSpan(`copy ${name} [workers]`, start, memory.byteLength);
-            results[name] = out;
-            ready();
-          });
+          try {
+            // Checked again here: `out` must still be attached and long enough (copyHost refuses it).
+            road = copyHost(out, staging.data, () => {
+              if (road) work.hostSpan(`copy ${name} [workers]`, start, memory.byteLength);
+              results[name] = out;
+              ready();
+            });
+          } catch (error) {
+            fail(error);
+          }
         });
       });
     });

@@ -259,9 +259,29 @@ export class Device {
    * every page): do it once per array, not per value. On the host device nothing is locked, but
    * memory registered twice is refused as the driver refuses it. Memory is unlocked after
    * `close()` only once its work is done: registering it again before then is refused too.
-   * @throws TypeError for anything but a TypedArray (Uint8ClampedArray excepted); CudaError when
-   * the driver refuses (memory registered already, whole or in part: code 712,
-   * `CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED`).
+   *
+   * The device and native threads read and write the memory long after the calls that enqueue
+   * that work return, so it must stay where it is, and rxcuda keeps it there:
+   * - its buffer is marked untransferable (Node's `markAsUntransferable`, as Node marks its
+   *   Buffer pool), for good: `postMessage` and `structuredClone` copy it from then on instead of
+   *   moving it (Node 20), or throw a `DataCloneError` (Node 21 and later);
+   * - an array over a resizable `ArrayBuffer` is refused (`resize()` would take its pages back
+   *   under a copy), and so is a detached one; an array over a `SharedArrayBuffer` is taken as it
+   *   is (it never detaches, and a growable one only grows);
+   * - an array detached all the same (`ArrayBuffer.prototype.transfer()`, which ignores the mark,
+   *   or native code) is refused by every command from then on, before anything is enqueued.
+   *   Detaching it while work that uses it is still running is not safe: wait for that work
+   *   first (`await stream.synchronized()`, then `close()`).
+   * @example
+   * const frame = new Uint8Array(1920 * 1080 * 4);
+   * const pinned = device.registerHost(frame); // once
+   * stream.copy(deviceFrame, pinned);           // the device reads `frame` itself
+   * await stream.synchronized();
+   * pinned.close();
+   * @throws TypeError for anything but a TypedArray (Uint8ClampedArray excepted), or one whose
+   * buffer is detached or resizable (``Expected `data` to be a TypedArray whose buffer is attached
+   * and of fixed length, got a detached Uint32Array``); CudaError when the driver refuses (memory
+   * registered already, whole or in part: code 712, `CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED`).
    */
   registerHost<A extends ArrayBufferView>(data: A): HostArray<DTypeOfArray<A>> {
     const dtype = dtypeOfArray(data);

@@ -13,6 +13,12 @@ export abstract class Allocation {
   freed = false;
   /** Whether every device can address it (pinned host memory), not only its own. */
   abstract readonly portable: boolean;
+  /**
+   * The user's array whose memory this is, for a registered allocation (else undefined), and its
+   * bytes when it was registered: memory whose array has fewer now was moved away (user-arrays.ts).
+   */
+  readonly userArray: ArrayBufferView | undefined = undefined;
+  readonly userBytes: number = 0;
 
   constructor(
     readonly device: MemoryDevice,
@@ -138,21 +144,22 @@ export class HostAllocation extends Allocation {
 
 /**
  * Memory the user allocated and rxcuda page-locked (cuMemHostRegister). The user's TypedArray is
- * held until the memory is unlocked; it is never emptied, as it stays the user's.
+ * held until the memory is unlocked, its buffer kept in place (see user-arrays.ts); it is never
+ * emptied, as it stays the user's.
  */
 export class RegisteredAllocation extends Allocation {
   readonly portable = true;
+  override readonly userArray: ArrayBufferView;
+  override readonly userBytes: number;
 
-  constructor(
-    device: MemoryDevice,
-    ptr: bigint,
-    readonly array: ArrayBufferView,
-  ) {
+  constructor(device: MemoryDevice, ptr: bigint, array: ArrayBufferView) {
     super(device, ptr);
+    this.userArray = array;
+    this.userBytes = array.byteLength;
   }
 
   protected free(): void {
-    if (this.array.byteLength === 0) return; // nothing was locked (another array may be at its address)
+    if (this.userBytes === 0) return; // nothing was locked (another array may be at its address)
     const streams = this.streams();
     const unlock = () => this.device.completionPoints.whenQuiet(() => this.device.backend.unregisterHost(this.device.native, this.ptr), streams);
     if (streams.length === 0) unlock();
