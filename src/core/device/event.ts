@@ -5,7 +5,7 @@ import type { NativeEvent } from '../native/types.js';
 import { CudaError, checkOptions, isInstance, rangeError, typeError, received } from '../base/errors.js';
 import type { Lane } from '../queue/lane.js';
 import type { Recorder } from './recorder.js';
-import type { Command, Pause } from '../queue/scheduler.js';
+import { settling, type Command, type Pause } from '../queue/scheduler.js';
 import type { Device } from './device.js';
 import type { Stream } from './stream.js';
 
@@ -94,14 +94,19 @@ export class Event {
     slot.unrecorded++;
     if (stream) this.#recorded = stream;
     this.#everRecorded = true;
-    return () => {
+    const reached = () => {
+      if (--slot.unrecorded === 0) for (const then of slot.recorded.splice(0)) then();
+      this.#release(slot);
+    };
+    // Dropped (its device broke): the waits for it go on, on any device, as after a record that
+    // completed at once; what it would have followed never runs anyway.
+    return settling(() => {
       try {
         lane.native.record(slot.native);
       } finally {
-        if (--slot.unrecorded === 0) for (const then of slot.recorded.splice(0)) then();
-        this.#release(slot);
+        reached();
       }
-    };
+    }, reached);
   }
 
   /**
@@ -118,7 +123,7 @@ export class Event {
         this.#release(slot);
       }
     };
-    return (): Pause | void => {
+    return settling((): Pause | void => {
       if (slot.unrecorded === 0) return submit();
       return (resume) =>
         slot.recorded.push(() => {
@@ -129,7 +134,7 @@ export class Event {
           }
           resume();
         });
-    };
+    }, () => this.#release(slot));
   }
 
   /**

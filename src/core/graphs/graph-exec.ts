@@ -11,6 +11,7 @@ import type { Module } from '../kernels/module.js';
 import type { KernelArgs, Signature } from '../kernels/kernel-types.js';
 import { LaunchConfig, type LaunchOptions } from '../kernels/launch-config.js';
 import { hostStep } from '../queue/host-steps.js';
+import { settling } from '../queue/scheduler.js';
 import { GraphNode, addToNative, needsUpdate, replayOn, setInNative, shapeDifference, type NodeWork } from './graph-node.js';
 import { Graph, type GraphStep, type Segment } from './graph.js';
 import { holdWork, kernelWork, type HeldResources } from './node-work.js';
@@ -235,7 +236,10 @@ export class GraphExec {
     }
     this.#queued++;
     const lane = stream.lane;
-    lane.run(() => {
+    const launched = () => {
+      if (--this.#queued === 0 && this.#closed) this.#destroy();
+    };
+    lane.run(settling(() => {
       try {
         if (this.#current[segment] !== works) {
           for (let i = first; i < end; i++) {
@@ -247,9 +251,9 @@ export class GraphExec {
         }
         native.launch(lane.native);
       } finally {
-        if (--this.#queued === 0 && this.#closed) this.#destroy();
+        launched();
       }
-    });
+    }, launched));
   }
 
   /** Replaces nodes' parameters, holding what the new ones use and letting go of the old. */

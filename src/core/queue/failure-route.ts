@@ -61,7 +61,7 @@ export function routingFailures<T>(to: FailureRoute, enqueue: () => T): T {
 export function routedCommand(faults: Faults, command: Command): Command {
   const to = route;
   if (!to) return command;
-  return () => {
+  const routed: Command = () => {
     try {
       return routingFailures(to, command);
     } catch (error) {
@@ -69,6 +69,9 @@ export function routedCommand(faults: Faults, command: Command): Command {
       if (!offer(to, error)) throw error;
     }
   };
+  const dropped = command.dropped;
+  if (dropped) routed.dropped = (error) => routingFailures(to, () => dropped(error));
+  return routed;
 }
 
 /** Hands `error` to a route; false when it did not take it. */

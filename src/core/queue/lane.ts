@@ -45,6 +45,8 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
   #tail: LaneMark | undefined;
   readonly #queue: StreamQueue;
   #given = 0;
+  /** The sticky error that broke the lane's device, once it has. */
+  #broken: CudaError | undefined;
 
   constructor(native: NativeStream, faults: Faults, listeners: ErrorListeners) {
     this.native = native;
@@ -53,7 +55,7 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
     this.hi = Number(this.handle >> 32n);
     this.faults = faults;
     this.listeners = listeners;
-    this.#queue = new StreamQueue((error) => this.queuedFailure(error));
+    this.#queue = new StreamQueue((error) => this.queuedFailure(error), () => faults.queued());
   }
 
   /** True once the stream closed: nothing more can be given to it. */
@@ -99,6 +101,8 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
   run(command: Command): void {
     this.recorder?.beforeRun();
     this.#given++;
+    // A broken lane settles what would wait for nothing (see break()).
+    if (this.#broken !== undefined && command.dropped) return command.dropped(this.#broken);
     try {
       this.#queue.run(this.#queue.direct ? command : routedCommand(this.faults, command));
     } catch (error) {
@@ -129,6 +133,18 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
     } catch {
       // A broken context (a sticky error): nothing runs on it any more anyway.
     }
+  }
+
+  /**
+   * The lane's device broke: its queued work is dropped, and what waits for it (completion points,
+   * `onDone` callbacks, spinning waits) settles with `error` at once, whatever holds the queue (a
+   * step that never settles, a record queued on another stream). The step holding it is left to
+   * finish on its own. Called by its device's {@link Faults}, once.
+   */
+  break(error: CudaError): void {
+    if (this.#broken) return;
+    this.#broken = error;
+    this.#queue.drop(error);
   }
 
   /** The CudaError for a failed stream status (the device's sticky error if it is one). */
