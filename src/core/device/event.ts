@@ -153,6 +153,16 @@ export class Event {
     }];
   }
 
+  /** @internal {@link query} without its checks: true on a broken device, where nothing runs any more. */
+  reached(): boolean {
+    if (this.pending) return false;
+    try {
+      return this.#slot.native.query();
+    } catch {
+      return true;
+    }
+  }
+
   /**
    * True when the work before the event has completed; false while its record is queued. Never
    * waits.

@@ -45,9 +45,12 @@ export class LaunchBlock {
   readonly #pack: (args: readonly unknown[], lane: Lane | undefined) => void;
   readonly #launch: KernelLauncher;
   readonly #owner: BlockOwner;
-  /** The configuration whose header the block holds, and the lane whose handle it holds. */
+  /**
+   * The configuration whose header the block holds, and the id of the lane whose handle it holds
+   * (not the lane: a kernel kept for the process would keep the last stream that launched it).
+   */
   #config: LaunchConfig | undefined;
-  #lane: Lane | undefined;
+  #laneId = 0;
 
   constructor(native: NativeKernel, signature: Signature, device: Device, owner: BlockOwner) {
     this.#owner = owner;
@@ -99,7 +102,7 @@ export class LaunchBlock {
       this.#header.set(config.header);
       this.#config = config;
     }
-    if (lane !== this.#lane) this.#onLane(lane);
+    if (lane.id !== this.#laneId) this.#onLane(lane);
     this.#pack(args, lane);
     if (!lane.immediate) return this.#queue(lane, config, args, context);
     lane.noteSubmitted();
@@ -147,7 +150,7 @@ export class LaunchBlock {
       this.#header[STREAM_WORD] = lane.lo; // a replayed block was packed for another lane
       this.#header[STREAM_WORD + 1] = lane.hi;
       this.#config = config;
-      this.#lane = lane;
+      this.#laneId = lane.id;
       return this.#launch(lane, config, args, context);
     };
   }
@@ -156,7 +159,7 @@ export class LaunchBlock {
   #onLane(lane: Lane): void {
     this.#header[STREAM_WORD] = lane.lo;
     this.#header[STREAM_WORD + 1] = lane.hi;
-    this.#lane = lane;
+    this.#laneId = lane.id;
     this.#owner.usedOn(lane);
   }
 

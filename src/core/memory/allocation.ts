@@ -2,11 +2,12 @@
 // after every lane that used it has finished with it, and after the graphs that hold it let go.
 import { addon } from '../native/addon.js';
 import type { MemoryDevice, MemoryLane } from './owner.js';
+import { UsedLanes } from './used-lanes.js';
 
 /** One allocation, shared by an array and every view of it. */
 export abstract class Allocation {
   #last: MemoryLane | undefined;
-  #others: Set<MemoryLane> | undefined;
+  #others: UsedLanes | undefined;
   /** Graphs and executables that hold it (see graph.ts): its free waits until they let go. */
   #held = 0;
   #freeWhenLetGo = false;
@@ -28,7 +29,7 @@ export abstract class Allocation {
   /** Notes that work on `lane` uses this memory; cheap when it is the same lane as before. */
   use(lane: MemoryLane): void {
     if (this.#last === lane) return;
-    if (this.#last) (this.#others ??= new Set()).add(this.#last);
+    if (this.#last) (this.#others ??= new UsedLanes()).add(this.#last);
     this.#others?.delete(lane);
     this.#last = lane;
   }

@@ -7,7 +7,8 @@ import { addon } from '../native/addon.js';
 import type { NativeStream } from '../native/types.js';
 import type { Faults } from './faults.js';
 import { reportFailure, routedCommand, type ErrorListeners } from './failure-route.js';
-import { StreamQueue, type Command, type Pause } from './scheduler.js';
+import { StreamQueue, settling, type Command, type Pause } from './scheduler.js';
+import { cancelCompletion, expectCompletion } from '../native/completions.js';
 
 /** What a lane hands its work to while it records (a capture, or a replayed value's recording). */
 export interface LaneRecorder {
@@ -19,7 +20,12 @@ export interface LaneRecorder {
 export interface LaneMark {
   /** The command that makes `lane` wait for this point; `onFailure` hears a wait that failed later. */
   waitCommand(lane: Lane, onFailure: (error: unknown) => void): Command;
+  /** Whether the work before this point has completed, asked now (true on a broken device). */
+  reached(): boolean;
 }
+
+/** Lanes made so far in this environment: each lane's `id`. */
+let lanesMade = 0;
 
 /** An event as lanes use it among themselves: recorded on one lane, waited for by others. */
 export interface LaneEvent extends LaneMark {
@@ -30,6 +36,8 @@ export interface LaneEvent extends LaneMark {
 
 /** One stream's work: its native stream and the queue of what may not reach the driver yet. */
 export class Lane<R extends LaneRecorder = LaneRecorder> {
+  /** Unique among the lanes of this environment, never reused: what a launch block compares. */
+  readonly id = ++lanesMade;
   readonly native: NativeStream;
   /** The CUstream handle, and its low and high 32 bits (written into each launch's header). */
   readonly handle: bigint;
@@ -47,6 +55,8 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
   #given = 0;
   /** The sticky error that broke the lane's device, once it has. */
   #broken: CudaError | undefined;
+  /** What to call once the lane has closed and its work is done (see whenRetired). */
+  #retirees: (() => void)[] | undefined;
 
   constructor(native: NativeStream, faults: Faults, listeners: ErrorListeners) {
     this.native = native;
@@ -66,6 +76,19 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
   /** The mark recorded last of all at close, or undefined while the stream is open. */
   get tail(): LaneMark | undefined {
     return this.#tail;
+  }
+
+  /** True once the stream closed and all its work has completed (the driver is asked now). */
+  get retired(): boolean {
+    return this.#tail !== undefined && this.#tail.reached();
+  }
+
+  /**
+   * Calls `forget` once the stream has closed and all its work has completed: holders of lanes
+   * that outlive them (modules) let go of the lane then. The lane must still be open.
+   */
+  whenRetired(forget: () => void): void {
+    (this.#retirees ??= []).push(forget);
   }
 
   /** Whether work given now is submitted to the driver at once: nothing queued or paused, no recorder. */
@@ -127,11 +150,15 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
    */
   close(tail: LaneEvent, last: () => void): void {
     this.#tail = tail;
+    const retirees = this.#retirees;
+    this.#retirees = undefined;
     try {
       this.#queue.run(tail.recordCommand(this));
+      if (retirees) this.#queue.run(retireCommand(this.native, retirees));
       this.#queue.run(last);
     } catch {
       // A broken context (a sticky error): nothing runs on it any more anyway.
+      if (retirees) for (const forget of retirees) forget();
     }
   }
 
@@ -165,4 +192,24 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
     if (broken && error instanceof CudaError && error.code === broken.code) return;
     reportFailure(this.listeners, error, { kind: 'enqueue', name: error instanceof CudaError ? error.call : 'enqueue' });
   }
+}
+
+/**
+ * The command, given last of all at close, that calls each of `retirees` once everything the lane
+ * was given has completed (whatever the status: a failed stream runs nothing more either), or at
+ * once should the lane break first.
+ */
+function retireCommand(native: NativeStream, retirees: readonly (() => void)[]): Command {
+  const forget = () => {
+    for (const retiree of retirees) retiree();
+  };
+  return settling(() => {
+    const id = expectCompletion(forget);
+    try {
+      native.notify(id, 0);
+    } catch {
+      cancelCompletion(id);
+      forget();
+    }
+  }, forget);
 }
