@@ -152,7 +152,7 @@ export class GraphExec {
     const was = this.#works[node.index]!;
     if (was.kind !== 'kernel') typeError('node', 'a kernel node', received(`a ${was.kind} node`));
     const checked = config === undefined ? was.config : LaunchConfig.from(config);
-    checked.checkFor(this.device);
+    was.kernel.checkConfig(checked); // as a launch is: a launch that would run halfway is refused now
     if (!isArray(args)) typeError('args', 'an array of kernel arguments', args);
     const given = (args as readonly unknown[]).slice();
     const work = kernelWork(was.kernel, checked, given, was.kernel.packed(checked, given as never));

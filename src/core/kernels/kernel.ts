@@ -14,15 +14,14 @@ import type { Pause } from '../queue/scheduler.js';
 import { CodelessKernel } from './codeless-kernel.js';
 import type { KernelArgs, Signature } from './kernel-types.js';
 import { LaunchBlock } from './launch-block.js';
-import type { LaunchConfig, LaunchOptions } from './launch-config.js';
+import { checkDynamicShared, type LaunchConfig, type LaunchOptions } from './launch-config.js';
 import { LaunchContext } from './launch-context.js';
 import { globalHooks, LaunchHooks, type Disposer, type LaunchHook } from './launch-hooks.js';
 import type { Module } from './module.js';
-import { checkSignature, describeParam, paramLayout } from './packer.js';
+import { checkAgainstDriver, checkSignature } from './packer.js';
 import { Specializations } from './specialization.js';
 
 export type { StructParam, ParamType, Signature, ArgOf, KernelArgs } from './kernel-types.js';
-
 // Read by every launch: a module constant, not an imported binding (whose reads cost a check each).
 const global = globalHooks;
 
@@ -87,23 +86,12 @@ export class Kernel<S extends Signature = Signature> {
     this.#remake = options.remake as ((module: Module, origin: Kernel) => Kernel) | undefined;
     this.#origin = options.origin as Kernel | undefined;
     this.#contextFree = !this.#alwaysInContext && (this.#origin === undefined || this.#origin.#hooked === 0);
-    Kernel.#checkAgainstDriver(native, signature.map((p) => paramLayout(p).size), signature);
+    checkAgainstDriver(native, signature);
     this.#block = new LaunchBlock(native, signature, module.device, {
       usedOn: (lane) => module.usedOn(lane),
+      checkConfig: (config) => this.checkConfig(config),
       record: (recorder, config, args, block) => recorder.kernel(this as unknown as Kernel, config, args, block),
     });
-  }
-
-  static #checkAgainstDriver(native: NativeKernel, sizes: number[], signature: Signature): void {
-    const info = native.paramInfo();
-    if (!info) return;
-    const same = info.length === sizes.length && info.every((p, i) => p.size === sizes[i]);
-    if (!same)
-      typeError(
-        'signature',
-        `${info.length} parameters of ${info.map((p) => p.size).join(', ') || 'no'} bytes, as the kernel declares`,
-        received(`[${signature.map(describeParam).join(', ')}] (${sizes.join(', ') || 'no'} bytes)`),
-      );
   }
 
   /** @internal The native kernel (a graph's kernel nodes name it). */
@@ -153,6 +141,18 @@ export class Kernel<S extends Signature = Signature> {
     checkCount('bytes', bytes);
     this.#native.setAttribute(8, bytes);
     this.#attributes = undefined;
+    this.#block.forgetConfig(); // its launches are checked against the new limit
+  }
+
+  /**
+   * @internal Checks `config` as a launch of this kernel is checked (a graph's kernel node too):
+   * the device's limits and the dynamic shared memory it allows now.
+   * @throws RangeError naming the option.
+   */
+  checkConfig(config: LaunchConfig): void {
+    config.checkFor(this.module.device);
+    // A kernel that launches through specializations is checked by the one it launches.
+    if (config.sharedMem !== 0 && !this.#specializations) checkDynamicShared(config, this.name, this.module.device, this.attributes);
   }
 
   /** How many blocks of `blockSize` threads can be active on one multiprocessor at once. */
@@ -259,7 +259,7 @@ export class Kernel<S extends Signature = Signature> {
     stream.lane.checkOpen();
     if (this.module.closed) typeError('kernel', 'a kernel of a loaded module', received('a kernel of a closed Module'));
     if (stream.device !== this.module.device) return this.on(stream.device).launchOn(stream, config, args, extras);
-    const checked = this.#block.configFor(config, stream.device);
+    const checked = this.#block.configFor(config);
     if (!this.#contextFree || extras !== undefined || global.size !== 0) return this.#launchInContext(stream, checked, args, extras);
     this.#block.launch(stream.lane, checked, args, undefined);
   }

@@ -22,6 +22,8 @@ interface Launch {
 export interface BlockOwner {
   /** Notes that `lane` launched the kernel (its module's unload waits for it). */
   usedOn(lane: Lane): void;
+  /** Checks `config` for the kernel's device and for what the kernel itself allows (Kernel.checkConfig). */
+  checkConfig(config: LaunchConfig): void;
   /** Records a launch into a recording lane's recorder (the kernel names itself there). */
   record(recorder: Recorder, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void;
 }
@@ -80,17 +82,22 @@ export class LaunchBlock {
   }
 
   /**
-   * `config` checked for `device` and written into the header, or the configuration the header
+   * `config` checked for the kernel and written into the header, or the configuration the header
    * holds already when `config` is that one or says the same (nothing to check then).
    */
-  configFor(config: LaunchConfig | LaunchOptions, device: Device): LaunchConfig {
+  configFor(config: LaunchConfig | LaunchOptions): LaunchConfig {
     const held = this.#config;
     if (held !== undefined && (config === held || held.matches(config))) return held;
     const checked = LaunchConfig.from(config);
-    checked.checkFor(device);
+    this.#owner.checkConfig(checked); // the device's limits, and the kernel's own
     this.#header.set(checked.header);
     this.#config = checked;
     return checked;
+  }
+
+  /** Forgets the configuration it checked last: what the kernel allows changed. */
+  forgetConfig(): void {
+    this.#config = undefined;
   }
 
   /**
@@ -105,13 +112,13 @@ export class LaunchBlock {
     if (lane.id !== this.#laneId) this.#onLane(lane);
     this.#pack(args, lane);
     if (!lane.immediate) return this.#queue(lane, config, args, context);
-    lane.noteSubmitted();
     let pause;
     try {
       pause = this.#launch(lane, config, args, context);
     } catch (error) {
-      lane.faults.fail(error);
+      lane.faults.fail(error); // nothing was enqueued: not counted
     }
+    lane.noteSubmitted();
     if (pause) lane.pause(pause);
   }
 

@@ -6,6 +6,7 @@ import { Memory } from '../memory/memory.js';
 import { checkScalar } from '../base/scalar.js';
 import { isTypedPointer, pointee } from './kernel-types.js';
 import type { Device } from '../device/device.js';
+import type { NativeKernel } from '../native/types.js';
 import type { Lane } from '../queue/lane.js';
 import type { ParamType, Signature, StructParam } from './kernel-types.js';
 
@@ -57,6 +58,23 @@ function readStruct(p: unknown): StructParam | undefined {
   if (align === undefined) return Object.freeze({ struct });
   if (typeof align !== 'number' || ![1, 2, 4, 8, 16].includes(align)) return undefined;
   return Object.freeze({ struct, align });
+}
+
+/**
+ * Checks a signature against the parameters the driver reports for the kernel, where it does
+ * (cuFuncGetParamInfo): their count and sizes.
+ * @throws TypeError naming the signature.
+ */
+export function checkAgainstDriver(native: NativeKernel, signature: Signature): void {
+  const info = native.paramInfo();
+  if (!info) return;
+  const sizes = signature.map((p) => paramLayout(p).size);
+  if (info.length === sizes.length && info.every((p, i) => p.size === sizes[i])) return;
+  typeError(
+    'signature',
+    `${info.length} parameters of ${info.map((p) => p.size).join(', ') || 'no'} bytes, as the kernel declares`,
+    received(`[${signature.map(describeParam).join(', ')}] (${sizes.join(', ') || 'no'} bytes)`),
+  );
 }
 
 /** The error for argument i that failed the packer's inline check. */
