@@ -29,6 +29,9 @@ export function synchronizedOn(lane: Lane<Recorder>, spins: SpinningWaits, optio
 export function queryOn(lane: Lane<Recorder>): boolean {
   lane.checkOpen();
   lane.recorder?.interrupt('A query of the stream');
+  // Nothing given since a completion point that was reached: idle. (Asked then, the driver may
+  // still count its callback for that point, which has told the main thread but not yet returned.)
+  if (lane.given === lane.reached) return true;
   if (!lane.unqueued) return false;
   try {
     return lane.native.query();

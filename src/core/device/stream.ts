@@ -291,6 +291,7 @@ export class Stream extends EventEmitter<StreamEvents> {
 
   /** Emits `idle` if nothing was given since the completion point that was command number `mark`. */
   #reachedCompletionPoint(mark: number): void {
+    this.lane.noteReached(mark);
     if (this.lane.given === mark && this.listenerCount('idle') > 0) this.emit('idle');
   }
 }

@@ -53,6 +53,7 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
   #tail: LaneMark | undefined;
   readonly #queue: StreamQueue;
   #given = 0;
+  #reached = 0;
   /** The sticky error that broke the lane's device, once it has. */
   #broken: CudaError | undefined;
   /** What to call once the lane has closed and its work is done (see whenRetired). */
@@ -104,6 +105,20 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
   /** Commands ever given: unchanged between two moments means nothing was given in between. */
   get given(): number {
     return this.#given;
+  }
+
+  /**
+   * The command count at the latest completion point known reached (its work all completed, seen on
+   * the main thread): while nothing is given past it, the lane is idle, whatever the driver says
+   * while its own callback for that point is still returning.
+   */
+  get reached(): number {
+    return this.#reached;
+  }
+
+  /** A completion point given as command number `mark` was reached. */
+  noteReached(mark: number): void {
+    if (mark > this.#reached) this.#reached = mark;
   }
 
   /** Counts a launch that went straight to the driver without {@link run} (the launch fast path). */
