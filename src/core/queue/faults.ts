@@ -5,9 +5,10 @@
 // settles with the error instead of waiting for a step that may never settle.
 //
 // A GPU's fault is known when the driver says so: a callback's status, a call's result. Work that
-// waits in rxcuda's queues is not at the driver, so while some does, the driver is asked now and
-// then (a query of each open stream, which returns the context's sticky error) whether the context
-// broke meanwhile: the waits settle within about a second of the fault, not never.
+// waits in rxcuda's queues is not at the driver, so while some does, the driver is asked each
+// second whether the context broke meanwhile (a query of each open stream not under capture,
+// which returns the context's sticky error): those waits settle within about a second of the
+// fault, not never.
 import { CudaError } from '../base/errors.js';
 
 /** How often a CUDA device's streams are queried for a fault while work waits in its lanes' queues. */
@@ -19,7 +20,7 @@ export interface FaultLane {
   readonly closed: boolean;
   /** Whether nothing waits in its queue. */
   readonly unqueued: boolean;
-  readonly native: { query(): boolean };
+  readonly native: { query(): boolean; capturing(): boolean };
   /** The device broke: drop the queued work, settle what waits for it. */
   break(error: CudaError): void;
 }
@@ -90,8 +91,9 @@ export class Faults {
     const lanes = [...this.#lanes()];
     if (!lanes.some((lane) => !lane.unqueued)) return;
     for (const lane of lanes) {
-      if (lane.closed) continue;
       try {
+        // A stream that other code captures is not asked: a query would invalidate its capture.
+        if (lane.closed || lane.native.capturing()) continue;
         lane.native.query();
       } catch (error) {
         this.record(error);
