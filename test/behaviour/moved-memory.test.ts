@@ -64,6 +64,13 @@ describeBackends('memory the user moves away', (_device, backend) => {
     expect(out.enqueued).toBe(0);
   });
 
+  it('refuses a queued copy into a registered array detached while it waited, and a graph launch that copies into it', () => {
+    expect(run('register-detached-queued', backend)).toEqual({
+      errors: [{ message: 'Expected `dst` to be memory whose array is attached, got a HostArray over a detached Uint32Array', kind: 'enqueue' }],
+      launch: { error: { type: 'TypeError', message: "Expected `executable` to be an executable whose nodes' registered arrays are attached, got one whose registered array was detached" } },
+    });
+  });
+
   it("refuses to upload a detached array or one over a resizable buffer, in rxcuda's words", () => {
     const expected = (what: string) => {
       const message = `Expected \`select(value)\` to be a TypedArray whose buffer is attached and of fixed length, got ${what}`;

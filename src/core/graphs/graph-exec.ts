@@ -43,6 +43,8 @@ export class GraphExec {
   /** What updates hold, per node (the graph's own holds cover the rest). */
   readonly #updateHolds = new Map<number, (() => void)[]>();
   #memory: readonly Allocation[] | undefined;
+  /** The registered arrays' allocations among them, checked at each launch (see user-arrays.ts). */
+  #registered: readonly Allocation[] | undefined;
   readonly #modules: readonly Module[];
   readonly #held: HeldResources;
   /** Launches given to streams that have not reached the driver yet. */
@@ -99,8 +101,9 @@ export class GraphExec {
    * Launches the graph's work on `stream`, in stream order: after the work enqueued before, and
    * before the work enqueued after. JavaScript steps run as host steps between the parts of the
    * graph they split. Returns at once, also while work waits in the stream's queue.
-   * @throws TypeError for a closed executable or stream; RangeError for a stream of another
-   * device; GraphError (`forbidden`) on a stream that is capturing. Nothing is enqueued then.
+   * @throws TypeError for a closed executable or stream, or one whose nodes use a registered
+   * array detached since; RangeError for a stream of another device; GraphError (`forbidden`)
+   * on a stream that is capturing. Nothing is enqueued then.
    */
   launch(stream: Stream): void {
     if (this.#closed) this.#checkOpen();
@@ -112,6 +115,9 @@ export class GraphExec {
     const lane = stream.lane;
     lane.checkOpen(); // the device's too
     const works = this.#works;
+    const registered = (this.#registered ??= allocationsOf(works).filter((a) => a.userArray !== undefined));
+    for (const allocation of registered)
+      if (allocation.moved) typeError('executable', "an executable whose nodes' registered arrays are attached", received('one whose registered array was detached'));
     if (stream !== this.#lastStream) {
       // Frees and unloads wait for the streams that used the memory and modules: once per stream.
       for (const allocation of (this.#memory ??= allocationsOf(works))) allocation.use(lane);
@@ -269,6 +275,7 @@ export class GraphExec {
     }
     this.#works = Object.freeze(works);
     this.#memory = undefined;
+    this.#registered = undefined;
     this.#lastStream = undefined; // the new memory's use is noted at the next launch
   }
 

@@ -21,6 +21,11 @@ export abstract class Allocation {
   readonly userArray: ArrayBufferView | undefined = undefined;
   readonly userBytes: number = 0;
 
+  /** Whether this is a registered array's memory whose buffer was detached (or shrunk) since. */
+  get moved(): boolean {
+    return this.userArray !== undefined && this.userArray.byteLength < this.userBytes;
+  }
+
   constructor(
     readonly device: MemoryDevice,
     readonly ptr: bigint,

@@ -23,6 +23,20 @@ function peerOf(memory: DeviceArray, peer: unknown, device: MemoryDevice): boole
 }
 
 /**
+ * `command`, for memory work on `memory` that may wait in a queue: where one of them is a
+ * registered array, the command checks again when it reaches the driver that its buffer is still
+ * there (moved away meanwhile by code that ignores its untransferable mark, the work is refused:
+ * a TypeError to the stream's `error` event or the pipeline, and nothing reaches the driver).
+ */
+export function inPlaceWhenRun<C extends () => unknown>(command: C, ...memory: Memory[]): C {
+  if (!memory.some((m) => m.allocation.userArray !== undefined)) return command;
+  return (() => {
+    memory.forEach((m, i) => checkMemoryOf(i === 0 ? 'dst' : 'src', m, m.allocation.device));
+    return command();
+  }) as C;
+}
+
+/**
  * Checks the two sides of a copy on `device`: both open, of the same element type and
  * byte length (a copy is never a silent reinterpretation). With `acrossDevices`, one side may be
  * device memory of another device of its backend when the other is device memory of `device`
