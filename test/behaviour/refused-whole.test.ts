@@ -3,7 +3,7 @@
 // all of its nodes or none; a refused launch counts as nothing enqueued; copies whose two sides
 // overlap are refused on both backends, with the byte ranges in the message.
 import { beforeAll, expect, it } from 'vitest';
-import type { Device, Kernel, Memory } from '../../src/index.js';
+import type { DeviceArray, Device, Kernel } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
 import { streamsPerTest } from '../support/streams.js';
 import { testKernels } from '../support/kernels.js';
@@ -23,7 +23,7 @@ describeBackends('work refused as a whole', (getDevice) => {
   const stream = streamsPerTest(() => device);
 
   /** The first element of each of `arrays`, read back on `s`. */
-  async function firsts(s: ReturnType<typeof stream>, ...arrays: Memory<'u32'>[]): Promise<number[]> {
+  async function firsts(s: ReturnType<typeof stream>, ...arrays: DeviceArray<'u32'>[]): Promise<number[]> {
     const host = device.allocHost('u32', arrays.length);
     arrays.forEach((m, i) => s.copy(host.subarray(i, i + 1), m.subarray(0, 1)));
     await s.synchronized();
