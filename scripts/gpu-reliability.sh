@@ -28,7 +28,7 @@ for file in $files; do
   name=$(basename "$file" .test.ts)
   step "vitest-$name" 300 npx vitest run "$file" --reporter=verbose --reporter=json --outputFile="$out/$name.json"
 done
-for case in register-transfer register-resizable into-transfer register-detached register-detached-later register-detached-queued upload-refused upload-transfer into-detached rxcuda-memory-transfer device-copy-transfer shared-buffers closed-subarray; do
+for case in register-transfer register-resizable into-transfer register-detached register-detached-later register-detached-queued upload-refused upload-transfer small-not-marked into-detached rxcuda-memory-transfer device-copy-transfer shared-buffers closed-subarray; do
   step "memcheck-$case" 300 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99 \
     node --expose-gc test/behaviour/fixtures/moved-memory.mjs "$case" cuda
 done

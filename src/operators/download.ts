@@ -1,6 +1,6 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import { DTYPES, type DType, type TypedArrayOf } from '../core/base/dtype.js';
-import { copyHost, type CopyRoad } from '../core/memory/host-copy.js';
+import { MAIN_THREAD_COPY_BYTES, copyHost, type CopyRoad } from '../core/memory/host-copy.js';
 import { LentArray } from '../core/memory/lent-array.js';
 import { checkOptions, typeError } from '../core/base/errors.js';
 import { checkMemoryOf } from '../core/memory/checks.js';
@@ -17,10 +17,11 @@ export interface DownloadOptions<W extends AnyWork = AnyWork, D extends DType = 
    * written (by native threads when it is large) once the device's copy has finished, before the
    * value is emitted. Without it each value gets a new TypedArray. Reusing arrays saves an
    * allocation per value; the caller makes sure the array is not still read for an earlier value.
-   * The array's buffer is kept in place for the native threads that fill it: rxcuda marks it
-   * untransferable (for good: `postMessage` and `structuredClone` then copy it instead of moving
-   * it, or refuse it from Node 21 on), and refuses a detached or resizable one. An array over a
-   * SharedArrayBuffer is never marked: share results with workers through one of those.
+   * A detached or resizable array is refused. One for a result of more than
+   * MAIN_THREAD_COPY_BYTES, which native threads fill, is kept in place for them: rxcuda marks its
+   * buffer untransferable (for good: `postMessage` and `structuredClone` then copy it instead of
+   * moving it, or refuse it from Node 21 on). An array over a SharedArrayBuffer is never marked:
+   * share results with workers through one of those.
    */
   readonly into?: (work: W) => TypedArrayOf[D];
 }
@@ -115,7 +116,8 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
         if (target !== undefined) {
           if (!(target instanceof Array && target.length >= memory.length))
             typeError('into(work)', `a ${Array.name} of at least ${memory.length} elements`, target);
-          holdInPlace('into(work)', target); // the copy threads fill it once the device copy is done
+          // The copy threads fill a large one once the device copy is done.
+          holdInPlace('into(work)', target, memory.byteLength > MAIN_THREAD_COPY_BYTES);
         }
         work.stage(`download ${name} [${target ? 'into' : 'new array'}]`, () => work.stream.copy(staging, memory), memory.byteLength);
         emitWhenDone(`download(${name})`, work, subscriber, owe, undefined, (ready, fail) => {

@@ -85,6 +85,10 @@ describeBackends('memory the user moves away', (_device, backend) => {
     expect(out.moved).toEqual([false, false, false, false]);
   });
 
+  it('leaves small upload sources and download targets transferable: they are copied on the main thread at once', () => {
+    expect(run('small-not-marked', backend)).toEqual({ value: 4, moved: [true, true] });
+  });
+
   it('refuses to download into a detached array', () => {
     const message = 'Expected `into(work)` to be a Float32Array of at least 16 elements, got a detached Float32Array';
     expect(run('into-detached', backend)).toEqual({

@@ -5,10 +5,11 @@
 // resizable one shrunk gives its pages back, under a copy that is still running.
 //
 // The rule, on every road: rxcuda holds the buffer (the work that uses it references it), marks it
-// untransferable with Node's own `markAsUntransferable` (as Node marks its Buffer pool:
-// `postMessage` and `structuredClone` then copy it instead of moving it, or refuse it from Node 21
-// on), and refuses, before anything is enqueued, an array whose buffer is detached or resizable.
-// A SharedArrayBuffer needs no mark: it is never detached, and a growable one only grows.
+// untransferable with Node's own `markAsUntransferable` when native code touches it off the main
+// thread (as Node marks its Buffer pool: `postMessage` and `structuredClone` then copy it instead
+// of moving it, or refuse it from Node 21 on), and refuses, before anything is enqueued, an array
+// whose buffer is detached or resizable. A SharedArrayBuffer needs no mark: it is never detached,
+// and a growable one only grows.
 import { markAsUntransferable } from 'node:worker_threads';
 import { isDetached } from '../base/buffers.js';
 import { received, typeError } from '../base/errors.js';
@@ -46,15 +47,17 @@ export function whyMovable(view: ArrayBufferView): string | undefined {
 }
 
 /**
- * Keeps the memory of `view`, an array of the user's that native code will read or write off the
- * main thread, where it is: refuses a detached or resizable buffer, and marks the buffer
- * untransferable (for good: Node has no way back). The caller holds the view until that work is
- * done.
+ * Keeps the memory of `view`, an array of the user's that native code reads or writes, where it
+ * is: refuses a detached or resizable buffer and, when native code will touch it off the main
+ * thread (`offThread`: a registered array, a host copy past MAIN_THREAD_COPY_BYTES), marks the
+ * buffer untransferable (for good: Node has no way back). An array copied on the main thread, in
+ * the call, needs no mark: nothing can move it meanwhile. The caller holds the view until the work
+ * is done.
  * @throws TypeError naming `name`: ``Expected `data` to be a TypedArray whose buffer is attached
  * and of fixed length, got a detached Float32Array``.
  */
-export function holdInPlace(name: string, view: ArrayBufferView): void {
+export function holdInPlace(name: string, view: ArrayBufferView, offThread = true): void {
   const why = whyMovable(view);
   if (why !== undefined) typeError(name, MOVABLE_EXPECTED, received(why));
-  if (!isShared(view.buffer)) markAsUntransferable(view.buffer);
+  if (offThread && !isShared(view.buffer)) markAsUntransferable(view.buffer);
 }

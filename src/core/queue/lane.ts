@@ -4,7 +4,7 @@
 // launches) works on lanes, so that Stream itself stays the public face.
 import { CudaError } from '../base/errors.js';
 import { addon } from '../native/addon.js';
-import type { NativeStream } from '../native/types.js';
+import { NOTIFY_REFUSE_CAPTURE, type NativeStream } from '../native/types.js';
 import type { Faults } from './faults.js';
 import { reportFailure, routedCommand, type ErrorListeners } from './failure-route.js';
 import { StreamQueue, settling, type Command, type Pause } from './scheduler.js';
@@ -220,11 +220,15 @@ function retireCommand(native: NativeStream, retirees: readonly (() => void)[]):
   };
   return settling(() => {
     const id = expectCompletion(forget);
+    let enqueued = false;
     try {
-      native.notify(id, 0);
+      // Never on a stream that other code captures: the callback would invalidate its capture.
+      enqueued = native.notify(id, NOTIFY_REFUSE_CAPTURE);
     } catch {
-      cancelCompletion(id);
-      forget();
+      // A broken context: nothing more runs on it.
     }
+    if (enqueued) return;
+    cancelCompletion(id);
+    forget();
   }, forget);
 }
