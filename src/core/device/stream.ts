@@ -44,10 +44,10 @@ export class Stream extends EventEmitter<StreamEvents> {
   readonly #open: WeakRef<Lane>;
   readonly #reached = (mark: number) => this.#reachedCompletionPoint(mark);
 
-  private constructor(device: Device, native: NativeStream) {
+  private constructor(device: Device, native: NativeStream, foreign = false) {
     super();
     this.device = device;
-    this.lane = new Lane(native, device.faults, this);
+    this.lane = new Lane(native, device.faults, this, foreign);
     this.priority = native.priority();
     this.nonBlocking = (native.flags() & NON_BLOCKING) !== 0;
     this.#spins = new SpinningWaits(this.lane, device);
@@ -82,7 +82,7 @@ export class Stream extends EventEmitter<StreamEvents> {
       typeError('handle', 'a CUstream handle as a non-zero bigint', handle);
     if (!isInstance(device, Device)) typeError('device', 'a Device', device);
     device.checkUsable();
-    return new Stream(device, new device.backend.Stream(device.native, 0, 0, handle));
+    return new Stream(device, new device.backend.Stream(device.native, 0, 0, handle), true);
   }
 
   /**

@@ -59,7 +59,11 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
   /** What to call once the lane has closed and its work is done (see whenRetired). */
   #retirees: (() => void)[] | undefined;
 
-  constructor(native: NativeStream, faults: Faults, listeners: ErrorListeners) {
+  /**
+   * @param foreign the native stream is other code's (Stream.fromHandle): work rxcuda did not give
+   * it may be running, so only the driver can say that it is idle.
+   */
+  constructor(native: NativeStream, faults: Faults, listeners: ErrorListeners, readonly foreign = false) {
     this.native = native;
     this.handle = native.handle();
     this.lo = Number(this.handle & 0xffff_ffffn);
@@ -112,7 +116,7 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
    * the main thread): while nothing is given past it, the lane is idle, whatever the driver says
    * while its own callback for that point is still returning.
    */
-  get reached(): number {
+  get lastReached(): number {
     return this.#reached;
   }
 
