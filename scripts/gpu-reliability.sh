@@ -23,7 +23,7 @@ step() { # step NAME SECONDS COMMAND...
   printf '{"step":"%s","rc":%d,"seconds":%d,"sanitizerErrors":%d}\n' "$name" "$rc" $((SECONDS - started)) "${errors:--1}"
 }
 
-files="test/behaviour/moved-memory.test.ts test/behaviour/unsettled-fault.test.ts test/behaviour/refused-whole.test.ts test/behaviour/stream-collected.test.ts test/behaviour/stream.test.ts test/behaviour/step-failures.test.ts"
+files="test/behaviour/moved-memory.test.ts test/behaviour/unsettled-fault.test.ts test/behaviour/refused-whole.test.ts test/behaviour/stream-collected.test.ts test/behaviour/stream.test.ts test/behaviour/scheduler.test.ts test/behaviour/step-failures.test.ts test/host/kernel-args.test.ts"
 for file in $files; do
   name=$(basename "$file" .test.ts)
   step "vitest-$name" 300 npx vitest run "$file" --reporter=verbose --reporter=json --outputFile="$out/$name.json"
