@@ -1,10 +1,11 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import { DTYPES, type DType, type TypedArrayOf } from '../core/base/dtype.js';
-import { copyHost, type CopyRoad } from '../core/memory/host-copy.js';
+import { MAIN_THREAD_COPY_BYTES, copyHost, type CopyRoad } from '../core/memory/host-copy.js';
 import { LentArray } from '../core/memory/lent-array.js';
 import { typeError } from '../core/base/errors.js';
 import { checkOptions } from '../core/base/options.js';
 import { checkMemoryOf } from '../core/memory/checks.js';
+import { holdInPlace } from '../core/memory/user-arrays.js';
 import type { Memory } from '../core/memory/memory.js';
 import { emitWhenDone, operate } from './pipeline/operate.js';
 import type { AnyWork, Work } from './pipeline/work.js';
@@ -17,6 +18,11 @@ export interface DownloadOptions<W extends AnyWork = AnyWork, D extends DType = 
    * written (by native threads when it is large) once the device's copy has finished, before the
    * value is emitted. Without it each value gets a new TypedArray. Reusing arrays saves an
    * allocation per value; the caller makes sure the array is not still read for an earlier value.
+   * A detached or resizable array is refused. One for a result of more than
+   * MAIN_THREAD_COPY_BYTES, which native threads fill, is kept in place for them: rxcuda marks its
+   * buffer untransferable (for good: `postMessage` and `structuredClone` then copy it instead of
+   * moving it, or refuse it from Node 21 on). An array over a SharedArrayBuffer is never marked:
+   * share results with workers through one of those.
    */
   readonly into?: (work: W) => TypedArrayOf[D];
 }
@@ -56,7 +62,7 @@ export interface LendOptions {
  * @throws TypeError at once for a `select` or `into` that is not a function, an unknown `lend`,
  * or both `lend` and `into`; PipelineError (to the subscriber) when `select` or `into` throws,
  * `select` returns no open memory of the value's device, or `into` returns an array of another
- * element type or too short.
+ * element type, too short, detached or over a resizable buffer.
  * @see upload
  */
 export function download<T, B, R, D extends DType, N extends string = 'output'>(
@@ -108,19 +114,28 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
           });
         }
         const target = into?.(work);
-        if (target !== undefined && !(target instanceof Array && target.length >= memory.length))
-          typeError('into(work)', `a ${Array.name} of at least ${memory.length} elements`, target);
+        if (target !== undefined) {
+          if (!(target instanceof Array && target.length >= memory.length))
+            typeError('into(work)', `a ${Array.name} of at least ${memory.length} elements`, target);
+          // The copy threads fill a large one once the device copy is done.
+          holdInPlace('into(work)', target, memory.byteLength > MAIN_THREAD_COPY_BYTES);
+        }
         work.stage(`download ${name} [${target ? 'into' : 'new array'}]`, () => work.stream.copy(staging, memory), memory.byteLength);
-        emitWhenDone(`download(${name})`, work, subscriber, owe, undefined, (ready) => {
+        emitWhenDone(`download(${name})`, work, subscriber, owe, undefined, (ready, fail) => {
           // A new array is zeroed lazily by the OS: its pages are first touched by the copy.
           const out = target ?? new Array(new ArrayBuffer(memory.byteLength), 0, memory.length);
           const start = performance.now();
           let road: CopyRoad | undefined; // still undefined when a small copy is done at once
-          road = copyHost(out, staging.data, () => {
-            if (road) work.hostSpan(`copy ${name} [workers]`, start, memory.byteLength);
-            results[name] = out;
-            ready();
-          });
+          try {
+            // Checked again here: `out` must still be attached and long enough (copyHost refuses it).
+            road = copyHost(out, staging.data, () => {
+              if (road) work.hostSpan(`copy ${name} [workers]`, start, memory.byteLength);
+              results[name] = out;
+              ready();
+            });
+          } catch (error) {
+            fail(error);
+          }
         });
       });
     });

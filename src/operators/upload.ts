@@ -3,6 +3,8 @@ import { dtypeOfArray, type DType } from '../core/base/dtype.js';
 import { typeError } from '../core/base/errors.js';
 import { HostArray, type DeviceArray } from '../core/memory/memory.js';
 import { stageIn } from '../core/device/stream-commands.js';
+import { holdInPlace } from '../core/memory/user-arrays.js';
+import { MAIN_THREAD_COPY_BYTES } from '../core/memory/host-copy.js';
 import { attached, operate } from './pipeline/operate.js';
 import type { Work } from './pipeline/work.js';
 import type { DTypeOfData, HostData, With } from './pipeline/slots.js';
@@ -24,7 +26,11 @@ export type DTypeOfSource<A extends UploadSource> = A extends HostArray<infer D>
  *
  * Use it after {@link onStreams} to bring a value's input to the GPU; it enqueues and re-emits
  * at once, and allocates nothing per value once the lanes' pool is warm. The data must not
- * change until the value's work is done.
+ * change until the value's work is done. An array whose buffer is detached or resizable is
+ * refused; one of more than {@link MAIN_THREAD_COPY_BYTES}, which native threads read after the
+ * operator has returned, is kept in place for them: rxcuda marks its buffer untransferable
+ * (`postMessage` and `structuredClone` copy it from then on instead of moving it; README, "Memory
+ * the user can move away").
  *
  * @example
  * frames$.pipe(onStreams(device), upload((frame) => frame.pixels, 'pixels'))
@@ -36,7 +42,8 @@ export type DTypeOfSource<A extends UploadSource> = A extends HostArray<infer D>
  * (a Uint8Array becomes `work.buffers[name]: DeviceArray<'u8'>`).
  * @throws TypeError when `select` is not a function (at once); PipelineError (to the subscriber)
  * when `select` throws or returns neither a HostArray nor a TypedArray (a Uint8ClampedArray has
- * no element type of its own: view its buffer as a Uint8Array).
+ * no element type of its own: view its buffer as a Uint8Array), or an array whose buffer is
+ * detached or resizable.
  * @see download
  */
 export function upload<T, B, R, A extends UploadSource, N extends string = 'input'>(
@@ -55,6 +62,7 @@ export function upload<T, B, R, A extends UploadSource, N extends string = 'inpu
         }
         const dtype: DType | undefined = dtypeOfArray(data);
         if (!dtype) typeError('select(value)', 'a HostArray or a TypedArray other than a Uint8ClampedArray', data);
+        holdInPlace('select(value)', data, data.byteLength > MAIN_THREAD_COPY_BYTES); // the copy threads read a large one after this returns
         const staging = work.staging(dtype, data.length);
         const start = performance.now();
         stageIn(work.stream, staging, data, () => work.hostSpan(`stage ${name} [workers]`, start, data.byteLength));

@@ -8,13 +8,13 @@ import { testKernels } from '../support/kernels.js';
 import { collectUntil } from '../support/gc.js';
 
 /**
- * Allocates a 4000-byte pinned array, copies it onto itself on `stream` and keeps no reference to
+ * Allocates a 4000-byte pinned array, fills it on `stream` (a use of it there) and keeps no reference to
  * it; returns the bytes of free cached blocks once it took its own.
  */
 function useAndDrop(device: Device, stream: Stream): number {
   const array = device.allocHost('f32', 1000);
   const cached = device.pinnedCache.freeBytes;
-  stream.copy(array, array);
+  stream.fill(array, 0);
   return cached;
 }
 
@@ -49,7 +49,7 @@ describeBackends('main-thread calls while another stream is busy', (getDevice, b
     time('allocHost', () => device.allocHost('f32', 1 << 20).close());
     time('allocHost after a free', () => {
       const used = device.allocHost('u8', 4096);
-      idle.copy(used, used);
+      idle.fill(used, 0);
       used.close();
     });
     await idle.synchronized(); // the free behind the idle stream's copy is now due
@@ -90,7 +90,7 @@ describeBackends('main-thread calls while another stream is busy', (getDevice, b
     const cachedBefore = useAndDrop(device, idle); // an array left to the garbage collector
     closed.data.fill(9);
     const view = closed.data;
-    idle.copy(closed, closed);
+    idle.fill(closed, 9);
     closed.close();
     await idle.synchronized();
     // Both blocks back in the cache (256 and 4096 bytes): the frees ran, and would have waited for the latch.

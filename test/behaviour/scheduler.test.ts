@@ -202,17 +202,24 @@ describeBackends('the scheduler', (getDevice, backend) => {
 
   it('resolves Event.completed() of two streams each at its own time', async () => {
     const device = getDevice();
-    const { spin } = await testKernels(device);
+    const { latch, spin } = await testKernels(device);
     const [slow, fast] = [device.createStream({ nonBlocking: true }), device.createStream({ nonBlocking: true })];
-    const start = performance.now();
-    slow.launch(spin, one, [500_000_000n]);
-    fast.launch(spin, one, [50_000_000n]);
+    // The slow stream's kernel runs until the test writes its flag: the order is the test's own,
+    // not how long kernels take on a loaded machine.
+    const flag = device.allocHost('u32', 1);
+    const out = device.allocHost('u32', 1);
+    slow.launch(latch, one, [flag, out, 7, 30_000_000_000n]);
+    fast.launch(spin, one, [1_000_000n]);
     const [slowDone, fastDone] = [slow.record(), fast.record()];
-    const at: number[] = [];
+    const order: string[] = [];
     // The slow one is asked first: the fast one must not wait behind it.
-    await Promise.all([slowDone.completed().then(() => (at[0] = performance.now() - start)), fastDone.completed().then(() => (at[1] = performance.now() - start))]);
-    expect(at[1]).toBeLessThan(150);
-    expect(Math.abs(at[0]! - at[1]! - 450)).toBeLessThan(40);
+    const slowSeen = slowDone.completed().then(() => order.push('slow'));
+    const fastSeen = fastDone.completed().then(() => order.push('fast'));
+    await fastSeen;
+    expect(order).toEqual(['fast']); // while the slow one is still held
+    flag.data[0] = 1;
+    await slowSeen;
+    expect([order, out.data[0]]).toEqual([['fast', 'slow'], 7]);
     slow.close();
     fast.close();
   });

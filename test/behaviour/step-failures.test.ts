@@ -69,7 +69,7 @@ describeBackends('steps whose failure cannot be reported', (getDevice) => {
     }
   });
 
-  it('releases a step whose error listener throws, and warns with what the listener threw', async () => {
+  it('releases a step whose error listener throws, and warns that the listener threw, with its error and the step\'s', async () => {
     const s = stream();
     let calls = 0;
     s.on('error', () => {
@@ -83,8 +83,8 @@ describeBackends('steps whose failure cannot be reported', (getDevice) => {
     await w.stop();
     expect(calls).toBe(2);
     expect(w.seen.filter((x) => x.code === STEP_FAILED_WARNING).map((x) => x.message)).toEqual([
-      "A hostLaunch step ((anonymous)) failed and the stream has no 'error' listener: [object Object]",
-      "A hostLaunch step ((anonymous)) failed and the stream has no 'error' listener: [object Object]",
+      "A hostLaunch step ((anonymous)) failed, and its stream's 'error' listener threw: [object Object] (the step's failure: Error: first)",
+      "A hostLaunch step ((anonymous)) failed, and its stream's 'error' listener threw: [object Object] (the step's failure: Error: second)",
     ]);
   });
 
@@ -162,7 +162,7 @@ describeBackends('steps whose failure cannot be reported', (getDevice) => {
     expect(await after(s, 17)).toBe(17);
     await w.stop();
     expect(w.seen.filter((x) => x.code === STEP_FAILED_WARNING).map((x) => x.message)).toEqual([
-      "A enqueue step (enqueue) failed and the stream has no 'error' listener: Symbol(listener)",
+      "A enqueue step (enqueue) failed, and its stream's 'error' listener threw: Symbol(listener) (the step's failure: [object Object])",
     ]);
   });
 });

@@ -29,12 +29,20 @@ describeBackends('Stream', (getDevice, backend) => {
   });
 
   it('is idle when empty, busy while a kernel runs, and resolves synchronized() when done', async () => {
+    // The kernel runs until the test writes its flag, so "busy" does not hang on how long a kernel
+    // takes while other work loads the device: the order is the test's own.
     const s = stream();
+    const flag = device.allocHost('u32', 1);
+    const out = device.allocHost('u32', 1);
     expect(s.query()).toBe(true);
-    s.launch(kernels.spin, { grid: 1, block: 1 }, [50_000_000n]);
+    s.launch(kernels.latch, { grid: 1, block: 1 }, [flag, out, 7, 30_000_000_000n]);
     expect(s.query()).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(s.query()).toBe(false); // still held by the flag
+    flag.data[0] = 1;
     await s.synchronized();
     expect(s.query()).toBe(true);
+    expect(out.data[0]).toBe(7); // it saw the flag, not its 30 s timeout
   });
 
   it('closes idempotently and refuses work afterwards, with nothing enqueued', async () => {

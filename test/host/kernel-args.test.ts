@@ -149,13 +149,17 @@ describe('CPU kernels on the host device', () => {
     ]);
   });
 
-  it('refuse more than 48 KiB of dynamic shared memory until the kernel opts in, and no more than the device allows, as a GPU', async () => {
+  it('refuse more than 48 KiB of dynamic shared memory until the kernel opts in, before anything is enqueued, and no more than the device allows', async () => {
     const stream = newStream();
     const module = await device.compile('extern "C" __global__ void shared() {}');
     let ran = 0;
     const kernel = module.kernel('shared', [], { cpu: () => void ran++ });
     const big = { grid: 1, block: 1, sharedMem: 64 * 1024 };
-    expect(() => stream.launch(kernel, big, [])).toThrow(CudaError);
+    const before = stream.enqueued;
+    expect(() => stream.launch(kernel, big, [])).toThrow(
+      new RangeError('Expected `sharedMem` to be at most 49152 bytes for kernel shared (up to 232448 once it opts in with setMaxDynamicSharedMemory), got 65536'),
+    );
+    expect(stream.enqueued).toBe(before); // refused before anything was enqueued
     expect(() => kernel.setMaxDynamicSharedMemory(device.properties.sharedMemoryPerBlockOptin + 1)).toThrow(CudaError);
     expect(kernel.attributes.maxDynamicSharedSizeBytes).toBe(0);
     kernel.setMaxDynamicSharedMemory(64 * 1024);

@@ -29,6 +29,8 @@ export function fakeKernel<S extends Signature>(signature: S, options: { device?
   let offsets: Uint32Array | undefined;
   const native = {
     paramInfo: () => options.paramSizes?.map((size, i) => ({ offset: i * 8, size })) ?? null,
+    // What a GPU kernel without static shared memory reports: 48 KiB of dynamic shared memory.
+    attributes: () => ({ maxThreadsPerBlock: 1024, sharedSizeBytes: 0, constSizeBytes: 0, localSizeBytes: 0, numRegs: 8, ptxVersion: 90, binaryVersion: 90, maxDynamicSharedSizeBytes: 49152 }),
     bind(b: ArrayBuffer, o: Uint32Array) {
       block = b;
       offsets = o;

@@ -104,28 +104,36 @@ CopyPool& poolOf(Napi::Env env, Addon& addon) {
   return *addon.copies;
 }
 
-void* addressOf(const Napi::Value& value) {
-  if (value.IsTypedArray()) {
-    auto view = value.As<Napi::TypedArray>();
-    return static_cast<unsigned char*>(view.ArrayBuffer().Data()) + view.ByteOffset();
-  }
-  return reinterpret_cast<void*>(toU64(value));
+// The first byte of a TypedArray (over an ArrayBuffer or a SharedArrayBuffer) that holds at least
+// `bytes`, or an address given as a bigint. A detached array holds nothing: a copy to or from one
+// is refused here, never made at address 0 (the TypeScript callers check first: this is the last
+// line).
+void* addressOf(const Napi::Value& value, size_t bytes) {
+  if (!value.IsTypedArray()) return reinterpret_cast<void*>(toU64(value));
+  Napi::Env env = value.Env();
+  size_t have = value.As<Napi::TypedArray>().ByteLength();
+  void* data = nullptr;
+  NAPI_THROW_IF_FAILED(env, napi_get_typedarray_info(env, value, nullptr, nullptr, &data, nullptr, nullptr), nullptr);
+  if (have < bytes)
+    throw Napi::RangeError::New(env, "Expected a TypedArray of at least " + std::to_string(bytes) + " bytes, got " +
+                                         std::to_string(have) + " (a detached array has none)");
+  return data;
 }
 
 Napi::Value copyHost(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
   uint32_t id = info[0].As<Napi::Number>().Uint32Value();
-  void* dst = addressOf(info[1]);
-  const void* src = addressOf(info[2]);
   size_t bytes = static_cast<size_t>(info[3].As<Napi::Number>().Int64Value());
+  void* dst = addressOf(info[1], bytes);
+  const void* src = addressOf(info[2], bytes);
   poolOf(env, addon).copy(dst, src, bytes, addon.completion->record(id));
   return env.Undefined();
 }
 
 Napi::Value hostAddress(const Napi::CallbackInfo& info) {
   return Napi::BigInt::New(info.Env(),
-                           static_cast<uint64_t>(reinterpret_cast<uintptr_t>(addressOf(info[0]))));
+                           static_cast<uint64_t>(reinterpret_cast<uintptr_t>(addressOf(info[0], 0))));
 }
 
 Napi::Value copyThreads(const Napi::CallbackInfo& info) {

@@ -1,5 +1,6 @@
 // Error classes (one base, RxcudaError) that the addon throws as real instances, and the argument
 // checks that produce TypeError/RangeError messages of one shape: Expected `name` to be …, got ….
+import { isDetached } from './buffers.js';
 
 /**
  * The base class of the errors rxcuda defines, so that `error instanceof RxcudaError` tells a
@@ -210,7 +211,9 @@ function render(value: unknown, depth: number): string {
   if (name && name !== 'Object') {
     const article = /^[AEIO]/.test(name) ? 'an' : 'a';
     // A TypedArray says its length, so that "too short" can be seen in the message.
-    return ArrayBuffer.isView(value) && !(value instanceof DataView) ? `${article} ${name} of ${(value as Uint8Array).length}` : `${article} ${name}`;
+    if (!ArrayBuffer.isView(value)) return `${article} ${name}`;
+    if (isDetached(value.buffer)) return `a detached ${name}`; // say so, rather than "of 0"
+    return value instanceof DataView ? `${article} ${name}` : `${article} ${name} of ${(value as Uint8Array).length}`;
   }
   // A plain object: shown as JSON, bigints as `1n`, a cycle as "[cycle]".
   const seen = new Set<unknown>();

@@ -66,7 +66,7 @@ export class Device {
     this.backend = backend;
     this.native = new backend.Device(ordinal);
     this.properties = Object.freeze(this.native.properties());
-    this.faults = new Faults(this.native.poison?.bind(this.native));
+    this.faults = new Faults(this.native.poison?.bind(this.native), () => this.openLanes.all(), backend.kind === 'cuda');
   }
 
   /** @internal The lanes of the device's open streams (completion points wait for them). */
@@ -256,16 +256,19 @@ export class Device {
   }
 
   /**
-   * Page-locks an array you allocated once and refill (`cuMemHostRegister`), so that the device
-   * copies from and to it directly, as from {@link allocHost}'s memory: `upload` of the returned
-   * array copies nothing on the host. Its `data` is your array itself. `close()` unlocks it once
-   * the work that used it has completed; your array stays yours. Registering takes time (it locks
-   * every page): do it once per array, not per value. On the host device nothing is locked, but
-   * memory registered twice is refused as the driver refuses it. Memory is unlocked after
-   * `close()` only once its work is done: registering it again before then is refused too.
-   * @throws TypeError for anything but a TypedArray (Uint8ClampedArray excepted); CudaError when
-   * the driver refuses (memory registered already, whole or in part: code 712,
-   * `CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED`).
+   * Page-locks an array you allocated once and refill (`cuMemHostRegister`, once per array: it
+   * locks every page), so that the device copies from and to it directly: `upload` of it copies
+   * nothing on the host. Its `data` is your array; `close()` unlocks it once its work is done.
+   * Memory registered twice (or before that unlock) is refused, on the host device too. The
+   * memory stays put while work uses it: its buffer is marked untransferable for good
+   * (`markAsUntransferable`: `postMessage`/`structuredClone` copy it, or throw from Node 21 on);
+   * a detached or resizable buffer is refused, and so is an array detached all the same, by every
+   * command (README, "Memory the user can move away"). A `SharedArrayBuffer` is taken as it is.
+   * @example
+   * stream.copy(deviceFrame, device.registerHost(frame)); // the device reads `frame` itself
+   * @throws TypeError for anything but a TypedArray (Uint8ClampedArray excepted), or one whose
+   * buffer is detached or resizable (``…, got a detached Uint32Array``); CudaError when the driver
+   * refuses (memory registered already, in part or whole: 712, `CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED`).
    */
   registerHost<A extends ArrayBufferView>(data: A): HostArray<DTypeOfArray<A>> {
     const dtype = dtypeOfArray(data);

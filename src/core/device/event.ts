@@ -7,7 +7,7 @@ import { checkOptions } from '../base/options.js';
 import type { Lane } from '../queue/lane.js';
 import { guardedWait } from '../queue/self-wait.js';
 import type { Recorder } from './recorder.js';
-import type { Command, Pause } from '../queue/scheduler.js';
+import { settling, type Command, type Pause } from '../queue/scheduler.js';
 import type { Device } from './device.js';
 import type { Stream } from './stream.js';
 import { MADE, checkMade, type Made } from '../base/made.js';
@@ -101,14 +101,19 @@ export class Event {
     slot.lane = lane;
     if (stream) this.#recorded = stream;
     this.#everRecorded = true;
-    return () => {
+    const reached = () => {
+      if (--slot.unrecorded === 0) for (const then of slot.recorded.splice(0)) then();
+      this.#release(slot);
+    };
+    // Dropped (its device broke): the waits for it go on, on any device, as after a record that
+    // completed at once; what it would have followed never runs anyway.
+    return settling(() => {
       try {
         lane.native.record(slot.native);
       } finally {
-        if (--slot.unrecorded === 0) for (const then of slot.recorded.splice(0)) then();
-        this.#release(slot);
+        reached();
       }
-    };
+    }, reached);
   }
 
   /**
@@ -125,7 +130,7 @@ export class Event {
         this.#release(slot);
       }
     };
-    return (): Pause | void => {
+    return settling((): Pause | void => {
       if (slot.unrecorded === 0) return submit();
       return (resume) =>
         slot.recorded.push(() => {
@@ -136,7 +141,7 @@ export class Event {
           }
           resume();
         });
-    };
+    }, () => this.#release(slot));
   }
 
   /**
@@ -153,6 +158,16 @@ export class Event {
       held = false;
       this.#release(slot);
     }];
+  }
+
+  /** @internal {@link query} without its checks: true on a broken device, where nothing runs any more. */
+  reached(): boolean {
+    if (this.pending) return false;
+    try {
+      return this.#slot.native.query();
+    } catch {
+      return true;
+    }
   }
 
   /**

@@ -10,7 +10,7 @@ import type { NativeEvent } from '../native/types.js';
 import { cancelCompletion, expectCompletion } from '../native/completions.js';
 import { HostArray } from '../memory/memory.js';
 import type { MemoryDevice } from '../memory/owner.js';
-import type { Command } from '../queue/scheduler.js';
+import { settling, type Command } from '../queue/scheduler.js';
 import type { Lane, LaneEvent } from '../queue/lane.js';
 import type { CompletionPoints } from './completion-points.js';
 
@@ -72,7 +72,7 @@ export class SpinningWaits {
    */
   command(spin: number, settle: (status: number, error?: unknown) => void): Command {
     this.#active++;
-    return () => {
+    return settling(() => {
       const lane = this.#lane;
       let done = false;
       let word: HostArray<'u32'> | undefined;
@@ -114,7 +114,10 @@ export class SpinningWaits {
         else if (this.#watching.has(fallBack)) fallBack(); // the watcher gave up
       });
       addon.watch(id, seenWord.ptr, value, spin);
-    };
+    }, (error) => {
+      settle(-1, error); // its lane broke before it ran
+      this.#settled(undefined);
+    });
   }
 
   /**

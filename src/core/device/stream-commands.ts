@@ -3,7 +3,7 @@
 import { DTYPES, type DType } from '../base/dtype.js';
 import { isInstance, typeError } from '../base/errors.js';
 import { checkScalar, scalarBits } from '../base/scalar.js';
-import { checkCopy, checkMemoryOf } from '../memory/checks.js';
+import { checkCopy, checkMemoryOf, inPlaceWhenRun } from '../memory/checks.js';
 import { copyHost, type CopyRoad } from '../memory/host-copy.js';
 import { DeviceArray, Memory, type HostArray } from '../memory/memory.js';
 import type { Lane } from '../queue/lane.js';
@@ -28,7 +28,7 @@ export function copyOn(lane: Lane<Recorder>, device: MemoryDevice, dst: Memory, 
   lane.checkOpen();
   if (lane.recorder) return lane.recorder.copy(dst, src);
   const [to, from, bytes] = [dst.ptr, src.ptr, dst.byteLength];
-  lane.run(betweenDevices(dst, src) ? peerCopy(lane, dst, src) : () => lane.native.copy(to, from, bytes));
+  lane.run(inPlaceWhenRun(betweenDevices(dst, src) ? peerCopy(lane, dst, src) : () => lane.native.copy(to, from, bytes), dst, src));
   dst.allocation.use(lane);
   src.allocation.use(lane);
 }
@@ -41,7 +41,7 @@ export function fillOn(lane: Lane<Recorder>, device: MemoryDevice, dst: Memory, 
   if (lane.recorder) return lane.recorder.fill(dst, value);
   const [low, high] = scalarBits(dst.dtype, value as never);
   const [ptr, size, length] = [dst.ptr, DTYPES[dst.dtype].size, dst.length];
-  if (length > 0) lane.run(() => lane.native.fill(ptr, size, length, low, high));
+  if (length > 0) lane.run(inPlaceWhenRun(() => lane.native.fill(ptr, size, length, low, high), dst));
   dst.allocation.use(lane);
 }
 

@@ -35,6 +35,10 @@ export function flushedOn(lane: Lane): Promise<void> {
 export function queryOn(lane: Lane<Recorder>): boolean {
   lane.checkOpen();
   lane.recorder?.interrupt('A query of the stream');
+  // Nothing given since a completion point that was reached: idle. (Asked then, the driver may
+  // still count its callback for that point, which has told the main thread but not yet returned.)
+  // Another library's stream may hold work of its own: only the driver knows.
+  if (lane.given === lane.lastReached && !lane.foreign) return true;
   if (!lane.unqueued) return false;
   try {
     return lane.native.query();

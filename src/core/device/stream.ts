@@ -1,9 +1,7 @@
 // Streams: ordered lanes of device work. Every method enqueues and returns at once; completion
-// comes back as a Promise resolved from the completion road, never by blocking or polling. The
-// class is the public face: its work goes through its lane (queue/lane.ts), and each concern has
-// a file of its own: stream-commands.ts (memory work), stream-steps.ts (JavaScript in the
-// stream's order), stream-waits.ts (waits), spin-wait.ts (spinning waits). kernels/ adds
-// `launch` and graphs/ `capture`.
+// comes back from the completion road, never by blocking or polling. The class is the public face:
+// its work goes through its lane (queue/lane.ts), each concern in a file of its own (stream-commands,
+// -steps, -waits, spin-wait.ts); kernels/ adds `launch` and graphs/ `capture`.
 import { EventEmitter } from 'eventemitter3';
 import { isInstance, rangeError, typeError, type CudaError } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
@@ -46,11 +44,11 @@ export class Stream extends EventEmitter<StreamEvents> {
   readonly #open: WeakRef<Lane>;
   readonly #reached = (mark: number) => this.#reachedCompletionPoint(mark);
 
-  private constructor(made: Made, device: Device, native: NativeStream) {
+  private constructor(made: Made, device: Device, native: NativeStream, foreign = false) {
     checkMade(made, 'a Stream', 'device.createStream()');
     super();
     this.device = device;
-    this.lane = new Lane(native, device.faults, this);
+    this.lane = new Lane(native, device.faults, this, foreign);
     this.priority = native.priority();
     this.nonBlocking = (native.flags() & NON_BLOCKING) !== 0;
     this.#spins = new SpinningWaits(this.lane, device);
@@ -85,7 +83,7 @@ export class Stream extends EventEmitter<StreamEvents> {
       typeError('handle', 'a CUstream handle as a non-zero bigint', handle);
     if (!isInstance(device, Device)) typeError('device', 'a Device', device);
     device.checkUsable();
-    return new Stream(MADE, device, new device.backend.Stream(device.native, 0, 0, handle));
+    return new Stream(MADE, device, new device.backend.Stream(device.native, 0, 0, handle), true);
   }
 
   /**
@@ -295,6 +293,7 @@ export class Stream extends EventEmitter<StreamEvents> {
 
   /** Emits `idle` if nothing was given since the completion point that was command number `mark`. */
   #reachedCompletionPoint(mark: number): void {
+    this.lane.noteReached(mark);
     if (this.lane.given === mark && this.listenerCount('idle') > 0) this.emit('idle');
   }
 }

@@ -11,6 +11,7 @@ import type { Module } from '../kernels/module.js';
 import type { KernelArgs, Signature } from '../kernels/kernel-types.js';
 import { LaunchConfig, type LaunchOptions } from '../kernels/launch-config.js';
 import { hostStep } from '../queue/host-steps.js';
+import { settling } from '../queue/scheduler.js';
 import { GraphNode, addToNative, needsUpdate, replayOn, setInNative, shapeDifference, type NodeWork } from './graph-node.js';
 import { Graph, type GraphStep, type Segment } from './graph.js';
 import { holdWork, kernelWork, type HeldResources } from './node-work.js';
@@ -43,6 +44,8 @@ export class GraphExec {
   /** What updates hold, per node (the graph's own holds cover the rest). */
   readonly #updateHolds = new Map<number, (() => void)[]>();
   #memory: readonly Allocation[] | undefined;
+  /** The registered arrays' allocations among them, checked at each launch (see user-arrays.ts). */
+  #registered: readonly Allocation[] | undefined;
   readonly #modules: readonly Module[];
   readonly #held: HeldResources;
   /** Launches given to streams that have not reached the driver yet. */
@@ -100,8 +103,9 @@ export class GraphExec {
    * Launches the graph's work on `stream`, in stream order: after the work enqueued before, and
    * before the work enqueued after. JavaScript steps run as host steps between the parts of the
    * graph they split. Returns at once, also while work waits in the stream's queue.
-   * @throws TypeError for a closed executable or stream; RangeError for a stream of another
-   * device; GraphError (`forbidden`) on a stream that is capturing. Nothing is enqueued then.
+   * @throws TypeError for a closed executable or stream, or one whose nodes use a registered
+   * array detached since; RangeError for a stream of another device; GraphError (`forbidden`)
+   * on a stream that is capturing. Nothing is enqueued then.
    */
   launch(stream: Stream): void {
     if (this.#closed) this.#checkOpen();
@@ -113,6 +117,9 @@ export class GraphExec {
     const lane = stream.lane;
     lane.checkOpen(); // the device's too
     const works = this.#works;
+    const registered = (this.#registered ??= allocationsOf(works).filter((a) => a.userArray !== undefined));
+    for (const allocation of registered)
+      if (allocation.moved) typeError('executable', "an executable whose nodes' registered arrays are attached", received('one whose registered array was detached'));
     if (stream !== this.#lastStream) {
       // Frees and unloads wait for the streams that used the memory and modules: once per stream.
       for (const allocation of (this.#memory ??= allocationsOf(works))) allocation.use(lane);
@@ -153,7 +160,7 @@ export class GraphExec {
     const was = this.#works[node.index]!;
     if (was.kind !== 'kernel') typeError('node', 'a kernel node', received(`a ${was.kind} node`));
     const checked = config === undefined ? was.config : LaunchConfig.from(config);
-    checked.checkFor(this.device);
+    was.kernel.checkConfig(checked); // as a launch is: a launch that would run halfway is refused now
     if (!isArray(args)) typeError('args', 'an array of kernel arguments', args);
     const given = (args as readonly unknown[]).slice();
     const work = kernelWork(was.kernel, checked, given, was.kernel.packed(checked, given as never));
@@ -237,7 +244,10 @@ export class GraphExec {
     }
     this.#queued++;
     const lane = stream.lane;
-    lane.run(() => {
+    const launched = () => {
+      if (--this.#queued === 0 && this.#closed) this.#destroy();
+    };
+    lane.run(settling(() => {
       try {
         if (this.#current[segment] !== works) {
           for (let i = first; i < end; i++) {
@@ -249,9 +259,9 @@ export class GraphExec {
         }
         native.launch(lane.native);
       } finally {
-        if (--this.#queued === 0 && this.#closed) this.#destroy();
+        launched();
       }
-    });
+    }, launched));
   }
 
   /** Replaces nodes' parameters, holding what the new ones use and letting go of the old. */
@@ -267,6 +277,7 @@ export class GraphExec {
     }
     this.#works = Object.freeze(works);
     this.#memory = undefined;
+    this.#registered = undefined;
     this.#lastStream = undefined; // the new memory's use is noted at the next launch
   }
 

@@ -127,7 +127,7 @@ export class Graph {
     if (kernel.specialized)
       typeError('kernel', 'a kernel without a specializer (add the specialization it launches instead)', received(`template kernel ${kernel.name}`));
     const checked = LaunchConfig.from(config);
-    checked.checkFor(this.device);
+    kernel.checkConfig(checked); // as a launch is: a node the driver would refuse is refused now
     if (!isArray(args)) typeError('args', 'an array of kernel arguments', args);
     const given = (args as readonly unknown[]).slice();
     const block = kernel.packed(checked, given as KernelArgs<S>);

@@ -35,6 +35,14 @@ export type ArgOf<P> = P extends 'i64' | 'u64'
         ? Memory | bigint
         : ArrayBuffer | ArrayBufferView;
 
+/** What {@link Kernel.suggestedBlockSize} suggests. */
+export interface BlockSizeSuggestion {
+  /** Threads per block that give the most resident blocks per multiprocessor. */
+  readonly blockSize: number;
+  /** The fewest blocks of `blockSize` that fill every multiprocessor. */
+  readonly minGridSize: number;
+}
+
 /** Arguments of a kernel with signature S, one per parameter. */
 export type KernelArgs<S extends Signature> = { readonly [K in keyof S]: ArgOf<S[K]> };
 

@@ -1,10 +1,8 @@
-// Kernels with declared signatures, and the launch fast path: the signature builds a packer once
-// (launch-block.ts); each launch writes its arguments into a preallocated block and makes one
-// native call. A launch that needs a context (hooks, a CPU implementation, a specializer) builds
-// one first (launch-context.ts, launch-hooks.ts, specialization.ts).
-//
-// A module makes its kernels, and a kernel launches through contexts, hooks and specializations;
-// each of them names the kernel (as the public API types it): the one import circle of this folder.
+// Kernels with declared signatures, and the launch fast path: each launch writes its arguments
+// into a preallocated block (launch-block.ts) and makes one native call; one that needs a context
+// (hooks, a CPU implementation, a specializer) builds it first. A module makes its kernels, and a
+// kernel launches through contexts, hooks and specializations, each of which names the kernel (as
+// the public API types it): the one import circle of this folder.
 import { checkCount, isArray, rangeError, received, typeError } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
 import type { KernelAttributes, NativeKernel } from '../native/types.js';
@@ -13,9 +11,9 @@ import type { Stream } from '../device/stream.js';
 import type { Lane } from '../queue/lane.js';
 import type { Pause } from '../queue/scheduler.js';
 import { CodelessKernel } from './codeless-kernel.js';
-import type { KernelArgs, Signature } from './kernel-types.js';
+import type { BlockSizeSuggestion, KernelArgs, Signature } from './kernel-types.js';
 import { LaunchBlock } from './launch-block.js';
-import type { LaunchConfig, LaunchOptions } from './launch-config.js';
+import { checkDynamicShared, type LaunchConfig, type LaunchOptions } from './launch-config.js';
 import { LaunchContext } from './launch-context.js';
 import { globalHooks, LaunchHooks, type Disposer, type LaunchHook } from './launch-hooks.js';
 import type { Module } from './module.js';
@@ -23,7 +21,7 @@ import { checkCompiledParams, checkSignature } from './packer.js';
 import { Specializations } from './specialization.js';
 import { MADE, checkMade, type Made } from '../base/made.js';
 
-export type { StructParam, ParamType, Signature, ArgOf, KernelArgs } from './kernel-types.js';
+export type { StructParam, ParamType, Signature, ArgOf, KernelArgs, BlockSizeSuggestion } from './kernel-types.js';
 
 // Read by every launch: a module constant, not an imported binding (whose reads cost a check each).
 const global = globalHooks;
@@ -97,6 +95,7 @@ export class Kernel<S extends Signature = Signature> {
     checkCompiledParams(signature, native.paramInfo());
     this.#block = new LaunchBlock(native, signature, module.device, {
       usedOn: (lane) => module.usedOn(lane),
+      checkConfig: (config) => this.checkConfig(config),
       record: (recorder, config, args, block) => recorder.kernel(this as unknown as Kernel, config, args, block),
     });
   }
@@ -148,6 +147,17 @@ export class Kernel<S extends Signature = Signature> {
     checkCount('bytes', bytes);
     this.#native.setAttribute(8, bytes);
     this.#attributes = undefined;
+    this.#block.forgetConfig(); // its launches are checked against the new limit
+  }
+
+  /**
+   * @internal Checks `config` as a launch of this kernel is checked (a graph's kernel node too):
+   * the device's limits and the dynamic shared memory it allows now.
+   * @throws RangeError naming the option.
+   */
+  checkConfig(config: LaunchConfig): void {
+    config.checkFor(this.module.device); // a kernel of specializations: by the one it launches
+    if (config.sharedMem !== 0 && !this.#specializations) checkDynamicShared(config, this.name, this.module.device, this.attributes);
   }
 
   /** How many blocks of `blockSize` threads can be active on one multiprocessor at once. */
@@ -161,12 +171,7 @@ export class Kernel<S extends Signature = Signature> {
    * The block size that maximizes occupancy, and the smallest grid that fills the device with it.
    * @param options `sharedMem` per block (default 0), `blockLimit` (default 0: no limit).
    */
-  suggestedBlockSize(options: { sharedMem?: number; blockLimit?: number } = {}): {
-    /** Threads per block that give the most resident blocks per multiprocessor. */
-    blockSize: number;
-    /** The fewest blocks of `blockSize` that fill every multiprocessor. */
-    minGridSize: number;
-  } {
+  suggestedBlockSize(options: { sharedMem?: number; blockLimit?: number } = {}): BlockSizeSuggestion {
     checkOptions('options', options, ['blockLimit', 'sharedMem']);
     const { sharedMem = 0, blockLimit = 0 } = options;
     checkCount('sharedMem', sharedMem);
@@ -254,7 +259,7 @@ export class Kernel<S extends Signature = Signature> {
     stream.lane.checkOpen();
     if (this.module.closed) typeError('kernel', 'a kernel of a loaded module', received('a kernel of a closed Module'));
     if (stream.device !== this.module.device) return this.on(stream.device).launchOn(stream, config, args, extras);
-    const checked = this.#block.configFor(config, stream.device);
+    const checked = this.#block.configFor(config);
     if (!this.#contextFree || extras !== undefined || global.size !== 0) return this.#launchInContext(stream, checked, args, extras);
     this.#block.launch(stream.lane, checked, args, undefined);
   }

@@ -22,6 +22,8 @@ interface Launch {
 export interface BlockOwner {
   /** Notes that `lane` launched the kernel (its module's unload waits for it). */
   usedOn(lane: Lane): void;
+  /** Checks `config` for the kernel's device and for what the kernel itself allows (Kernel.checkConfig). */
+  checkConfig(config: LaunchConfig): void;
   /** Records a launch into a recording lane's recorder (the kernel names itself there). */
   record(recorder: Recorder, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void;
 }
@@ -45,9 +47,12 @@ export class LaunchBlock {
   readonly #pack: (args: readonly unknown[], lane: Lane | undefined) => void;
   readonly #launch: KernelLauncher;
   readonly #owner: BlockOwner;
-  /** The configuration whose header the block holds, and the lane whose handle it holds. */
+  /**
+   * The configuration whose header the block holds, and the id of the lane whose handle it holds
+   * (not the lane: a kernel kept for the process would keep the last stream that launched it).
+   */
   #config: LaunchConfig | undefined;
-  #lane: Lane | undefined;
+  #laneId = 0;
 
   constructor(native: NativeKernel, signature: Signature, device: Device, owner: BlockOwner) {
     this.#owner = owner;
@@ -77,17 +82,22 @@ export class LaunchBlock {
   }
 
   /**
-   * `config` checked for `device` and written into the header, or the configuration the header
+   * `config` checked for the kernel and written into the header, or the configuration the header
    * holds already when `config` is that one or says the same (nothing to check then).
    */
-  configFor(config: LaunchConfig | LaunchOptions, device: Device): LaunchConfig {
+  configFor(config: LaunchConfig | LaunchOptions): LaunchConfig {
     const held = this.#config;
     if (held !== undefined && (config === held || held.matches(config))) return held;
     const checked = LaunchConfig.from(config);
-    checked.checkFor(device);
+    this.#owner.checkConfig(checked); // the device's limits, and the kernel's own
     this.#header.set(checked.header);
     this.#config = checked;
     return checked;
+  }
+
+  /** Forgets the configuration it checked last: what the kernel allows changed. */
+  forgetConfig(): void {
+    this.#config = undefined;
   }
 
   /**
@@ -99,16 +109,16 @@ export class LaunchBlock {
       this.#header.set(config.header);
       this.#config = config;
     }
-    if (lane !== this.#lane) this.#onLane(lane);
+    if (lane.id !== this.#laneId) this.#onLane(lane);
     this.#pack(args, lane);
     if (!lane.immediate) return this.#queue(lane, config, args, context);
-    lane.noteSubmitted();
     let pause;
     try {
       pause = this.#launch(lane, config, args, context);
     } catch (error) {
-      lane.faults.fail(error);
+      lane.faults.fail(error); // nothing was enqueued: not counted
     }
+    lane.noteSubmitted();
     if (pause) lane.pause(pause);
   }
 
@@ -147,7 +157,7 @@ export class LaunchBlock {
       this.#header[STREAM_WORD] = lane.lo; // a replayed block was packed for another lane
       this.#header[STREAM_WORD + 1] = lane.hi;
       this.#config = config;
-      this.#lane = lane;
+      this.#laneId = lane.id;
       return this.#launch(lane, config, args, context);
     };
   }
@@ -156,7 +166,7 @@ export class LaunchBlock {
   #onLane(lane: Lane): void {
     this.#header[STREAM_WORD] = lane.lo;
     this.#header[STREAM_WORD + 1] = lane.hi;
-    this.#lane = lane;
+    this.#laneId = lane.id;
     this.#owner.usedOn(lane);
   }
 

@@ -3,6 +3,7 @@
 import { describe, isArray, isInstance, rangeError, typeError } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
 import type { Device } from '../device/device.js';
+import type { KernelAttributes } from '../native/facts.js';
 
 /** A 1-, 2- or 3-dimensional extent; missing dimensions are 1. */
 export type Dim3 = number | readonly [number] | readonly [number, number] | readonly [number, number, number];
@@ -165,4 +166,18 @@ export class LaunchConfig {
     if (this.cluster && !p.clusterLaunch) rangeError('cluster', `unset: ${p.name} has no cluster launch`, [...this.cluster]);
     this.#checkedFor = device;
   }
+}
+
+/**
+ * Checks `config`'s dynamic shared memory against what kernel `name` allows now, as the driver
+ * would refuse its launch, but before anything is enqueued: on a GPU, what the driver reports
+ * (48 KiB less the kernel's static shared memory, until setMaxDynamicSharedMemory raises it); on
+ * the host device, 48 KiB or what it was raised to.
+ * @throws RangeError naming `sharedMem`.
+ */
+export function checkDynamicShared(config: LaunchConfig, name: string, device: Device, attributes: KernelAttributes): void {
+  const p = device.properties;
+  const allowed = device.kind === 'host' ? Math.max(p.sharedMemoryPerBlock, attributes.maxDynamicSharedSizeBytes) : attributes.maxDynamicSharedSizeBytes;
+  if (config.sharedMem <= allowed) return;
+  rangeError('sharedMem', `at most ${allowed} bytes for kernel ${name} (up to ${p.sharedMemoryPerBlockOptin} once it opts in with setMaxDynamicSharedMemory)`, config.sharedMem);
 }

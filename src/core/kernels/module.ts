@@ -12,19 +12,20 @@ import { CpuLauncher, type CpuKernel } from './cpu-kernel.js';
 import type { Device } from '../device/device.js';
 import type { MemoryLane } from '../memory/owner.js';
 import { MADE, checkMade, type Made } from '../base/made.js';
+import { UsedLanes } from '../memory/used-lanes.js';
 
 /**
  * Unloads a module once the work given to the device so far (the launches from it included) has
  * finished, on a worker thread: the driver's unload waits for the whole device.
  */
-function unload(device: Device, native: NativeModule | undefined, streams: Set<MemoryLane>): void {
+function unload(device: Device, native: NativeModule | undefined, streams: UsedLanes): void {
   const used = [...streams];
   streams.clear();
   if (native) device.completionPoints.whenQuiet(() => native.unload(), used);
 }
 
 // A module nobody closed is unloaded the same way when it is collected.
-const unloadWhenCollected = new FinalizationRegistry<{ device: Device; native: NativeModule; streams: Set<MemoryLane> }>(
+const unloadWhenCollected = new FinalizationRegistry<{ device: Device; native: NativeModule; streams: UsedLanes }>(
   ({ device, native, streams }) => {
     try {
       unload(device, native, streams);
@@ -76,7 +77,7 @@ export class Module {
   readonly #names: ReadonlyMap<string, string>;
   /** On the host device, the kernel entries its source was checked to have (none when it was not checked). */
   readonly #entries: ReadonlyMap<string, readonly PtxParam[]> | undefined;
-  readonly #streams = new Set<MemoryLane>();
+  readonly #streams = new UsedLanes();
   readonly #reload: Reload | undefined;
   /** This module's code on other devices, loaded (or loading) on first use there. */
   readonly #elsewhere = new Map<Device, Module | Promise<Module>>();
@@ -218,9 +219,15 @@ export class Module {
     throw new CudaError(500, 'CUDA_ERROR_NOT_FOUND', 'cuModuleGetFunction', `cuModuleGetFunction failed: CUDA_ERROR_NOT_FOUND (named symbol not found): the compiled code has no kernel '${name}' (its kernels: ${known})`);
   }
 
-  /** @internal Notes a lane that launched kernels of this module, so `close()` waits for it. */
+  /**
+   * @internal Notes a lane that launched kernels of this module, so `close()` waits for it; it
+   * is let go once its stream has closed and its work is done, so that a module kept for the
+   * process does not keep every stream that ever launched one of its kernels (nor what they hold).
+   */
   usedOn(lane: MemoryLane): void {
-    this.#streams.add(lane);
+    if (!this.#streams.add(lane) || lane.closed) return;
+    const streams = new WeakRef(this.#streams); // the lane does not keep the module alive
+    lane.whenRetired(() => streams.deref()?.delete(lane));
   }
 
   /**

@@ -96,6 +96,8 @@ export function badArgument(signature: Signature, device: Device, i: number, val
     const dtype = p === 'ptr' ? undefined : pointee(p);
     if (isInstance(value, Memory)) {
       if (value.closed) typeError(name, 'open memory', received(`a closed ${value.constructor.name}`));
+      const moved = value.movedAway();
+      if (moved) typeError(name, 'memory whose array is attached', received(moved));
       if (dtype && value.dtype !== dtype) typeError(name, `memory of ${dtype} (${p})`, received(`a ${value.constructor.name} of ${value.dtype}`));
       rangeError(name, `memory of ${device}`, received(`memory of ${value.device}`));
     }

@@ -2,17 +2,29 @@
 // after every lane that used it has finished with it, and after the graphs that hold it let go.
 import { addon } from '../native/addon.js';
 import type { MemoryDevice, MemoryLane } from './owner.js';
+import { UsedLanes } from './used-lanes.js';
 
 /** One allocation, shared by an array and every view of it. */
 export abstract class Allocation {
   #last: MemoryLane | undefined;
-  #others: Set<MemoryLane> | undefined;
+  #others: UsedLanes | undefined;
   /** Graphs and executables that hold it (see graph.ts): its free waits until they let go. */
   #held = 0;
   #freeWhenLetGo = false;
   freed = false;
   /** Whether every device can address it (pinned host memory), not only its own. */
   abstract readonly portable: boolean;
+  /**
+   * The user's array whose memory this is, for a registered allocation (else undefined), and its
+   * bytes when it was registered: memory whose array has fewer now was moved away (user-arrays.ts).
+   */
+  readonly userArray: ArrayBufferView | undefined = undefined;
+  readonly userBytes: number = 0;
+
+  /** Whether this is a registered array's memory whose buffer was detached (or shrunk) since. */
+  get moved(): boolean {
+    return this.userArray !== undefined && this.userArray.byteLength < this.userBytes;
+  }
 
   constructor(
     readonly device: MemoryDevice,
@@ -22,7 +34,7 @@ export abstract class Allocation {
   /** Notes that work on `lane` uses this memory; cheap when it is the same lane as before. */
   use(lane: MemoryLane): void {
     if (this.#last === lane) return;
-    if (this.#last) (this.#others ??= new Set()).add(this.#last);
+    if (this.#last) (this.#others ??= new UsedLanes()).add(this.#last);
     this.#others?.delete(lane);
     this.#last = lane;
   }
@@ -138,21 +150,22 @@ export class HostAllocation extends Allocation {
 
 /**
  * Memory the user allocated and rxcuda page-locked (cuMemHostRegister). The user's TypedArray is
- * held until the memory is unlocked; it is never emptied, as it stays the user's.
+ * held until the memory is unlocked, its buffer kept in place (see user-arrays.ts); it is never
+ * emptied, as it stays the user's.
  */
 export class RegisteredAllocation extends Allocation {
   readonly portable = true;
+  override readonly userArray: ArrayBufferView;
+  override readonly userBytes: number;
 
-  constructor(
-    device: MemoryDevice,
-    ptr: bigint,
-    readonly array: ArrayBufferView,
-  ) {
+  constructor(device: MemoryDevice, ptr: bigint, array: ArrayBufferView) {
     super(device, ptr);
+    this.userArray = array;
+    this.userBytes = array.byteLength;
   }
 
   protected free(): void {
-    if (this.array.byteLength === 0) return; // nothing was locked (another array may be at its address)
+    if (this.userBytes === 0) return; // nothing was locked (another array may be at its address)
     const streams = this.streams();
     const unlock = () => this.device.completionPoints.whenQuiet(() => this.device.backend.unregisterHost(this.device.native, this.ptr), streams);
     if (streams.length === 0) unlock();

@@ -11,6 +11,8 @@ import type { MemoryDevice } from './owner.js';
 export function checkMemoryOf(name: string, memory: unknown, device: MemoryDevice, peer?: unknown): asserts memory is Memory {
   if (!isInstance(memory, Memory)) typeError(name, 'a DeviceArray or HostArray', memory);
   if (memory.closed) typeError(name, `open memory`, received(`a closed ${memory.constructor.name}`));
+  const moved = memory.movedAway();
+  if (moved) typeError(name, 'memory whose array is attached', received(moved));
   if (memory instanceof DeviceArray && memory.device !== device && !peerOf(memory, peer, device))
     rangeError(name, `memory of ${device}`, received(`memory of ${memory.device}`));
 }
@@ -18,6 +20,20 @@ export function checkMemoryOf(name: string, memory: unknown, device: MemoryDevic
 /** Whether `memory`, of another device, is the peer side of a copy whose other side `peer` is of `device`. */
 function peerOf(memory: DeviceArray, peer: unknown, device: MemoryDevice): boolean {
   return peer instanceof DeviceArray && peer.device === device && memory.device.backend === device.backend;
+}
+
+/**
+ * `command`, for memory work on `memory` that may wait in a queue: where one of them is a
+ * registered array, the command checks again when it reaches the driver that its buffer is still
+ * there (moved away meanwhile by code that ignores its untransferable mark, the work is refused:
+ * a TypeError to the stream's `error` event or the pipeline, and nothing reaches the driver).
+ */
+export function inPlaceWhenRun<C extends () => unknown>(command: C, ...memory: Memory[]): C {
+  if (!memory.some((m) => m.allocation.userArray !== undefined)) return command;
+  return (() => {
+    memory.forEach((m, i) => checkMemoryOf(i === 0 ? 'dst' : 'src', m, m.allocation.device));
+    return command();
+  }) as C;
 }
 
 /**
@@ -33,4 +49,20 @@ export function checkCopy(dst: unknown, src: unknown, device: MemoryDevice, acro
     typeError('src', `memory of ${dst.dtype}, as \`dst\` is`, received(`a ${src.constructor.name} of ${src.dtype}`));
   if (src.byteLength !== dst.byteLength)
     rangeError('src', `${dst.byteLength} bytes, as \`dst\` is`, received(`${src.byteLength} bytes`));
+  checkApart(dst, src);
+}
+
+/**
+ * Refuses a copy whose two sides share bytes: the host device would give memmove's result and a
+ * GPU an undefined one. Only views of one allocation can share bytes (two allocations never do,
+ * and the driver refuses to register memory twice); the message gives both byte ranges, from the
+ * allocation's start.
+ * @throws RangeError naming `src`.
+ */
+export function checkApart(dst: Memory, src: Memory): void {
+  if (src.allocation !== dst.allocation || dst.byteLength === 0) return;
+  const [from, to] = [Number(src.ptr - src.allocation.ptr), Number(dst.ptr - dst.allocation.ptr)];
+  const bytes = dst.byteLength;
+  if (from >= to + bytes || to >= from + bytes) return;
+  rangeError('src', `memory apart from \`dst\` (bytes [${to}, ${to + bytes}) of its allocation)`, received(`bytes [${from}, ${from + bytes}) of the same allocation, which overlap them`));
 }

@@ -2,6 +2,8 @@
 // threads copy in parallel, and its completion comes back through the completion road.
 import { expectCompletion } from '../native/completions.js';
 import { addon } from '../native/addon.js';
+import { rangeError, received, typeError } from '../base/errors.js';
+import { MOVABLE_EXPECTED, whyMovable } from './user-arrays.js';
 
 /**
  * Copies up to this many bytes on the main thread: below it, handing a copy to native threads
@@ -15,10 +17,18 @@ export type CopyRoad = 'workers' | 'main';
 /**
  * Copies the bytes of `src` into `dst` (at least as long) and calls `done` on the main
  * thread once they are there: at once for a small copy, after native threads copied a large one.
- * Both arrays are held until then; neither may be detached or written meanwhile.
+ * Both arrays are held until then; neither may be written meanwhile, and arrays of the user's
+ * are kept in place (user-arrays.ts's holdInPlace) by the caller.
+ * @throws TypeError for a detached or resizable side, RangeError for a `dst` shorter than `src`;
+ * nothing is copied then.
  */
 export function copyHost(dst: ArrayBufferView, src: ArrayBufferView, done: () => void): CopyRoad {
   const bytes = src.byteLength;
+  // Checked where it matters, just before the bytes move: an array moved away since its command
+  // was checked (by code that ignores its untransferable mark) is refused, never copied.
+  checkInPlace('dst', dst);
+  checkInPlace('src', src);
+  if (dst.byteLength < bytes) rangeError('dst', `at least ${bytes} bytes, as \`src\` has`, received(`${dst.byteLength} bytes`));
   if (bytes <= MAIN_THREAD_COPY_BYTES) {
     new Uint8Array(dst.buffer, dst.byteOffset, bytes).set(new Uint8Array(src.buffer, src.byteOffset, bytes));
     done();
@@ -32,6 +42,11 @@ export function copyHost(dst: ArrayBufferView, src: ArrayBufferView, done: () =>
   });
   addon.copyHost(id, dst, src, bytes);
   return 'workers';
+}
+
+function checkInPlace(name: string, view: ArrayBufferView): void {
+  const why = whyMovable(view);
+  if (why !== undefined) typeError(name, MOVABLE_EXPECTED, received(why));
 }
 
 /** The native threads that large host copies run on (started by this call if not yet running). */

@@ -2,12 +2,13 @@
 // address. Their allocations (allocation.ts) free them behind the work that used them.
 import { DTYPES, type DType, type TypedArrayOf } from '../base/dtype.js';
 import { constants } from 'node:buffer';
-import { checkCount, rangeError } from '../base/errors.js';
+import { checkCount, rangeError, received, typeError } from '../base/errors.js';
 import { addon } from '../native/addon.js';
 import { Allocation, DeviceAllocation, HostAllocation, RegisteredAllocation, collected } from './allocation.js';
 import type { MemoryDevice, MemoryLane } from './owner.js';
 import { CACHED_BYTES, sizeClass } from './pinned-cache.js';
 import { MADE, checkMade, type Made } from '../base/made.js';
+import { holdInPlace, whyMovable } from './user-arrays.js';
 
 /** Memory that kernels and copies can address: a device array or a pinned host array. */
 export abstract class Memory<D extends DType = DType> {
@@ -50,8 +51,21 @@ export abstract class Memory<D extends DType = DType> {
   usableOn(device: MemoryDevice, lane: MemoryLane | undefined): boolean {
     const allocation = this.allocation;
     if (allocation.freed || (allocation.device !== device && !allocation.portable)) return false;
+    const user = allocation.userArray;
+    if (user !== undefined && user.byteLength < allocation.userBytes) return false; // moved away
     if (lane !== undefined) allocation.use(lane);
     return true;
+  }
+
+  /**
+   * @internal For a registered array whose buffer was detached since (by code that ignores its
+   * untransferable mark): how refusals name it (`a HostArray over a detached Uint32Array`); else
+   * undefined.
+   */
+  movedAway(): string | undefined {
+    const user = this.allocation.userArray;
+    if (user === undefined || user.byteLength >= this.allocation.userBytes) return undefined;
+    return `a ${this.constructor.name} over ${whyMovable(user) ?? `a ${user.constructor.name} shorter than it was`}`;
   }
 
   /** @internal Checks begin/end of a view and returns its byte offset and length. */
@@ -174,6 +188,7 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
    * the user's array itself.
    */
   static register<D extends DType>(device: MemoryDevice, dtype: D, data: TypedArrayOf[D]): HostArray<D> {
+    holdInPlace('data', data);
     const ptr = addon.hostAddress(data);
     if (data.byteLength > 0) device.backend.registerHost(device.native, ptr, data.byteLength);
     const allocation = new RegisteredAllocation(device, ptr, data);
@@ -195,6 +210,9 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
    * @throws RangeError when the range is outside the array.
    */
   subarray(begin = 0, end = this.length): HostArray<D> {
+    if (this.closed) typeError('array', 'an open HostArray', received('a closed HostArray'));
+    const moved = this.movedAway();
+    if (moved) typeError('array', 'a HostArray whose array is attached', received(moved));
     const [offset, length] = this.range(begin, end);
     const view = new DTYPES[this.dtype].Array(this.data.buffer, this.data.byteOffset + offset, length);
     return new HostArray(MADE, this.allocation, this.dtype, view, Number(this.ptr - this.allocation.ptr) + offset);

@@ -61,7 +61,7 @@ export function routingFailures<T>(to: FailureRoute, enqueue: () => T): T {
 export function routedCommand(faults: Faults, command: Command): Command {
   const to = route;
   if (!to) return command;
-  return () => {
+  const routed: Command = () => {
     try {
       return routingFailures(to, command);
     } catch (error) {
@@ -69,6 +69,9 @@ export function routedCommand(faults: Faults, command: Command): Command {
       if (!offer(to, error)) throw error;
     }
   };
+  const dropped = command.dropped;
+  if (dropped) routed.dropped = (error) => routingFailures(to, () => dropped(error));
+  return routed;
 }
 
 /** Hands `error` to a route; false when it did not take it. */
@@ -87,24 +90,24 @@ export const STEP_FAILED_WARNING = 'RXCUDA_STEP_FAILED';
 /**
  * Hands a failure to its route (a pipeline's subscriber) if it has one that takes it, else to
  * the stream's `error` listeners, or, when there are none, emits a process warning (code
- * {@link STEP_FAILED_WARNING}). Never throws: a listener that throws is reported the same way,
- * since the stream goes on.
+ * {@link STEP_FAILED_WARNING}). Never throws: a listener that throws is reported by a warning of
+ * the same code that says so, with what it threw and the failure it heard, since the stream goes on.
  */
 export function reportFailure(listeners: ErrorListeners, error: unknown, context: HostStepContext, to?: FailureRoute): void {
   if (offer(to, error)) return;
+  const step = `A ${context.kind} step (${context.name}) failed`;
+  let warning = `${step} and the stream has no 'error' listener: ${describeFailure(error)}`;
   try {
     if (listeners.listenerCount('error') > 0) {
       listeners.emit('error', error, context);
       return;
     }
   } catch (thrown) {
-    error = thrown;
+    // The listener heard the failure and threw: say so, with what it threw, and what it heard.
+    warning = `${step}, and its stream's 'error' listener threw: ${describeFailure(thrown)} (the step's failure: ${describeFailure(error)})`;
   }
   try {
-    process.emitWarning(`A ${context.kind} step (${context.name}) failed and the stream has no 'error' listener: ${describeFailure(error)}`, {
-      type: 'RxcudaWarning',
-      code: STEP_FAILED_WARNING,
-    });
+    process.emitWarning(warning, { type: 'RxcudaWarning', code: STEP_FAILED_WARNING });
   } catch {
     // A 'warning' machinery that throws (a monkey-patched emitWarning): nothing more can be said.
   }

@@ -6,9 +6,9 @@ import { CudaError, HostStepTimeoutError, nameOf } from '../base/errors.js';
 import { cancelCompletion, expectCompletion, onCompletion, reserveCompletion } from '../native/completions.js';
 import { NOTIFY_OFF_STREAM, NOTIFY_REFUSE_CAPTURE } from '../native/types.js';
 import { isThenable } from '../base/thenable.js';
-import { currentRoute, reportFailure, type HostStepContext } from './failure-route.js';
+import { currentRoute, reportFailure, type FailureRoute, type HostStepContext } from './failure-route.js';
 import type { Lane } from './lane.js';
-import type { Command, Pause, Resume } from './scheduler.js';
+import { settling, type Command, type Pause, type Resume } from './scheduler.js';
 import { runHeldStep } from './self-wait.js';
 import { startStepTimer, stopStepTimer } from './step-timers.js';
 
@@ -109,18 +109,19 @@ export function watchByNotification(lane: Lane, offStream = false): CompletionWa
  * a step's are (by `name`, the callback's), watched through `watch` when the command runs.
  */
 export function onDoneCommand(lane: Lane, fn: (error: CudaError | undefined) => unknown, watch: CompletionWatch, name = nameOf(fn)): Command {
-  return () => {
-    const to = currentRoute();
+  const call = (status: number, error: unknown, to: FailureRoute | undefined) => {
     const report = (error: unknown) => reportFailure(lane.listeners, error, { kind: 'onDone', name }, to);
-    watch((status, error) => {
-      try {
-        const result = fn(status === 0 ? undefined : ((error as CudaError | undefined) ?? lane.statusError(status)));
-        if (isThenable(result)) result.then(undefined, report);
-      } catch (error) {
-        report(error);
-      }
-    });
+    try {
+      const result = fn(status === 0 ? undefined : ((error as CudaError | undefined) ?? lane.statusError(status)));
+      if (isThenable(result)) result.then(undefined, report);
+    } catch (error) {
+      report(error);
+    }
   };
+  return settling(() => {
+    const to = currentRoute();
+    watch((status, error) => call(status, error, to));
+  }, (error) => call(-1, error, currentRoute()));
 }
 
 /**
@@ -129,7 +130,7 @@ export function onDoneCommand(lane: Lane, fn: (error: CudaError | undefined) => 
  * notification that was never enqueued.
  */
 export function completionCommand(lane: Lane, done: (status: number, error?: unknown) => void): Command {
-  return () => {
+  return settling(() => {
     const id = reserveCompletion(); // its handler is set after the enqueue, which then comes sooner
     try {
       lane.native.notify(id, 0);
@@ -140,5 +141,5 @@ export function completionCommand(lane: Lane, done: (status: number, error?: unk
       return;
     }
     onCompletion(id, (status) => done(status, status === 0 ? undefined : lane.statusError(status)));
-  };
+  }, (error) => done(-1, error));
 }

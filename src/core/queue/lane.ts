@@ -4,10 +4,11 @@
 // launches) works on lanes, so that Stream itself stays the public face.
 import { CudaError } from '../base/errors.js';
 import { addon } from '../native/addon.js';
-import type { NativeStream } from '../native/types.js';
+import { NOTIFY_REFUSE_CAPTURE, type NativeStream } from '../native/types.js';
 import type { Faults } from './faults.js';
 import { reportFailure, routedCommand, type ErrorListeners } from './failure-route.js';
-import { StreamQueue, type Command, type Pause } from './scheduler.js';
+import { StreamQueue, settling, type Command, type Pause } from './scheduler.js';
+import { cancelCompletion, expectCompletion } from '../native/completions.js';
 
 /** What a lane hands its work to while it records (a capture, or a replayed value's recording). */
 export interface LaneRecorder {
@@ -19,7 +20,12 @@ export interface LaneRecorder {
 export interface LaneMark {
   /** The command that makes `lane` wait for this point; `onFailure` hears a wait that failed later. */
   waitCommand(lane: Lane, onFailure: (error: unknown) => void): Command;
+  /** Whether the work before this point has completed, asked now (true on a broken device). */
+  reached(): boolean;
 }
+
+/** Lanes made so far in this environment: each lane's `id`. */
+let lanesMade = 0;
 
 /** An event as lanes use it among themselves: recorded on one lane, waited for by others. */
 export interface LaneEvent extends LaneMark {
@@ -30,6 +36,8 @@ export interface LaneEvent extends LaneMark {
 
 /** One stream's work: its native stream and the queue of what may not reach the driver yet. */
 export class Lane<R extends LaneRecorder = LaneRecorder> {
+  /** Unique among the lanes of this environment, never reused: what a launch block compares. */
+  readonly id = ++lanesMade;
   readonly native: NativeStream;
   /** The CUstream handle, and its low and high 32 bits (written into each launch's header). */
   readonly handle: bigint;
@@ -45,15 +53,24 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
   #tail: LaneMark | undefined;
   readonly #queue: StreamQueue;
   #given = 0;
+  #reached = 0;
+  /** The sticky error that broke the lane's device, once it has. */
+  #broken: CudaError | undefined;
+  /** What to call once the lane has closed and its work is done (see whenRetired). */
+  #retirees: (() => void)[] | undefined;
 
-  constructor(native: NativeStream, faults: Faults, listeners: ErrorListeners) {
+  /**
+   * @param foreign the native stream is other code's (Stream.fromHandle): work rxcuda did not give
+   * it may be running, so only the driver can say that it is idle.
+   */
+  constructor(native: NativeStream, faults: Faults, listeners: ErrorListeners, readonly foreign = false) {
     this.native = native;
     this.handle = native.handle();
     this.lo = Number(this.handle & 0xffff_ffffn);
     this.hi = Number(this.handle >> 32n);
     this.faults = faults;
     this.listeners = listeners;
-    this.#queue = new StreamQueue((error) => this.queuedFailure(error));
+    this.#queue = new StreamQueue((error) => this.queuedFailure(error), () => faults.queued());
   }
 
   /** True once the stream closed: nothing more can be given to it. */
@@ -64,6 +81,19 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
   /** The mark recorded last of all at close, or undefined while the stream is open. */
   get tail(): LaneMark | undefined {
     return this.#tail;
+  }
+
+  /** True once the stream closed and all its work has completed (the driver is asked now). */
+  get retired(): boolean {
+    return this.#tail !== undefined && this.#tail.reached();
+  }
+
+  /**
+   * Calls `forget` once the stream has closed and all its work has completed: holders of lanes
+   * that outlive them (modules) let go of the lane then. The lane must still be open.
+   */
+  whenRetired(forget: () => void): void {
+    (this.#retirees ??= []).push(forget);
   }
 
   /** Whether work given now is submitted to the driver at once: nothing queued or paused, no recorder. */
@@ -79,6 +109,20 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
   /** Commands ever given: unchanged between two moments means nothing was given in between. */
   get given(): number {
     return this.#given;
+  }
+
+  /**
+   * The command count at the latest completion point known reached (its work all completed, seen on
+   * the main thread): while nothing is given past it, the lane is idle, whatever the driver says
+   * while its own callback for that point is still returning.
+   */
+  get lastReached(): number {
+    return this.#reached;
+  }
+
+  /** A completion point given as command number `mark` was reached. */
+  noteReached(mark: number): void {
+    if (mark > this.#reached) this.#reached = mark;
   }
 
   /** Counts a launch that went straight to the driver without {@link run} (the launch fast path). */
@@ -99,6 +143,8 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
   run(command: Command): void {
     this.recorder?.beforeRun();
     this.#given++;
+    // A broken lane settles what would wait for nothing (see break()).
+    if (this.#broken !== undefined && command.dropped) return command.dropped(this.#broken);
     try {
       this.#queue.run(this.#queue.direct ? command : routedCommand(this.faults, command));
     } catch (error) {
@@ -123,12 +169,28 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
    */
   close(tail: LaneEvent, last: () => void): void {
     this.#tail = tail;
+    const retirees = this.#retirees;
+    this.#retirees = undefined;
     try {
       this.#queue.run(tail.recordCommand(this));
+      if (retirees) this.#queue.run(retireCommand(this.native, retirees));
       this.#queue.run(last);
     } catch {
       // A broken context (a sticky error): nothing runs on it any more anyway.
+      if (retirees) for (const forget of retirees) forget();
     }
+  }
+
+  /**
+   * The lane's device broke: its queued work is dropped, and what waits for it (completion points,
+   * `onDone` callbacks, spinning waits) settles with `error` at once, whatever holds the queue (a
+   * step that never settles, a record queued on another stream). The step holding it is left to
+   * finish on its own. Called by its device's {@link Faults}, once.
+   */
+  break(error: CudaError): void {
+    if (this.#broken) return;
+    this.#broken = error;
+    this.#queue.drop(error);
   }
 
   /** The CudaError for a failed stream status (the device's sticky error if it is one). */
@@ -149,4 +211,28 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
     if (broken && error instanceof CudaError && error.code === broken.code) return;
     reportFailure(this.listeners, error, { kind: 'enqueue', name: error instanceof CudaError ? error.call : 'enqueue' });
   }
+}
+
+/**
+ * The command, given last of all at close, that calls each of `retirees` once everything the lane
+ * was given has completed (whatever the status: a failed stream runs nothing more either), or at
+ * once should the lane break first.
+ */
+function retireCommand(native: NativeStream, retirees: readonly (() => void)[]): Command {
+  const forget = () => {
+    for (const retiree of retirees) retiree();
+  };
+  return settling(() => {
+    const id = expectCompletion(forget);
+    let enqueued = false;
+    try {
+      // Never on a stream that other code captures: the callback would invalidate its capture.
+      enqueued = native.notify(id, NOTIFY_REFUSE_CAPTURE);
+    } catch {
+      // A broken context: nothing more runs on it.
+    }
+    if (enqueued) return;
+    cancelCompletion(id);
+    forget();
+  }, forget);
 }

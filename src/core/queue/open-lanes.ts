@@ -1,10 +1,13 @@
 // The lanes of a device's open streams, held weakly: a stream nobody closed is still collected
-// (its native object destroys it), and drops out of the set when it is.
+// (its native object destroys it), and drops out of the set when it is. A closed stream whose
+// queue still holds work (behind an unsettled step) is held until that work has gone to the
+// driver, so that a fault of the device reaches what waits there (faults.ts).
 import type { Lane } from './lane.js';
 
 /** The open lanes of one device. */
 export class OpenLanes {
   readonly #refs = new Set<WeakRef<Lane>>();
+  readonly #closing = new Set<Lane>();
 
   /** Notes an open stream's lane; the returned token is for {@link untrack}, at its close. */
   track(lane: Lane): WeakRef<Lane> {
@@ -13,9 +16,16 @@ export class OpenLanes {
     return ref;
   }
 
-  /** Forgets a lane {@link track} noted: its stream closed. */
+  /**
+   * Forgets a lane {@link track} noted: its stream closes (called before the lane's close). One
+   * whose queue holds work is kept among the closing lanes until the queue is flushed.
+   */
   untrack(ref: WeakRef<Lane>): void {
     this.#refs.delete(ref);
+    const lane = ref.deref();
+    if (!lane || lane.unqueued) return;
+    this.#closing.add(lane);
+    void lane.flushed().then(() => this.#closing.delete(lane));
   }
 
   /** The lanes still alive, forgetting the collected ones. */
@@ -27,5 +37,12 @@ export class OpenLanes {
       else this.#refs.delete(ref);
     }
     return live;
+  }
+
+  /** Every lane a fault of the device must reach: the live ones, and the closed ones still queuing. */
+  all(): Lane[] {
+    const lanes = this.live();
+    for (const lane of this.#closing) lanes.push(lane);
+    return lanes;
   }
 }

@@ -9,8 +9,17 @@ export type Resume = () => void;
 /** What a command returns to hold back the commands behind it: it calls `resume` when they may go. */
 export type Pause = (resume: Resume) => void;
 
-/** One stream-ordered submission to the driver; it may pause the queue behind it. */
-export type Command = () => Pause | void;
+/**
+ * One stream-ordered submission to the driver; it may pause the queue behind it. `dropped`, where
+ * a command has one, settles what waits for it when its lane breaks (its device's sticky error)
+ * before the command ran: a completion point rejects, an `onDone` callback hears the error.
+ */
+export type Command = (() => Pause | void) & { dropped?: (error: unknown) => void };
+
+/** `command`, with what settles its waiters should its lane break before it runs. */
+export function settling(command: () => Pause | void, dropped: (error: unknown) => void): Command {
+  return Object.assign(command, { dropped });
+}
 
 /** Queued commands at most before the spent front of the array is given back. */
 const COMPACT_AFTER = 1024;
@@ -28,10 +37,18 @@ export class StreamQueue {
   #draining = false;
   #pauses = 0;
   #flushed: (() => void)[] = [];
+  /** Set once the lane broke: nothing queued will run, and nothing waits to be flushed. */
+  #dropped = false;
   readonly #onFailure: (error: unknown) => void;
+  readonly #onQueued: () => void;
 
-  constructor(onFailure: (error: unknown) => void) {
+  /**
+   * @param onFailure hears a queued command's failure (its caller has returned long since).
+   * @param onQueued hears that a command had to wait in the queue.
+   */
+  constructor(onFailure: (error: unknown) => void, onQueued: () => void = () => {}) {
     this.#onFailure = onFailure;
+    this.#onQueued = onQueued;
   }
 
   /** True when a command given now goes straight to the driver. */
@@ -48,6 +65,7 @@ export class StreamQueue {
   run(command: Command): void {
     if (!this.direct) {
       this.#items.push(command);
+      this.#onQueued();
       return;
     }
     const pause = command();
@@ -67,8 +85,38 @@ export class StreamQueue {
 
   /** Resolves once nothing waits in this queue and no pause holds it. */
   flushed(): Promise<void> {
-    if (this.direct) return Promise.resolve();
+    if (this.direct || this.#dropped) return Promise.resolve();
     return new Promise((resolve) => this.#flushed.push(resolve));
+  }
+
+  /**
+   * Drops every queued command (the lane broke): each one's `dropped` settles what waits for it,
+   * in a microtask (never inside the call that recorded the fault), and `flushed()` resolves. The
+   * pause that holds the queue is left to its command (a step finishes on its own); what is given
+   * from now on still queues behind it, and will not run either.
+   */
+  drop(error: unknown): void {
+    const items = this.#items;
+    const head = this.#head;
+    this.#items = [];
+    this.#head = 0;
+    this.#dropped = true;
+    const settle: ((error: unknown) => void)[] = [];
+    for (let i = head; i < items.length; i++) {
+      const dropped = items[i]?.dropped;
+      if (dropped) settle.push(dropped);
+    }
+    for (const resolve of this.#flushed.splice(0)) resolve();
+    if (settle.length === 0) return;
+    queueMicrotask(() => {
+      for (const dropped of settle) {
+        try {
+          dropped(error);
+        } catch (thrown) {
+          this.#onFailure(thrown);
+        }
+      }
+    });
   }
 
   #drain(): void {

@@ -1,4 +1,5 @@
 // What a host step is given besides its function: bytes copied at enqueue, and a timeout.
+import { isDetached } from '../base/buffers.js';
 import { isInstance, rangeError, received, typeError } from '../base/errors.js';
 
 /** A copy of the caller's bytes, of the kind the caller gave. */
@@ -34,15 +35,6 @@ export function checkTimeout(timeout: unknown): number | undefined {
   if (typeof timeout !== 'number' || !Number.isInteger(timeout)) typeError('timeout', 'an integer number of milliseconds', timeout);
   if (timeout < 1 || timeout > MAX_TIMEOUT) rangeError('timeout', `1..${MAX_TIMEOUT} milliseconds`, timeout);
   return timeout;
-}
-
-function isDetached(buffer: ArrayBufferLike): boolean {
-  try {
-    new Uint8Array(buffer, 0, 0);
-    return false;
-  } catch {
-    return true;
-  }
 }
 
 /** Copies user data at enqueue, rejecting what cannot be copied. */

@@ -1,7 +1,7 @@
 // The one subscription shape every operator shares: values in, errors and completion passed on,
 // and every throw of the operator's own code turned into a PipelineError for the subscriber.
 import type { Observable, Subscriber } from 'rxjs';
-import { describe, isInstance } from '../../core/base/errors.js';
+import { CudaError, describe, isInstance } from '../../core/base/errors.js';
 import { routingFailures } from '../../core/queue/failure-route.js';
 import { PipelineError, Work, type AnyWork } from './work.js';
 
@@ -71,7 +71,8 @@ export function attached<O extends AnyWork>(work: AnyWork): O {
  * instead, if one stopped it or its device broke meanwhile: see LanePool.faultOf for a pool
  * that goes on without a broken device), holding the value until then. `prepare` runs just before the
  * emission, for operators that attach results; `prepareLater` instead, for results that take
- * host work off the main thread: it calls `ready` when they are attached.
+ * host work off the main thread: it calls `ready` when they are attached, or `fail` with what
+ * stopped it (the value then fails as a PipelineError of this operator).
  */
 export function emitWhenDone<O extends AnyWork>(
   name: string,
@@ -79,7 +80,7 @@ export function emitWhenDone<O extends AnyWork>(
   subscriber: Subscriber<O>,
   owe: () => () => void,
   prepare?: () => void,
-  prepareLater?: (ready: () => void) => void,
+  prepareLater?: (ready: () => void, fail: (error: unknown) => void) => void,
 ): void {
   const settle = owe();
   const emit = () => {
@@ -91,15 +92,21 @@ export function emitWhenDone<O extends AnyWork>(
     else work.releaseWhenDone();
     settle();
   };
+  /** Fails the value with `error` (when the pipeline is still on) instead of emitting it. */
+  const fail = (error: unknown) => {
+    if (!subscriber.closed) {
+      const failure = new PipelineError(name, work.index, error);
+      const out = work.settle(failure);
+      if (out !== undefined) subscriber.error(out === failure && isInstance(error, CudaError) ? error : out);
+    }
+    work.release();
+    settle();
+  };
   work.hold(() => work.stream.onDoneWatched((reported) => {
     // A device broken meanwhile fails the value, whatever the notification reported.
     const error = reported ?? work.stream.device.poisoned;
-    if (error || subscriber.closed) {
-      if (error && !subscriber.closed) {
-        const failure = new PipelineError(name, work.index, error);
-        const out = work.settle(failure);
-        if (out !== undefined) subscriber.error(out === failure ? error : out);
-      }
+    if (error) return fail(error);
+    if (subscriber.closed) {
       work.release();
       settle();
       return;
@@ -110,7 +117,7 @@ export function emitWhenDone<O extends AnyWork>(
       } catch (thrown) {
         subscriber.error(thrown);
       }
-    });
+    }, fail);
     prepare?.();
     emit();
   }, work.lane.pool.spin));
