@@ -143,7 +143,9 @@ export class Replayer {
 
 /**
  * One value's device work on its lane, recorded: launched when work a graph cannot hold comes
- * (a host step, a notification, an event), and when the value's operators have returned.
+ * (a host step, a notification, an event), and when the value's operators have returned. An
+ * allocation does not end the run: a pool's first values allocate where later ones reuse, and
+ * their runs must be of one shape for the later values to replay the first one's graph.
  */
 class ValueRecording extends GraphRecorder {
   readonly #replayer: Replayer;
@@ -179,6 +181,12 @@ class ValueRecording extends GraphRecorder {
   interrupt(): void {
     this.flush();
   }
+
+  /**
+   * Stream-ordered memory is usable by what the stream is given after it, and the run recorded
+   * so far is launched after the allocation, so nothing recorded can touch the memory too early.
+   */
+  allocation(): void {}
 
   beforeRun(): void {
     this.flush();
