@@ -8,7 +8,7 @@ import type { Stream } from '../device/stream.js';
 import { requireLibrary } from './availability.js';
 import { RecordedCall, allocationsOf, openGate, submit, type Gate, type Library } from './call.js';
 import { statusError } from './errors.js';
-import { checkGemm, gemmName, gemmShape, type GemmDType, type GemmOptions, type GemmOutput } from './gemm-args.js';
+import { LastGemm, checkGemm, gemmName, gemmShape, type GemmDType, type GemmOptions, type GemmOutput } from './gemm-args.js';
 import { CUBLAS, G, libraries, type NativeBlas } from './native.js';
 
 /**
@@ -42,6 +42,7 @@ export class Blas {
   readonly device: Device;
   readonly #library: Library;
   readonly #block = new Float64Array(G.slots);
+  readonly #last = new LastGemm();
   /** The handle being made (CUDA), what made it fail, and the workspace its calls take. */
   #gate: Gate | undefined;
   #native: NativeBlas | undefined;
@@ -91,7 +92,9 @@ export class Blas {
    */
   gemm<D extends GemmDType>(stream: Stream, a: DeviceArray<D>, b: DeviceArray<NoInfer<D>>, c: DeviceArray<NoInfer<GemmOutput<D>>>, options: GemmOptions): void {
     const block = this.#block;
-    checkGemm(this.device, stream, a, b, c, options, block);
+    // The call checked last again (a loop's): its block holds it already.
+    if (this.#last.is(stream, a, b, c, options)) stream.lane.checkOpen();
+    else checkGemm(this.device, stream, a, b, c, options, block, this.#last);
     const gate = this.#gate ?? this.#open();
     const capture = stream.lane.recorder;
     if (capture) {
@@ -102,6 +105,17 @@ export class Blas {
     a.allocation.use(stream.lane);
     b.allocation.use(stream.lane);
     c.allocation.use(stream.lane);
+  }
+
+  /**
+   * @internal A Blas of `device` whose calls go to `native`, ready at once, with workspaces of
+   * `workBytes`: rxcuda/internal's stand-in, whose native call does nothing (bench/study/library-path).
+   */
+  static over(device: Device, native: NativeBlas, workBytes: number): Blas {
+    const blas = new Blas(device);
+    blas.#native = native;
+    blas.#gate = { pending: undefined, failure: undefined, workBytes };
+    return blas;
   }
 
   /** Loads cuBLAS and starts making the handle, at the first call (throws where it cannot be loaded). */

@@ -35,6 +35,8 @@ export interface PlanEntry extends Gate {
   readonly slot: number;
   readonly resource: Allocation;
   readonly name: string;
+  /** The name, as a call's failure names it (made once, so that calls make no function). */
+  readonly describe: () => string;
 }
 
 /** @internal The plans of one device. */
@@ -86,7 +88,7 @@ export class PlanCache {
     const name = fftName(description);
     // Destroyed once made: a plan still being made is destroyed when it is.
     const destroy = () => void (entry.pending ? entry.pending.then(() => native.destroyPlan(slot)) : native.destroyPlan(slot));
-    const entry: PlanEntry = { slot, name, pending: undefined, failure: undefined, workBytes: 0, resource: new PlanResource(this.#device, destroy) };
+    const entry: PlanEntry = { slot, name, describe: () => name, pending: undefined, failure: undefined, workBytes: 0, resource: new PlanResource(this.#device, destroy) };
     if (made) {
       entry.pending = made.then(
         ([status, workBytes]) => {

@@ -7,7 +7,7 @@ import type { DeviceArray } from '../memory/memory.js';
 import type { Stream } from '../device/stream.js';
 import { requireLibrary } from './availability.js';
 import { RecordedCall, allocationsOf, submit, type Library } from './call.js';
-import { checkFft, type C2cOptions, type FftDType, type FftKind, type FftOptions } from './fft-args.js';
+import { LastFft, checkFft, type C2cOptions, type FftDType, type FftKind, type FftOptions } from './fft-args.js';
 import { PlanCache, type PlanEntry } from './fft-plans.js';
 import { CUFFT, F, P, libraries, type NativeFft } from './native.js';
 
@@ -44,6 +44,8 @@ export class Fft {
   /** The last call's plan and description: the same transform again finds it at once. */
   #last: PlanEntry | undefined;
   readonly #lastDescription = new Float64Array(P.slots);
+  /** The call checked last, and its plan. */
+  readonly #lastCall = new LastFft<PlanEntry>();
 
   private constructor(device: Device) {
     this.device = device;
@@ -87,6 +89,7 @@ export class Fft {
   clearPlans(): void {
     this.#plans?.clear();
     this.#last = undefined;
+    this.#lastCall.forget();
   }
 
   /**
@@ -128,16 +131,32 @@ export class Fft {
   }
 
   #transform(kind: FftKind, stream: Stream, input: DeviceArray, output: DeviceArray, options: FftOptions): void {
-    const [description, block] = [this.#description, this.#block];
-    checkFft(this.device, kind, stream, input, output, options, description, block);
-    const plan = this.#plan(description);
-    block[F.plan] = plan.slot;
+    const block = this.#block;
+    // The call checked last again (a loop's): its block holds it, and its plan is found.
+    let plan = this.#lastCall.is(kind, stream, input, output, options);
+    if (plan) stream.lane.checkOpen();
+    else {
+      checkFft(this.device, kind, stream, input, output, options, this.#description, block, this.#lastCall);
+      plan = this.#lastCall.plan = this.#plan(this.#description);
+      block[F.plan] = plan.slot;
+    }
     const capture = stream.lane.recorder;
     if (capture) return capture.library(new RecordedCall(this.#library, plan.name, `${plan.name} ${block[F.direction]}`, block, plan), [...allocationsOf(input, output), plan.resource]);
-    submit(this.#library, stream, block, plan, () => plan.name);
+    submit(this.#library, stream, block, plan, plan.describe);
     input.allocation.use(stream.lane);
     output.allocation.use(stream.lane);
     plan.resource.use(stream.lane);
+  }
+
+  /**
+   * @internal An Fft of `device` whose plans and calls go to `native`: rxcuda/internal's stand-in,
+   * whose native calls do nothing (bench/study/library-path).
+   */
+  static over(device: Device, native: NativeFft): Fft {
+    const fft = new Fft(device);
+    fft.#native = native;
+    fft.#plans = new PlanCache(device, native);
+    return fft;
   }
 
   #plan(description: Float64Array): PlanEntry {

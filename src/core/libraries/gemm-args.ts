@@ -50,6 +50,9 @@ export interface GemmOptions {
   readonly strideC?: number;
 }
 
+/** The options as a call gave them, each read once. */
+type GivenGemm = { readonly [K in keyof GemmOptions]-?: GemmOptions[K] | undefined };
+
 const INT_MAX = 2 ** 31 - 1;
 const TYPES = ['f16', 'bf16', 'f32', 'f64'] as const;
 
@@ -106,11 +109,11 @@ const SAME: Record<GemmDType, readonly string[]> = { f16: ['f16'], bf16: ['bf16'
 const OUTPUTS: Record<GemmDType, readonly string[]> = { f16: ['f16', 'f32'], bf16: ['bf16', 'f32'], f32: ['f32'], f64: ['f64'] };
 
 /**
- * @internal Checks a GEMM on `stream` of `device` and writes it into `block` (all but the stream
- * and the workspace). Nothing is enqueued.
+ * @internal Checks a GEMM on `stream` of `device`, writes it into `block` (all but the stream and
+ * the workspace) and remembers it in `last`. Nothing is enqueued.
  * @throws TypeError/RangeError naming the bad argument.
  */
-export function checkGemm(device: Device, stream: unknown, a: unknown, b: unknown, c: unknown, options: unknown, block: Float64Array): void {
+export function checkGemm(device: Device, stream: unknown, a: unknown, b: unknown, c: unknown, options: unknown, block: Float64Array, last: LastGemm): void {
   if (!isInstance(stream, Stream)) typeError('stream', 'a Stream', stream);
   if (stream.device !== device) rangeError('stream', `a stream of ${device}`, received(`a stream of ${stream.device}`));
   const A = operand('a', a, device, TYPES, '');
@@ -120,24 +123,30 @@ export function checkGemm(device: Device, stream: unknown, a: unknown, b: unknow
   const C = operand('c', c, device, OUTPUTS[type], half ? ' (for `a` of 16-bit floats)' : ', as `a` is');
   if (typeof options !== 'object' || options === null) typeError('options', 'an options object with m, n and k', options);
   checkOptions('options', options);
+  // Each option read once: what is checked is what the block gets, and what `last` remembers.
   const o = options as GemmOptions;
-  const m = int('m', o.m, 1), n = int('n', o.n, 1), k = int('k', o.k, 1);
-  const transA = flag('transA', o.transA ?? false), transB = flag('transB', o.transB ?? false);
-  const alpha = finite('alpha', o.alpha ?? 1), beta = finite('beta', o.beta ?? 0);
+  const given: GivenGemm = {
+    m: o.m, n: o.n, k: o.k, transA: o.transA, transB: o.transB, alpha: o.alpha, beta: o.beta,
+    lda: o.lda, ldb: o.ldb, ldc: o.ldc, batch: o.batch, strideA: o.strideA, strideB: o.strideB, strideC: o.strideC,
+  };
+  const m = int('m', given.m, 1), n = int('n', given.n, 1), k = int('k', given.k, 1);
+  const transA = flag('transA', given.transA ?? false), transB = flag('transB', given.transB ?? false);
+  const alpha = finite('alpha', given.alpha ?? 1), beta = finite('beta', given.beta ?? 0);
   const rowsA = transA ? k : m, colsA = transA ? m : k;
   const rowsB = transB ? n : k, colsB = transB ? k : n;
-  const lda = int('lda', o.lda ?? colsA, colsA), ldb = int('ldb', o.ldb ?? colsB, colsB), ldc = int('ldc', o.ldc ?? n, n);
-  const batch = int('batch', o.batch ?? 1, 1);
-  const strideA = int('strideA', o.strideA ?? rowsA * lda, 0, Number.MAX_SAFE_INTEGER);
-  const strideB = int('strideB', o.strideB ?? rowsB * ldb, 0, Number.MAX_SAFE_INTEGER);
+  const lda = int('lda', given.lda ?? colsA, colsA), ldb = int('ldb', given.ldb ?? colsB, colsB), ldc = int('ldc', given.ldc ?? n, n);
+  const batch = int('batch', given.batch ?? 1, 1);
+  const strideA = int('strideA', given.strideA ?? rowsA * lda, 0, Number.MAX_SAFE_INTEGER);
+  const strideB = int('strideB', given.strideB ?? rowsB * ldb, 0, Number.MAX_SAFE_INTEGER);
   // Batches of C may not overlap: each is written.
-  const strideC = int('strideC', o.strideC ?? m * ldc, batch > 1 ? (m - 1) * ldc + n : 0, Number.MAX_SAFE_INTEGER);
+  const strideC = int('strideC', given.strideC ?? m * ldc, batch > 1 ? (m - 1) * ldc + n : 0, Number.MAX_SAFE_INTEGER);
   fits('a', A, transA ? 'A is k × m' : 'A is m × k', rowsA, colsA, lda, batch, strideA);
   fits('b', B, transB ? 'B is n × k' : 'B is k × n', rowsB, colsB, ldb, batch, strideB);
   fits('c', C, 'C is m × n', m, n, ldc, batch, strideC);
   apart('c', C, 'a', A);
   apart('c', C, 'b', B);
   stream.lane.checkOpen();
+  last.remember(stream, A, B, C, given);
 
   // Column-major for cuBLAS: Cᵀ (n × m) = op(B)ᵀ (n × k) · op(A)ᵀ (k × m).
   block[G.transA] = transB ? 1 : 0;
@@ -159,6 +168,43 @@ export function checkGemm(device: Device, stream: unknown, a: unknown, b: unknow
   block[G.batch] = batch;
   block[G.abType] = ELEMENT[type];
   block[G.cType] = ELEMENT[C.dtype as GemmDType];
+}
+
+/**
+ * @internal The GEMM checked last: its stream, arrays and option values. A call with the same
+ * ones (a loop's, or a pipeline's values over pooled arrays) finds its block written already, and
+ * needs no check but that the stream and the arrays are still open. The options are read again,
+ * field by field, since an options object may have changed since.
+ */
+export class LastGemm {
+  #stream: unknown;
+  #a: DeviceArray | undefined;
+  #b: DeviceArray | undefined;
+  #c: DeviceArray | undefined;
+  #m: unknown; #n: unknown; #k: unknown; #transA: unknown; #transB: unknown; #alpha: unknown; #beta: unknown;
+  #lda: unknown; #ldb: unknown; #ldc: unknown; #batch: unknown; #strideA: unknown; #strideB: unknown; #strideC: unknown;
+
+  /** Whether this call is the one checked last, its arrays still open. */
+  is(stream: unknown, a: unknown, b: unknown, c: unknown, options: unknown): boolean {
+    if (stream !== this.#stream || a !== this.#a || b !== this.#b || c !== this.#c || typeof options !== 'object' || options === null) return false;
+    if (this.#a!.closed || this.#b!.closed || this.#c!.closed) return false;
+    const o = options as GemmOptions;
+    return o.m === this.#m && o.n === this.#n && o.k === this.#k && o.transA === this.#transA && o.transB === this.#transB &&
+      o.alpha === this.#alpha && o.beta === this.#beta && o.lda === this.#lda && o.ldb === this.#ldb && o.ldc === this.#ldc &&
+      o.batch === this.#batch && o.strideA === this.#strideA && o.strideB === this.#strideB && o.strideC === this.#strideC;
+  }
+
+  /** Remembers a call that {@link checkGemm} accepted (and writes into the block), with the options it read. */
+  remember(stream: Stream, a: DeviceArray, b: DeviceArray, c: DeviceArray, o: GivenGemm): void {
+    [this.#stream, this.#a, this.#b, this.#c] = [stream, a, b, c];
+    [this.#m, this.#n, this.#k, this.#transA, this.#transB, this.#alpha, this.#beta] = [o.m, o.n, o.k, o.transA, o.transB, o.alpha, o.beta];
+    [this.#lda, this.#ldb, this.#ldc, this.#batch, this.#strideA, this.#strideB, this.#strideC] = [o.lda, o.ldb, o.ldc, o.batch, o.strideA, o.strideB, o.strideC];
+  }
+
+  /** Forgets the call (its block was written over). */
+  forget(): void {
+    this.#stream = undefined;
+  }
 }
 
 const NAMES = ['f32', 'f16', 'bf16', 'f64'];

@@ -1,0 +1,59 @@
+// Study: the two library examples' pipelines (bench/example-pipelines.mjs) eager and under
+// `replay`, on the default device: values per second in alternating rounds, the executables
+// launched per replayed value (1 when every value replays the first one's graph), and the
+// RXCUDA_REPLAY_EAGER warnings. On the host device at the examples' own sizes
+// (examples/perceptron.ts, examples/spectrogram.ts), on a GPU at bench/libraries' sizes. Prints
+// JSON. ROUNDS=n sets the rounds (default 7), VALUES=n the values per round (default 200 on the
+// host device, 1000 on a GPU):
+//   node bench/study/replay-examples.mjs
+import { lastValueFrom, map, range } from 'rxjs';
+import * as rx from 'rxcuda';
+import { perceptron, spectrogram } from '../example-pipelines.mjs';
+import { median } from '../support.mjs';
+
+const { Device, GraphExec, REPLAY_EAGER_WARNING, onStreams, replay } = rx;
+const device = Device.default();
+const gpu = device.kind === 'cuda';
+const ROUNDS = Number(process.env.ROUNDS ?? 7);
+const VALUES = Number(process.env.VALUES ?? (gpu ? 1000 : 200));
+
+const warnings = [];
+process.on('warning', (w) => void (w.code === REPLAY_EAGER_WARNING && warnings.push(w.message)));
+// Counts the executables launched (a study may wrap a method; shipped code has no switch for it).
+let launches = 0;
+const launch = GraphExec.prototype.launch;
+GraphExec.prototype.launch = function counted(...args) {
+  launches++;
+  return launch.apply(this, args);
+};
+
+async function valuesPerSecond(count, work, replayed) {
+  const start = performance.now();
+  await lastValueFrom(range(0, count).pipe(onStreams(device, { lanes: gpu ? 4 : 2 }), replayed ? replay(work) : work, map((w) => w.index)));
+  return count / ((performance.now() - start) / 1000);
+}
+
+async function study(name, { work, close }) {
+  await valuesPerSecond(20, work, false); // the libraries ready, the kernels loaded, the pool warm
+  const eager = [], replayed = [];
+  const before = warnings.length;
+  let launched = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    eager.push(await valuesPerSecond(VALUES, work, false));
+    const at = launches;
+    replayed.push(await valuesPerSecond(VALUES, work, true));
+    launched += launches - at;
+  }
+  close();
+  const [e, r] = [median(eager), median(replayed)];
+  return { pipeline: name, eager: e, replayed: r, ratio: r / e, unit: 'values/s', launchesPerValue: launched / (ROUNDS * VALUES), warnings: warnings.slice(before) };
+}
+
+const sizes = gpu
+  ? { perceptron: { rows: 512, inputs: 784, hidden: 1024, outputs: 16 }, spectrogram: { frame: 4096, frames: 64 } }
+  : { perceptron: { rows: 256, inputs: 16, hidden: 32, outputs: 10 }, spectrogram: { frame: 1024, frames: 8 } };
+const rows = [
+  await study(`perceptron ${JSON.stringify(sizes.perceptron)}`, await perceptron(rx, device, sizes.perceptron)),
+  await study(`spectrogram ${JSON.stringify(sizes.spectrogram)}`, await spectrogram(rx, device, sizes.spectrogram)),
+];
+console.log(JSON.stringify({ study: 'replay-examples', device: device.name, rounds: ROUNDS, values: VALUES, rows }, null, 2));
