@@ -77,10 +77,11 @@ export function standInLibraries(elements: number) {
       return [made.length - 1, promise] as [number, Promise<[number, number, number]>];
     },
     exec: () => 0,
+    bind: () => () => 0,
     destroyPlan() {},
   };
   return {
-    blas: Blas.over(device, { gemm: () => 0 }, 32 << 20),
+    blas: Blas.over(device, { gemm: () => 0, bind: () => () => 0 }, 32 << 20),
     fft: Fft.over(device, plans),
     stream,
     arrays: [array(), array(), array()] as const,

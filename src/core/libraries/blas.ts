@@ -57,6 +57,8 @@ export class Blas {
         return blas.#native!;
       },
       run: (block) => blas.#native!.gemm(block),
+      own: this.#block,
+      runOwn: () => 0, // bound once the library is loaded
     };
   }
 
@@ -114,6 +116,7 @@ export class Blas {
   static over(device: Device, native: NativeBlas, workBytes: number): Blas {
     const blas = new Blas(device);
     blas.#native = native;
+    blas.#library.runOwn = native.bind(blas.#block);
     blas.#gate = { pending: undefined, failure: undefined, workBytes };
     return blas;
   }
@@ -122,10 +125,12 @@ export class Blas {
   #open(): Gate {
     if (this.device.kind === 'host') {
       this.#native = new libraries.HostBlas(this.device.native);
+      this.#library.runOwn = this.#native.bind(this.#block);
       return (this.#gate = openGate());
     }
     requireLibrary('cuBLAS');
     const native = (this.#native = new libraries.CudaBlas(this.device.native));
+    this.#library.runOwn = native.bind(this.#block);
     const gate: Gate = { pending: undefined, failure: undefined, workBytes: BLAS_WORKSPACE_BYTES };
     gate.pending = native.open!().then(
       ([status]) => {

@@ -41,6 +41,9 @@ export interface Library {
   readonly workBytesAt: number;
   /** Runs a block; the library's status. */
   run(block: Float64Array): number;
+  /** The block the library's own calls are written into, and its run bound natively (once loaded). */
+  readonly own: Float64Array;
+  runOwn: () => number;
 }
 
 /**
@@ -59,7 +62,7 @@ export function submit(library: Library, stream: Stream, block: Float64Array, ga
     lane.noteSubmitted();
     let status = 0;
     try {
-      status = library.run(block);
+      status = block === library.own ? library.runOwn() : library.run(block);
     } catch (error) {
       lane.faults.fail(error);
     }

@@ -57,6 +57,8 @@ export class Fft {
         return fft.#native!;
       },
       run: (block) => fft.#native!.exec(block),
+      own: this.#block,
+      runOwn: () => 0, // bound once the library is loaded
     };
   }
 
@@ -155,6 +157,7 @@ export class Fft {
   static over(device: Device, native: NativeFft): Fft {
     const fft = new Fft(device);
     fft.#native = native;
+    fft.#library.runOwn = native.bind(fft.#block);
     fft.#plans = new PlanCache(device, native);
     return fft;
   }
@@ -172,6 +175,7 @@ export class Fft {
   #open(): PlanCache {
     if (this.device.kind === 'cuda') requireLibrary('cuFFT');
     this.#native = this.device.kind === 'cuda' ? new libraries.CudaFft(this.device.native) : new libraries.HostFft(this.device.native);
+    this.#library.runOwn = this.#native.bind(this.#block);
     return new PlanCache(this.device, this.#native);
   }
 }
