@@ -3,18 +3,20 @@
 // launched per replayed value (1 when every value replays the first one's graph), and the
 // RXCUDA_REPLAY_EAGER warnings. On the host device at the examples' own sizes
 // (examples/perceptron.ts, examples/spectrogram.ts), on a GPU at bench/libraries' sizes. Prints
-// JSON. ROUNDS=n sets the rounds (default 7), VALUES=n the values per round (default 200 on the
-// host device, 1000 on a GPU):
+// JSON: each side's median values per second, and the quartiles of the rounds' ratios.
+// DEVICE=host runs on the host device where there is a GPU too; ROUNDS=n sets the rounds
+// (default 15), VALUES=n the values per round (default 200 on the host device, 1000 on a GPU):
 //   node bench/study/replay-examples.mjs
+//   DEVICE=host node bench/study/replay-examples.mjs
 import { lastValueFrom, map, range } from 'rxjs';
 import * as rx from 'rxcuda';
 import { perceptron, spectrogram } from '../example-pipelines.mjs';
-import { median } from '../support.mjs';
+import { median, percentile } from '../support.mjs';
 
 const { Device, GraphExec, REPLAY_EAGER_WARNING, onStreams, replay } = rx;
-const device = Device.default();
+const device = process.env.DEVICE === 'host' ? Device.host() : Device.default();
 const gpu = device.kind === 'cuda';
-const ROUNDS = Number(process.env.ROUNDS ?? 7);
+const ROUNDS = Number(process.env.ROUNDS ?? 15);
 const VALUES = Number(process.env.VALUES ?? (gpu ? 1000 : 200));
 
 const warnings = [];
@@ -38,15 +40,25 @@ async function study(name, { work, close }) {
   const eager = [], replayed = [];
   const before = warnings.length;
   let launched = 0;
-  for (let round = 0; round < ROUNDS; round++) {
-    eager.push(await valuesPerSecond(VALUES, work, false));
+  const replays = async () => {
     const at = launches;
     replayed.push(await valuesPerSecond(VALUES, work, true));
     launched += launches - at;
+  };
+  // Alternating which goes first, so that neither always follows the other.
+  for (let round = 0; round < ROUNDS; round++) {
+    if (round % 2) await replays();
+    eager.push(await valuesPerSecond(VALUES, work, false));
+    if (round % 2 === 0) await replays();
   }
   close();
   const [e, r] = [median(eager), median(replayed)];
-  return { pipeline: name, eager: e, replayed: r, ratio: r / e, unit: 'values/s', launchesPerValue: launched / (ROUNDS * VALUES), warnings: warnings.slice(before) };
+  const ratios = replayed.map((x, i) => x / eager[i]);
+  return {
+    pipeline: name, eager: e, replayed: r, ratio: r / e, unit: 'values/s',
+    roundRatios: { p25: percentile(ratios, 25), median: median(ratios), p75: percentile(ratios, 75) },
+    launchesPerValue: launched / (ROUNDS * VALUES), warnings: warnings.slice(before),
+  };
 }
 
 const sizes = gpu

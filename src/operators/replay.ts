@@ -52,12 +52,13 @@ export function replay<T, B, R, O>(operator: OperatorFunction<Work<T, B, R>, O>)
         process.emitWarning(`replay enqueued a value's work as given: its ${difference}`, { type: 'RxcudaWarning', code: REPLAY_EAGER_WARNING });
       });
       const values = new Subject<Work<T, B, R>>();
+      const give = (work: Work<T, B, R>) => values.next(work);
       const inner = operator(values).subscribe(subscriber);
       const outer = source.subscribe({
         next: (work) => {
           current = work;
           try {
-            replayer.around(work.stream, () => values.next(work));
+            replayer.around(work.stream, give, work);
           } catch (error) {
             subscriber.error(new PipelineError('replay', work.index, error));
           } finally {

@@ -8,7 +8,7 @@ import type { Stream } from '../device/stream.js';
 import { requireLibrary } from './availability.js';
 import { RecordedCall, allocationsOf, openGate, submit, type Gate, type Library } from './call.js';
 import { statusError } from './errors.js';
-import { LastGemm, checkGemm, gemmName, gemmShape, type GemmDType, type GemmOptions, type GemmOutput } from './gemm-args.js';
+import { GemmShape, LastGemm, checkGemm, gemmName, type GemmDType, type GemmOptions, type GemmOutput } from './gemm-args.js';
 import { CUBLAS, G, libraries, type NativeBlas } from './native.js';
 
 /**
@@ -43,6 +43,8 @@ export class Blas {
   readonly #library: Library;
   readonly #block = new Float64Array(G.slots);
   readonly #last = new LastGemm();
+  /** The name and shape of the calls recorded (by captures and replays). */
+  readonly #recorded = new GemmShape();
   /** The handle being made (CUDA), what made it fail, and the workspace its calls take. */
   #gate: Gate | undefined;
   #native: NativeBlas | undefined;
@@ -100,7 +102,8 @@ export class Blas {
     const gate = this.#gate ?? this.#open();
     const capture = stream.lane.recorder;
     if (capture) {
-      const call = new RecordedCall(this.#library, gemmName(block), gemmShape(block), block, gate, this.device.kind === 'cuda' ? GRAPH_WORKSPACE_BYTES : 0);
+      const { name, shape } = this.#recorded.of(block);
+      const call = new RecordedCall(this.#library, name, shape, block, gate, gemmName, this.device.kind === 'cuda' ? GRAPH_WORKSPACE_BYTES : 0);
       return capture.library(call, allocationsOf(a, b, c));
     }
     submit(this.#library, stream, block, gate, gemmName);

@@ -143,7 +143,7 @@ export class Fft {
       block[F.plan] = plan.slot;
     }
     const capture = stream.lane.recorder;
-    if (capture) return capture.library(new RecordedCall(this.#library, plan.name, `${plan.name} ${block[F.direction]}`, block, plan), [...allocationsOf(input, output), plan.resource]);
+    if (capture) return capture.library(new RecordedCall(this.#library, plan.name, plan.shapes[block[F.direction]!]!, block, plan, plan.describe), allocationsOf(input, output, undefined, plan.resource));
     submit(this.#library, stream, block, plan, plan.describe);
     input.allocation.use(stream.lane);
     output.allocation.use(stream.lane);

@@ -200,11 +200,6 @@ export class LastGemm {
     [this.#m, this.#n, this.#k, this.#transA, this.#transB, this.#alpha, this.#beta] = [o.m, o.n, o.k, o.transA, o.transB, o.alpha, o.beta];
     [this.#lda, this.#ldb, this.#ldc, this.#batch, this.#strideA, this.#strideB, this.#strideC] = [o.lda, o.ldb, o.ldc, o.batch, o.strideA, o.strideB, o.strideC];
   }
-
-  /** Forgets the call (its block was written over). */
-  forget(): void {
-    this.#stream = undefined;
-  }
 }
 
 const NAMES = ['f32', 'f16', 'bf16', 'f64'];
@@ -217,9 +212,30 @@ export function gemmName(block: Float64Array): string {
   return `gemm (${ab === c ? ab : `${ab}→${c}`}, ${block[G.n]}×${block[G.m]}×${block[G.k]}${batch > 1 ? ` × ${batch}` : ''})`;
 }
 
-/** @internal What a graph's node of this GEMM cannot change: everything but addresses and scalars. */
-export function gemmShape(block: Float64Array): string {
-  const fixed = [G.transA, G.transB, G.m, G.n, G.k, G.lda, G.strideA, G.ldb, G.strideB, G.ldc, G.strideC, G.batch, G.abType, G.cType];
-  // cuBLAS may pick other kernels when a factor is 0.
-  return `gemm ${fixed.map((i) => block[i]).join(',')} ${block[G.alpha] === 0} ${block[G.beta] === 0}`;
+/** What a graph's node of a GEMM cannot change: everything but addresses and scalars. */
+const FIXED = [G.transA, G.transB, G.m, G.n, G.k, G.lda, G.strideA, G.ldb, G.strideB, G.ldc, G.strideC, G.batch, G.abType, G.cType];
+
+/**
+ * @internal The name and shape (what a graph's node of it cannot change) of the GEMM in a block,
+ * made again only when the shape changed: each value of a replayed pipeline records the same.
+ */
+export class GemmShape {
+  /** The fixed fields, then whether alpha and beta are 0 (cuBLAS may pick other kernels then). */
+  readonly #fields = new Float64Array(FIXED.length + 2).fill(NaN);
+  name = '';
+  shape = '';
+
+  of(block: Float64Array): this {
+    const fields = this.#fields;
+    const alpha = block[G.alpha] === 0 ? 1 : 0, beta = block[G.beta] === 0 ? 1 : 0;
+    let same = fields[FIXED.length] === alpha && fields[FIXED.length + 1] === beta;
+    for (let i = 0; same && i < FIXED.length; i++) same = fields[i] === block[FIXED[i]!];
+    if (same) return this;
+    for (let i = 0; i < FIXED.length; i++) fields[i] = block[FIXED[i]!]!;
+    fields[FIXED.length] = alpha;
+    fields[FIXED.length + 1] = beta;
+    this.name = gemmName(block);
+    this.shape = `gemm ${FIXED.map((i) => block[i]).join(',')} ${alpha === 1} ${beta === 1}`;
+    return this;
+  }
 }
