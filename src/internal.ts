@@ -6,11 +6,21 @@ import { Stream } from './core/device/stream.js';
 import { DeviceArray } from './core/memory/memory.js';
 import { Blas } from './core/libraries/blas.js';
 import { Fft } from './core/libraries/fft.js';
+import { workspacesOf } from './core/libraries/workspaces.js';
 import { Kernel, type Signature } from './core/kernels/kernel.js';
 import { LaunchConfig } from './core/kernels/launch-config.js';
 import type { Module } from './core/kernels/module.js';
 
 export { expectCompletion } from './core/native/completions.js';
+
+/**
+ * The workspace that cuBLAS and cuFFT calls on `stream` are given now (from the stream-ordered
+ * pool, after the stream's first library call on a GPU), or undefined: bench/study/gemm-f16
+ * hands it to the C++ twin, to compare the library's work with rxcuda's workspace and with its own.
+ */
+export function libraryWorkspace(stream: Stream): DeviceArray<'u8'> | undefined {
+  return workspacesOf(stream.device).of(stream);
+}
 
 /**
  * Enqueues the completion road's notification for `id` on `stream` alone, past rxcuda's queue: the
