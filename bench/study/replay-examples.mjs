@@ -3,11 +3,13 @@
 // launched per replayed value (1 when every value replays the first one's graph), and the
 // RXCUDA_REPLAY_EAGER warnings. On the host device at the examples' own sizes
 // (examples/perceptron.ts, examples/spectrogram.ts), on a GPU at bench/libraries' sizes. Prints
-// JSON: each side's median values per second, and the quartiles of the rounds' ratios.
+// JSON: each side's median values per second, the quartiles of the rounds' ratios, and the main
+// thread's CPU time per value (on Linux; what a loaded machine's wall time blurs).
 // DEVICE=host runs on the host device where there is a GPU too; ROUNDS=n sets the rounds
 // (default 15), VALUES=n the values per round (default 200 on the host device, 1000 on a GPU):
 //   node bench/study/replay-examples.mjs
 //   DEVICE=host node bench/study/replay-examples.mjs
+import { readFileSync } from 'node:fs';
 import { lastValueFrom, map, range } from 'rxjs';
 import * as rx from 'rxcuda';
 import { perceptron, spectrogram } from '../example-pipelines.mjs';
@@ -29,26 +31,37 @@ GraphExec.prototype.launch = function counted(...args) {
   return launch.apply(this, args);
 };
 
-async function valuesPerSecond(count, work, replayed) {
-  const start = performance.now();
+/** Nanoseconds the main thread has run on a CPU (Linux), which other processes' load does not add to. */
+function onCpu() {
+  try {
+    return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]);
+  } catch {
+    return NaN;
+  }
+}
+
+/** Values per second; `cpu` gets the main thread's CPU time per value, in µs. */
+async function valuesPerSecond(count, work, replayed, cpu = []) {
+  const [start, ran] = [performance.now(), onCpu()];
   await lastValueFrom(range(0, count).pipe(onStreams(device, { lanes: gpu ? 4 : 2 }), replayed ? replay(work) : work, map((w) => w.index)));
+  cpu.push((onCpu() - ran) / count / 1000);
   return count / ((performance.now() - start) / 1000);
 }
 
 async function study(name, { work, close }) {
   await valuesPerSecond(20, work, false); // the libraries ready, the kernels loaded, the pool warm
-  const eager = [], replayed = [];
+  const eager = [], replayed = [], eagerCpu = [], replayedCpu = [];
   const before = warnings.length;
   let launched = 0;
   const replays = async () => {
     const at = launches;
-    replayed.push(await valuesPerSecond(VALUES, work, true));
+    replayed.push(await valuesPerSecond(VALUES, work, true, replayedCpu));
     launched += launches - at;
   };
   // Alternating which goes first, so that neither always follows the other.
   for (let round = 0; round < ROUNDS; round++) {
     if (round % 2) await replays();
-    eager.push(await valuesPerSecond(VALUES, work, false));
+    eager.push(await valuesPerSecond(VALUES, work, false, eagerCpu));
     if (round % 2 === 0) await replays();
   }
   close();
@@ -57,6 +70,7 @@ async function study(name, { work, close }) {
   return {
     pipeline: name, eager: e, replayed: r, ratio: r / e, unit: 'values/s',
     roundRatios: { p25: percentile(ratios, 25), median: median(ratios), p75: percentile(ratios, 75) },
+    mainThreadCpuPerValue: { eager: median(eagerCpu), replayed: median(replayedCpu), unit: 'µs' },
     launchesPerValue: launched / (ROUNDS * VALUES), warnings: warnings.slice(before),
   };
 }
