@@ -42,6 +42,19 @@ describeBackends('library calls repeated', (getDevice) => {
     expect(await download(s, c)).toEqual([...Array(12).fill(5), ...Array(12).fill(0)]);
   });
 
+  it('checks the arrays of a gemm whose options were checked before, as a pipeline\'s next value', async () => {
+    const s = stream();
+    const { a, b, c } = ones(s);
+    const options = { m: 4, n: 6, k: 5 };
+    s.device.blas.gemm(s, a, b, c, options);
+    expect(() => s.device.blas.gemm(s, a, b, s.alloc('f32', 23), options)).toThrow(/Expected `c` to be at least 24 elements/);
+    expect(() => s.device.blas.gemm(s, a, s.alloc('f16', 30) as never, c, options)).toThrow(/Expected `b` to be a DeviceArray of f32/);
+    const other = s.alloc('f32', 24);
+    s.device.blas.gemm(s, a, b, other, { ...options, alpha: 2 });
+    s.device.blas.gemm(s, a, b, c, { ...options, alpha: 2 });
+    expect([await download(s, other), await download(s, c)]).toEqual([Array(24).fill(10), Array(24).fill(10)]);
+  });
+
   it('refuses a repeated gemm once one of its arrays is closed, leaving C as it was', async () => {
     const s = stream();
     const { a, b, c } = ones(s);

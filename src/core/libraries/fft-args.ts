@@ -162,13 +162,20 @@ export class LastFft<Plan> {
   is(kind: FftKind, stream: unknown, input: unknown, output: unknown, options: unknown): Plan | undefined {
     if (kind !== this.#kind || stream !== this.#stream || input !== this.#input || output !== this.#output) return undefined;
     if (typeof options !== 'object' || options === null || this.#input!.closed || this.#output!.closed) return undefined;
-    const o = options as C2cOptions;
-    if (o.batch !== this.#batch || o.direction !== this.#direction) return undefined;
+    try {
+      return this.#same(options as C2cOptions) ? this.plan : undefined;
+    } catch {
+      return undefined; // options that cannot be read: the full check says why
+    }
+  }
+
+  #same(o: C2cOptions): boolean {
+    if (o.batch !== this.#batch || o.direction !== this.#direction) return false;
     const shape = o.shape;
-    if (this.#one) return shape === this.#sizes[0] ? this.plan : undefined;
-    if (!isArray(shape) || shape.length !== this.#rank) return undefined;
-    for (let i = 0; i < this.#rank; i++) if (shape[i] !== this.#sizes[i]) return undefined;
-    return this.plan;
+    if (this.#one) return shape === this.#sizes[0];
+    if (!isArray(shape) || shape.length !== this.#rank) return false;
+    for (let i = 0; i < this.#rank; i++) if (shape[i] !== this.#sizes[i]) return false;
+    return true;
   }
 
   /** Remembers a call that {@link checkFft} accepted, with the options it read; its plan comes after. */
