@@ -4,7 +4,8 @@
 # bench/study (gemm-f16, replay-examples on the GPU and on the host device, library-path), each
 # under a deadline. Writes each test file's vitest JSON report, the examples' output,
 # libraries.json (the benchmark) and each study's JSON into $OUT (default: ./gpu-results), then
-# prints one JSON summary.
+# prints one JSON summary. PARTS=tests,bench,studies (the default: all three) runs only some, so
+# that the run can be split over commands of a few minutes each.
 set -u
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu-results}
@@ -17,24 +18,29 @@ files=(test/behaviour/blas.test.ts test/behaviour/fft.test.ts test/behaviour/lib
        test/behaviour/graph.test.ts
        test/gpu/libraries-agree.test.ts test/host/library-loading.test.ts test/host/library-types.test.ts)
 results=()
+parts=",${PARTS:-tests,bench,studies},"
+part() { [[ $parts == *",$1,"* ]]; }
+part tests || files=()
 for file in "${files[@]}"; do
   name=$(basename "$file" .test.ts)
   timeout 300 npx vitest run "$file" --reporter=json --outputFile="$out/$name.json" > "$out/$name.log" 2>&1
   results+=("{\"file\":\"$file\",\"exit\":$?}")
 done
-for example in perceptron spectrogram; do
+part tests && for example in perceptron spectrogram; do
   timeout 120 node "dist/examples/$example.js" > "$out/$example.txt" 2>&1
   results+=("{\"file\":\"examples/$example.ts\",\"exit\":$?}")
 done
-OUT=$out timeout 600 node bench/libraries.mjs > "$out/bench-libraries.log" 2>&1
-results+=("{\"file\":\"bench/libraries.mjs\",\"exit\":$?}")
-for study in gemm-f16 replay-examples replay-examples-host library-path; do
+if part bench; then
+  OUT=$out timeout 600 node bench/libraries.mjs > "$out/bench-libraries.log" 2>&1
+  results+=("{\"file\":\"bench/libraries.mjs\",\"exit\":$?}")
+fi
+part studies && for study in gemm-f16 replay-examples replay-examples-host library-path; do
   script=bench/study/${study%-host}.mjs
   device=$([ "$study" = replay-examples-host ] && echo host || echo default)
   DEVICE=$device timeout 600 node "$script" > "$out/study-$study.json" 2> "$out/study-$study.log"
   results+=("{\"file\":\"$script\",\"device\":\"$device\",\"exit\":$?}")
 done
-summary=$(IFS=,; echo "[${results[*]}]")
+summary=$(IFS=,; echo "[${results[*]:-}]")
 node -e '
   const fs = require("node:fs"), out = process.argv[1], runs = JSON.parse(process.argv[2]);
   for (const run of runs) {
