@@ -1,14 +1,26 @@
 // rxcuda/internal: the one entry point below the public API, for rxcuda's own benchmarks. It
 // gives what they measure apart from the public API, and promises no stability: nothing here is
 // for users.
-import type { Device } from './core/device/device.js';
-import type { Stream } from './core/device/stream.js';
+import { Device } from './core/device/device.js';
+import { Stream } from './core/device/stream.js';
 import { DeviceArray } from './core/memory/memory.js';
+import { Blas } from './core/libraries/blas.js';
+import { Fft } from './core/libraries/fft.js';
+import { workspacesOf } from './core/libraries/workspaces.js';
 import { Kernel, type Signature } from './core/kernels/kernel.js';
 import { LaunchConfig } from './core/kernels/launch-config.js';
 import type { Module } from './core/kernels/module.js';
 
 export { expectCompletion } from './core/native/completions.js';
+
+/**
+ * The workspace that cuBLAS and cuFFT calls on `stream` are given now (from the stream-ordered
+ * pool, after the stream's first library call on a GPU), or undefined: bench/study/gemm-f16
+ * hands it to the C++ twin, to compare the library's work with rxcuda's workspace and with its own.
+ */
+export function libraryWorkspace(stream: Stream): DeviceArray<'u8'> | undefined {
+  return workspacesOf(stream.device).of(stream);
+}
 
 /**
  * Enqueues the completion road's notification for `id` on `stream` alone, past rxcuda's queue: the
@@ -38,4 +50,51 @@ export function standInLaunch(signature: Signature, args: (array: DeviceArray<'f
   const allocation = { device, ptr: 0x7f00_0000_1000n, freed: false, portable: false, use() {} };
   const array = DeviceArray.wrap(allocation as never, 'f32', 0, 16);
   return { kernel, stream, config: new LaunchConfig({ grid: 1, block: 32 }), args: args(array) };
+}
+
+/**
+ * cuBLAS and cuFFT through natives that do nothing, on a stand-in CUDA device, stream and
+ * arrays: bench/study/library-path times the JavaScript of a library call with it
+ * (`blas.gemm(stream, a, b, c, shape)`, `fft.c2c(stream, x, y, shape)`), with no GPU. The stand-in
+ * device is of kind `cuda`, so that calls take the stream's workspace as they do on a GPU.
+ * `ready` settles once the FFT plans asked for so far are made (at once, but through a Promise,
+ * as cuFFT's are).
+ */
+export function standInLibraries(elements: number) {
+  const device: Device = Object.create(Device.prototype, {
+    backend: { value: { kind: 'cuda' } },
+    native: { value: {} },
+    toString: { value: () => 'device 0' },
+    checkUsable: { value() {} },
+  });
+  const faults = { fail(error: unknown): never { throw error; }, check() {}, poisoned: undefined };
+  let next = 0x7f00_0000_0000n;
+  const lane = {
+    immediate: true, unqueued: true, recorder: undefined, lo: 1, hi: 0, closed: false, faults,
+    checkOpen() {}, noteSubmitted() {}, run(command: () => void) { command(); },
+    native: { alloc: (bytes: number) => ((next += BigInt(bytes + 256)), next), free() {} },
+  };
+  const stream: Stream = Object.create(Stream.prototype, { device: { value: device }, lane: { value: lane } });
+  const array = () => {
+    const allocation = { device, ptr: (next += BigInt(elements * 4 + 256)), freed: false, portable: false, use() {} };
+    return DeviceArray.wrap(allocation as never, 'f32', 0, elements);
+  };
+  const made: Promise<unknown>[] = [];
+  const plans = {
+    plan: () => {
+      const promise = Promise.resolve([0, 1 << 16, 0] as [number, number, number]);
+      made.push(promise);
+      return [made.length - 1, promise] as [number, Promise<[number, number, number]>];
+    },
+    exec: () => 0,
+    bind: () => () => 0,
+    destroyPlan() {},
+  };
+  return {
+    blas: Blas.over(device, { gemm: () => 0, bind: () => () => 0 }, 32 << 20),
+    fft: Fft.over(device, plans),
+    stream,
+    arrays: [array(), array(), array()] as const,
+    ready: () => Promise.all(made),
+  };
 }

@@ -5,7 +5,7 @@
 
 namespace bench {
 
-// gemmDevice, gemmHost, fftHost (see libraries.cpp).
+// gemmDevice, gemmHost, fftHost, gemmOnce, fftOnce (see libraries.cpp).
 void defineLibraryBaselines(Napi::Env env, Napi::Object exports);
 
 }  // namespace bench

@@ -14,7 +14,9 @@ export const REPLAY_EAGER_WARNING = 'RXCUDA_REPLAY_EAGER';
  * time than the device spends on them.
  *
  * Work a graph cannot hold (a host step, a completion wait, an event) ends one graph and starts
- * the next, in order, so `operator` may use every pipeline operator. A value whose work differs
+ * the next, in order, so `operator` may use every pipeline operator. Buffers taken from the pool
+ * between device work (`c: w.device(…)` after a `gemm`) end nothing: the first values, which
+ * allocate them, record the same graph as later ones, which reuse them. A value whose work differs
  * in shape from the first value's (another kernel, another copy size, more or fewer operations)
  * is enqueued as given, with the same results; the first such value is reported once as a
  * process warning with code `RXCUDA_REPLAY_EAGER` that names the difference, and each one as a
@@ -50,12 +52,13 @@ export function replay<T, B, R, O>(operator: OperatorFunction<Work<T, B, R>, O>)
         process.emitWarning(`replay enqueued a value's work as given: its ${difference}`, { type: 'RxcudaWarning', code: REPLAY_EAGER_WARNING });
       });
       const values = new Subject<Work<T, B, R>>();
+      const give = (work: Work<T, B, R>) => values.next(work);
       const inner = operator(values).subscribe(subscriber);
       const outer = source.subscribe({
         next: (work) => {
           current = work;
           try {
-            replayer.around(work.stream, () => values.next(work));
+            replayer.around(work.stream, give, work);
           } catch (error) {
             subscriber.error(new PipelineError('replay', work.index, error));
           } finally {

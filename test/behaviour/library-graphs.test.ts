@@ -79,7 +79,6 @@ describeBackends('library calls in graphs', (getDevice, backend) => {
     const s = stream();
     const w = upload(s, 'f32', weights);
     await s.synchronized();
-    // The pooled outputs are taken before any device work: an allocation ends a value's recording.
     const work = pipe(
       enqueue((v: Work<Float32Array>) => [v.device('f32', M * N, 'y'), v.device('f32', M * (N / 2 + 1) * 2, 'spectra')], 'outputs'),
       uploadOp((x) => x, 'x'),

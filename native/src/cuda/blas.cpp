@@ -24,6 +24,7 @@ void BlasObject::define(Napi::Env env, Napi::Object exports) {
                                     {
                                         InstanceMethod<&BlasObject::open>("open"),
                                         InstanceMethod<&BlasObject::gemm>("gemm"),
+                                        InstanceMethod<&BlasObject::bindBlock>("bind"),
                                     });
 }
 
@@ -46,12 +47,38 @@ Napi::Value BlasObject::open(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value BlasObject::gemm(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), run(info.Env(), info[0].As<Napi::Float64Array>().Data()));
+}
+
+Napi::Value BlasObject::bindBlock(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
+  auto block = info[0].As<Napi::Float64Array>();
+  block_ = Napi::Persistent(block);
+  bound_ = block.Data();
+  napi_value fn = nullptr;
+  NAPI_THROW_IF_FAILED(env, napi_create_function(env, "gemm", NAPI_AUTO_LENGTH, &BlasObject::gemmBound, this, &fn),
+                       Napi::Value());
+  return Napi::Value(env, fn);
+}
+
+napi_value BlasObject::gemmBound(napi_env env, napi_callback_info info) {
+  void* data = nullptr;
+  napi_get_cb_info(env, info, nullptr, nullptr, nullptr, &data);
+  auto* self = static_cast<BlasObject*>(data);
+  napi_value out = nullptr;
+  // C++ exceptions must not leave a plain Node-API callback: errors become pending JS exceptions.
+  try {
+    napi_create_int32(env, self->run(Napi::Env(env), self->bound_), &out);
+  } catch (const Napi::Error& error) {
+    error.ThrowAsJavaScriptException();
+  }
+  return out;
+}
+
+int BlasObject::run(Napi::Env env, const double* block) {
   Addon::of(env).makeCurrent(env, ctx);
-  const double* block = info[0].As<Napi::Float64Array>().Data();
   auto stream = reinterpret_cast<cu::Stream>(static_cast<uintptr_t>(b::address(block, b::kStreamLo)));
-  return Napi::Number::New(env, enqueue(stream, block, b::address(block, b::kWorkLo),
-                                        static_cast<size_t>(block[b::kWorkBytes])));
+  return enqueue(stream, block, b::address(block, b::kWorkLo), static_cast<size_t>(block[b::kWorkBytes]));
 }
 
 int BlasObject::enqueue(cu::Stream stream, const double* block, cu::DevicePtr workspace, size_t bytes) {

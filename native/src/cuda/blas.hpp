@@ -29,12 +29,19 @@ class BlasObject : public Napi::ObjectWrap<BlasObject>, public LibraryCalls {
   Napi::Value open(const Napi::CallbackInfo& info);
   // gemm(block: Float64Array) -> status: the GEMM the block describes, on its stream.
   Napi::Value gemm(const Napi::CallbackInfo& info);
+  // bind(block: Float64Array) -> gemm(): status, for the block the Blas writes each call into:
+  // the call's one Node-API call, with no argument to unpack (as a kernel's bound launch).
+  Napi::Value bindBlock(const Napi::CallbackInfo& info);
+  static napi_value gemmBound(napi_env env, napi_callback_info info);
+  int run(Napi::Env env, const double* block);
 
   // The handle, shared with the worker that makes it, so that either may outlive the other.
   struct Handle {
     cublas::Handle handle = nullptr;
   };
   std::shared_ptr<Handle> handle_ = std::make_shared<Handle>();
+  Napi::Reference<Napi::Float64Array> block_;  // the bound block, kept while this object lives
+  const double* bound_ = nullptr;
   // What the handle was last set to, so that a call on the same stream sets nothing again.
   cu::Stream lastStream_ = nullptr;
   cu::DevicePtr lastWorkspace_ = 0;

@@ -23,6 +23,7 @@ void FftObject::define(Napi::Env env, Napi::Object exports) {
                                    {
                                        InstanceMethod<&FftObject::plan>("plan"),
                                        InstanceMethod<&FftObject::exec>("exec"),
+                                       InstanceMethod<&FftObject::bindBlock>("bind"),
                                        InstanceMethod<&FftObject::destroyPlan>("destroyPlan"),
                                    });
 }
@@ -71,12 +72,37 @@ Napi::Value FftObject::plan(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value FftObject::exec(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), run(info.Env(), info[0].As<Napi::Float64Array>().Data()));
+}
+
+Napi::Value FftObject::bindBlock(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
+  auto block = info[0].As<Napi::Float64Array>();
+  block_ = Napi::Persistent(block);
+  bound_ = block.Data();
+  napi_value fn = nullptr;
+  NAPI_THROW_IF_FAILED(env, napi_create_function(env, "exec", NAPI_AUTO_LENGTH, &FftObject::execBound, this, &fn),
+                       Napi::Value());
+  return Napi::Value(env, fn);
+}
+
+napi_value FftObject::execBound(napi_env env, napi_callback_info info) {
+  void* data = nullptr;
+  napi_get_cb_info(env, info, nullptr, nullptr, nullptr, &data);
+  auto* self = static_cast<FftObject*>(data);
+  napi_value out = nullptr;
+  try {
+    napi_create_int32(env, self->run(Napi::Env(env), self->bound_), &out);
+  } catch (const Napi::Error& error) {
+    error.ThrowAsJavaScriptException();
+  }
+  return out;
+}
+
+int FftObject::run(Napi::Env env, const double* block) {
   Addon::of(env).makeCurrent(env, ctx);
-  const double* block = info[0].As<Napi::Float64Array>().Data();
   auto stream = reinterpret_cast<cu::Stream>(static_cast<uintptr_t>(b::address(block, b::kFftStreamLo)));
-  return Napi::Number::New(env, enqueue(stream, block, b::address(block, b::kFftWorkLo),
-                                        static_cast<size_t>(block[b::kFftWorkBytes])));
+  return enqueue(stream, block, b::address(block, b::kFftWorkLo), static_cast<size_t>(block[b::kFftWorkBytes]));
 }
 
 int FftObject::enqueue(cu::Stream stream, const double* block, cu::DevicePtr workspace, size_t bytes) {

@@ -27,6 +27,11 @@ class FftObject : public Napi::ObjectWrap<FftObject>, public LibraryCalls {
   Napi::Value plan(const Napi::CallbackInfo& info);
   // exec(block: Float64Array) -> status
   Napi::Value exec(const Napi::CallbackInfo& info);
+  // bind(block: Float64Array) -> exec(): status, for the block the Fft writes each call into
+  // (see BlasObject::bind).
+  Napi::Value bindBlock(const Napi::CallbackInfo& info);
+  static napi_value execBound(napi_env env, napi_callback_info info);
+  int run(Napi::Env env, const double* block);
   // destroyPlan(slot): on a worker thread; the slot is reused.
   Napi::Value destroyPlan(const Napi::CallbackInfo& info);
   void closeHandles() override;
@@ -41,6 +46,8 @@ class FftObject : public Napi::ObjectWrap<FftObject>, public LibraryCalls {
     cu::DevicePtr workArea = ~cu::DevicePtr{0};
   };
   std::vector<std::shared_ptr<Plan>> plans_;  // by slot; null for a free slot
+  Napi::Reference<Napi::Float64Array> block_;  // the bound block, kept while this object lives
+  const double* bound_ = nullptr;
 };
 
 }  // namespace rxcuda

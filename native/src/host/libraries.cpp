@@ -26,10 +26,35 @@ Queue::Command command(const HostDevice::Fault& fault, Work work) {
   };
 }
 
+// The function a library object's bind() returns: `run` on the block bound, as a status.
+template <class Object>
+napi_value runBound(napi_env env, napi_callback_info info) {
+  void* data = nullptr;
+  napi_get_cb_info(env, info, nullptr, nullptr, nullptr, &data);
+  auto* self = static_cast<Object*>(data);
+  napi_value out = nullptr;
+  napi_create_int32(env, self->run(self->bound()), &out);
+  return out;
+}
+
+// Binds `block` to `self` (kept referenced while it lives); returns the function that runs it.
+template <class Object>
+Napi::Value bindBlock(const Napi::CallbackInfo& info, Object* self, Napi::Reference<Napi::Float64Array>& ref,
+                      const double*& bound, napi_callback call, const char* name) {
+  Napi::Env env = info.Env();
+  auto block = info[0].As<Napi::Float64Array>();
+  ref = Napi::Persistent(block);
+  bound = block.Data();
+  napi_value fn = nullptr;
+  NAPI_THROW_IF_FAILED(env, napi_create_function(env, name, NAPI_AUTO_LENGTH, call, self, &fn), Napi::Value());
+  return Napi::Value(env, fn);
+}
+
 }  // namespace
 
 void HostBlas::define(Napi::Env env, Napi::Object exports) {
-  exports["HostBlas"] = DefineClass(env, "HostBlas", {InstanceMethod<&HostBlas::gemm>("gemm")});
+  exports["HostBlas"] = DefineClass(env, "HostBlas",
+                                    {InstanceMethod<&HostBlas::gemm>("gemm"), InstanceMethod<&HostBlas::bind>("bind")});
 }
 
 HostBlas::HostBlas(const Napi::CallbackInfo& info) : Napi::ObjectWrap<HostBlas>(info) {
@@ -37,10 +62,19 @@ HostBlas::HostBlas(const Napi::CallbackInfo& info) : Napi::ObjectWrap<HostBlas>(
 }
 
 Napi::Value HostBlas::gemm(const Napi::CallbackInfo& info) {
-  const double* block = info[0].As<Napi::Float64Array>().Data();
+  return Napi::Number::New(info.Env(), run(info[0].As<Napi::Float64Array>().Data()));
+}
+
+Napi::Value HostBlas::bind(const Napi::CallbackInfo& info) {
+  return bindBlock(info, this, block_, bound_, &HostBlas::gemmBound, "gemm");
+}
+
+napi_value HostBlas::gemmBound(napi_env env, napi_callback_info info) { return runBound<HostBlas>(env, info); }
+
+int HostBlas::run(const double* block) {
   GemmParams params = gemmParams(block);
   queueOf(block, b::kStreamLo)->push(command(fault_, [params] { host::gemm(params); }));
-  return Napi::Number::New(info.Env(), 0);
+  return 0;
 }
 
 void HostFft::define(Napi::Env env, Napi::Object exports) {
@@ -48,6 +82,7 @@ void HostFft::define(Napi::Env env, Napi::Object exports) {
                                    {
                                        InstanceMethod<&HostFft::plan>("plan"),
                                        InstanceMethod<&HostFft::exec>("exec"),
+                                       InstanceMethod<&HostFft::bind>("bind"),
                                        InstanceMethod<&HostFft::destroyPlan>("destroyPlan"),
                                    });
 }
@@ -75,17 +110,25 @@ Napi::Value HostFft::plan(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value HostFft::exec(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  const double* block = info[0].As<Napi::Float64Array>().Data();
+  return Napi::Number::New(info.Env(), run(info[0].As<Napi::Float64Array>().Data()));
+}
+
+Napi::Value HostFft::bind(const Napi::CallbackInfo& info) {
+  return bindBlock(info, this, block_, bound_, &HostFft::execBound, "exec");
+}
+
+napi_value HostFft::execBound(napi_env env, napi_callback_info info) { return runBound<HostFft>(env, info); }
+
+int HostFft::run(const double* block) {
   auto slot = static_cast<size_t>(block[b::kPlan]);
-  if (slot >= plans_.size() || !plans_[slot]) return Napi::Number::New(env, 1);  // CUFFT_INVALID_PLAN
+  if (slot >= plans_.size() || !plans_[slot]) return 1;  // CUFFT_INVALID_PLAN
   auto in = reinterpret_cast<const void*>(static_cast<uintptr_t>(b::address(block, b::kInLo)));
   auto out = reinterpret_cast<void*>(static_cast<uintptr_t>(b::address(block, b::kOutLo)));
   bool inverse = block[b::kDirection] > 0;
   queueOf(block, b::kFftStreamLo)->push(command(fault_, [plan = plans_[slot], in, out, inverse] {
     plan->execute(in, out, inverse);
   }));
-  return Napi::Number::New(env, 0);
+  return 0;
 }
 
 Napi::Value HostFft::destroyPlan(const Napi::CallbackInfo& info) {

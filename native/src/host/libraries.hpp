@@ -17,10 +17,18 @@ class HostBlas : public Napi::ObjectWrap<HostBlas> {
   static void define(Napi::Env env, Napi::Object exports);
   explicit HostBlas(const Napi::CallbackInfo& info);  // new HostBlas(device)
 
+  // Enqueues the GEMM `block` describes on its stream; 0.
+  int run(const double* block);
+  const double* bound() const { return bound_; }
+
  private:
   Napi::Value gemm(const Napi::CallbackInfo& info);  // (block) -> 0
+  Napi::Value bind(const Napi::CallbackInfo& info);  // (block) -> gemm(): 0, on the block bound
+  static napi_value gemmBound(napi_env env, napi_callback_info info);
 
   HostDevice::Fault fault_;
+  Napi::Reference<Napi::Float64Array> block_;
+  const double* bound_ = nullptr;
 };
 
 class HostFft : public Napi::ObjectWrap<HostFft> {
@@ -28,13 +36,21 @@ class HostFft : public Napi::ObjectWrap<HostFft> {
   static void define(Napi::Env env, Napi::Object exports);
   explicit HostFft(const Napi::CallbackInfo& info);  // new HostFft(device)
 
+  // Enqueues the transform `block` describes on its stream; its status (1: no such plan).
+  int run(const double* block);
+  const double* bound() const { return bound_; }
+
  private:
   Napi::Value plan(const Napi::CallbackInfo& info);         // (description) -> [slot, undefined]
-  Napi::Value exec(const Napi::CallbackInfo& info);         // (block) -> 0
+  Napi::Value exec(const Napi::CallbackInfo& info);         // (block) -> status
+  Napi::Value bind(const Napi::CallbackInfo& info);         // (block) -> exec(): status, on the block bound
   Napi::Value destroyPlan(const Napi::CallbackInfo& info);  // (slot)
+  static napi_value execBound(napi_env env, napi_callback_info info);
 
   HostDevice::Fault fault_;
   std::vector<std::shared_ptr<HostPlan>> plans_;  // by slot; commands hold theirs
+  Napi::Reference<Napi::Float64Array> block_;
+  const double* bound_ = nullptr;
 };
 
 }  // namespace rxcuda::host

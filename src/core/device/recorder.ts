@@ -14,8 +14,8 @@ export interface RecordedEvent {
 /**
  * What a recording stream gives its work to. `record`, `wait` and `step` answer whether they
  * recorded (else the stream does the work itself); `interrupt` is asked before work a graph cannot
- * hold (a capture refuses it, a value's recording launches what it holds so far); `beforeRun`
- * before rxcuda's own commands.
+ * hold (a capture refuses it, a value's recording launches what it holds so far); `allocation`
+ * before an allocation on the stream; `beforeRun` before rxcuda's own commands.
  */
 export interface Recorder extends LaneRecorder {
   copy(dst: Memory, src: Memory): void;
@@ -25,4 +25,10 @@ export interface Recorder extends LaneRecorder {
   wait(event: RecordedEvent): boolean;
   step(run: () => unknown, name: string, timeout: number | undefined): boolean;
   interrupt(what: string): void;
+  /**
+   * An allocation on the stream is about to be made: a capture refuses it (its graph would use
+   * memory allocated outside it); a value's recording goes on, since stream-ordered memory is
+   * usable at once by the work given to the stream after it, which the recording launches later.
+   */
+  allocation(): void;
 }

@@ -14,7 +14,7 @@ import type { Recorder } from './recorder.js';
 /** See {@link Stream.alloc}; `dtype` and `length` checked by the caller. */
 export function allocOn<D extends DType>(lane: Lane<Recorder>, device: MemoryDevice, dtype: D, length: number): DeviceArray<D> {
   lane.checkOpen();
-  lane.recorder?.interrupt('An allocation');
+  lane.recorder?.allocation();
   try {
     return DeviceArray.allocate(lane, device, dtype, length);
   } catch (error) {

@@ -54,6 +54,7 @@ export abstract class GraphRecorder implements Recorder {
   abstract wait(event: RecordedEvent): boolean;
   abstract step(run: () => unknown, name: string, timeout: number | undefined): boolean;
   abstract interrupt(what: string): void;
+  abstract allocation(): void;
   abstract beforeRun(): void;
 }
 
@@ -98,6 +99,11 @@ export class Capture extends GraphRecorder {
 
   /** rxcuda's own commands (frees, completion points) go to the device as usual. */
   beforeRun(): void {}
+
+  /** The graph cannot hold memory allocated on the stream meanwhile: the capture ends. */
+  allocation(): never {
+    this.interrupt('An allocation');
+  }
 
   /** Ends the capture, refusing `what`; every later call on the stream is refused the same way. */
   interrupt(what: string): never {

@@ -14,7 +14,7 @@ import { hostStep } from '../queue/host-steps.js';
 import { settling } from '../queue/scheduler.js';
 import { GraphNode, addToNative, needsUpdate, replayOn, setInNative, shapeDifference, type NodeWork } from './graph-node.js';
 import { Graph, type GraphStep, type Segment } from './graph.js';
-import { holdWork, kernelWork, type HeldResources } from './node-work.js';
+import { allocationsOf, holdWork, kernelWork, sameHolds, type HeldResources } from './node-work.js';
 import { Stream } from '../device/stream.js';
 import type { Device } from '../device/device.js';
 import { MADE, checkMade, type Made } from '../base/made.js';
@@ -138,11 +138,12 @@ export class GraphExec {
       return;
     }
     lane.recorder?.interrupt('launching an executable'); // a recording lane is never immediate
-    this.#segments.forEach((segment, i) => {
-      if (segment.end > segment.first) this.#launchSegment(stream, i, works);
+    const segments = this.#segments;
+    for (let i = 0; i < segments.length; i++) {
+      if (segments[i]!.end > segments[i]!.first) this.#launchSegment(stream, i, works);
       const step = this.#steps[i];
       if (step) lane.run(hostStep(lane, step.run, { kind: 'hostLaunch', name: step.name }, step.timeout));
-    });
+    }
   }
 
   /**
@@ -166,7 +167,9 @@ export class GraphExec {
     const work = kernelWork(was.kernel, checked, given, was.kernel.packed(checked, given as never));
     const difference = shapeDifference(was, work);
     if (difference) throw new GraphError('topology', `Cannot set node ${node.index} to ${difference}`);
-    this.#replace(new Map([[node.index, work]]));
+    const next = this.#works.slice();
+    next[node.index] = work;
+    this.#replace(next);
   }
 
   /**
@@ -191,15 +194,13 @@ export class GraphExec {
     if (segments.length !== this.#segments.length || segments.some((s, i) => s.first !== this.#segments[i]!.first))
       differ('JavaScript steps in other places');
     const ours = this.graph.nodes;
-    const changed = new Map<number, NodeWork>();
     nodes.forEach((node, i) => {
       const difference = shapeDifference(this.#works[i]!, node.work);
       if (difference) differ(`node ${i} is ${difference}`);
       const deps = node.dependencies.map((d) => d.index).join();
       if (deps !== ours[i]!.dependencies.map((d) => d.index).join()) differ(`node ${i} has other dependencies`);
-      if (node.work !== this.#works[i]) changed.set(i, node.work);
     });
-    this.#replace(changed);
+    this.#replace(nodes.map((node) => node.work));
     segments.forEach((segment, i) => (this.#steps[i] = segment.step));
   }
 
@@ -208,12 +209,9 @@ export class GraphExec {
    * made from now on.
    */
   setWorks(works: readonly NodeWork[]): void {
-    const changed = new Map<number, NodeWork>();
-    const native = this.#natives !== undefined;
-    works.forEach((work, i) => {
-      if (native ? needsUpdate(this.#works[i]!, work) : work !== this.#works[i]) changed.set(i, work);
-    });
-    this.#replace(changed);
+    const was = this.#works;
+    // A native executable keeps the parameters it holds where they would not change it.
+    this.#replace(this.#natives === undefined ? works : works.map((work, i) => (needsUpdate(was[i]!, work) ? work : was[i]!)));
   }
 
   /**
@@ -264,18 +262,28 @@ export class GraphExec {
     }, launched));
   }
 
-  /** Replaces nodes' parameters, holding what the new ones use and letting go of the old. */
-  #replace(changed: ReadonlyMap<number, NodeWork>): void {
-    if (changed.size === 0) return;
-    const works = this.#works.slice();
-    for (const [index, work] of changed) {
+  /**
+   * Replaces nodes' parameters by `next` (handed over: frozen here), holding what the new ones use
+   * and letting go of the old. A node whose new parameters use the memory its old ones did (a
+   * replayed value's, launched on the executable made for its buffers) keeps what it holds.
+   */
+  #replace(next: readonly NodeWork[]): void {
+    const works = this.#works;
+    let changed = false, memoryChanged = false;
+    for (let index = 0; index < next.length; index++) {
+      const was = works[index]!, work = next[index]!;
+      if (work === was) continue;
+      changed = true;
+      if (sameHolds(was, work)) continue;
+      memoryChanged = true;
       const holds: (() => void)[] = [];
       holdWork(work, holds);
       for (const letGo of this.#updateHolds.get(index) ?? []) letGo();
       this.#updateHolds.set(index, holds);
-      works[index] = work;
     }
-    this.#works = Object.freeze(works);
+    if (!changed) return;
+    this.#works = Object.freeze(next);
+    if (!memoryChanged) return;
     this.#memory = undefined;
     this.#registered = undefined;
     this.#lastStream = undefined; // the new memory's use is noted at the next launch
@@ -289,11 +297,4 @@ export class GraphExec {
     if (this.#closed) typeError('executable', 'an open GraphExec', received('a closed GraphExec'));
     this.device.checkUsable();
   }
-}
-
-/** The allocations the nodes use, each once. */
-function allocationsOf(works: readonly NodeWork[]): Allocation[] {
-  const memory = new Set<Allocation>();
-  for (const work of works) for (const allocation of work.memory) memory.add(allocation);
-  return [...memory];
 }

@@ -64,6 +64,14 @@ export function holdWork(work: NodeWork, letGo: (() => void)[]): void {
   }
 }
 
+/** Whether `now` holds what `was` does: the same memory, and for a kernel the same module. */
+export function sameHolds(was: NodeWork, now: NodeWork): boolean {
+  const a = was.memory, b = now.memory;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return was.kind !== 'kernel' || (now.kind === 'kernel' && now.kernel.module === was.kernel.module);
+}
+
 /** The allocations among kernel arguments. */
 function memoryOf(args: readonly unknown[]): Allocation[] {
   const memory: Allocation[] = [];
@@ -103,5 +111,13 @@ export function eventWork(kind: 'record' | 'wait', event: RecordedEvent, held: H
 
 /** Whether some of `works` are library calls whose library is not ready yet. */
 export function pendingLibraries(works: readonly NodeWork[]): boolean {
-  return works.some((work) => work.kind === 'library' && work.call.pending !== undefined);
+  for (const work of works) if (work.kind === 'library' && work.call.pending !== undefined) return true;
+  return false;
+}
+
+/** The allocations the nodes use, each once. */
+export function allocationsOf(works: readonly NodeWork[]): Allocation[] {
+  const memory = new Set<Allocation>();
+  for (const work of works) for (const allocation of work.memory) memory.add(allocation);
+  return [...memory];
 }

@@ -120,7 +120,7 @@ export class Kernel<S extends Signature = Signature> {
    */
   replayOn(stream: Stream, config: LaunchConfig, block: Uint8Array, args: readonly unknown[]): void {
     this.module.usedOn(stream.lane);
-    const context = LaunchContext.make<S>(this, config, stream, args as KernelArgs<S>);
+    const context = LaunchContext.make<S>(this, config, stream, args as KernelArgs<S>, undefined, true); // args: a private copy
     stream.lane.run(this.#block.launchCommand(stream.lane, config, block, args, context as unknown as LaunchContext));
   }
 

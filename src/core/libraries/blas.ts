@@ -9,7 +9,7 @@ import type { Stream } from '../device/stream.js';
 import { requireLibrary } from './availability.js';
 import { RecordedCall, allocationsOf, openGate, submit, type Gate, type Library } from './call.js';
 import { statusError } from './errors.js';
-import { checkGemm, gemmName, gemmShape, type GemmDType, type GemmOptions, type GemmOutput } from './gemm-args.js';
+import { GemmShape, LastGemm, checkGemm, gemmName, type GemmDType, type GemmOptions, type GemmOutput } from './gemm-args.js';
 import { CUBLAS, G, libraries, type NativeBlas } from './native.js';
 
 /**
@@ -43,6 +43,9 @@ export class Blas {
   readonly device: Device;
   readonly #library: Library;
   readonly #block = new Float64Array(G.slots);
+  readonly #last = new LastGemm();
+  /** The name and shape of the calls recorded (by captures and replays). */
+  readonly #recorded = new GemmShape();
   /** The handle being made (CUDA), what made it fail, and the workspace its calls take. */
   #gate: Gate | undefined;
   #native: NativeBlas | undefined;
@@ -58,6 +61,8 @@ export class Blas {
         return blas.#native!;
       },
       run: (block) => blas.#native!.gemm(block),
+      own: this.#block,
+      runOwn: () => 0, // bound once the library is loaded
     };
   }
 
@@ -93,11 +98,14 @@ export class Blas {
    */
   gemm<D extends GemmDType>(stream: Stream, a: DeviceArray<D>, b: DeviceArray<NoInfer<D>>, c: DeviceArray<NoInfer<GemmOutput<D>>>, options: GemmOptions): void {
     const block = this.#block;
-    checkGemm(this.device, stream, a, b, c, options, block);
+    // The call checked last again (a loop's): its block holds it already.
+    if (this.#last.is(stream, a, b, c, options)) stream.lane.checkOpen();
+    else checkGemm(this.device, stream, a, b, c, options, block, this.#last);
     const gate = this.#gate ?? this.#open();
     const capture = stream.lane.recorder;
     if (capture) {
-      const call = new RecordedCall(this.#library, gemmName(block), gemmShape(block), block, gate, this.device.kind === 'cuda' ? GRAPH_WORKSPACE_BYTES : 0);
+      const { name, shape } = this.#recorded.of(block);
+      const call = new RecordedCall(this.#library, name, shape, block, gate, gemmName, this.device.kind === 'cuda' ? GRAPH_WORKSPACE_BYTES : 0);
       return capture.library(call, allocationsOf(a, b, c));
     }
     submit(this.#library, stream, block, gate, gemmName);
@@ -106,14 +114,28 @@ export class Blas {
     c.allocation.use(stream.lane);
   }
 
+  /**
+   * @internal A Blas of `device` whose calls go to `native`, ready at once, with workspaces of
+   * `workBytes`: rxcuda/internal's stand-in, whose native call does nothing (bench/study/library-path).
+   */
+  static over(device: Device, native: NativeBlas, workBytes: number): Blas {
+    const blas = new Blas(MADE, device);
+    blas.#native = native;
+    blas.#library.runOwn = native.bind(blas.#block);
+    blas.#gate = { pending: undefined, failure: undefined, workBytes };
+    return blas;
+  }
+
   /** Loads cuBLAS and starts making the handle, at the first call (throws where it cannot be loaded). */
   #open(): Gate {
     if (this.device.kind === 'host') {
       this.#native = new libraries.HostBlas(this.device.native);
+      this.#library.runOwn = this.#native.bind(this.#block);
       return (this.#gate = openGate());
     }
     requireLibrary('cuBLAS');
     const native = (this.#native = new libraries.CudaBlas(this.device.native));
+    this.#library.runOwn = native.bind(this.#block);
     const gate: Gate = { pending: undefined, failure: undefined, workBytes: BLAS_WORKSPACE_BYTES };
     gate.pending = native.open!().then(
       ([status]) => {

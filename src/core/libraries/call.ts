@@ -41,6 +41,9 @@ export interface Library {
   readonly workBytesAt: number;
   /** Runs a block; the library's status. */
   run(block: Float64Array): number;
+  /** The block the library's own calls are written into, and its run bound natively (once loaded). */
+  readonly own: Float64Array;
+  runOwn: () => number;
 }
 
 /**
@@ -48,18 +51,20 @@ export interface Library {
  * at once when the stream is direct and the gate open, else in the stream's queue (`block` is
  * copied then), behind the gate. A status the library answers at once is thrown as a
  * LibraryError (`describe` names the call); a queued call's goes where the stream's queued
- * failures go.
+ * failures go. A `replayed` call (a graph's node, run again on the host device, or a replayed
+ * value's call enqueued as given) goes at once also while the lane records: that recording is
+ * what is being launched.
  */
-export function submit(library: Library, stream: Stream, block: Float64Array, gate: Gate, describe: (block: Float64Array) => string): void {
+export function submit(library: Library, stream: Stream, block: Float64Array, gate: Gate, describe: (block: Float64Array) => string, replayed = false): void {
   if (gate.failure) throw gate.failure;
   const lane = stream.lane;
   writeAddress(block, library.streamAt, lane.lo, lane.hi);
-  if (gate.pending === undefined && lane.immediate) {
+  if (gate.pending === undefined && (replayed ? lane.unqueued : lane.immediate)) {
     withWorkspace(library, stream, block, gate);
     lane.noteSubmitted();
     let status = 0;
     try {
-      status = library.run(block);
+      status = block === library.own ? library.runOwn() : library.run(block);
     } catch (error) {
       lane.faults.fail(error);
     }
@@ -98,16 +103,22 @@ export class RecordedCall implements LibraryCall {
   readonly #block: Float64Array;
   readonly #gate: Gate;
   readonly #graphWorkspace: number | undefined;
+  readonly #describe: (block: Float64Array) => string;
   #ready: Promise<void> | undefined;
 
+  /**
+   * @param describe names the call in its library's failures, from its block.
+   */
   constructor(
     library: Library,
     readonly name: string,
     readonly shape: string,
     block: Float64Array,
     gate: Gate,
+    describe: (block: Float64Array) => string,
     graphWorkspace?: number,
   ) {
+    this.#describe = describe;
     this.#library = library;
     this.#block = block.slice();
     this.#gate = gate;
@@ -139,7 +150,7 @@ export class RecordedCall implements LibraryCall {
   }
 
   enqueue(stream: Stream): void {
-    submit(this.#library, stream, this.#block, this.#gate, () => this.name);
+    submit(this.#library, stream, this.#block, this.#gate, this.#describe, true);
   }
 
   addTo(graph: NativeGraph, deps: Uint32Array): number {
@@ -157,9 +168,11 @@ export class RecordedCall implements LibraryCall {
   }
 }
 
-/** @internal The allocations of arrays, each once. */
-export function allocationsOf(...arrays: { readonly allocation: Allocation }[]): Allocation[] {
-  const out: Allocation[] = [];
-  for (const { allocation } of arrays) if (!out.includes(allocation)) out.push(allocation);
+/** @internal The allocations of two or three arrays, each once, and `extra` (a plan's) after them. */
+export function allocationsOf(a: { readonly allocation: Allocation }, b: { readonly allocation: Allocation }, c?: { readonly allocation: Allocation }, extra?: Allocation): Allocation[] {
+  const out = [a.allocation];
+  if (b.allocation !== a.allocation) out.push(b.allocation);
+  if (c && c.allocation !== a.allocation && c.allocation !== b.allocation) out.push(c.allocation);
+  if (extra) out.push(extra);
   return out;
 }

@@ -89,12 +89,13 @@ const KINDS: readonly FftKind[] = ['c2c', 'r2c', 'c2r'];
 
 /**
  * @internal Checks a transform of `kind` on `stream` of `device`; writes its plan's description
- * into `description` and its arrays and direction into `block`. Nothing is enqueued.
+ * into `description` and its arrays and direction into `block`, and remembers it in `checked`.
+ * Nothing is enqueued.
  * @throws TypeError/RangeError naming the bad argument.
  */
 export function checkFft(
   device: Device, kind: FftKind, stream: unknown, input: unknown, output: unknown, options: unknown,
-  description: Float64Array, block: Float64Array,
+  description: Float64Array, block: Float64Array, checked: LastFft<unknown>,
 ): void {
   if (!isInstance(stream, Stream)) typeError('stream', 'a Stream', stream);
   if (stream.device !== device) rangeError('stream', `a stream of ${device}`, received(`a stream of ${stream.device}`));
@@ -102,20 +103,22 @@ export function checkFft(
   const outputs = data('output', output, device, inputs.dtype, kind !== 'c2r');
   if (typeof options !== 'object' || options === null) typeError('options', 'an options object with the shape', options);
   checkOptions('options', options, kind === 'c2c' ? C2C_KEYS : KEYS);
+  // Each option read once: what is checked is what the block gets, and what `checked` remembers.
   const o = options as C2cOptions;
-  const points = dimensions(o.shape, description);
-  const batch = o.batch ?? 1;
+  const [shape, givenBatch, givenDirection] = [o.shape, o.batch, o.direction];
+  const points = dimensions(shape, description);
+  const batch = givenBatch ?? 1;
   if (typeof batch !== 'number' || !Number.isInteger(batch)) typeError('batch', `an integer in 1..${INT_MAX}`, batch);
   if (batch < 1 || batch > INT_MAX) rangeError('batch', `an integer in 1..${INT_MAX}`, batch);
-  const direction = o.direction ?? 'forward';
-  if (kind === 'c2c' && direction !== 'forward' && direction !== 'inverse') typeError('direction', "'forward' or 'inverse'", o.direction);
+  const direction = givenDirection ?? 'forward';
+  if (kind === 'c2c' && direction !== 'forward' && direction !== 'inverse') typeError('direction', "'forward' or 'inverse'", givenDirection);
   description[P.kind] = KIND[kind];
   description[P.precision] = PRECISION[inputs.dtype as FftDType];
   description[P.batch] = batch;
   const last = description[P.n0 + description[P.rank]! - 1]!;
   const half = (points / last) * (Math.floor(last / 2) + 1);
   const real = points * batch, complex = (kind === 'c2c' ? points : half) * batch * 2;
-  if (complex > Number.MAX_SAFE_INTEGER) rangeError('shape', 'sizes whose data can be addressed', o.shape);
+  if (complex > Number.MAX_SAFE_INTEGER) rangeError('shape', 'sizes whose data can be addressed', shape);
   if (inputs.length < (kind === 'r2c' ? real : complex) || outputs.length < (kind === 'c2r' ? real : complex)) {
     // "124 reals: 2 × 62", "2112 complex values, interleaved: 64 × 33".
     const sizes = [...description.subarray(P.n0, P.n0 + description[P.rank]!)];
@@ -134,7 +137,64 @@ export function checkFft(
   if (!inPlace && from < to + outputs.byteLength && to < from + inputs.byteLength)
     rangeError('output', kind === 'c2c' ? 'memory apart from `input`, or `input` itself' : 'memory apart from `input`', received('memory that overlaps it'));
   stream.lane.checkOpen();
+  checked.remember(kind, stream, inputs, outputs, description, typeof shape === 'number', givenBatch, givenDirection);
   writeAddress(block, F.inLo, inputs.lo, inputs.hi);
   writeAddress(block, F.outLo, outputs.lo, outputs.hi);
   block[F.direction] = kind === 'c2r' || (kind === 'c2c' && direction === 'inverse') ? 1 : -1;
+}
+
+/**
+ * @internal The transform checked last: its kind, stream, arrays and option values, and its
+ * plan. A call with the same ones (a loop's, a pipeline's over pooled arrays) finds its block
+ * written and its plan found already, and needs no check but that the stream and the arrays are
+ * still open. The options are read again, since an options object may have changed since.
+ */
+export class LastFft<Plan> {
+  #kind: FftKind | undefined;
+  #stream: unknown;
+  #input: DeviceArray | undefined;
+  #output: DeviceArray | undefined;
+  /** The sizes as checked, given as one number (`#one`) or an array; the batch and direction as given. */
+  readonly #sizes = [0, 0, 0];
+  #rank = 0;
+  #one = false;
+  #batch: unknown;
+  #direction: unknown;
+  /** The plan of the call remembered (set by the caller once found); undefined when none. */
+  plan: Plan | undefined;
+
+  /** The plan of this call when it is the one checked last, its arrays still open. */
+  is(kind: FftKind, stream: unknown, input: unknown, output: unknown, options: unknown): Plan | undefined {
+    if (kind !== this.#kind || stream !== this.#stream || input !== this.#input || output !== this.#output) return undefined;
+    if (typeof options !== 'object' || options === null || this.#input!.closed || this.#output!.closed) return undefined;
+    try {
+      return this.#same(options as C2cOptions) ? this.plan : undefined;
+    } catch {
+      return undefined; // options that cannot be read: the full check says why
+    }
+  }
+
+  #same(o: C2cOptions): boolean {
+    if (o.batch !== this.#batch || o.direction !== this.#direction) return false;
+    const shape = o.shape;
+    if (this.#one) return shape === this.#sizes[0];
+    if (!isArray(shape) || shape.length !== this.#rank) return false;
+    for (let i = 0; i < this.#rank; i++) if (shape[i] !== this.#sizes[i]) return false;
+    return true;
+  }
+
+  /** Remembers a call that {@link checkFft} accepted, with the options it read; its plan comes after. */
+  remember(kind: FftKind, stream: Stream, input: DeviceArray, output: DeviceArray, description: Float64Array, one: boolean, batch: unknown, direction: unknown): void {
+    [this.#kind, this.#stream, this.#input, this.#output, this.#batch, this.#direction] = [kind, stream, input, output, batch, direction];
+    this.#one = one;
+    this.#rank = description[P.rank]!;
+    for (let i = 0; i < 3; i++) this.#sizes[i] = description[P.n0 + i]!;
+    this.plan = undefined;
+  }
+
+  /** Forgets the call (its plan may be gone). */
+  forget(): void {
+    this.#kind = undefined;
+    this.plan = undefined;
+  }
 }

@@ -35,6 +35,10 @@ export interface PlanEntry extends Gate {
   readonly slot: number;
   readonly resource: Allocation;
   readonly name: string;
+  /** The name, as a call's failure names it (made once, so that calls make no function). */
+  readonly describe: () => string;
+  /** What a graph's node of a forward (-1) or inverse (1) call cannot change. */
+  readonly shapes: { readonly [direction: number]: string };
 }
 
 /** @internal The plans of one device. */
@@ -86,7 +90,8 @@ export class PlanCache {
     const name = fftName(description);
     // Destroyed once made: a plan still being made is destroyed when it is.
     const destroy = () => void (entry.pending ? entry.pending.then(() => native.destroyPlan(slot)) : native.destroyPlan(slot));
-    const entry: PlanEntry = { slot, name, pending: undefined, failure: undefined, workBytes: 0, resource: new PlanResource(this.#device, destroy) };
+    const shapes = { [-1]: `${name} -1`, 1: `${name} 1` };
+    const entry: PlanEntry = { slot, name, describe: () => name, shapes, pending: undefined, failure: undefined, workBytes: 0, resource: new PlanResource(this.#device, destroy) };
     if (made) {
       entry.pending = made.then(
         ([status, workBytes]) => {

@@ -8,7 +8,7 @@ import type { DeviceArray } from '../memory/memory.js';
 import type { Stream } from '../device/stream.js';
 import { requireLibrary } from './availability.js';
 import { RecordedCall, allocationsOf, submit, type Library } from './call.js';
-import { checkFft, type C2cOptions, type FftDType, type FftKind, type FftOptions } from './fft-args.js';
+import { LastFft, checkFft, type C2cOptions, type FftDType, type FftKind, type FftOptions } from './fft-args.js';
 import { PlanCache, type PlanEntry } from './fft-plans.js';
 import { CUFFT, F, P, libraries, type NativeFft } from './native.js';
 
@@ -45,6 +45,8 @@ export class Fft {
   /** The last call's plan and description: the same transform again finds it at once. */
   #last: PlanEntry | undefined;
   readonly #lastDescription = new Float64Array(P.slots);
+  /** The call checked last, and its plan. */
+  readonly #lastCall = new LastFft<PlanEntry>();
 
   private constructor(token: Made, device: Device) {
     checkMade(token, 'a Fft', 'Fft.for(device) or device.fft');
@@ -57,6 +59,8 @@ export class Fft {
         return fft.#native!;
       },
       run: (block) => fft.#native!.exec(block),
+      own: this.#block,
+      runOwn: () => 0, // bound once the library is loaded
     };
   }
 
@@ -89,6 +93,7 @@ export class Fft {
   clearPlans(): void {
     this.#plans?.clear();
     this.#last = undefined;
+    this.#lastCall.forget();
   }
 
   /**
@@ -130,16 +135,33 @@ export class Fft {
   }
 
   #transform(kind: FftKind, stream: Stream, input: DeviceArray, output: DeviceArray, options: FftOptions): void {
-    const [description, block] = [this.#description, this.#block];
-    checkFft(this.device, kind, stream, input, output, options, description, block);
-    const plan = this.#plan(description);
-    block[F.plan] = plan.slot;
+    const block = this.#block;
+    // The call checked last again (a loop's): its block holds it, and its plan is found.
+    let plan = this.#lastCall.is(kind, stream, input, output, options);
+    if (plan) stream.lane.checkOpen();
+    else {
+      checkFft(this.device, kind, stream, input, output, options, this.#description, block, this.#lastCall);
+      plan = this.#lastCall.plan = this.#plan(this.#description);
+      block[F.plan] = plan.slot;
+    }
     const capture = stream.lane.recorder;
-    if (capture) return capture.library(new RecordedCall(this.#library, plan.name, `${plan.name} ${block[F.direction]}`, block, plan), [...allocationsOf(input, output), plan.resource]);
-    submit(this.#library, stream, block, plan, () => plan.name);
+    if (capture) return capture.library(new RecordedCall(this.#library, plan.name, plan.shapes[block[F.direction]!]!, block, plan, plan.describe), allocationsOf(input, output, undefined, plan.resource));
+    submit(this.#library, stream, block, plan, plan.describe);
     input.allocation.use(stream.lane);
     output.allocation.use(stream.lane);
     plan.resource.use(stream.lane);
+  }
+
+  /**
+   * @internal An Fft of `device` whose plans and calls go to `native`: rxcuda/internal's stand-in,
+   * whose native calls do nothing (bench/study/library-path).
+   */
+  static over(device: Device, native: NativeFft): Fft {
+    const fft = new Fft(MADE, device);
+    fft.#native = native;
+    fft.#library.runOwn = native.bind(fft.#block);
+    fft.#plans = new PlanCache(device, native);
+    return fft;
   }
 
   #plan(description: Float64Array): PlanEntry {
@@ -155,6 +177,7 @@ export class Fft {
   #open(): PlanCache {
     if (this.device.kind === 'cuda') requireLibrary('cuFFT');
     this.#native = this.device.kind === 'cuda' ? new libraries.CudaFft(this.device.native) : new libraries.HostFft(this.device.native);
+    this.#library.runOwn = this.#native.bind(this.#block);
     return new PlanCache(this.device, this.#native);
   }
 }

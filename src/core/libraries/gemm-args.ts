@@ -51,6 +51,9 @@ export interface GemmOptions {
   readonly strideC?: number;
 }
 
+/** The options as a call gave them, each read once. */
+type GivenGemm = { readonly [K in keyof GemmOptions]-?: GemmOptions[K] | undefined };
+
 const INT_MAX = 2 ** 31 - 1;
 const TYPES = ['f16', 'bf16', 'f32', 'f64'] as const;
 
@@ -106,12 +109,38 @@ function apart(name: string, a: DeviceArray, other: string, b: DeviceArray): voi
 const SAME: Record<GemmDType, readonly string[]> = { f16: ['f16'], bf16: ['bf16'], f32: ['f32'], f64: ['f64'] };
 const OUTPUTS: Record<GemmDType, readonly string[]> = { f16: ['f16', 'f32'], bf16: ['bf16', 'f32'], f32: ['f32'], f64: ['f64'] };
 
+/** A GEMM's options, checked, with the defaults filled in. */
+interface CheckedGemm {
+  readonly m: number; readonly n: number; readonly k: number; readonly transA: boolean; readonly transB: boolean;
+  readonly alpha: number; readonly beta: number; readonly rowsA: number; readonly colsA: number; readonly rowsB: number;
+  readonly colsB: number; readonly lda: number; readonly ldb: number; readonly ldc: number; readonly batch: number;
+  readonly strideA: number; readonly strideB: number; readonly strideC: number;
+}
+
+/** Checks the options as given (each read once by the caller) and fills in the defaults. */
+function checkShape(given: GivenGemm): CheckedGemm {
+  const m = int('m', given.m, 1), n = int('n', given.n, 1), k = int('k', given.k, 1);
+  const transA = flag('transA', given.transA ?? false), transB = flag('transB', given.transB ?? false);
+  const alpha = finite('alpha', given.alpha ?? 1), beta = finite('beta', given.beta ?? 0);
+  const rowsA = transA ? k : m, colsA = transA ? m : k;
+  const rowsB = transB ? n : k, colsB = transB ? k : n;
+  const lda = int('lda', given.lda ?? colsA, colsA), ldb = int('ldb', given.ldb ?? colsB, colsB), ldc = int('ldc', given.ldc ?? n, n);
+  const batch = int('batch', given.batch ?? 1, 1);
+  const strideA = int('strideA', given.strideA ?? rowsA * lda, 0, Number.MAX_SAFE_INTEGER);
+  const strideB = int('strideB', given.strideB ?? rowsB * ldb, 0, Number.MAX_SAFE_INTEGER);
+  // Batches of C may not overlap: each is written.
+  const strideC = int('strideC', given.strideC ?? m * ldc, batch > 1 ? (m - 1) * ldc + n : 0, Number.MAX_SAFE_INTEGER);
+  return { m, n, k, transA, transB, alpha, beta, rowsA, colsA, rowsB, colsB, lda, ldb, ldc, batch, strideA, strideB, strideC };
+}
+
 /**
- * @internal Checks a GEMM on `stream` of `device` and writes it into `block` (all but the stream
- * and the workspace). Nothing is enqueued.
+ * @internal Checks a GEMM on `stream` of `device`, writes it into `block` (all but the stream and
+ * the workspace) and remembers it in `last`; options of the values `last` checked before are not
+ * checked again (a pipeline's values over pooled arrays: the same shape, other arrays). Nothing
+ * is enqueued.
  * @throws TypeError/RangeError naming the bad argument.
  */
-export function checkGemm(device: Device, stream: unknown, a: unknown, b: unknown, c: unknown, options: unknown, block: Float64Array): void {
+export function checkGemm(device: Device, stream: unknown, a: unknown, b: unknown, c: unknown, options: unknown, block: Float64Array, last: LastGemm): void {
   if (!isInstance(stream, Stream)) typeError('stream', 'a Stream', stream);
   if (stream.device !== device) rangeError('stream', `a stream of ${device}`, received(`a stream of ${stream.device}`));
   const A = operand('a', a, device, TYPES, '');
@@ -121,45 +150,107 @@ export function checkGemm(device: Device, stream: unknown, a: unknown, b: unknow
   const C = operand('c', c, device, OUTPUTS[type], half ? ' (for `a` of 16-bit floats)' : ', as `a` is');
   if (typeof options !== 'object' || options === null) typeError('options', 'an options object with m, n and k', options);
   checkOptions('options', options, ['m', 'n', 'k', 'transA', 'transB', 'alpha', 'beta', 'lda', 'ldb', 'ldc', 'batch', 'strideA', 'strideB', 'strideC']);
-  const o = options as GemmOptions;
-  const m = int('m', o.m, 1), n = int('n', o.n, 1), k = int('k', o.k, 1);
-  const transA = flag('transA', o.transA ?? false), transB = flag('transB', o.transB ?? false);
-  const alpha = finite('alpha', o.alpha ?? 1), beta = finite('beta', o.beta ?? 0);
-  const rowsA = transA ? k : m, colsA = transA ? m : k;
-  const rowsB = transB ? n : k, colsB = transB ? k : n;
-  const lda = int('lda', o.lda ?? colsA, colsA), ldb = int('ldb', o.ldb ?? colsB, colsB), ldc = int('ldc', o.ldc ?? n, n);
-  const batch = int('batch', o.batch ?? 1, 1);
-  const strideA = int('strideA', o.strideA ?? rowsA * lda, 0, Number.MAX_SAFE_INTEGER);
-  const strideB = int('strideB', o.strideB ?? rowsB * ldb, 0, Number.MAX_SAFE_INTEGER);
-  // Batches of C may not overlap: each is written.
-  const strideC = int('strideC', o.strideC ?? m * ldc, batch > 1 ? (m - 1) * ldc + n : 0, Number.MAX_SAFE_INTEGER);
-  fits('a', A, transA ? 'A is k × m' : 'A is m × k', rowsA, colsA, lda, batch, strideA);
-  fits('b', B, transB ? 'B is n × k' : 'B is k × n', rowsB, colsB, ldb, batch, strideB);
-  fits('c', C, 'C is m × n', m, n, ldc, batch, strideC);
+  let s = last.checkedFor(options);
+  if (!s) {
+    // Each option read once: what is checked is what the block gets, and what `last` remembers.
+    const o = options as GemmOptions;
+    const given: GivenGemm = {
+      m: o.m, n: o.n, k: o.k, transA: o.transA, transB: o.transB, alpha: o.alpha, beta: o.beta,
+      lda: o.lda, ldb: o.ldb, ldc: o.ldc, batch: o.batch, strideA: o.strideA, strideB: o.strideB, strideC: o.strideC,
+    };
+    s = checkShape(given);
+    last.options(given, s);
+  }
+  fits('a', A, s.transA ? 'A is k × m' : 'A is m × k', s.rowsA, s.colsA, s.lda, s.batch, s.strideA);
+  fits('b', B, s.transB ? 'B is n × k' : 'B is k × n', s.rowsB, s.colsB, s.ldb, s.batch, s.strideB);
+  fits('c', C, 'C is m × n', s.m, s.n, s.ldc, s.batch, s.strideC);
   apart('c', C, 'a', A);
   apart('c', C, 'b', B);
   stream.lane.checkOpen();
+  last.call(stream, A, B, C);
 
   // Column-major for cuBLAS: Cᵀ (n × m) = op(B)ᵀ (n × k) · op(A)ᵀ (k × m).
-  block[G.transA] = transB ? 1 : 0;
-  block[G.transB] = transA ? 1 : 0;
-  block[G.m] = n;
-  block[G.n] = m;
-  block[G.k] = k;
-  block[G.alpha] = alpha;
-  block[G.beta] = beta;
+  block[G.transA] = s.transB ? 1 : 0;
+  block[G.transB] = s.transA ? 1 : 0;
+  block[G.m] = s.n;
+  block[G.n] = s.m;
+  block[G.k] = s.k;
+  block[G.alpha] = s.alpha;
+  block[G.beta] = s.beta;
   writeAddress(block, G.aLo, B.lo, B.hi);
-  block[G.lda] = ldb;
-  block[G.strideA] = strideB;
+  block[G.lda] = s.ldb;
+  block[G.strideA] = s.strideB;
   writeAddress(block, G.bLo, A.lo, A.hi);
-  block[G.ldb] = lda;
-  block[G.strideB] = strideA;
+  block[G.ldb] = s.lda;
+  block[G.strideB] = s.strideA;
   writeAddress(block, G.cLo, C.lo, C.hi);
-  block[G.ldc] = ldc;
-  block[G.strideC] = strideC;
-  block[G.batch] = batch;
+  block[G.ldc] = s.ldc;
+  block[G.strideC] = s.strideC;
+  block[G.batch] = s.batch;
   block[G.abType] = ELEMENT[type];
   block[G.cType] = ELEMENT[C.dtype as GemmDType];
+}
+
+/**
+ * @internal What a Blas checked last: the option values, and the call (stream and arrays) whose
+ * block it wrote. A call with the same ones (a loop's) finds its block written already, and needs
+ * no check but that the stream and the arrays are still open; a call with the same option values
+ * only (a pipeline's next value, over other pooled arrays) needs its arrays checked. The options
+ * are read again, field by field, since an options object may have changed since.
+ */
+export class LastGemm {
+  #stream: unknown;
+  #a: DeviceArray | undefined;
+  #b: DeviceArray | undefined;
+  #c: DeviceArray | undefined;
+  /** The block holds the call of #stream, #a, #b, #c with the options remembered. */
+  #written = false;
+  #checked: CheckedGemm | undefined;
+  #m: unknown; #n: unknown; #k: unknown; #transA: unknown; #transB: unknown; #alpha: unknown; #beta: unknown;
+  #lda: unknown; #ldb: unknown; #ldc: unknown; #batch: unknown; #strideA: unknown; #strideB: unknown; #strideC: unknown;
+
+  /** Whether this call is the one whose block was written last, its arrays still open. */
+  is(stream: unknown, a: unknown, b: unknown, c: unknown, options: unknown): boolean {
+    if (!this.#written || stream !== this.#stream || a !== this.#a || b !== this.#b || c !== this.#c) return false;
+    if (this.#a!.closed || this.#b!.closed || this.#c!.closed) return false;
+    return this.checkedFor(options) !== undefined;
+  }
+
+  /**
+   * The options as checked, when `options` holds the values checked last; else undefined (also
+   * where reading them throws: the full check then says why).
+   */
+  checkedFor(options: unknown): CheckedGemm | undefined {
+    if (typeof options !== 'object' || options === null) return undefined;
+    try {
+      return this.#same(options as GemmOptions) ? this.#checked : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  #same(o: GemmOptions): boolean {
+    return o.m === this.#m && o.n === this.#n && o.k === this.#k && o.transA === this.#transA && o.transB === this.#transB &&
+      o.alpha === this.#alpha && o.beta === this.#beta && o.lda === this.#lda && o.ldb === this.#ldb && o.ldc === this.#ldc &&
+      o.batch === this.#batch && o.strideA === this.#strideA && o.strideB === this.#strideB && o.strideC === this.#strideC;
+  }
+
+  /** Remembers options checked (as they were read): the block holds another call for now. */
+  options(o: GivenGemm, checked: CheckedGemm): void {
+    this.#m = o.m; this.#n = o.n; this.#k = o.k; this.#transA = o.transA; this.#transB = o.transB; this.#alpha = o.alpha; this.#beta = o.beta;
+    this.#lda = o.lda; this.#ldb = o.ldb; this.#ldc = o.ldc; this.#batch = o.batch; this.#strideA = o.strideA; this.#strideB = o.strideB; this.#strideC = o.strideC;
+    this.#checked = checked;
+    this.#written = false;
+  }
+
+  /** Remembers the call whose block is written now, with the options remembered. */
+  call(stream: Stream, a: DeviceArray, b: DeviceArray, c: DeviceArray): void {
+    this.#stream = stream;
+    this.#a = a;
+    this.#b = b;
+    this.#c = c;
+    this.#written = true;
+  }
 }
 
 const NAMES = ['f32', 'f16', 'bf16', 'f64'];
@@ -172,9 +263,30 @@ export function gemmName(block: Float64Array): string {
   return `gemm (${ab === c ? ab : `${ab}→${c}`}, ${block[G.n]}×${block[G.m]}×${block[G.k]}${batch > 1 ? ` × ${batch}` : ''})`;
 }
 
-/** @internal What a graph's node of this GEMM cannot change: everything but addresses and scalars. */
-export function gemmShape(block: Float64Array): string {
-  const fixed = [G.transA, G.transB, G.m, G.n, G.k, G.lda, G.strideA, G.ldb, G.strideB, G.ldc, G.strideC, G.batch, G.abType, G.cType];
-  // cuBLAS may pick other kernels when a factor is 0.
-  return `gemm ${fixed.map((i) => block[i]).join(',')} ${block[G.alpha] === 0} ${block[G.beta] === 0}`;
+/** What a graph's node of a GEMM cannot change: everything but addresses and scalars. */
+const FIXED = [G.transA, G.transB, G.m, G.n, G.k, G.lda, G.strideA, G.ldb, G.strideB, G.ldc, G.strideC, G.batch, G.abType, G.cType];
+
+/**
+ * @internal The name and shape (what a graph's node of it cannot change) of the GEMM in a block,
+ * made again only when the shape changed: each value of a replayed pipeline records the same.
+ */
+export class GemmShape {
+  /** The fixed fields, then whether alpha and beta are 0 (cuBLAS may pick other kernels then). */
+  readonly #fields = new Float64Array(FIXED.length + 2).fill(NaN);
+  name = '';
+  shape = '';
+
+  of(block: Float64Array): this {
+    const fields = this.#fields;
+    const alpha = block[G.alpha] === 0 ? 1 : 0, beta = block[G.beta] === 0 ? 1 : 0;
+    let same = fields[FIXED.length] === alpha && fields[FIXED.length + 1] === beta;
+    for (let i = 0; same && i < FIXED.length; i++) same = fields[i] === block[FIXED[i]!];
+    if (same) return this;
+    for (let i = 0; i < FIXED.length; i++) fields[i] = block[FIXED[i]!]!;
+    fields[FIXED.length] = alpha;
+    fields[FIXED.length + 1] = beta;
+    this.name = gemmName(block);
+    this.shape = `gemm ${FIXED.map((i) => block[i]).join(',')} ${alpha === 1} ${beta === 1}`;
+    return this;
+  }
 }

@@ -25,6 +25,8 @@ export interface NativeBlas {
   open?(): Promise<[number, number, number]>;
   /** The GEMM the block describes, on the stream it names; the library's status. */
   gemm(block: Float64Array): number;
+  /** `gemm` of `block` as one Node-API call with nothing to unpack: for the block a Blas reuses. */
+  bind(block: Float64Array): () => number;
 }
 
 /** @internal cuFFT plans of one device: CudaFft or HostFft. */
@@ -32,6 +34,8 @@ export interface NativeFft {
   /** A plan's slot, and (CUDA) the Promise of [status, work area bytes] it is made by. */
   plan(description: Float64Array): [number, Promise<[number, number, number]> | undefined];
   exec(block: Float64Array): number;
+  /** `exec` of `block` as one Node-API call with nothing to unpack: for the block an Fft reuses. */
+  bind(block: Float64Array): () => number;
   /** Destroys the plan in `slot` (off the main thread on CUDA); the slot is reused. */
   destroyPlan(slot: number): void;
 }

@@ -15,6 +15,11 @@ export class Workspaces {
     return this.#arrays.size;
   }
 
+  /** The workspace of `stream`'s calls now, if it has one (rxcuda/internal's, for the studies). */
+  of(stream: Stream): DeviceArray<'u8'> | undefined {
+    return this.#arrays.get(stream);
+  }
+
   /**
    * A workspace of at least `bytes` for work enqueued on `stream` from now on. A smaller one is
    * freed behind the work that used it (stream-ordered) and a larger one allocated.

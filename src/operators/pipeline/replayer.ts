@@ -46,6 +46,8 @@ function sameMemory(a: readonly NodeWork[], b: readonly NodeWork[]): boolean {
 export class Replayer {
   /** Per run of device work within a value (work a graph cannot hold splits it): its graph. */
   readonly #references: Graph[] = [];
+  /** Per run, its graph's nodes' work, which later values' runs are compared with. */
+  readonly #referenceWorks: (readonly NodeWork[])[] = [];
   /** Per lane stream and run: executables, each made for the pooled buffers of some values. */
   readonly #execs = new Map<Stream, Held[][]>();
   #clock = 0;
@@ -59,12 +61,12 @@ export class Replayer {
     this.#onEager = onEager;
   }
 
-  /** Records the device work `body` gives `stream`, and launches it. */
-  around(stream: Stream, body: () => void): void {
+  /** Records the device work `body(value)` gives `stream`, and launches it. */
+  around<T>(stream: Stream, body: (value: T) => void, value: T): void {
     const recording = new ValueRecording(this, stream);
     const stop = recordInto(stream, recording);
     try {
-      body();
+      body(value);
     } finally {
       stop();
       recording.flush();
@@ -78,7 +80,7 @@ export class Replayer {
     const reference = this.#references[position];
     try {
       if (!reference) return this.#capture(stream, position, works);
-      const difference = workDifference(reference.nodes.map((n) => n.work), works);
+      const difference = workDifference(this.#referenceWorks[position]!, works);
       if (difference) {
         this.#eager(stream, works);
         return this.#onEager(difference);
@@ -113,7 +115,7 @@ export class Replayer {
     let runs = this.#execs.get(stream);
     if (!runs) this.#execs.set(stream, (runs = []));
     const held = (runs[position] ??= []);
-    for (const candidate of held) if (sameMemory(candidate.works, works)) return candidate;
+    for (let i = 0; i < held.length; i++) if (sameMemory(held[i]!.works, works)) return held[i]!;
     if (held.length < EXECS_PER_RUN) {
       const made: Held = { exec: reference.instantiate(), works: reference.nodes.map((n) => n.work), used: 0 };
       held.push(made);
@@ -127,6 +129,7 @@ export class Replayer {
     for (const runs of this.#execs.values()) for (const held of runs) for (const { exec } of held ?? []) exec.close();
     this.#execs.clear();
     for (const graph of this.#references.splice(0)) graph.close();
+    this.#referenceWorks.length = 0;
   }
 
   #capture(stream: Stream, position: number, works: readonly NodeWork[]): void {
@@ -134,6 +137,7 @@ export class Replayer {
     let last;
     for (const work of works) last = graph.add(work, last ? [last] : []);
     this.#references[position] = graph;
+    this.#referenceWorks[position] = graph.nodes.map((n) => n.work);
     const held = this.#heldFor(stream, position, graph, works);
     held.used = ++this.#clock;
     this.replayed++;
@@ -143,7 +147,9 @@ export class Replayer {
 
 /**
  * One value's device work on its lane, recorded: launched when work a graph cannot hold comes
- * (a host step, a notification, an event), and when the value's operators have returned.
+ * (a host step, a notification, an event), and when the value's operators have returned. An
+ * allocation does not end the run: a pool's first values allocate where later ones reuse, and
+ * their runs must be of one shape for the later values to replay the first one's graph.
  */
 class ValueRecording extends GraphRecorder {
   readonly #replayer: Replayer;
@@ -179,6 +185,12 @@ class ValueRecording extends GraphRecorder {
   interrupt(): void {
     this.flush();
   }
+
+  /**
+   * Stream-ordered memory is usable by what the stream is given after it, and the run recorded
+   * so far is launched after the allocation, so nothing recorded can touch the memory too early.
+   */
+  allocation(): void {}
 
   beforeRun(): void {
     this.flush();
