@@ -1,6 +1,6 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import { DTYPES, type DType, type TypedArrayOf } from '../core/base/dtype.js';
-import { copyHost, type CopyRoad } from '../core/memory/host-copy.js';
+import { MAIN_THREAD_COPY_BYTES, copyHost, copySmall, type CopyRoad } from '../core/memory/host-copy.js';
 import { LentArray } from '../core/memory/lent-array.js';
 import { checkOptions, typeError } from '../core/base/errors.js';
 import { checkMemoryOf } from '../core/memory/checks.js';
@@ -89,15 +89,17 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
   return (source) =>
     new Observable((subscriber) => {
       let lastLent: LentArray<D> | undefined; // for lend: 'next'
-      return operate(`download(${name})`, source, subscriber, (work, owe) => {
+      const label = `download(${name})`;
+      return operate(label, source, subscriber, (work, owe) => {
         const memory = select(work);
         checkMemoryOf('select(work)', memory, work.stream.device);
         const Array = DTYPES[memory.dtype].Array;
         const staging = work.staging(memory.dtype, memory.length);
         const results = work.results as Record<string, TypedArrayOf[DType] | LentArray<D>>;
         if (lend !== undefined) {
-          work.stage(`download ${name} [lent]`, () => work.stream.copy(staging, memory), memory.byteLength);
-          return emitWhenDone(`download(${name})`, work, subscriber, owe, () => {
+          if (!work.timed) work.stream.copy(staging, memory);
+          else work.stage(`download ${name} [lent]`, () => work.stream.copy(staging, memory), memory.byteLength);
+          return emitWhenDone(label, work, subscriber, owe, () => {
             const lent = new LentArray(staging, memory.length, work.lend(staging));
             if (lend === 'next') {
               lastLent?.release();
@@ -109,8 +111,16 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
         const target = into?.(work);
         if (target !== undefined && !(target instanceof Array && target.length >= memory.length))
           typeError('into(work)', `a ${Array.name} of at least ${memory.length} elements`, target);
-        work.stage(`download ${name} [${target ? 'into' : 'new array'}]`, () => work.stream.copy(staging, memory), memory.byteLength);
-        emitWhenDone(`download(${name})`, work, subscriber, owe, undefined, (ready) => {
+        if (!work.timed) work.stream.copy(staging, memory);
+        else work.stage(`download ${name} [${target ? 'into' : 'new array'}]`, () => work.stream.copy(staging, memory), memory.byteLength);
+        // A small copy is made on the main thread, just before the emission.
+        if (memory.byteLength <= MAIN_THREAD_COPY_BYTES)
+          return emitWhenDone(label, work, subscriber, owe, () => {
+            const out = target ?? new Array(new ArrayBuffer(memory.byteLength), 0, memory.length);
+            copySmall(out, staging.data);
+            results[name] = out;
+          });
+        emitWhenDone(label, work, subscriber, owe, undefined, (ready) => {
           // A new array is zeroed lazily by the OS: its pages are first touched by the copy.
           const out = target ?? new Array(new ArrayBuffer(memory.byteLength), 0, memory.length);
           const start = performance.now();

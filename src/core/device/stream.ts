@@ -19,7 +19,7 @@ import type { Recorder } from './recorder.js';
 import { SpinningWaits } from './spin-wait.js';
 import type { StreamEvents, StreamOptions } from './stream-options.js';
 import { allocOn, copyOn, fillOn, hostFunctionOn } from './stream-commands.js';
-import { hostLaunchOn, onDoneOn } from './stream-steps.js';
+import { hostLaunchOn, onDoneOn, valueDoneOn } from './stream-steps.js';
 import { afterWork, queryOn, synchronizedOn } from './stream-waits.js';
 
 const NON_BLOCKING = 0x1;
@@ -218,12 +218,12 @@ export class Stream extends EventEmitter<StreamEvents> {
    * @internal {@link onDone} for a pipeline's values (see LanePool): on a CUDA stream, with `spin`
    * > 0 watched by the native watcher through an event for up to `spin` microseconds, then through
    * a completion point behind that event; with 0, a notification on the stream's notifier, so
-   * that the lane goes on with its next value without waiting for the host callback.
+   * that the lane goes on with its next value without waiting for the host callback (at the cost
+   * of one closure per call: `fn` handles its own failures).
    */
-  onDoneWatched(fn: (error: CudaError | undefined) => unknown, spin: number): void {
-    const watched = spin > 0 && this.device.kind === 'cuda';
-    const watch = watched ? (settle: (status: number, error?: unknown) => void) => this.#spins.watchEvent(spin, settle) : watchByNotification(this.lane, true);
-    onDoneOn(this.lane, fn, watch, this.#reached);
+  onDoneWatched(fn: (error: CudaError | undefined) => void, spin: number): void {
+    if (spin > 0 && this.device.kind === 'cuda') return onDoneOn(this.lane, fn, (settle) => this.#spins.watchEvent(spin, settle), this.#reached);
+    valueDoneOn(this.lane, fn, this.#reached);
   }
 
   /**

@@ -118,6 +118,32 @@ export function onDoneCommand(lane: Lane, fn: (error: CudaError | undefined) => 
   };
 }
 
+/** A value's notification as {@link valueNotification} enqueues it. */
+function notifyOffStream(lane: Lane, handler: (status: number) => void): void {
+  notifyRefusingCapture(lane, expectCompletion(handler), true);
+}
+
+/**
+ * A pipeline value's completion callback: `fn(error)` once the work given to `lane` so far has
+ * finished, learnt through the lane's notification on its notifier stream (see native notify()),
+ * with `reached(mark)` first when the work succeeded. {@link onDoneCommand} with one closure made
+ * per call instead of several, as each value of a pipeline takes one: `fn` handles its own
+ * failures (what it throws still reaches the stream's `error` listeners, as a step's does).
+ */
+export function valueNotification(lane: Lane, fn: (error: CudaError | undefined) => void, reached: (mark: number) => void): void {
+  const mark = lane.given + 1;
+  const handler = (status: number) => {
+    const error = status === 0 ? undefined : lane.statusError(status);
+    try {
+      if (!error) reached(mark);
+      fn(error);
+    } catch (thrown) {
+      reportFailure(lane.listeners, thrown, { kind: 'onDone', name: nameOf(fn) });
+    }
+  };
+  lane.runWith(notifyOffStream, lane, handler);
+}
+
 /**
  * A command that calls `done(status)` on the main thread once the work before it has finished.
  * A failed enqueue settles it at once with the error (status -1), so nothing waits for a

@@ -106,6 +106,22 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
     }
   }
 
+  /**
+   * {@link run} for the command `fn(a, b)`: called at once, without a closure made for it, when
+   * nothing is queued (rxcuda's per-value commands take this road); else queued as `run` queues.
+   */
+  runWith<A, B>(fn: (a: A, b: B) => Pause | void, a: A, b: B): void {
+    this.recorder?.beforeRun();
+    this.#given++;
+    try {
+      if (!this.#queue.direct) return this.#queue.run(routedCommand(this.faults, () => fn(a, b)));
+      const pause = fn(a, b);
+      if (pause) this.#queue.pause(pause);
+    } catch (error) {
+      this.faults.fail(error);
+    }
+  }
+
   /** Holds back the lane's later work until `pause` resumes it (a CPU kernel's step). */
   pause(pause: Pause): void {
     this.recorder?.beforeRun();

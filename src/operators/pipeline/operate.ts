@@ -2,7 +2,7 @@
 // and every throw of the operator's own code turned into a PipelineError for the subscriber.
 import type { Observable, Subscriber } from 'rxjs';
 import { describe, isInstance } from '../../core/base/errors.js';
-import { routingFailures } from '../../core/queue/failure-route.js';
+import { routingFailuresOf } from '../../core/queue/failure-route.js';
 import { PipelineError, Work, type AnyWork } from './work.js';
 
 /**
@@ -25,29 +25,34 @@ export function operate<W extends AnyWork, O>(
 ) {
   let owing = 0;
   let sourceDone = false;
+  // One function pays every emission owed: each owe() is paid once.
+  const paid = () => {
+    owing--;
+    if (sourceDone && owing === 0) subscriber.complete();
+  };
   const owe = () => {
     owing++;
-    return () => {
-      owing--;
-      if (sourceDone && owing === 0) subscriber.complete();
-    };
+    return paid;
   };
+  const fail = (work: W, error: unknown) => {
+    if (subscriber.closed) return true; // the pipeline has ended: see above
+    const failure = work.settle(new PipelineError(name, work.index, error));
+    if (failure !== undefined) subscriber.error(failure);
+    return true;
+  };
+  // Made only when what `next` enqueues captures it (see routingFailuresOf).
+  const routeOf = (work: W) => (error: unknown) => fail(work, error);
+  const run = (work: W) => next(work, owe);
   return source.subscribe({
     next: (work) => {
       if (!isInstance(work, Work)) {
         const what = 'a Work envelope: put onStreams, lanesFrom or framesFrom before it';
         return subscriber.error(new TypeError(`Expected the values of ${name} to be ${what}, got ${describe(work)}`));
       }
-      const fail = (error: unknown) => {
-        if (subscriber.closed) return true; // the pipeline has ended: see above
-        const failure = work.settle(new PipelineError(name, work.index, error));
-        if (failure !== undefined) subscriber.error(failure);
-        return true;
-      };
       try {
-        routingFailures(fail, () => next(work, owe));
+        routingFailuresOf(routeOf, work, run);
       } catch (error) {
-        fail(error);
+        fail(work, error);
       }
     },
     error: (error) => subscriber.error(error),
@@ -71,7 +76,8 @@ export function attached<O extends AnyWork>(work: AnyWork): O {
  * instead, if one stopped it or its device broke meanwhile: see LanePool.faultOf for a pool
  * that goes on without a broken device), holding the value until then. `prepare` runs just before the
  * emission, for operators that attach results; `prepareLater` instead, for results that take
- * host work off the main thread: it calls `ready` when they are attached.
+ * host work off the main thread: it calls `ready` when they are attached. What `prepare` or the
+ * emission throws errors the subscriber, as a PipelineError of `name` and the value.
  */
 export function emitWhenDone<O extends AnyWork>(
   name: string,
@@ -82,36 +88,56 @@ export function emitWhenDone<O extends AnyWork>(
   prepareLater?: (ready: () => void) => void,
 ): void {
   const settle = owe();
-  const emit = () => {
-    const mark = work.stream.lane.given;
-    if (!subscriber.closed) subscriber.next(attached(work));
-    // The value's work is done: its place in flight frees now, unless what the emission enqueued
-    // (for this value, on its lane) is still to finish.
-    if (work.stream.lane.given === mark) work.release();
-    else work.releaseWhenDone();
-    settle();
-  };
-  work.hold(() => work.stream.onDoneWatched((reported) => {
+  work.stream.onDoneWatched((reported) => {
     // A device broken meanwhile fails the value, whatever the notification reported.
     const error = reported ?? work.stream.device.poisoned;
-    if (error || subscriber.closed) {
-      if (error && !subscriber.closed) {
-        const failure = new PipelineError(name, work.index, error);
-        const out = work.settle(failure);
-        if (out !== undefined) subscriber.error(out === failure ? error : out);
-      }
+    if (error || subscriber.closed) return letGo(name, work, subscriber, settle, error);
+    try {
+      if (prepareLater) return prepareLater(() => emitFenced(name, work, subscriber, settle));
+      prepare?.();
+    } catch (thrown) {
+      failed(name, work, subscriber, thrown);
       work.release();
-      settle();
-      return;
+      return settle();
     }
-    if (prepareLater) return prepareLater(() => {
-      try {
-        emit();
-      } catch (thrown) {
-        subscriber.error(thrown);
-      }
-    });
-    prepare?.();
-    emit();
-  }, work.lane.pool.spin));
+    emitFenced(name, work, subscriber, settle);
+  }, work.lane.pool.spin);
+  work.hold();
+}
+
+/** What the operator's own code threw for the value: a PipelineError of it, as operate's. */
+function failed(name: string, work: AnyWork, subscriber: Subscriber<never>, thrown: unknown): void {
+  if (subscriber.closed) return;
+  const failure = work.settle(new PipelineError(name, work.index, thrown));
+  if (failure !== undefined) subscriber.error(failure);
+}
+
+/** Errors the subscriber with `error` (unless it has ended), and lets the value go. */
+function letGo(name: string, work: AnyWork, subscriber: Subscriber<never>, settle: () => void, error: unknown): void {
+  if (error && !subscriber.closed) {
+    const failure = new PipelineError(name, work.index, error);
+    const out = work.settle(failure);
+    if (out !== undefined) subscriber.error(out === failure ? error : out);
+  }
+  work.release();
+  settle();
+}
+
+/** Emits the value, and lets it go: its place in flight frees now, or behind what the emission enqueued. */
+function emitFenced<O extends AnyWork>(name: string, work: AnyWork, subscriber: Subscriber<O>, settle: () => void): void {
+  const mark = work.stream.lane.given;
+  try {
+    if (!subscriber.closed) subscriber.next(attached(work));
+  } catch (thrown) {
+    failed(name, work, subscriber, thrown);
+  }
+  try {
+    // What the emission enqueued (for this value, on its lane) is to finish before the value's place frees.
+    if (work.stream.lane.given === mark) work.release();
+    else work.releaseWhenDone();
+  } catch {
+    work.release(); // the device broke: nothing more of it runs, nor will it tell
+  } finally {
+    settle();
+  }
 }

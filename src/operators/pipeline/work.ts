@@ -29,15 +29,15 @@ export class Work<T, B = {}, R = {}> {
   /** Host data attached by `download`, by name. */
   readonly results: R = {} as R;
   readonly #pooled: Memory[] = [];
-  readonly #done: () => void;
+  readonly #done: (work: AnyWork) => void;
   #holds = 1;
   /** A failure of the value has been settled already. */
   #failed = false;
   /** The stream's command count just after a holder's completion point, which covers all before it. */
   #coveredAt = -1;
 
-  /** @internal Created by {@link onStreams}. */
-  constructor(value: T, index: number, lane: Lane, done: () => void) {
+  /** @internal Created by {@link onStreams}; `done(work)` once its work is done and its memory given back. */
+  constructor(value: T, index: number, lane: Lane, done: (work: AnyWork) => void) {
     this.value = value;
     this.index = index;
     this.lane = lane;
@@ -115,6 +115,15 @@ export class Work<T, B = {}, R = {}> {
   }
 
   /**
+   * @internal Whether the pool has a timeline. Operators on a hot road (launch, upload,
+   * download) enqueue at once without it, and only through {@link stage} with it, so that an
+   * untimed value costs no closure per stage.
+   */
+  get timed(): boolean {
+    return this.lane.pool.timeline !== undefined;
+  }
+
+  /**
    * @internal Enqueues a stage's device work, timed when the pool has a timeline (with the bytes
    * it moves, for its rate).
    */
@@ -131,11 +140,11 @@ export class Work<T, B = {}, R = {}> {
 
   /**
    * @internal An operator keeps the value (and its resources) until it lets go, which it does
-   * from `completionPoint`: a notification it enqueues now, on the value's stream, behind all of
-   * the value's work so far.
+   * from the completion point it has just enqueued on the value's stream, behind all of the
+   * value's work so far: called after that enqueue, as a completion point that could not be
+   * enqueued holds nothing.
    */
-  hold(completionPoint: () => void): void {
-    completionPoint(); // first: a completion point that cannot be enqueued holds nothing
+  hold(): void {
     this.#holds++;
     this.#coveredAt = this.stream.lane.given;
   }
@@ -154,8 +163,11 @@ export class Work<T, B = {}, R = {}> {
   /** @internal Lets go now: the value's device work is known to be done. */
   release(): void {
     if (--this.#holds > 0) return;
-    for (const memory of this.#pooled.splice(0)) this.lane.give(memory);
-    this.#done();
+    const pooled = this.#pooled;
+    const lane = this.lane;
+    for (let i = 0; i < pooled.length; i++) lane.give(pooled[i]!);
+    pooled.length = 0;
+    this.#done(this);
   }
 }
 
