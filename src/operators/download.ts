@@ -4,8 +4,8 @@ import { MAIN_THREAD_COPY_BYTES, copyHost, copySmall, type CopyRoad } from '../c
 import { LentArray } from '../core/memory/lent-array.js';
 import { checkOptions, typeError } from '../core/base/errors.js';
 import { checkMemoryOf } from '../core/memory/checks.js';
-import type { Memory } from '../core/memory/memory.js';
-import { emitWhenDone, operate } from './pipeline/operate.js';
+import type { HostArray, Memory } from '../core/memory/memory.js';
+import { WhenDone, operate } from './pipeline/operate.js';
 import type { AnyWork, Work } from './pipeline/work.js';
 import type { With } from './pipeline/slots.js';
 
@@ -90,6 +90,26 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
     new Observable((subscriber) => {
       let lastLent: LentArray<D> | undefined; // for lend: 'next'
       const label = `download(${name})`;
+      // Results attached just before the emission, from the value's staging: made once here.
+      const lent = (work: Work<T, B, R>, staging: HostArray<D>) => {
+        const array = new LentArray(staging, staging.length, work.lend(staging));
+        if (lend === 'next') {
+          lastLent?.release();
+          lastLent = array;
+        }
+        (work.results as Record<string, LentArray<D>>)[name] = array;
+      };
+      const copied = (work: Work<T, B, R>, staging: HostArray<D>) => {
+        const out = new DTYPES[staging.dtype].Array(new ArrayBuffer(staging.byteLength), 0, staging.length);
+        copySmall(out, staging.data);
+        (work.results as Record<string, TypedArrayOf[DType]>)[name] = out;
+      };
+      type Out = Work<T, B, With<R, { readonly [K in N]: TypedArrayOf[D] | LentArray<D> }>>;
+      const whenLent = new WhenDone<Out, Work<T, B, R>, HostArray<D>>(label, subscriber, lent);
+      const whenCopied = new WhenDone<Out, Work<T, B, R>, HostArray<D>>(label, subscriber, copied);
+      // Into the caller's arrays, and copies on native threads: a closure per value, given as `arg`.
+      const whenInto = new WhenDone<Out, Work<T, B, R>, () => void>(label, subscriber, (_, prepare) => prepare());
+      const whenCopiedLater = new WhenDone<Out, Work<T, B, R>, (ready: () => void) => void>(label, subscriber, undefined, (_, later, ready) => later(ready));
       return operate(label, source, subscriber, (work, owe) => {
         const memory = select(work);
         checkMemoryOf('select(work)', memory, work.stream.device);
@@ -99,14 +119,7 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
         if (lend !== undefined) {
           if (!work.timed) work.stream.copy(staging, memory);
           else work.stage(`download ${name} [lent]`, () => work.stream.copy(staging, memory), memory.byteLength);
-          return emitWhenDone(label, work, subscriber, owe, () => {
-            const lent = new LentArray(staging, memory.length, work.lend(staging));
-            if (lend === 'next') {
-              lastLent?.release();
-              lastLent = lent;
-            }
-            results[name] = lent;
-          });
+          return whenLent.emit(work, owe, staging);
         }
         const target = into?.(work);
         if (target !== undefined && !(target instanceof Array && target.length >= memory.length))
@@ -114,13 +127,14 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
         if (!work.timed) work.stream.copy(staging, memory);
         else work.stage(`download ${name} [${target ? 'into' : 'new array'}]`, () => work.stream.copy(staging, memory), memory.byteLength);
         // A small copy is made on the main thread, just before the emission.
-        if (memory.byteLength <= MAIN_THREAD_COPY_BYTES)
-          return emitWhenDone(label, work, subscriber, owe, () => {
-            const out = target ?? new Array(new ArrayBuffer(memory.byteLength), 0, memory.length);
-            copySmall(out, staging.data);
-            results[name] = out;
+        if (memory.byteLength <= MAIN_THREAD_COPY_BYTES) {
+          if (target === undefined) return whenCopied.emit(work, owe, staging);
+          return whenInto.emit(work, owe, () => {
+            copySmall(target, staging.data);
+            results[name] = target;
           });
-        emitWhenDone(label, work, subscriber, owe, undefined, (ready) => {
+        }
+        whenCopiedLater.emit(work, owe, (ready) => {
           // A new array is zeroed lazily by the OS: its pages are first touched by the copy.
           const out = target ?? new Array(new ArrayBuffer(memory.byteLength), 0, memory.length);
           const start = performance.now();

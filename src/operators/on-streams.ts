@@ -125,6 +125,13 @@ export function lanesFrom<T>(iterable: AsyncIterable<T> | Iterable<T>, target: L
       lanes.stop();
       throw error;
     }
+    // One answer for every pull: pulls come one at a time, and each answer is read at once.
+    const answer = { value: undefined as T };
+    const pulled = (result: IteratorResult<T>) => {
+      if (result.done) return undefined;
+      answer.value = result.value;
+      return answer;
+    };
     const pull = lanes.pulling(() => {
       const next = iterator.next();
       return isThenable(next) ? next.then(pulled) : pulled(next);
@@ -135,11 +142,6 @@ export function lanesFrom<T>(iterable: AsyncIterable<T> | Iterable<T>, target: L
       void iterator.return?.();
     };
   });
-}
-
-/** What an iterator's result gives `pulling`: the value, or undefined when it is done. */
-function pulled<T>(result: IteratorResult<T>): { value: T } | undefined {
-  return result.done ? undefined : { value: result.value };
 }
 
 /** Options for {@link framesFrom}: the frames' element type and length, and the lanes. */
@@ -196,20 +198,27 @@ export function framesFrom<D extends DType>(
   checkTarget(target, laneOptions);
   return new Observable<Work<HostArray<D>>>((subscriber) => {
     const lanes = dispatcher(subscriber, target, laneOptions, () => pull());
+    // One answer for every pull: pulls come one at a time, and each answer is read at once.
+    const answer = { value: undefined as unknown as HostArray<D>, frame: undefined as unknown as HostArray<D> };
+    const pulled = (frame: HostArray<D>, more: boolean | void) => {
+      if (more === false) return void lanes.pool.give(frame);
+      answer.value = answer.frame = frame;
+      return answer;
+    };
+    const back = (frame: HostArray<D>, error: unknown): never => {
+      lanes.pool.give(frame);
+      throw error;
+    };
     const pull = lanes.pulling((index) => {
       if (index >= count) return undefined;
       const frame = lanes.pool.host(dtype, length);
-      const pulled = (more: boolean | void) => (more === false ? void lanes.pool.give(frame) : { value: frame, frame });
-      const back = (error: unknown): never => {
-        lanes.pool.give(frame);
-        throw error;
-      };
       try {
         const filled = fill(frame, index);
         // A frame filled synchronously starts at once, in the same turn as the place freed.
-        return isThenable(filled) ? Promise.resolve(filled).then(pulled, back) : pulled(filled);
+        if (!isThenable(filled)) return pulled(frame, filled);
+        return Promise.resolve(filled).then((more) => pulled(frame, more), (error) => back(frame, error));
       } catch (error) {
-        return back(error);
+        return back(frame, error);
       }
     });
     pull();

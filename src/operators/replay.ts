@@ -1,5 +1,6 @@
-import { Observable, Subject, type OperatorFunction } from 'rxjs';
+import { Observable, type OperatorFunction } from 'rxjs';
 import { typeError } from '../core/base/errors.js';
+import { Feed } from './pipeline/feed.js';
 import { Replayer } from './pipeline/replayer.js';
 import { PipelineError, type Work } from './pipeline/work.js';
 
@@ -49,21 +50,22 @@ export function replay<T, B, R, O>(operator: OperatorFunction<Work<T, B, R>, O>)
         warned = true;
         process.emitWarning(`replay enqueued a value's work as given: its ${difference}`, { type: 'RxcudaWarning', code: REPLAY_EAGER_WARNING });
       });
-      const values = new Subject<Work<T, B, R>>();
-      const inner = operator(values).subscribe(subscriber);
+      const feed = new Feed<Work<T, B, R>>();
+      const give = (work: Work<T, B, R>) => feed.next(work);
+      const inner = operator(feed.values).subscribe(subscriber);
       const outer = source.subscribe({
         next: (work) => {
           current = work;
           try {
-            replayer.around(work.stream, () => values.next(work));
+            replayer.around(work.stream, give, work);
           } catch (error) {
             subscriber.error(new PipelineError('replay', work.index, error));
           } finally {
             current = undefined;
           }
         },
-        error: (error) => values.error(error),
-        complete: () => values.complete(),
+        error: (error) => feed.error(error),
+        complete: () => feed.complete(),
       });
       return () => {
         outer.unsubscribe();

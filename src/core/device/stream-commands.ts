@@ -27,10 +27,15 @@ export function copyOn(lane: Lane<Recorder>, device: MemoryDevice, dst: Memory, 
   checkCopy(dst, src, device, true);
   lane.checkOpen();
   if (lane.recorder) return lane.recorder.copy(dst, src);
-  const [to, from, bytes] = [dst.ptr, src.ptr, dst.byteLength];
-  lane.run(betweenDevices(dst, src) ? peerCopy(lane, dst, src) : () => lane.native.copy(to, from, bytes));
+  if (betweenDevices(dst, src)) lane.run(peerCopy(lane, dst, src));
+  else lane.runWith(copyNow, dst, src); // a pipeline's values copy twice each: no closure for it
   dst.allocation.use(lane);
   src.allocation.use(lane);
+}
+
+/** A copy of one device's (or pinned) memory, as its command runs it. */
+function copyNow(lane: Lane, dst: Memory, src: Memory): void {
+  lane.native.copy(dst.ptr, src.ptr, dst.byteLength);
 }
 
 /** See {@link Stream.fill}. */

@@ -1,7 +1,7 @@
 // JavaScript in a stream's order: host steps, which hold the stream until they settle, and
 // completion callbacks, which do not.
 import { checkOptions, nameOf, typeError, type CudaError } from '../base/errors.js';
-import { checkNotCapturing, hostStep, onDoneCommand, valueNotification, type CompletionWatch } from '../queue/host-steps.js';
+import { checkNotCapturing, hostStep, onDoneCommand, valueNotification, type CompletionWatch, type ValueWaiter } from '../queue/host-steps.js';
 import type { Lane } from '../queue/lane.js';
 import { checkTimeout, copyUserData, type HostLaunchOptions, type UserData } from '../queue/user-data.js';
 import type { Recorder } from './recorder.js';
@@ -39,10 +39,10 @@ export function onDoneOn(
   }, watch, nameOf(fn)));
 }
 
-/** See {@link Stream.onDoneWatched} without `spin`: {@link onDoneOn} through the lane's notification. */
-export function valueDoneOn(lane: Lane<Recorder>, fn: (error: CudaError | undefined) => void, reached: (mark: number) => void): void {
+/** See {@link Stream.afterValue} without `spin`: {@link onDoneOn}'s checks, then the lane's value notification. */
+export function valueDoneOn(lane: Lane<Recorder>, waiter: ValueWaiter, reached: (mark: number) => void): void {
   lane.checkOpen();
   lane.recorder?.interrupt('onDone (a wait for the stream)');
   if (!lane.unqueued) checkNotCapturing(lane, 'cuStreamAddCallback');
-  valueNotification(lane, fn, reached);
+  valueNotification(lane, waiter, reached);
 }

@@ -9,7 +9,7 @@ import { checkCount, checkOptions, isInstance, rangeError, typeError, type CudaE
 import { checkDType, type DType } from '../base/dtype.js';
 import type { NativeStream } from '../native/types.js';
 import type { DeviceArray, Memory } from '../memory/memory.js';
-import { watchByNotification } from '../queue/host-steps.js';
+import { watchByNotification, type ValueWaiter } from '../queue/host-steps.js';
 import { Lane } from '../queue/lane.js';
 import { letStepTimersGo } from '../queue/step-timers.js';
 import type { HostLaunchOptions, UserData } from '../queue/user-data.js';
@@ -215,15 +215,16 @@ export class Stream extends EventEmitter<StreamEvents> {
   }
 
   /**
-   * @internal {@link onDone} for a pipeline's values (see LanePool): on a CUDA stream, with `spin`
-   * > 0 watched by the native watcher through an event for up to `spin` microseconds, then through
-   * a completion point behind that event; with 0, a notification on the stream's notifier, so
-   * that the lane goes on with its next value without waiting for the host callback (at the cost
-   * of one closure per call: `fn` handles its own failures).
+   * @internal {@link onDone} for a pipeline's values (see LanePool): `waiter.valueDone(error)` once
+   * the work given so far has finished. On a CUDA stream with `spin` > 0, watched by the native
+   * watcher through an event for up to `spin` microseconds, then through a completion point behind
+   * that event; with 0, a notification on the stream's notifier, so that the lane goes on with its
+   * next value without waiting for the host callback, and without a closure made per value.
    */
-  onDoneWatched(fn: (error: CudaError | undefined) => void, spin: number): void {
-    if (spin > 0 && this.device.kind === 'cuda') return onDoneOn(this.lane, fn, (settle) => this.#spins.watchEvent(spin, settle), this.#reached);
-    valueDoneOn(this.lane, fn, this.#reached);
+  afterValue(waiter: ValueWaiter, spin: number): void {
+    if (spin > 0 && this.device.kind === 'cuda')
+      return onDoneOn(this.lane, (error) => waiter.valueDone(error), (settle) => this.#spins.watchEvent(spin, settle), this.#reached);
+    valueDoneOn(this.lane, waiter, this.#reached);
   }
 
   /**

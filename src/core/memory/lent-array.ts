@@ -13,6 +13,11 @@ import { addon } from '../native/addon.js';
 // collections: at thousands of values a second, pauses of milliseconds on the main thread.)
 const shown = Symbol('rxcuda.lentMemory');
 
+/** Where lent memory goes back once returned (a lane of a pipeline's pool). */
+export interface LentArrayOwner {
+  give(memory: HostArray): void;
+}
+
 /**
  * A result read in place: `data` is a TypedArray over pinned memory that rxcuda lends until you
  * return it, with `release()`, `using`, or (by the operator's option) when the next value comes.
@@ -25,16 +30,18 @@ export class LentArray<D extends DType = DType> {
   /** Number of elements. */
   readonly length: number;
   #data: TypedArrayOf[D] | undefined;
-  #giveBack: (() => void) | undefined;
+  readonly #memory: HostArray<D>;
+  #owner: LentArrayOwner | undefined;
 
-  /** @internal Lends the first `length` elements of `memory`; `giveBack` runs once, when returned. */
-  constructor(memory: HostArray<D>, length: number, giveBack: () => void) {
+  /** @internal Lends the first `length` elements of `memory`, which goes back to `owner` once, when returned. */
+  constructor(memory: HostArray<D>, length: number, owner: LentArrayOwner) {
     this.dtype = memory.dtype;
     this.length = length;
     const buffer = memory.allocation.device.backend.viewHost(memory.ptr, length * DTYPES[memory.dtype].size);
     (buffer as ArrayBuffer & { [shown]?: HostArray<D> })[shown] = memory;
     this.#data = new DTYPES[memory.dtype].Array(buffer, 0, length);
-    this.#giveBack = giveBack;
+    this.#memory = memory;
+    this.#owner = owner;
   }
 
   /**
@@ -58,9 +65,9 @@ export class LentArray<D extends DType = DType> {
     if (data === undefined) return;
     this.#data = undefined;
     addon.detachBuffer(data.buffer as ArrayBuffer);
-    const giveBack = this.#giveBack!;
-    this.#giveBack = undefined;
-    giveBack();
+    const owner = this.#owner!;
+    this.#owner = undefined;
+    owner.give(this.#memory);
   }
 
   /** The same as `release()`, for `using`. */

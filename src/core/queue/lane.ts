@@ -41,6 +41,8 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
   readonly listeners: ErrorListeners;
   /** What the lane's work goes into instead of the driver, while it records. */
   recorder: R | undefined;
+  /** @internal The completion handler of the lane's value notifications (host-steps.ts), made once. */
+  valueHandler: ((status: number, waiter: never, mark: number) => void) | undefined;
   /** Recorded last of all when the stream closed: what completion points behind it wait for. */
   #tail: LaneMark | undefined;
   readonly #queue: StreamQueue;
@@ -107,15 +109,16 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
   }
 
   /**
-   * {@link run} for the command `fn(a, b)`: called at once, without a closure made for it, when
-   * nothing is queued (rxcuda's per-value commands take this road); else queued as `run` queues.
+   * {@link run} for the command `fn(lane, a, b)`: called at once, without a closure made for it,
+   * when nothing is queued (rxcuda's per-value commands take this road); else queued as `run`
+   * queues.
    */
-  runWith<A, B>(fn: (a: A, b: B) => Pause | void, a: A, b: B): void {
+  runWith<A, B>(fn: (lane: this, a: A, b: B) => Pause | void, a: A, b: B): void {
     this.recorder?.beforeRun();
     this.#given++;
     try {
-      if (!this.#queue.direct) return this.#queue.run(routedCommand(this.faults, () => fn(a, b)));
-      const pause = fn(a, b);
+      if (!this.#queue.direct) return this.#queue.run(routedCommand(this.faults, () => fn(this, a, b)));
+      const pause = fn(this, a, b);
       if (pause) this.#queue.pause(pause);
     } catch (error) {
       this.faults.fail(error);

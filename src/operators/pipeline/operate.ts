@@ -1,7 +1,7 @@
 // The one subscription shape every operator shares: values in, errors and completion passed on,
 // and every throw of the operator's own code turned into a PipelineError for the subscriber.
 import type { Observable, Subscriber } from 'rxjs';
-import { describe, isInstance } from '../../core/base/errors.js';
+import { describe, isInstance, type CudaError } from '../../core/base/errors.js';
 import { routingFailuresOf } from '../../core/queue/failure-route.js';
 import { PipelineError, Work, type AnyWork } from './work.js';
 
@@ -72,37 +72,59 @@ export function attached<O extends AnyWork>(work: AnyWork): O {
 }
 
 /**
- * Emits `work` on the main thread once its device work so far has finished (the stream's error
- * instead, if one stopped it or its device broke meanwhile: see LanePool.faultOf for a pool
- * that goes on without a broken device), holding the value until then. `prepare` runs just before the
- * emission, for operators that attach results; `prepareLater` instead, for results that take
- * host work off the main thread: it calls `ready` when they are attached. What `prepare` or the
- * emission throws errors the subscriber, as a PipelineError of `name` and the value.
+ * The emissions of one operator's subscription that wait for their values' device work, made once
+ * per subscription so that a value costs no closure on its way: {@link emit} emits `work` on the
+ * main thread once its device work so far has finished (the stream's error instead, if one
+ * stopped it or its device broke meanwhile: see LanePool.faultOf for a pool that goes on without
+ * a broken device), holding the value until then. `prepare(work, arg)` runs just before the
+ * emission, for operators that attach results, with what it needs of the value in `arg`;
+ * `later(work, arg, ready)` instead, for results that take host work off the main thread: it
+ * calls `ready` once they are attached. What either throws, or the emission throws, errors the
+ * subscriber, as a PipelineError of `name` and the value.
  */
-export function emitWhenDone<O extends AnyWork>(
-  name: string,
-  work: AnyWork,
-  subscriber: Subscriber<O>,
-  owe: () => () => void,
-  prepare?: () => void,
-  prepareLater?: (ready: () => void) => void,
-): void {
-  const settle = owe();
-  work.stream.onDoneWatched((reported) => {
+export class WhenDone<O extends AnyWork, W extends AnyWork = AnyWork, A = undefined> {
+  readonly #name: string;
+  readonly #subscriber: Subscriber<O>;
+  readonly #prepare: ((work: W, arg: A) => void) | undefined;
+  readonly #later: ((work: W, arg: A, ready: () => void) => void) | undefined;
+  /** What pays an emission owed: one function for the whole subscription (see operate). */
+  #settle: () => void = () => {};
+  readonly #done = (work: AnyWork, error: CudaError | undefined, arg: unknown) => this.#completed(work as W, error, arg as A);
+
+  constructor(
+    name: string,
+    subscriber: Subscriber<O>,
+    prepare?: (work: W, arg: A) => void,
+    later?: (work: W, arg: A, ready: () => void) => void,
+  ) {
+    this.#name = name;
+    this.#subscriber = subscriber;
+    this.#prepare = prepare;
+    this.#later = later;
+  }
+
+  /** Emits `work` once its device work so far has finished; `owe` is operate's. */
+  emit(work: W, owe: () => () => void, arg?: A): void {
+    this.#settle = owe();
+    work.waitFor(this.#done, arg);
+    work.hold();
+  }
+
+  #completed(work: W, reported: CudaError | undefined, arg: A): void {
+    const subscriber = this.#subscriber;
     // A device broken meanwhile fails the value, whatever the notification reported.
     const error = reported ?? work.stream.device.poisoned;
-    if (error || subscriber.closed) return letGo(name, work, subscriber, settle, error);
+    if (error || subscriber.closed) return letGo(this.#name, work, subscriber, this.#settle, error);
     try {
-      if (prepareLater) return prepareLater(() => emitFenced(name, work, subscriber, settle));
-      prepare?.();
+      if (this.#later) return this.#later(work, arg, () => emitFenced(this.#name, work, subscriber, this.#settle));
+      this.#prepare?.(work, arg);
     } catch (thrown) {
-      failed(name, work, subscriber, thrown);
+      failed(this.#name, work, subscriber, thrown);
       work.release();
-      return settle();
+      return this.#settle();
     }
-    emitFenced(name, work, subscriber, settle);
-  }, work.lane.pool.spin);
-  work.hold();
+    emitFenced(this.#name, work, subscriber, this.#settle);
+  }
 }
 
 /** What the operator's own code threw for the value: a PipelineError of it, as operate's. */

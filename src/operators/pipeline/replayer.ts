@@ -59,8 +59,8 @@ export class Replayer implements RecordingOwner {
     this.#onEager = onEager;
   }
 
-  /** Records the device work `body` gives `stream`, and launches it. */
-  around(stream: Stream, body: () => void): void {
+  /** Records the device work `body(arg)` gives `stream`, and launches it. */
+  around<A>(stream: Stream, body: (arg: A) => void, arg: A): void {
     // A recording per lane stream, made once (a value nested in another's on the same lane, which
     // nothing does today, would get one of its own).
     let recording = this.#recordings.get(stream);
@@ -68,7 +68,7 @@ export class Replayer implements RecordingOwner {
     recording.active = true;
     recordInto(stream, recording);
     try {
-      body();
+      body(arg);
     } finally {
       endRecording(stream, recording);
       try {
