@@ -11,12 +11,13 @@
 // is timed is rxcuda's own work; on a GPU they are real kernels.
 //   node bench/study/per-value.mjs [--roads eager,replay,pinned] [--values 20000] [--kernels 20]
 //     [--length 1024] [--lanes 4] [--sites 12]
-// JSON to $OUT/per-value.json (or bench/results/).
+// JSON to $OUT/per-value.json (or bench/results/); RXCUDA_BENCH_DIST=<folder> studies another
+// build (an earlier commit's, say).
 import { lastValueFrom, count, map, pipe, range, tap } from 'rxjs';
-import { Device, LanePool, LaunchConfig, download, framesFrom, launch, onStreams, replay, upload } from 'rxcuda';
-import { nullKernel } from 'rxcuda/internal';
-import { report } from '../support.mjs';
-import { PART_NAMES, heapParts, profileParts } from './parts.mjs';
+import { report, rxcudaUnderTest } from '../support.mjs';
+import { PARTS, PART_NAMES, heapParts, profileParts } from './parts.mjs';
+
+const OWN = PARTS.map(([name]) => name).filter((name) => name !== 'RxJS');
 
 const arg = (name, fallback) => {
   const at = process.argv.indexOf(`--${name}`);
@@ -29,6 +30,9 @@ const LENGTH = Number(arg('length', 1024));
 const LANES = Number(arg('lanes', 4));
 const SITES = Number(arg('sites', 12));
 
+// This checkout's rxcuda, or with RXCUDA_BENCH_DIST=<folder> another build's (see support.mjs).
+const { Device, LanePool, LaunchConfig, download, framesFrom, launch, onStreams, replay, upload } = await rxcudaUnderTest();
+const { nullKernel } = await rxcudaUnderTest(undefined, './internal');
 const device = Device.default();
 const cuda = device.kind === 'cuda';
 const module = await device.compile(`extern "C" __global__ void add(unsigned n, float a, float* x) {
@@ -70,6 +74,7 @@ const heap = {};
 const timeRows = () => [
   { part: 'frames/s', ...Object.fromEntries(Object.entries(time).map(([road, t]) => [road, t.fps])) },
   { part: 'main thread, µs per value (unprofiled)', ...Object.fromEntries(Object.entries(time).map(([road, t]) => [road, t.main])) },
+  { part: "rxcuda's JavaScript (the parts of its files)", ...Object.fromEntries(Object.entries(time).map(([road, t]) => [road, OWN.reduce((sum, part) => sum + (t.parts[part] ?? 0), 0)])) },
   ...PART_NAMES.filter((part) => Object.values(time).some((t) => t.parts[part] > 0)).map((part) => ({
     part,
     ...Object.fromEntries(Object.entries(time).map(([road, t]) => [road, t.parts[part] ?? 0])),

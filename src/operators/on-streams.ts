@@ -57,20 +57,20 @@ export function onStreams<T>(target: LaneTarget, options?: LanePoolOptions): Ope
   checkTarget(target, options);
   return (source) =>
     new Observable<Work<T>>((subscriber) => {
-      const waiting: T[] = [];
+      const waiting = new Waiting<T>();
       const lanes = dispatcher(subscriber, target, options, () => {
-        while (!lanes.pool.full && waiting.length > 0) lanes.start(waiting.shift()!);
-        if (waiting.length === 0 && sourceDone) lanes.finish();
+        while (!lanes.pool.full && waiting.size > 0) lanes.start(waiting.take());
+        if (waiting.size === 0 && sourceDone) lanes.finish();
       });
       let sourceDone = false;
       let subscription: Subscription;
       try {
         subscription = source.subscribe({
-          next: (value) => (lanes.pool.full ? waiting.push(value) : lanes.start(value)),
+          next: (value) => (lanes.pool.full ? waiting.add(value) : lanes.start(value)),
           error: (error) => subscriber.error(error),
           complete: () => {
             sourceDone = true;
-            if (waiting.length === 0) lanes.finish();
+            if (waiting.size === 0) lanes.finish();
           },
         });
       } catch (error) {
@@ -78,11 +78,44 @@ export function onStreams<T>(target: LaneTarget, options?: LanePoolOptions): Ope
         throw error;
       }
       return () => {
-        waiting.length = 0;
+        waiting.clear();
         subscription.unsubscribe();
         lanes.stop();
       };
     });
+}
+
+/**
+ * Values waiting for a place in flight, in arrival order: an array read from a head index, as
+ * `shift()` on a long array (a source that pushed 10^5 values at once) moved all of it each time.
+ */
+class Waiting<T> {
+  #items: (T | undefined)[] = [];
+  #head = 0;
+
+  get size(): number {
+    return this.#items.length - this.#head;
+  }
+
+  add(value: T): void {
+    this.#items.push(value);
+  }
+
+  take(): T {
+    const value = this.#items[this.#head] as T;
+    this.#items[this.#head++] = undefined;
+    if (this.#head === this.#items.length) this.clear();
+    else if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+      this.#items.splice(0, this.#head);
+      this.#head = 0;
+    }
+    return value;
+  }
+
+  clear(): void {
+    this.#items = [];
+    this.#head = 0;
+  }
 }
 
 /**
