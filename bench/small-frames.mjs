@@ -9,7 +9,10 @@
 // frame is rxcuda's event-loop utilization (busy time over frames) and the C++ program's thread
 // CPU time (which counts the driver's spinning in cuEventSynchronize too). Every result is
 // checked. On a machine without a GPU it runs on the host device, without the C++ program.
-//   node bench/small-frames.mjs [--frames N] [--rounds R] [--bytes 1024,4096,65536] [--lanes 1,4,16] [--kernels 20]
+// With `--spin µs`, rxcuda runs each road a second time on a pool whose completions a native
+// thread watches for that long (LanePool `spin`): the columns *_spin_fps say what the completion
+// road's latency costs at two frames in flight per lane.
+//   node bench/small-frames.mjs [--frames N] [--rounds R] [--bytes 1024,4096,65536] [--lanes 1,4,16] [--kernels 20] [--spin 0]
 // JSON to $OUT/small-frames.json (or bench/results/). Per-part time per value: bench/study/per-value.mjs.
 import { pipe, range, lastValueFrom, count, tap } from 'rxjs';
 import { baseline, median, report, rxcudaUnderTest } from './support.mjs';
@@ -30,6 +33,8 @@ const ROUNDS = Number(arg('rounds', cuda ? 5 : 2));
 const BYTES = list(arg('bytes', '1024,4096,65536'));
 const LANES = list(arg('lanes', '1,4,16'));
 const KERNELS = Number(arg('kernels', 20));
+const SPIN = Number(arg('spin', 0));
+if (!Number.isInteger(SPIN) || SPIN < 0) throw new RangeError(`Expected \`--spin\` to be microseconds, an integer ≥ 0, got ${arg('spin')}`);
 for (const [name, values] of [['frames', [FRAMES]], ['rounds', [ROUNDS]], ['kernels', [KERNELS]], ['bytes', BYTES], ['lanes', LANES]])
   for (const v of values) if (!Number.isInteger(v) || v < 1 || (name === 'bytes' && v % 4 !== 0))
     throw new RangeError(`Expected \`--${name}\` to be positive integers${name === 'bytes' ? ' (multiples of 4)' : ''}, got ${arg(name)}`);
@@ -90,23 +95,29 @@ function native(lanes, source, graph) {
 const configs = BYTES.flatMap((bytes) => LANES.map((lanes) => ({ bytes, lanes })));
 for (const config of configs) {
   config.pool = new LanePool(device, { lanes: config.lanes, inFlight: 2 * config.lanes });
+  if (SPIN) config.spinPool = new LanePool(device, { lanes: config.lanes, inFlight: 2 * config.lanes, spin: SPIN });
   config.pipeline = pipeline(config.bytes / 4);
-  config.runs = { eager: [], replay: [], nativeEager: [], nativeGraph: [] };
+  config.runs = { eager: [], replay: [], nativeEager: [], nativeGraph: [], eagerSpin: [], replaySpin: [] };
   // Warm: the pool's memory, the executables, the JIT, the C++ program's first graphs.
-  await ours(config.pool, config.pipeline, false);
-  await ours(config.pool, config.pipeline, true);
+  for (const pool of [config.pool, config.spinPool]) {
+    if (!pool) continue;
+    await ours(pool, config.pipeline, false);
+    await ours(pool, config.pipeline, true);
+  }
   if (cuda) native(config.lanes, config.pipeline.source, false), native(config.lanes, config.pipeline.source, true);
 }
 for (let round = 0; round < ROUNDS; round++)
-  for (const { pool, pipeline: p, lanes, runs } of configs) {
+  for (const { pool, spinPool, pipeline: p, lanes, runs } of configs) {
     runs.eager.push(await ours(pool, p, false));
     if (cuda) runs.nativeEager.push(native(lanes, p.source, false));
+    if (spinPool) runs.eagerSpin.push(await ours(spinPool, p, false));
     runs.replay.push(await ours(pool, p, true));
     if (cuda) runs.nativeGraph.push(native(lanes, p.source, true));
+    if (spinPool) runs.replaySpin.push(await ours(spinPool, p, true));
   }
 
 const med = (runs, key = 'fps') => (runs.length ? median(runs.map((r) => r[key])) : undefined);
-const paired = (xs, natives) => (natives.length ? median(xs.map((x, i) => x.fps / natives[i].fps)) : undefined);
+const paired = (xs, natives) => (xs.length && natives.length ? median(xs.map((x, i) => x.fps / natives[i].fps)) : undefined);
 const defined = (row) => Object.fromEntries(Object.entries(row).filter(([, v]) => v !== undefined));
 const rows = configs.map(({ bytes, lanes, runs }) => defined({
   frame: bytes >= 1024 ? `${bytes / 1024} KiB` : `${bytes} B`,
@@ -121,8 +132,12 @@ const rows = configs.map(({ bytes, lanes, runs }) => defined({
   native_eager_main_us: med(runs.nativeEager, 'mainUs'),
   replay_main_us: med(runs.replay, 'mainUs'),
   native_graph_main_us: med(runs.nativeGraph, 'mainUs'),
+  eager_spin_fps: med(runs.eagerSpin),
+  eager_spin_of_native: paired(runs.eagerSpin, runs.nativeEager),
+  replay_spin_fps: med(runs.replaySpin),
+  replay_spin_of_native: paired(runs.replaySpin, runs.nativeGraph),
 }));
-for (const { pool } of configs) pool.close();
+for (const { pool, spinPool } of configs) pool.close(), spinPool?.close();
 contextStream.close();
 const why = cuda ? '' : '; no GPU: the host device, without the C++ program';
 report(
