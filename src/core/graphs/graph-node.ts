@@ -134,7 +134,7 @@ export function needsUpdate(was: NodeWork, now: NodeWork): boolean {
  * Whether two launch blocks hold the same bytes. Compared byte by byte: blocks are a few dozen
  * bytes, and views to compare them by words would cost more than the loop (two allocations).
  */
-export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;

@@ -9,7 +9,8 @@ import type { Kernel } from '../../core/kernels/kernel.js';
 import type { LaunchConfig } from '../../core/kernels/launch-config.js';
 import { GraphRecorder } from '../../core/graphs/capture.js';
 import type { GraphExec } from '../../core/graphs/graph-exec.js';
-import { sameBytes, type NodeWork } from '../../core/graphs/graph-node.js';
+import type { NodeWork } from '../../core/graphs/graph-node.js';
+import { HEADER_BYTES } from '../../core/kernels/packer.js';
 import type { Stream } from '../../core/device/stream.js';
 
 /** An executable of a reference graph, with the work it holds now, and when it was last used. */
@@ -32,11 +33,15 @@ export interface RecordingOwner {
 /** Whether a kept node's work is this launch. */
 function isLaunch(work: NodeWork, kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): boolean {
   if (work.kind !== 'kernel' || work.kernel !== kernel || work.config !== config) return false;
-  const kept = work.args;
-  if (kept.length !== args.length) return false;
-  for (let i = 0; i < args.length; i++) if (kept[i] !== args[i]) return false;
-  // A struct argument may be the same array with other bytes: the block says.
-  return sameBytes(work.block, block);
+  const given = work.args;
+  if (given.length !== args.length) return false;
+  for (let i = 0; i < args.length; i++) if (given[i] !== args[i]) return false;
+  // A struct argument may be the same array with other bytes: the block says. Its header is the
+  // configuration's (the same object) and the lane's stream (the candidates are the lane's own).
+  const kept = work.block;
+  if (kept.length !== block.length) return false;
+  for (let i = HEADER_BYTES; i < block.length; i++) if (kept[i] !== block[i]) return false;
+  return true;
 }
 
 /** Whether a kept node's work is this copy. */
@@ -81,9 +86,11 @@ export class ValueRecording extends GraphRecorder {
     if (this.#state !== RECORDING) {
       this.#begin();
       let still = 0;
-      for (let k = 0; k < this.#candidates.length; k++) {
-        const work = this.#kept(k);
-        if (work && isLaunch(work, kernel, config, args, block)) still |= 1 << k;
+      // Each candidate still matching: one bit of the mask each, the lowest first.
+      for (let left = this.#matching; left !== 0; left &= left - 1) {
+        const k = 31 - Math.clz32(left & -left);
+        const work = this.#candidates[k]!.works[this.#count];
+        if (work !== undefined && isLaunch(work, kernel, config, args, block)) still |= 1 << k;
       }
       if (this.#matched(still)) return;
     }
@@ -94,9 +101,10 @@ export class ValueRecording extends GraphRecorder {
     if (this.#state !== RECORDING) {
       this.#begin();
       let still = 0;
-      for (let k = 0; k < this.#candidates.length; k++) {
-        const work = this.#kept(k);
-        if (work && isCopy(work, dst, src)) still |= 1 << k;
+      for (let left = this.#matching; left !== 0; left &= left - 1) {
+        const k = 31 - Math.clz32(left & -left);
+        const work = this.#candidates[k]!.works[this.#count];
+        if (work !== undefined && isCopy(work, dst, src)) still |= 1 << k;
       }
       if (this.#matched(still)) return;
     }
@@ -171,11 +179,6 @@ export class ValueRecording extends GraphRecorder {
     this.#candidates = this.#owner.held(this.#stream, this.#position);
     this.#matching = (1 << this.#candidates.length) - 1;
     this.#state = MATCHING;
-  }
-
-  /** Candidate `k`'s work for the next operation, if it still holds every operation so far. */
-  #kept(k: number): NodeWork | undefined {
-    return this.#matching & (1 << k) ? this.#candidates[k]!.works[this.#count] : undefined;
   }
 
   /** Keeps the candidates in `still`; when none is left, records the run from here on. */
