@@ -1,9 +1,10 @@
 // Study: memory over 10^6 small values through one pipeline per road (eager, replay, pinned, as in
-// bench/study/per-value.mjs): JS heap, external memory and RSS after 10^5 values and after 10^6,
+// bench/study/per-value.mjs, values pulled from an iterator): JS heap, external memory and RSS
+// after 10^5 values and after 10^6,
 // each after full collections, and the pool's buffers. Flat after warm-up is the target.
 //   node --expose-gc bench/study/memory-scale.mjs [--roads eager,replay,pinned] [--values 1000000] [--kernels 20]
 // JSON to $OUT/memory-scale.json (or bench/results/).
-import { count, lastValueFrom, pipe, range, tap } from 'rxjs';
+import { count, lastValueFrom, pipe, tap } from 'rxjs';
 import { report, rxcudaUnderTest } from '../support.mjs';
 
 const gc = globalThis.gc;
@@ -18,7 +19,7 @@ const KERNELS = Number(arg('kernels', 20));
 const LENGTH = 256; // 1 KiB of f32
 const FIRST = Math.min(100_000, VALUES);
 
-const { Device, LanePool, LaunchConfig, download, framesFrom, launch, onStreams, replay, upload } = await rxcudaUnderTest();
+const { Device, LanePool, LaunchConfig, download, framesFrom, lanesFrom, launch, replay, upload } = await rxcudaUnderTest();
 const { nullKernel } = await rxcudaUnderTest(undefined, './internal');
 const device = Device.default();
 const cuda = device.kind === 'cuda';
@@ -33,9 +34,14 @@ const data = new Float32Array(LENGTH).fill(1);
 let checksum = 0;
 const kernels = () => Array.from({ length: KERNELS }, (_, k) => launch(add, (w) => ({ config, args: [LENGTH, k, w.buffers.input] })));
 const frameWork = () => pipe(upload(() => data), ...kernels(), download((w) => w.buffers.input, 'out'), tap((w) => (checksum += w.results.out[0])));
+// Values pulled one at a time (lanesFrom), so that what is measured is the pipeline's memory: a
+// source that pushes 10^6 values at once (range into onStreams) holds them all while they wait.
+function* indexes(values) {
+  for (let i = 0; i < values; i++) yield i;
+}
 const roads = {
-  eager: (pool, values) => range(0, values).pipe(onStreams(pool), frameWork(), count()),
-  replay: (pool, values) => range(0, values).pipe(onStreams(pool), replay(frameWork()), count()),
+  eager: (pool, values) => lanesFrom(indexes(values), pool).pipe(frameWork(), count()),
+  replay: (pool, values) => lanesFrom(indexes(values), pool).pipe(replay(frameWork()), count()),
   pinned: (pool, values) =>
     framesFrom(pool, { dtype: 'f32', length: LENGTH, count: values }, (frame, i) => void (frame.data[0] = i)).pipe(
       upload((frame) => frame),
