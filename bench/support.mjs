@@ -18,14 +18,15 @@ export const baseline = (() => {
 /**
  * The rxcuda a benchmark measures: this checkout's, through its package entry point, or with
  * RXCUDA_BENCH_DIST=<folder> (or `other`) another build's (an earlier one, say): a built checkout or
- * package folder, whose package.json names its entry, or the dist folder of one.
+ * package folder, whose package.json names its entry, or the dist folder of one. `entry` names
+ * a subpath of the package instead of its main entry ('./internal').
  */
-export async function rxcudaUnderTest(other = process.env.RXCUDA_BENCH_DIST) {
-  if (!other) return import('rxcuda');
+export async function rxcudaUnderTest(other = process.env.RXCUDA_BENCH_DIST, entry = '.') {
+  if (!other) return import(entry === '.' ? 'rxcuda' : `rxcuda/${entry.slice(2)}`);
   const folder = isAbsolute(other) ? other : resolve(import.meta.dirname, other);
   const manifest = join(folder, 'package.json');
-  const entry = existsSync(manifest) ? join(folder, JSON.parse(readFileSync(manifest, 'utf8')).exports['.'].default) : join(folder, 'src/index.js');
-  return import(pathToFileURL(entry).href);
+  const file = existsSync(manifest) ? join(folder, JSON.parse(readFileSync(manifest, 'utf8')).exports[entry].default) : join(folder, `src/${entry === '.' ? 'index' : entry.slice(2)}.js`);
+  return import(pathToFileURL(file).href);
 }
 
 export function median(values) {

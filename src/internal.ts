@@ -98,3 +98,22 @@ export function standInLibraries(elements: number) {
     ready: () => Promise.all(made),
   };
 }
+
+/**
+ * A kernel of `module` whose launches go through the whole launch path and then do nothing: no
+ * driver call, no CPU implementation. bench/study/per-value.mjs runs pipelines of it on the host
+ * device, so that what it times there is rxcuda's own work per value, as a GPU's launches would
+ * leave it, and not the host device's CPU kernels.
+ */
+export function nullKernel<const S extends Signature>(module: Module, name: string, signature: S): Kernel<S> {
+  const native = {
+    handle: () => 0n,
+    paramInfo: () => null,
+    attributes: () => ({}),
+    setAttribute() {},
+    occupancy: () => 1,
+    suggestBlockSize: () => ({ minGridSize: 1, blockSize: 256 }),
+    bind: () => () => {},
+  };
+  return Kernel.make(module, name, native as never, signature);
+}

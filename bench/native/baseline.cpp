@@ -14,6 +14,7 @@
 
 #include "../../native/src/driver/baseline-driver.hpp"
 #include "libraries.hpp"
+#include "small-frames.hpp"
 #include "uv.hpp"
 
 namespace {
@@ -882,6 +883,7 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
   napi_create_function(env, "noop", NAPI_AUTO_LENGTH, noop, nullptr, &fn);
   exports["noop"] = Napi::Value(env, fn);
   bench::defineLibraryBaselines(env, exports);
+  bench::defineSmallFrameBaselines(env, exports);
   return exports;
 }
 

@@ -1,5 +1,5 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import { emitWhenDone, operate } from './pipeline/operate.js';
+import { WhenDone, operate } from './pipeline/operate.js';
 import type { Work } from './pipeline/work.js';
 
 /**
@@ -18,7 +18,8 @@ import type { Work } from './pipeline/work.js';
  */
 export function completed<T, B, R>(): OperatorFunction<Work<T, B, R>, Work<T, B, R>> {
   return (source) =>
-    new Observable((subscriber) =>
-      operate('completed', source, subscriber, (work, owe) => emitWhenDone('completed', work, subscriber, owe)),
-    );
+    new Observable((subscriber) => {
+      const done = new WhenDone<Work<T, B, R>>('completed', subscriber);
+      return operate('completed', source, subscriber, (work, owe) => done.emit(work, owe));
+    });
 }

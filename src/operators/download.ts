@@ -1,13 +1,13 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import { DTYPES, type DType, type TypedArrayOf } from '../core/base/dtype.js';
-import { MAIN_THREAD_COPY_BYTES, copyHost, type CopyRoad } from '../core/memory/host-copy.js';
+import { MAIN_THREAD_COPY_BYTES, copyHost, copySmall, type CopyRoad } from '../core/memory/host-copy.js';
 import { LentArray } from '../core/memory/lent-array.js';
 import { typeError } from '../core/base/errors.js';
 import { checkOptions } from '../core/base/options.js';
 import { checkMemoryOf } from '../core/memory/checks.js';
 import { holdInPlace } from '../core/memory/user-arrays.js';
-import type { Memory } from '../core/memory/memory.js';
-import { emitWhenDone, operate } from './pipeline/operate.js';
+import type { HostArray, Memory } from '../core/memory/memory.js';
+import { WhenDone, operate } from './pipeline/operate.js';
 import type { AnyWork, Work } from './pipeline/work.js';
 import type { With } from './pipeline/slots.js';
 
@@ -96,22 +96,38 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
   return (source) =>
     new Observable((subscriber) => {
       let lastLent: LentArray<D> | undefined; // for lend: 'next'
-      return operate(`download(${name})`, source, subscriber, (work, owe) => {
+      const label = `download(${name})`;
+      // Results attached just before the emission, from the value's staging: made once here.
+      const lent = (work: Work<T, B, R>, staging: HostArray<D>) => {
+        const array = LentArray.make(staging, staging.length, work.lend(staging));
+        if (lend === 'next') {
+          lastLent?.release();
+          lastLent = array;
+        }
+        (work.results as Record<string, LentArray<D>>)[name] = array;
+      };
+      const copied = (work: Work<T, B, R>, staging: HostArray<D>) => {
+        const out = new DTYPES[staging.dtype].Array(new ArrayBuffer(staging.byteLength), 0, staging.length);
+        copySmall(out, staging.data);
+        (work.results as Record<string, TypedArrayOf[DType]>)[name] = out;
+      };
+      type Out = Work<T, B, With<R, { readonly [K in N]: TypedArrayOf[D] | LentArray<D> }>>;
+      const whenLent = new WhenDone<Out, Work<T, B, R>, HostArray<D>>(label, subscriber, lent);
+      const whenCopied = new WhenDone<Out, Work<T, B, R>, HostArray<D>>(label, subscriber, copied);
+      // Into the caller's arrays, and copies on native threads: a closure per value, given as `arg`.
+      const whenInto = new WhenDone<Out, Work<T, B, R>, () => void>(label, subscriber, (_, prepare) => prepare());
+      type Later = (ready: () => void, fail: (error: unknown) => void) => void;
+      const whenCopiedLater = new WhenDone<Out, Work<T, B, R>, Later>(label, subscriber, undefined, (_, later, ready, fail) => later(ready, fail));
+      return operate(label, source, subscriber, (work, owe) => {
         const memory = select(work);
         checkMemoryOf('select(work)', memory, work.stream.device);
         const Array = DTYPES[memory.dtype].Array;
         const staging = work.staging(memory.dtype, memory.length);
         const results = work.results as Record<string, TypedArrayOf[DType] | LentArray<D>>;
         if (lend !== undefined) {
-          work.stage(`download ${name} [lent]`, () => work.stream.copy(staging, memory), memory.byteLength);
-          return emitWhenDone(`download(${name})`, work, subscriber, owe, () => {
-            const lent = LentArray.make(staging, memory.length, work.lend(staging));
-            if (lend === 'next') {
-              lastLent?.release();
-              lastLent = lent;
-            }
-            results[name] = lent;
-          });
+          if (!work.timed) work.stream.copy(staging, memory);
+          else work.stage(`download ${name} [lent]`, () => work.stream.copy(staging, memory), memory.byteLength);
+          return whenLent.emit(work, owe, staging);
         }
         const target = into?.(work);
         if (target !== undefined) {
@@ -120,8 +136,17 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
           // The copy threads fill a large one once the device copy is done.
           holdInPlace('into(work)', target, memory.byteLength > MAIN_THREAD_COPY_BYTES);
         }
-        work.stage(`download ${name} [${target ? 'into' : 'new array'}]`, () => work.stream.copy(staging, memory), memory.byteLength);
-        emitWhenDone(`download(${name})`, work, subscriber, owe, undefined, (ready, fail) => {
+        if (!work.timed) work.stream.copy(staging, memory);
+        else work.stage(`download ${name} [${target ? 'into' : 'new array'}]`, () => work.stream.copy(staging, memory), memory.byteLength);
+        // A small copy is made on the main thread, just before the emission.
+        if (memory.byteLength <= MAIN_THREAD_COPY_BYTES) {
+          if (target === undefined) return whenCopied.emit(work, owe, staging);
+          return whenInto.emit(work, owe, () => {
+            copySmall(target, staging.data);
+            results[name] = target;
+          });
+        }
+        whenCopiedLater.emit(work, owe, (ready, fail) => {
           // A new array is zeroed lazily by the OS: its pages are first touched by the copy.
           const out = target ?? new Array(new ArrayBuffer(memory.byteLength), 0, memory.length);
           const start = performance.now();

@@ -49,7 +49,8 @@ export function launch<T, B, R, S extends Signature, const A extends KernelArgs<
         // Plain launches take the fast path; a context is made only for hooks and specializations.
         const extras: LaunchExtras | undefined =
           hooks || kernel.specialized ? { hooks, onFailure: (error) => subscriber.error(new PipelineError(name, work.index, error)) } : undefined;
-        work.stage(kernel.name, () => kernel.launchOn(work.stream, config, args, extras));
+        if (work.timed) work.stage(kernel.name, () => kernel.launchOn(work.stream, config, args, extras));
+        else kernel.launchOn(work.stream, config, args, extras);
         subscriber.next(attached(work));
       }),
     );

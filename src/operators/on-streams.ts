@@ -62,20 +62,20 @@ export function onStreams<T>(target: LaneTarget, options?: LanePoolOptions): Ope
   checkTarget(target, options);
   return (source) =>
     new Observable<Work<T>>((subscriber) => {
-      const waiting: T[] = [];
+      const waiting = new Waiting<T>();
       const lanes = dispatcher(subscriber, target, options, () => {
-        while (!lanes.pool.full && waiting.length > 0) lanes.start(waiting.shift()!);
-        if (waiting.length === 0 && sourceDone) lanes.finish();
+        while (!lanes.pool.full && waiting.size > 0) lanes.start(waiting.take());
+        if (waiting.size === 0 && sourceDone) lanes.finish();
       });
       let sourceDone = false;
       let subscription: Subscription;
       try {
         subscription = source.subscribe({
-          next: (value) => (lanes.pool.full ? waiting.push(value) : lanes.start(value)),
+          next: (value) => (lanes.pool.full ? waiting.add(value) : lanes.start(value)),
           error: (error) => subscriber.error(error),
           complete: () => {
             sourceDone = true;
-            if (waiting.length === 0) lanes.finish();
+            if (waiting.size === 0) lanes.finish();
           },
         });
       } catch (error) {
@@ -83,11 +83,44 @@ export function onStreams<T>(target: LaneTarget, options?: LanePoolOptions): Ope
         throw error;
       }
       return () => {
-        waiting.length = 0;
+        waiting.clear();
         subscription.unsubscribe();
         lanes.stop();
       };
     });
+}
+
+/**
+ * Values waiting for a place in flight, in arrival order: an array read from a head index, as
+ * `shift()` on a long array (a source that pushed 10^5 values at once) moved all of it each time.
+ */
+class Waiting<T> {
+  #items: (T | undefined)[] = [];
+  #head = 0;
+
+  get size(): number {
+    return this.#items.length - this.#head;
+  }
+
+  add(value: T): void {
+    this.#items.push(value);
+  }
+
+  take(): T {
+    const value = this.#items[this.#head] as T;
+    this.#items[this.#head++] = undefined;
+    if (this.#head === this.#items.length) this.clear();
+    else if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+      this.#items.splice(0, this.#head);
+      this.#head = 0;
+    }
+    return value;
+  }
+
+  clear(): void {
+    this.#items = [];
+    this.#head = 0;
+  }
 }
 
 /**
@@ -130,6 +163,13 @@ export function lanesFrom<T>(iterable: AsyncIterable<T> | Iterable<T>, target: L
       lanes.stop();
       throw error;
     }
+    // One answer for every pull: pulls come one at a time, and each answer is read at once.
+    const answer = { value: undefined as T };
+    const pulled = (result: IteratorResult<T>) => {
+      if (result.done) return undefined;
+      answer.value = result.value;
+      return answer;
+    };
     const pull = lanes.pulling(() => {
       const next = iterator.next();
       return isThenable(next) ? next.then(pulled) : pulled(next);
@@ -140,11 +180,6 @@ export function lanesFrom<T>(iterable: AsyncIterable<T> | Iterable<T>, target: L
       void iterator.return?.();
     };
   });
-}
-
-/** What an iterator's result gives `pulling`: the value, or undefined when it is done. */
-function pulled<T>(result: IteratorResult<T>): { value: T } | undefined {
-  return result.done ? undefined : { value: result.value };
 }
 
 /** Options for {@link framesFrom}: the frames' element type and length, and the lanes. */
@@ -201,20 +236,27 @@ export function framesFrom<D extends DType>(
   checkTarget(target, laneOptions);
   return new Observable<Work<HostArray<D>>>((subscriber) => {
     const lanes = dispatcher(subscriber, target, laneOptions, () => pull());
+    // One answer for every pull: pulls come one at a time, and each answer is read at once.
+    const answer = { value: undefined as unknown as HostArray<D>, frame: undefined as unknown as HostArray<D> };
+    const pulled = (frame: HostArray<D>, more: boolean | void) => {
+      if (more === false) return void lanes.pool.give(frame);
+      answer.value = answer.frame = frame;
+      return answer;
+    };
+    const back = (frame: HostArray<D>, error: unknown): never => {
+      lanes.pool.give(frame);
+      throw error;
+    };
     const pull = lanes.pulling((index) => {
       if (index >= count) return undefined;
       const frame = lanes.pool.host(dtype, length);
-      const pulled = (more: boolean | void) => (more === false ? void lanes.pool.give(frame) : { value: frame, frame });
-      const back = (error: unknown): never => {
-        lanes.pool.give(frame);
-        throw error;
-      };
       try {
         const filled = fill(frame, index);
         // A frame filled synchronously starts at once, in the same turn as the place freed.
-        return isThenable(filled) ? Promise.resolve(filled).then(pulled, back) : pulled(filled);
+        if (!isThenable(filled)) return pulled(frame, filled);
+        return Promise.resolve(filled).then((more) => pulled(frame, more), (error) => back(frame, error));
       } catch (error) {
-        return back(error);
+        return back(frame, error);
       }
     });
     pull();

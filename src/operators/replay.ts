@@ -1,5 +1,6 @@
-import { Observable, Subject, type OperatorFunction } from 'rxjs';
+import { Observable, type OperatorFunction } from 'rxjs';
 import { typeError } from '../core/base/errors.js';
+import { Feed } from './pipeline/feed.js';
 import { Replayer } from './pipeline/replayer.js';
 import { PipelineError, type Work } from './pipeline/work.js';
 
@@ -51,9 +52,9 @@ export function replay<T, B, R, O>(operator: OperatorFunction<Work<T, B, R>, O>)
         warned = true;
         process.emitWarning(`replay enqueued a value's work as given: its ${difference}`, { type: 'RxcudaWarning', code: REPLAY_EAGER_WARNING });
       });
-      const values = new Subject<Work<T, B, R>>();
-      const give = (work: Work<T, B, R>) => values.next(work);
-      const inner = operator(values).subscribe(subscriber);
+      const feed = new Feed<Work<T, B, R>>();
+      const give = (work: Work<T, B, R>) => feed.next(work);
+      const inner = operator(feed.values).subscribe(subscriber);
       const outer = source.subscribe({
         next: (work) => {
           current = work;
@@ -65,8 +66,8 @@ export function replay<T, B, R, O>(operator: OperatorFunction<Work<T, B, R>, O>)
             current = undefined;
           }
         },
-        error: (error) => values.error(error),
-        complete: () => values.complete(),
+        error: (error) => feed.error(error),
+        complete: () => feed.complete(),
       });
       return () => {
         outer.unsubscribe();

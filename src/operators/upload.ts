@@ -57,17 +57,21 @@ export function upload<T, B, R, A extends UploadSource, N extends string = 'inpu
         const data: UploadSource = select(work.value);
         if (data instanceof HostArray) {
           const target = work.device(data.dtype, data.length, name);
-          work.stage(`upload ${name} [${data.registered ? 'registered' : 'pinned'}]`, () => work.stream.copy(target, data), data.byteLength);
+          if (!work.timed) work.stream.copy(target, data);
+          else work.stage(`upload ${name} [${data.registered ? 'registered' : 'pinned'}]`, () => work.stream.copy(target, data), data.byteLength);
           return subscriber.next(attached(work));
         }
         const dtype: DType | undefined = dtypeOfArray(data);
         if (!dtype) typeError('select(value)', 'a HostArray or a TypedArray other than a Uint8ClampedArray', data);
         holdInPlace('select(value)', data, data.byteLength > MAIN_THREAD_COPY_BYTES); // the copy threads read a large one after this returns
         const staging = work.staging(dtype, data.length);
-        const start = performance.now();
-        stageIn(work.stream, staging, data, () => work.hostSpan(`stage ${name} [workers]`, start, data.byteLength));
+        if (work.timed) {
+          const start = performance.now();
+          stageIn(work.stream, staging, data, () => work.hostSpan(`stage ${name} [workers]`, start, data.byteLength));
+        } else stageIn(work.stream, staging, data);
         const target = work.device(dtype, data.length, name);
-        work.stage(`upload ${name} [staged]`, () => work.stream.copy(target, staging), data.byteLength);
+        if (!work.timed) work.stream.copy(target, staging);
+        else work.stage(`upload ${name} [staged]`, () => work.stream.copy(target, staging), data.byteLength);
         subscriber.next(attached(work));
       }),
     );

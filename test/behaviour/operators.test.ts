@@ -120,8 +120,8 @@ describeBackends('GPU pipelines', (getDevice) => {
 
   it('costs one completion notification per value', async () => {
     const lanes = pool(3, 6);
-    // A pipeline's completion points: onDoneWatched (spinning or not), onDone, notify.
-    const watched = vi.spyOn(Stream.prototype, 'onDoneWatched');
+    // A pipeline's completion points: afterValue (spinning or not), onDone, notify.
+    const watched = vi.spyOn(Stream.prototype, 'afterValue');
     const onDone = vi.spyOn(Stream.prototype, 'onDone');
     const notify = vi.spyOn(Stream.prototype, 'afterWork');
     try {

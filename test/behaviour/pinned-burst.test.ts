@@ -19,7 +19,8 @@ describeBackends('pinned memory after a burst', (_, backend) => {
     expect(result.heldAfterCloseMiB).toBeGreaterThanOrEqual(result.burstMiB);
     expect(result.reused).toBe(true);
     expect(result.heldAfterMiB).toBeLessThanOrEqual(16);
-    expect(result.ms).toBeLessThanOrEqual(2000);
+    // Within 2 s of the last free, give or take how late the event loop ran its timers (a loaded machine's).
+    expect(result.ms).toBeLessThanOrEqual(2000 + result.timerLateMs);
     // What left the cache went to the device's free (the figures are rounded to 0.1 MiB each).
     expect(result.freedMiB).toBeGreaterThanOrEqual(result.heldAfterCloseMiB - result.heldAfterMiB - 0.2);
     // And back to the system, on the host device. (AddressSanitizer keeps freed memory in

@@ -68,6 +68,47 @@ describeBackends('replay', (getDevice, backend) => {
     expect(notes.map((s) => s.index).sort((a, b) => a - b)).toEqual([5, 9]);
   });
 
+  // A steady pipeline's values come round to the pool's buffers again, and launch an executable
+  // that holds their work already; values whose scalars differ from it take the recorded road.
+  async function steady(device: Device, count: number, replayed: boolean, scalar: (i: number) => number) {
+    const { addU32, invert } = await testKernels(device);
+    const work = pipe(
+      upload((v: { i: number; data: Uint32Array }) => v.data),
+      launch(addU32, (w) => ({ config: { grid: 1, block: N }, args: [w.buffers.input, 3, N] })),
+      launch(addU32, (w) => ({ config: { grid: 1, block: N }, args: [w.buffers.input, scalar(w.value.i), N] })),
+      launch(invert, (w) => ({ config: { grid: 1, block: N }, args: [w.buffers.input, N] })),
+      download((w) => w.buffers.input, 'out'),
+    );
+    return firstValueFrom(
+      range(0, count).pipe(
+        map((i) => ({ i, data: frame(i) })),
+        onStreams(device, { lanes: 2, inFlight: 4 }),
+        replayed ? replay(work) : work,
+        map((w) => [w.index, [...w.results.out]] as const),
+        toArray(),
+      ),
+    ).then((results) => new Map(results));
+  }
+
+  it("gives each value its own data when its work is what an executable holds already", async () => {
+    const device = getDevice();
+    const count = backend === 'cuda' ? 2000 : 300;
+    const results = await steady(device, count, true, () => 7);
+    expect(results.size).toBe(count);
+    for (let i = 0; i < count; i++) expect(results.get(i), `value ${i}`).toEqual([...frame(i)].map((v) => ~(v + 3 + 7) >>> 0));
+    expect(warnings).toEqual([]);
+  });
+
+  it("gives the eager pipeline's results when values' scalars come and go", async () => {
+    const device = getDevice();
+    const count = backend === 'cuda' ? 2000 : 300;
+    const scalar = (i: number) => [5, 5, 9, 5, 11][i % 5]!;
+    const [eager, replayed] = [await steady(device, count, false, scalar), await steady(device, count, true, scalar)];
+    expect(replayed.size).toBe(count);
+    expect(replayed).toEqual(eager);
+    for (const i of [0, 2, 4, count - 1]) expect(replayed.get(i), `value ${i}`).toEqual([...frame(i)].map((v) => ~(v + 3 + scalar(i)) >>> 0));
+  });
+
   it('refuses a non-function operator at once', () => {
     expect(() => replay(42 as never)).toThrow(/Expected `operator` to be an operator function/);
   });

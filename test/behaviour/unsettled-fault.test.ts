@@ -12,7 +12,7 @@ const fixture = new URL('./fixtures/unsettled-fault.mjs', import.meta.url).pathn
 const cwd = new URL('../..', import.meta.url).pathname;
 
 function run(name: string, backend: string): Record<string, unknown> {
-  const child = spawnSync(process.execPath, [fixture, name, backend], { cwd, encoding: 'utf8', timeout: 60_000 });
+  const child = spawnSync(process.execPath, ['--expose-gc', fixture, name, backend], { cwd, encoding: 'utf8', timeout: 60_000 });
   expect({ status: child.status, signal: child.signal }).toEqual({ status: 0, signal: null });
   return JSON.parse(child.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
 }
@@ -42,6 +42,13 @@ describeBackends('a device broken while steps are unsettled', (_device, backend)
 
   it('errors a pipeline whose value waits behind a step that never settles', () => {
     const out = run('pipeline', backend) as { pipeline: { type: string; code: number; ms: number } };
+    expect(out.pipeline.type).toBe('CudaError');
+    expect(out.pipeline.code).toBeGreaterThan(0);
+    expect(out.pipeline.ms).toBeLessThanOrEqual(bound);
+  });
+
+  it('errors it too when nothing but rxcuda holds the pipeline, after a garbage collection', () => {
+    const out = run('pipeline-unheld', backend) as { pipeline: { type: string; code: number; ms: number } };
     expect(out.pipeline.type).toBe('CudaError');
     expect(out.pipeline.code).toBeGreaterThan(0);
     expect(out.pipeline.ms).toBeLessThanOrEqual(bound);

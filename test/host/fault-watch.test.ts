@@ -30,7 +30,7 @@ describe('Faults on a CUDA device', () => {
     const held = lane({ queued: true });
     const trapped = lane({ answer: () => { throw trap(); } });
     const faults = new Faults(undefined, () => [held.fake, trapped.fake], true);
-    faults.queued();
+    faults.queued(held.fake);
     await wait(FAULT_WATCH_MS + 200);
     expect(faults.poisoned?.code).toBe(719);
     expect(held.seen.broken.map((e) => e.code)).toEqual([719]);
@@ -42,13 +42,13 @@ describe('Faults on a CUDA device', () => {
     const closed = lane({ queued: true, closed: true });
     const captured = lane({ capturing: true, answer: () => { throw trap(); } });
     const faults = new Faults(undefined, () => [idle.fake, closed.fake, captured.fake], true);
-    faults.queued();
+    faults.queued(closed.fake);
     await wait(2 * FAULT_WATCH_MS + 200);
     expect(faults.poisoned).toBeUndefined();
     expect([idle.seen.queries, closed.seen.queries, captured.seen.queries]).toEqual([2, 0, 0]);
     const quiet = lane({});
     const settled = new Faults(undefined, () => [quiet.fake], true);
-    settled.queued(); // nothing queued by the time it looks: one look, no query, no more watching
+    settled.queued(quiet.fake); // nothing queued by the time it looks: one look, no query, no more watching
     await wait(2 * FAULT_WATCH_MS + 200);
     expect(quiet.seen.queries).toBe(0);
   });
@@ -56,7 +56,7 @@ describe('Faults on a CUDA device', () => {
   it('does not watch a host device, whose faults are its CPU kernels\' own', async () => {
     const held = lane({ queued: true, answer: () => { throw trap(); } });
     const faults = new Faults(undefined, () => [held.fake]);
-    faults.queued();
+    faults.queued(held.fake);
     await wait(FAULT_WATCH_MS + 200);
     expect([held.seen.queries, faults.poisoned]).toEqual([0, undefined]);
   });

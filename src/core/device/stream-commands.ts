@@ -3,8 +3,8 @@
 import { DTYPES, type DType } from '../base/dtype.js';
 import { isInstance, typeError } from '../base/errors.js';
 import { checkScalar, scalarBits } from '../base/scalar.js';
-import { checkCopy, checkMemoryOf, inPlaceWhenRun } from '../memory/checks.js';
-import { copyHost, type CopyRoad } from '../memory/host-copy.js';
+import { checkCopy, checkMemoryOf, checkStillInPlace, inPlaceWhenRun } from '../memory/checks.js';
+import { MAIN_THREAD_COPY_BYTES, copyHost, copySmall, type CopyRoad } from '../memory/host-copy.js';
 import { DeviceArray, Memory, type HostArray } from '../memory/memory.js';
 import type { Lane } from '../queue/lane.js';
 import type { Command, Resume } from '../queue/scheduler.js';
@@ -27,10 +27,16 @@ export function copyOn(lane: Lane<Recorder>, device: MemoryDevice, dst: Memory, 
   checkCopy(dst, src, device, true);
   lane.checkOpen();
   if (lane.recorder) return lane.recorder.copy(dst, src);
-  const [to, from, bytes] = [dst.ptr, src.ptr, dst.byteLength];
-  lane.run(inPlaceWhenRun(betweenDevices(dst, src) ? peerCopy(lane, dst, src) : () => lane.native.copy(to, from, bytes), dst, src));
+  if (betweenDevices(dst, src)) lane.run(inPlaceWhenRun(peerCopy(lane, dst, src), dst, src));
+  else lane.runWith(copyNow, dst, src); // a pipeline's values copy twice each: no closure for it
   dst.allocation.use(lane);
   src.allocation.use(lane);
+}
+
+/** A copy of one device's (or pinned) memory, as its command runs it. */
+function copyNow(lane: Lane, dst: Memory, src: Memory): void {
+  checkStillInPlace(dst, src);
+  lane.native.copy(dst.ptr, src.ptr, dst.byteLength);
 }
 
 /** See {@link Stream.fill}. */
@@ -80,15 +86,17 @@ function peerCopy(lane: Lane, dst: Memory, src: Memory): Command {
  * Copies the caller's `data` into the pinned `staging` array for a device copy that
  * follows on `stream`: on native threads off the main thread (on the main thread when it is
  * small), while that device copy, and the stream's later work, wait in the lane's queue (never on
- * the device) until the bytes are there. `onWorkers` hears that native threads have copied them.
+ * the device) until the bytes are there. `onWorkers` hears that native threads have copied them
+ (a small copy, made at once, is not heard of).
  */
-export function stageIn(stream: { readonly lane: Lane }, staging: HostArray, data: ArrayBufferView, onWorkers: () => void): void {
+export function stageIn(stream: { readonly lane: Lane }, staging: HostArray, data: ArrayBufferView, onWorkers?: () => void): void {
+  if (data.byteLength <= MAIN_THREAD_COPY_BYTES) return copySmall(staging.data, data); // done now: nothing waits
   let resume: Resume | undefined;
   let copied = false;
   let road: CopyRoad | undefined; // still undefined when a small copy is done at once
   road = copyHost(staging.data, data, () => {
     copied = true;
-    if (road) onWorkers();
+    if (road) onWorkers?.();
     resume?.();
   });
   if (!copied) stream.lane.run(() => (copied ? undefined : (r) => void (resume = r)));

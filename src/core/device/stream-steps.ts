@@ -2,7 +2,7 @@
 // completion callbacks, which do not.
 import { nameOf, typeError, type CudaError } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
-import { checkNotCapturing, hostStep, onDoneCommand, type CompletionWatch } from '../queue/host-steps.js';
+import { checkNotCapturing, hostStep, onDoneCommand, valueNotification, type CompletionWatch, type ValueWaiter } from '../queue/host-steps.js';
 import type { Lane } from '../queue/lane.js';
 import { checkNotSelfWait } from '../queue/self-wait.js';
 import { HOST_LAUNCH_OPTIONS, checkTimeout, copyUserData, type HostLaunchOptions, type UserData } from '../queue/user-data.js';
@@ -43,4 +43,12 @@ export function onDoneOn(
     if (!error) reached(mark);
     return fn(error);
   }, watch, nameOf(fn)));
+}
+
+/** See {@link Stream.afterValue} without `spin`: {@link onDoneOn}'s checks, then the lane's value notification. */
+export function valueDoneOn(lane: Lane<Recorder>, waiter: ValueWaiter, reached: (mark: number) => void): void {
+  lane.checkOpen();
+  lane.recorder?.interrupt('onDone (a wait for the stream)');
+  if (!lane.unqueued) checkNotCapturing(lane, 'cuStreamAddCallback');
+  valueNotification(lane, waiter, reached);
 }

@@ -8,7 +8,7 @@ import { checkOptions } from '../base/options.js';
 import { checkDType, type DType } from '../base/dtype.js';
 import type { NativeStream } from '../native/types.js';
 import { checkDeviceLength, type DeviceArray, type Memory } from '../memory/memory.js';
-import { watchByNotification } from '../queue/host-steps.js';
+import { watchByNotification, type ValueWaiter } from '../queue/host-steps.js';
 import { Lane } from '../queue/lane.js';
 import { letStepTimersGo } from '../queue/step-timers.js';
 import type { HostLaunchOptions, UserData } from '../queue/user-data.js';
@@ -18,7 +18,7 @@ import type { Recorder } from './recorder.js';
 import { SpinningWaits } from './spin-wait.js';
 import type { StreamEvents, StreamOptions } from './stream-options.js';
 import { allocOn, copyOn, fillOn, hostFunctionOn } from './stream-commands.js';
-import { hostLaunchOn, onDoneOn } from './stream-steps.js';
+import { hostLaunchOn, onDoneOn, valueDoneOn } from './stream-steps.js';
 import { afterWork, flushedOn, queryOn, synchronizedOn } from './stream-waits.js';
 import { MADE, checkMade, type Made } from '../base/made.js';
 
@@ -216,15 +216,16 @@ export class Stream extends EventEmitter<StreamEvents> {
   }
 
   /**
-   * @internal {@link onDone} for a pipeline's values (see LanePool): on a CUDA stream, with `spin`
-   * > 0 watched by the native watcher through an event for up to `spin` microseconds, then through
-   * a completion point behind that event; with 0, a notification on the stream's notifier, so
-   * that the lane goes on with its next value without waiting for the host callback.
+   * @internal {@link onDone} for a pipeline's values (see LanePool): `waiter.valueDone(error)` once
+   * the work given so far has finished. On a CUDA stream with `spin` > 0, watched by the native
+   * watcher through an event for up to `spin` microseconds, then through a completion point behind
+   * that event; with 0, a notification on the stream's notifier, so that the lane goes on with its
+   * next value without waiting for the host callback, and without a closure made per value.
    */
-  onDoneWatched(fn: (error: CudaError | undefined) => unknown, spin: number): void {
-    const watched = spin > 0 && this.device.kind === 'cuda';
-    const watch = watched ? (settle: (status: number, error?: unknown) => void) => this.#spins.watchEvent(spin, settle) : watchByNotification(this.lane, true);
-    onDoneOn(this.lane, fn, watch, this.#reached);
+  afterValue(waiter: ValueWaiter, spin: number): void {
+    if (spin > 0 && this.device.kind === 'cuda')
+      return onDoneOn(this.lane, (error) => waiter.valueDone(error), (settle) => this.#spins.watchEvent(spin, settle), this.#reached);
+    valueDoneOn(this.lane, waiter, this.#reached);
   }
 
   /**

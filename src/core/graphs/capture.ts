@@ -28,7 +28,7 @@ const running = new AsyncLocalStorage<{ active: boolean }>();
  */
 export abstract class GraphRecorder implements Recorder {
   kernel(kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void {
-    this.add(kernelWork(kernel, config, args, block));
+    this.add(kernelWork(kernel, config, args.slice(), block.slice()));
   }
 
   copy(dst: Memory, src: Memory): void {

@@ -72,15 +72,17 @@ Stream.prototype.capture = function capture(this: Stream, fn: (stream: Stream) =
 };
 
 /**
- * Records the work given to `stream` into `recorder` until the returned function is
- * called (the `replay` operator's recording of one value).
+ * Records the work given to `stream` into `recorder` until {@link endRecording} (the `replay`
+ * operator's recording of one value).
  * @throws GraphError (`capturing`) while the stream captures.
  */
-export function recordInto(stream: Stream, recorder: Recorder): () => void {
+export function recordInto(stream: Stream, recorder: Recorder): void {
   const lane = stream.lane;
   if (lane.recorder) alreadyCapturing();
   lane.recorder = recorder;
-  return () => {
-    if (lane.recorder === recorder) lane.recorder = undefined;
-  };
+}
+
+/** Ends {@link recordInto}'s recording into `recorder` (nothing, when another took its place). */
+export function endRecording(stream: Stream, recorder: Recorder): void {
+  if (stream.lane.recorder === recorder) stream.lane.recorder = undefined;
 }

@@ -142,11 +142,13 @@ export function needsUpdate(was: NodeWork, now: NodeWork): boolean {
   }
 }
 
-/** Launch blocks are whole 32-bit words (the header, and arguments padded to 16 bytes). */
+/**
+ * Whether two launch blocks hold the same bytes. Compared byte by byte: blocks are a few dozen
+ * bytes, and views to compare them by words would cost more than the loop (two allocations).
+ */
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
-  const [x, y] = [new Int32Array(a.buffer, a.byteOffset, a.length >> 2), new Int32Array(b.buffer, b.byteOffset, b.length >> 2)];
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
 

@@ -66,7 +66,10 @@ declare module '../device/stream.js' {
 
 declare module '../device/recorder.js' {
   interface Recorder {
-    /** A kernel launch, with its checked arguments and their packed block. */
+    /**
+     * A kernel launch, with its checked arguments and their packed block: the launch's own, which
+     * change with the next launch (copy what you keep).
+     */
     kernel(kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void;
   }
 }

@@ -24,7 +24,10 @@ export interface BlockOwner {
   usedOn(lane: Lane): void;
   /** Checks `config` for the kernel's device and for what the kernel itself allows (Kernel.checkConfig). */
   checkConfig(config: LaunchConfig): void;
-  /** Records a launch into a recording lane's recorder (the kernel names itself there). */
+  /**
+   * Records a launch into a recording lane's recorder (the kernel names itself there): `args` and
+   * `block` are the launch's own, which the recorder copies if it keeps them.
+   */
   record(recorder: Recorder, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void;
 }
 
@@ -172,13 +175,15 @@ export class LaunchBlock {
 
   /**
    * A launch behind work in the lane's queue: the packed block and the arguments are copied now
-   * (later changes by the caller do not reach the kernel) and put back when it goes.
+   * (later changes by the caller do not reach the kernel) and put back when it goes. A recorder
+   * gets the block and the arguments as they are, and copies what it keeps (a replayed value whose
+   * launch is the same as one recorded before keeps nothing).
    */
   #queue(lane: Lane<Recorder>, config: LaunchConfig, args: readonly unknown[], context: Launch | undefined): void {
+    const recorder = lane.recorder;
+    if (recorder) return this.#owner.record(recorder, config, context ? context.given : args, this.#bytes);
     const bytes = this.#bytes.slice();
     const given = context ? context.given : args.slice(); // a private copy: nobody else can change it
-    const recorder = lane.recorder;
-    if (recorder) return this.#owner.record(recorder, config, given, bytes);
     lane.run(this.launchCommand(lane, config, bytes, given, context));
   }
 }

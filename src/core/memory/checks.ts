@@ -28,12 +28,18 @@ function peerOf(memory: DeviceArray, peer: unknown, device: MemoryDevice): boole
  * there (moved away meanwhile by code that ignores its untransferable mark, the work is refused:
  * a TypeError to the stream's `error` event or the pipeline, and nothing reaches the driver).
  */
-export function inPlaceWhenRun<C extends () => unknown>(command: C, ...memory: Memory[]): C {
-  if (!memory.some((m) => m.allocation.userArray !== undefined)) return command;
+export function inPlaceWhenRun<C extends () => unknown>(command: C, dst: Memory, src?: Memory): C {
+  if (dst.allocation.userArray === undefined && src?.allocation.userArray === undefined) return command;
   return (() => {
-    memory.forEach((m, i) => checkMemoryOf(i === 0 ? 'dst' : 'src', m, m.allocation.device));
+    checkStillInPlace(dst, src);
     return command();
   }) as C;
+}
+
+/** The check {@link inPlaceWhenRun} makes, for a command that runs without a closure of its own. */
+export function checkStillInPlace(dst: Memory, src?: Memory): void {
+  if (dst.allocation.userArray !== undefined) checkMemoryOf('dst', dst, dst.allocation.device);
+  if (src?.allocation.userArray !== undefined) checkMemoryOf('src', src, src.allocation.device);
 }
 
 /**

@@ -11,6 +11,17 @@ import { MOVABLE_EXPECTED, whyMovable } from './user-arrays.js';
  */
 export const MAIN_THREAD_COPY_BYTES = 256 * 1024;
 
+/**
+ * Copies the bytes of `src` into `dst` (at least as long) on the main thread, now: for copies of
+ * at most {@link MAIN_THREAD_COPY_BYTES}. Arrays of one kind copy into each other directly;
+ * others through byte views of their memory.
+ */
+export function copySmall(dst: ArrayBufferView, src: ArrayBufferView): void {
+  if (dst.constructor === src.constructor && (dst as Uint8Array).length >= (src as Uint8Array).length) return (dst as Uint8Array).set(src as Uint8Array);
+  const bytes = src.byteLength;
+  new Uint8Array(dst.buffer, dst.byteOffset, bytes).set(new Uint8Array(src.buffer, src.byteOffset, bytes));
+}
+
 /** Where a copy ran: on native threads, or on the main thread (a small one). */
 export type CopyRoad = 'workers' | 'main';
 
@@ -30,7 +41,7 @@ export function copyHost(dst: ArrayBufferView, src: ArrayBufferView, done: () =>
   checkInPlace('src', src);
   if (dst.byteLength < bytes) rangeError('dst', `at least ${bytes} bytes, as \`src\` has`, received(`${dst.byteLength} bytes`));
   if (bytes <= MAIN_THREAD_COPY_BYTES) {
-    new Uint8Array(dst.buffer, dst.byteOffset, bytes).set(new Uint8Array(src.buffer, src.byteOffset, bytes));
+    copySmall(dst, src);
     done();
     return 'main';
   }

@@ -14,6 +14,11 @@ import { MADE, checkMade, type Made } from '../base/made.js';
 // collections: at thousands of values a second, pauses of milliseconds on the main thread.)
 const shown = Symbol('rxcuda.lentMemory');
 
+/** Where lent memory goes back once returned (a lane of a pipeline's pool). */
+export interface LentArrayOwner {
+  give(memory: HostArray): void;
+}
+
 /**
  * A result read in place: `data` is a TypedArray over pinned memory that rxcuda lends until you
  * return it, with `release()`, `using`, or (by the operator's option) when the next value comes.
@@ -26,21 +31,23 @@ export class LentArray<D extends DType = DType> {
   /** Number of elements. */
   readonly length: number;
   #data: TypedArrayOf[D] | undefined;
-  #giveBack: (() => void) | undefined;
+  readonly #memory: HostArray<D>;
+  #owner: LentArrayOwner | undefined;
 
-  /** @internal Lends the first `length` elements of `memory`; `giveBack` runs once, when returned. */
-  static make<D extends DType>(memory: HostArray<D>, length: number, giveBack: () => void): LentArray<D> {
-    return new LentArray(MADE, memory, length, giveBack);
+  /** @internal Lends the first `length` elements of `memory`, which goes back to `owner` once, when returned. */
+  static make<D extends DType>(memory: HostArray<D>, length: number, owner: LentArrayOwner): LentArray<D> {
+    return new LentArray(MADE, memory, length, owner);
   }
 
-  private constructor(made: Made, memory: HostArray<D>, length: number, giveBack: () => void) {
+  private constructor(made: Made, memory: HostArray<D>, length: number, owner: LentArrayOwner) {
     checkMade(made, 'a LentArray', 'download(select, name, { lend })');
     this.dtype = memory.dtype;
     this.length = length;
     const buffer = memory.allocation.device.backend.viewHost(memory.ptr, length * DTYPES[memory.dtype].size);
     (buffer as ArrayBuffer & { [shown]?: HostArray<D> })[shown] = memory;
     this.#data = new DTYPES[memory.dtype].Array(buffer, 0, length);
-    this.#giveBack = giveBack;
+    this.#memory = memory;
+    this.#owner = owner;
   }
 
   /**
@@ -64,9 +71,9 @@ export class LentArray<D extends DType = DType> {
     if (data === undefined) return;
     this.#data = undefined;
     addon.detachBuffer(data.buffer as ArrayBuffer);
-    const giveBack = this.#giveBack!;
-    this.#giveBack = undefined;
-    giveBack();
+    const owner = this.#owner!;
+    this.#owner = undefined;
+    owner.give(this.#memory);
   }
 
   /** The same as `release()`, for `using`. */

@@ -2,8 +2,11 @@
 // back here, drained in batches on the main thread, and settle what was waiting for them.
 import { describeFailure } from '../base/errors.js';
 
-/** Called with the stream's CUresult (0 when the work before the notification succeeded). */
-export type CompletionHandler = (status: number) => void;
+/**
+ * Called with the stream's CUresult (0 when the work before the notification succeeded), and the
+ * value and number given with the handler, if any (see {@link expectCompletionWith}).
+ */
+export type CompletionHandler = (status: number, data?: unknown, mark?: number) => void;
 
 // Handlers by id - 1, in slots that are reused: an id is free again once its completion was
 // drained or cancelled. A Map keyed by ever-growing ids would do as well for lookups, but each
@@ -12,6 +15,10 @@ export type CompletionHandler = (status: number) => void;
 // the young generation's collections: at thousands of completions a second that made each
 // scavenge copy and promote megabytes, and pause the main thread for milliseconds.
 const handlers: (CompletionHandler | null | undefined)[] = []; // null: reserved, no handler yet
+// Each slot's data for its handler: a handler made once can serve many completions, each of which
+// would otherwise need a closure of its own.
+const data: unknown[] = [];
+const marks: number[] = [];
 const freeSlots: number[] = [];
 
 /**
@@ -37,10 +44,23 @@ export function expectCompletion(handler: CompletionHandler): number {
   return id;
 }
 
+/**
+ * Reserves an id whose completion calls `handler(status, value, mark)`: a handler made once
+ * serves every completion it is given for, each with its own value and number.
+ */
+export function expectCompletionWith<D>(handler: (status: number, value: D, mark: number) => void, value: D, mark: number): number {
+  const id = reserveCompletion();
+  handlers[id - 1] = handler as CompletionHandler;
+  data[id - 1] = value;
+  marks[id - 1] = mark;
+  return id;
+}
+
 /** Forgets an id whose enqueue failed: nothing will come back for it. */
 export function cancelCompletion(id: number): void {
   if (handlers[id - 1] === undefined) return;
   handlers[id - 1] = undefined;
+  data[id - 1] = undefined;
   freeSlots.push(id - 1);
 }
 
@@ -62,9 +82,11 @@ export function drainCompletions(count: number): void {
   for (let i = 0; i < count; i++) {
     const handler = handlers[ids[i]! - 1];
     if (!handler) continue;
+    const given = data[ids[i]! - 1];
+    const mark = marks[ids[i]! - 1];
     cancelCompletion(ids[i]!);
     try {
-      handler(statuses[i]!);
+      handler(statuses[i]!, given, mark);
     } catch (error) {
       // A handler is rxcuda's own code (or a listener it called); a throw here is reported without
       // stopping the drain, and never escapes into the addon, whatever was thrown.

@@ -34,9 +34,18 @@ export interface ErrorListeners {
 export type FailureRoute = (error: unknown) => boolean;
 
 let route: FailureRoute | undefined;
+// A route in force that is made only when something captures it (see routingFailuresOf): most
+// values' work captures none, and a route made for each value and operator was garbage.
+let makeRoute: ((arg: never) => FailureRoute) | undefined;
+let routeArg: unknown;
 
 /** The route in force now (a step captures it when it is enqueued). */
 export function currentRoute(): FailureRoute | undefined {
+  if (makeRoute !== undefined) {
+    route = makeRoute(routeArg as never);
+    makeRoute = undefined;
+    routeArg = undefined;
+  }
   return route;
 }
 
@@ -45,12 +54,30 @@ export function currentRoute(): FailureRoute | undefined {
  * captures the route when it is enqueued, and a queued command when it is given to its stream.
  */
 export function routingFailures<T>(to: FailureRoute, enqueue: () => T): T {
+  return routingFailuresOf(given, to, enqueue);
+}
+
+/** The route given as it is. */
+const given = (to: FailureRoute): FailureRoute => to;
+
+/**
+ * {@link routingFailures} to the route `make(arg)`, made only if something enqueued captures it:
+ * `enqueue(arg)` runs with it in force, and a value whose work captures nothing (no step, nothing
+ * queued) costs no route.
+ */
+export function routingFailuresOf<A, T>(make: (arg: A) => FailureRoute, arg: A, enqueue: (arg: A) => T): T {
   const outer = route;
-  route = to;
+  const outerMake = makeRoute;
+  const outerArg = routeArg;
+  route = undefined;
+  makeRoute = make as (arg: never) => FailureRoute;
+  routeArg = arg;
   try {
-    return enqueue();
+    return enqueue(arg);
   } finally {
     route = outer;
+    makeRoute = outerMake;
+    routeArg = outerArg;
   }
 }
 
@@ -59,7 +86,7 @@ export function routingFailures<T>(to: FailureRoute, enqueue: () => T): T {
  * own failure goes there too (the command itself when no route is in force).
  */
 export function routedCommand(faults: Faults, command: Command): Command {
-  const to = route;
+  const to = currentRoute();
   if (!to) return command;
   const routed: Command = () => {
     try {

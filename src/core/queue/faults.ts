@@ -33,6 +33,13 @@ export class Faults {
   /** Whether the device's faults are only known from the driver (a CUDA device's). */
   readonly #watched: boolean;
   #watch: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * The lanes whose queue holds work, held strongly until it has run or been dropped: a fault
+   * must reach what waits there even where nothing else holds the lane (a pipeline's value
+   * queued behind a step whose Promise nobody holds would otherwise be collected with its lane,
+   * and the fault reach nothing).
+   */
+  readonly #queuing = new Set<FaultLane>();
 
   /**
    * @param poison tells the native device that it broke (the host backend stops its work then).
@@ -76,13 +83,23 @@ export class Faults {
   }
 
   /**
-   * A lane queued a command behind work that holds it: on a CUDA device, the watch starts (if it
-   * is not running), so that a fault elsewhere reaches what waits there. Unreferenced: it never
-   * keeps the process alive.
+   * `lane` queued a command behind work that holds it: the lane is held until its queue empties
+   * and, on a CUDA device, the watch starts (if it is not running), so that a fault elsewhere
+   * reaches what waits there. The watch's timer is unreferenced: it never keeps the process alive.
    */
-  queued(): void {
+  queued(lane: FaultLane): void {
+    this.#queuing.add(lane);
+    this.#startWatch();
+  }
+
+  #startWatch(): void {
     if (!this.#watched || this.#watch !== undefined || this.#poisoned) return;
     this.#watch = setTimeout(() => this.#look(), FAULT_WATCH_MS).unref();
+  }
+
+  /** Nothing waits in `lane`'s queue any more: it is no longer held for its faults. */
+  emptied(lane: FaultLane): void {
+    this.#queuing.delete(lane);
   }
 
   /** Queries the open lanes once for a fault, and looks again later while work still waits. */
@@ -100,6 +117,6 @@ export class Faults {
         if (this.#poisoned) return;
       }
     }
-    this.queued();
+    this.#startWatch();
   }
 }

@@ -3,7 +3,7 @@
 // lane, so that the device work given after it waits in the lane's queue (scheduler.ts) until it
 // settles: the device never waits for it.
 import { CudaError, HostStepTimeoutError, nameOf } from '../base/errors.js';
-import { cancelCompletion, expectCompletion, onCompletion, reserveCompletion } from '../native/completions.js';
+import { cancelCompletion, expectCompletion, expectCompletionWith, onCompletion, reserveCompletion } from '../native/completions.js';
 import { NOTIFY_OFF_STREAM, NOTIFY_REFUSE_CAPTURE } from '../native/types.js';
 import { isThenable } from '../base/thenable.js';
 import { currentRoute, reportFailure, type FailureRoute, type HostStepContext } from './failure-route.js';
@@ -122,6 +122,51 @@ export function onDoneCommand(lane: Lane, fn: (error: CudaError | undefined) => 
     const to = currentRoute();
     watch((status, error) => call(status, error, to));
   }, (error) => call(-1, error, currentRoute()));
+}
+
+/** What waits for a pipeline value's completion (its Work envelope): see {@link valueNotification}. */
+export interface ValueWaiter {
+  /**
+   * Called once the work before the notification has finished, with the CudaError that stopped
+   * the stream, if one did. It handles its own failures (what it throws reaches the stream's
+   * `error` listeners, as a failed step's error does).
+   */
+  valueDone(error: CudaError | undefined): void;
+}
+
+/**
+ * A pipeline value's completion: `waiter.valueDone(error)` once the work given to `lane` so far
+ * has finished, learnt through the lane's notification on its notifier stream (see native
+ * notify()), with `reached(mark)` first when the work succeeded. {@link onDoneCommand} without a
+ * closure made per call (a pipeline's every value takes one): one handler per lane serves them
+ * all, each with its waiter and mark.
+ */
+export function valueNotification(lane: Lane, waiter: ValueWaiter, reached: (mark: number) => void): void {
+  lane.valueHandler ??= (status: number, waiting: ValueWaiter, mark: number) => {
+    const error = status === 0 ? undefined : lane.statusError(status);
+    try {
+      if (!error) reached(mark);
+      waiting.valueDone(error);
+    } catch (thrown) {
+      reportFailure(lane.listeners, thrown, { kind: 'onDone', name: 'valueDone' });
+    }
+  };
+  lane.runWith(notifyValue, waiter, lane.given + 1, valueDropped);
+}
+
+/** A value's notification dropped by its broken lane: the value settles with the device's error. */
+function valueDropped(lane: Lane, waiter: ValueWaiter, _mark: number, error: unknown): void {
+  try {
+    waiter.valueDone(error as CudaError);
+  } catch (thrown) {
+    reportFailure(lane.listeners, thrown, { kind: 'onDone', name: 'valueDone' });
+  }
+}
+
+/** A value's notification as {@link valueNotification} enqueues it. */
+function notifyValue(lane: Lane, waiter: ValueWaiter, mark: number): void {
+  const handler = lane.valueHandler as (status: number, waiter: ValueWaiter, mark: number) => void;
+  notifyRefusingCapture(lane, expectCompletionWith(handler, waiter, mark), true);
 }
 
 /**

@@ -49,6 +49,8 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
   readonly listeners: ErrorListeners;
   /** What the lane's work goes into instead of the driver, while it records. */
   recorder: R | undefined;
+  /** @internal The completion handler of the lane's value notifications (host-steps.ts), made once. */
+  valueHandler: ((status: number, waiter: never, mark: number) => void) | undefined;
   /** Recorded last of all when the stream closed: what completion points behind it wait for. */
   #tail: LaneMark | undefined;
   readonly #queue: StreamQueue;
@@ -70,7 +72,7 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
     this.hi = Number(this.handle >> 32n);
     this.faults = faults;
     this.listeners = listeners;
-    this.#queue = new StreamQueue((error) => this.queuedFailure(error), () => faults.queued());
+    this.#queue = new StreamQueue((error) => this.queuedFailure(error), () => faults.queued(this), () => faults.emptied(this));
   }
 
   /** True once the stream closed: nothing more can be given to it. */
@@ -147,6 +149,29 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
     if (this.#broken !== undefined && command.dropped) return command.dropped(this.#broken);
     try {
       this.#queue.run(this.#queue.direct ? command : routedCommand(this.faults, command));
+    } catch (error) {
+      this.faults.fail(error);
+    }
+  }
+
+  /**
+   * {@link run} for the command `fn(lane, a, b)`: called at once, without a closure made for it,
+   * when nothing is queued (rxcuda's per-value commands take this road); else queued as `run`
+   * queues. `dropped(lane, a, b, error)` settles what waits for it when the lane breaks before it
+   * runs (a command's `dropped`).
+   */
+  runWith<A, B>(fn: (lane: this, a: A, b: B) => Pause | void, a: A, b: B, dropped?: (lane: this, a: A, b: B, error: unknown) => void): void {
+    this.recorder?.beforeRun();
+    this.#given++;
+    if (this.#broken !== undefined && dropped) return dropped(this, a, b, this.#broken);
+    try {
+      if (!this.#queue.direct) {
+        const command: Command = () => fn(this, a, b);
+        if (dropped) command.dropped = (error) => dropped(this, a, b, error);
+        return this.#queue.run(routedCommand(this.faults, command));
+      }
+      const pause = fn(this, a, b);
+      if (pause) this.#queue.pause(pause);
     } catch (error) {
       this.faults.fail(error);
     }

@@ -41,14 +41,17 @@ export class StreamQueue {
   #dropped = false;
   readonly #onFailure: (error: unknown) => void;
   readonly #onQueued: () => void;
+  readonly #onEmptied: () => void;
 
   /**
    * @param onFailure hears a queued command's failure (its caller has returned long since).
    * @param onQueued hears that a command had to wait in the queue.
+   * @param onEmptied hears that nothing waits in the queue any more (its commands ran or were dropped).
    */
-  constructor(onFailure: (error: unknown) => void, onQueued: () => void = () => {}) {
+  constructor(onFailure: (error: unknown) => void, onQueued: () => void = () => {}, onEmptied: () => void = () => {}) {
     this.#onFailure = onFailure;
     this.#onQueued = onQueued;
+    this.#onEmptied = onEmptied;
   }
 
   /** True when a command given now goes straight to the driver. */
@@ -101,6 +104,7 @@ export class StreamQueue {
     this.#items = [];
     this.#head = 0;
     this.#dropped = true;
+    if (items.length > head) this.#onEmptied();
     const settle: ((error: unknown) => void)[] = [];
     for (let i = head; i < items.length; i++) {
       const dropped = items[i]?.dropped;
@@ -136,6 +140,7 @@ export class StreamQueue {
       this.#draining = false;
     }
     if (this.#head === this.#items.length) {
+      if (this.#head > 0) this.#onEmptied();
       this.#items = [];
       this.#head = 0;
     } else if (this.#head > COMPACT_AFTER && this.#head * 2 > this.#items.length) {

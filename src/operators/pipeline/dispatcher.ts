@@ -6,7 +6,7 @@ import { received, typeError } from '../../core/base/errors.js';
 import type { Memory } from '../../core/memory/memory.js';
 import { isThenable } from '../../core/base/thenable.js';
 import { LanePool, type LanePoolOptions } from './lane-pool.js';
-import { PipelineError, Work } from './work.js';
+import { PipelineError, Work, type AnyWork } from './work.js';
 
 /** Where values go: a device, several devices, or a pool of lanes that outlives subscriptions. */
 export type LaneTarget = Device | readonly Device[] | LanePool;
@@ -41,6 +41,11 @@ export function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: LaneTarge
   const finishIfDone = () => {
     if (sourceDone && mine === 0) subscriber.complete();
   };
+  const finished = (work: AnyWork) => {
+    mine--;
+    work.lane.flight(-1); // offers the place to the pool's pipelines, this one included
+    if (!stopped) finishIfDone();
+  };
   /**
    * Starts `value` on the least loaded lane; `frame`, taken from the pool, goes back with its
    * work. `reserved`: the value takes a place the pool held for it (see `pulling`).
@@ -54,11 +59,7 @@ export function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: LaneTarge
     member.took();
     mine++;
     lane.flight(+1);
-    const work = Work.make(value, i, lane, () => {
-      mine--;
-      lane.flight(-1); // offers the place to the pool's pipelines, this one included
-      if (!stopped) finishIfDone();
-    });
+    const work = Work.make(value, i, lane, finished);
     if (frame) work.adopt(frame);
     try {
       subscriber.next(work);
@@ -94,35 +95,58 @@ export function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: LaneTarge
     pulling(take: (index: number) => Pulled<T> | undefined | PromiseLike<Pulled<T> | undefined>): () => void {
       let busy = false;
       let exhausted = false;
-      const pull = async () => {
+      // What a pull gave: the value starts in the place held for it, or the place is given back.
+      const arrived = (pulled: Pulled<T> | undefined): void => {
+        if (pulled === undefined) {
+          exhausted = true;
+          pool.unreserve(false);
+          finish();
+        } else if (stopped || subscriber.closed) {
+          pool.unreserve(false);
+          if (pulled.frame) pool.give(pulled.frame);
+        } else start(pulled.value, pulled.frame, true);
+      };
+      // A value that comes later: the pulls go on once it has arrived (busy until then).
+      const later = async (taken: PromiseLike<Pulled<T> | undefined>): Promise<void> => {
+        try {
+          let pulled: Pulled<T> | undefined;
+          try {
+            pulled = await taken;
+          } catch (error) {
+            pool.unreserve(false);
+            throw error;
+          }
+          arrived(pulled);
+        } catch (error) {
+          busy = false;
+          return subscriber.error(error);
+        }
+        busy = false;
+        pull();
+      };
+      // Synchronous while `take` is: a source that gives its values at once costs no Promise per value.
+      const pull = (): void => {
         if (busy || exhausted) return;
         busy = true;
         try {
           while (!exhausted && !stopped && !subscriber.closed && pool.reserve()) {
-            let pulled: Pulled<T> | undefined;
+            let taken: Pulled<T> | undefined | PromiseLike<Pulled<T> | undefined>;
             try {
-              const taken = take(index);
-              pulled = isThenable(taken) ? await taken : taken;
+              taken = take(index);
             } catch (error) {
               pool.unreserve(false);
               throw error;
             }
-            if (pulled === undefined) {
-              exhausted = true;
-              pool.unreserve(false);
-              finish();
-            } else if (stopped || subscriber.closed) {
-              pool.unreserve(false);
-              if (pulled.frame) pool.give(pulled.frame);
-            } else start(pulled.value, pulled.frame, true);
+            if (isThenable(taken)) return void later(taken);
+            arrived(taken);
           }
         } catch (error) {
-          subscriber.error(error);
-        } finally {
           busy = false;
+          return subscriber.error(error);
         }
+        busy = false;
       };
-      return () => void pull();
+      return pull;
     },
     stop(): void {
       stopped = true;

@@ -8,7 +8,7 @@ import type { Event } from '../../core/device/event.js';
 import type { Stream } from '../../core/device/stream.js';
 import type { DeviceArray, HostArray, Memory } from '../../core/memory/memory.js';
 import type { PipelineError } from './pipeline-error.js';
-import { Buffers, bufferKey } from './pool-buffers.js';
+import { Buffers } from './pool-buffers.js';
 import { checkSameOptions, readPoolOptions, type DeviceFaultPolicy, type LanePoolOptions, type PoolSettings } from './pool-options.js';
 import { Places } from './pool-places.js';
 import type { Timeline } from '../timeline/timeline.js';
@@ -184,10 +184,7 @@ export class LanePool {
     return { inFlight: places.inFlight, maxInFlight: places.maxInFlight, buffersInUse: this.#buffers.inUse, buffersCreated: this.#buffers.created };
   }
 
-  /**
-   * Whether the pool is closed: {@link close} was called, or a lane's stream was closed behind its
-   * back (`pool.lanes[0].stream.close()`). It takes no pipeline then; `close()` frees what it holds.
-   */
+  /** Whether the pool is closed (by {@link close}, or a lane's stream closed behind its back): it takes no pipeline then. */
   get closed(): boolean {
     return this.#closed || this.lanes.some((lane) => lane.stream.closed);
   }
@@ -269,17 +266,18 @@ export class LanePool {
 
   /** @internal A pinned host array from the pool, pinned by `device` (memory of no stream). */
   host<D extends DType>(dtype: D, length: number, device = this.usableDevice()): HostArray<D> {
-    return this.#buffers.take(bufferKey(true, device, dtype, length), () => device.allocHost(dtype, length)) as HostArray<D>;
+    return (this.#buffers.take(device, true, dtype, length) ?? this.#buffers.made(device.allocHost(dtype, length))) as HostArray<D>;
   }
 
   /** @internal A device array from the pool, of `stream`'s device (allocated on it when none is free). */
   deviceArray<D extends DType>(stream: Stream, dtype: D, length: number): DeviceArray<D> {
-    return this.#buffers.take(bufferKey(false, stream.device, dtype, length), () => stream.alloc(dtype, length)) as DeviceArray<D>;
+    return (this.#buffers.take(stream.device, false, dtype, length) ?? this.#buffers.made(stream.alloc(dtype, length))) as DeviceArray<D>;
   }
 
   /** @internal The first device that is not broken (the first device when all are). */
   usableDevice(): Device {
-    return this.devices.find((device) => !device.poisoned) ?? this.device;
+    for (const device of this.devices) if (!device.poisoned) return device;
+    return this.device;
   }
 
   /** @internal Takes back a buffer whose work has finished (frees it once the pool is closed). */

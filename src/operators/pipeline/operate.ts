@@ -1,8 +1,8 @@
 // The one subscription shape every operator shares: values in, errors and completion passed on,
 // and every throw of the operator's own code turned into a PipelineError for the subscriber.
 import type { Observable, Subscriber } from 'rxjs';
-import { CudaError, describe, isInstance } from '../../core/base/errors.js';
-import { routingFailures } from '../../core/queue/failure-route.js';
+import { describe, isInstance, type CudaError } from '../../core/base/errors.js';
+import { routingFailuresOf } from '../../core/queue/failure-route.js';
 import { PipelineError, Work, type AnyWork } from './work.js';
 
 /**
@@ -25,29 +25,34 @@ export function operate<W extends AnyWork, O>(
 ) {
   let owing = 0;
   let sourceDone = false;
+  // One function pays every emission owed: each owe() is paid once.
+  const paid = () => {
+    owing--;
+    if (sourceDone && owing === 0) subscriber.complete();
+  };
   const owe = () => {
     owing++;
-    return () => {
-      owing--;
-      if (sourceDone && owing === 0) subscriber.complete();
-    };
+    return paid;
   };
+  const fail = (work: W, error: unknown) => {
+    if (subscriber.closed) return true; // the pipeline has ended: see above
+    const failure = work.settle(new PipelineError(name, work.index, error));
+    if (failure !== undefined) subscriber.error(failure);
+    return true;
+  };
+  // Made only when what `next` enqueues captures it (see routingFailuresOf).
+  const routeOf = (work: W) => (error: unknown) => fail(work, error);
+  const run = (work: W) => next(work, owe);
   return source.subscribe({
     next: (work) => {
       if (!isInstance(work, Work)) {
         const what = 'a Work envelope: put onStreams, lanesFrom or framesFrom before it';
         return subscriber.error(new TypeError(`Expected the values of ${name} to be ${what}, got ${describe(work)}`));
       }
-      const fail = (error: unknown) => {
-        if (subscriber.closed) return true; // the pipeline has ended: see above
-        const failure = work.settle(new PipelineError(name, work.index, error));
-        if (failure !== undefined) subscriber.error(failure);
-        return true;
-      };
       try {
-        routingFailures(fail, () => next(work, owe));
+        routingFailuresOf(routeOf, work, run);
       } catch (error) {
-        fail(error);
+        fail(work, error);
       }
     },
     error: (error) => subscriber.error(error),
@@ -67,58 +72,102 @@ export function attached<O extends AnyWork>(work: AnyWork): O {
 }
 
 /**
- * Emits `work` on the main thread once its device work so far has finished (the stream's error
- * instead, if one stopped it or its device broke meanwhile: see LanePool.faultOf for a pool
- * that goes on without a broken device), holding the value until then. `prepare` runs just before the
- * emission, for operators that attach results; `prepareLater` instead, for results that take
- * host work off the main thread: it calls `ready` when they are attached, or `fail` with what
- * stopped it (the value then fails as a PipelineError of this operator).
+ * The emissions of one operator's subscription that wait for their values' device work, made once
+ * per subscription so that a value costs no closure on its way: {@link emit} emits `work` on the
+ * main thread once its device work so far has finished (the stream's error instead, if one
+ * stopped it or its device broke meanwhile: see LanePool.faultOf for a pool that goes on without
+ * a broken device), holding the value until then. `prepare(work, arg)` runs just before the
+ * emission, for operators that attach results, with what it needs of the value in `arg`;
+ * `later(work, arg, ready, fail)` instead, for results that take host work off the main thread: it
+ * calls `ready` once they are attached, or `fail` with what stopped it. What either throws or
+ * fails with, or the emission throws, errors the subscriber, as a PipelineError of `name` and the value.
  */
-export function emitWhenDone<O extends AnyWork>(
-  name: string,
-  work: AnyWork,
-  subscriber: Subscriber<O>,
-  owe: () => () => void,
-  prepare?: () => void,
-  prepareLater?: (ready: () => void, fail: (error: unknown) => void) => void,
-): void {
-  const settle = owe();
-  const emit = () => {
-    const mark = work.stream.lane.given;
-    if (!subscriber.closed) subscriber.next(attached(work));
-    // The value's work is done: its place in flight frees now, unless what the emission enqueued
-    // (for this value, on its lane) is still to finish.
-    if (work.stream.lane.given === mark) work.release();
-    else work.releaseWhenDone();
-    settle();
-  };
-  /** Fails the value with `error` (when the pipeline is still on) instead of emitting it. */
-  const fail = (error: unknown) => {
-    if (!subscriber.closed) {
-      const failure = new PipelineError(name, work.index, error);
-      const out = work.settle(failure);
-      if (out !== undefined) subscriber.error(out === failure && isInstance(error, CudaError) ? error : out);
-    }
-    work.release();
-    settle();
-  };
-  work.hold(() => work.stream.onDoneWatched((reported) => {
+/** Attaches a value's results off the main thread, then calls `ready`, or `fail` with what stopped it. */
+type Later<W, A> = (work: W, arg: A, ready: () => void, fail: (error: unknown) => void) => void;
+
+export class WhenDone<O extends AnyWork, W extends AnyWork = AnyWork, A = undefined> {
+  readonly #name: string;
+  readonly #subscriber: Subscriber<O>;
+  readonly #prepare: ((work: W, arg: A) => void) | undefined;
+  readonly #later: Later<W, A> | undefined;
+  /** What pays an emission owed: one function for the whole subscription (see operate). */
+  #settle: () => void = () => {};
+  readonly #done = (work: AnyWork, error: CudaError | undefined, arg: unknown) => this.#completed(work as W, error, arg as A);
+
+  constructor(
+    name: string,
+    subscriber: Subscriber<O>,
+    prepare?: (work: W, arg: A) => void,
+    later?: Later<W, A>,
+  ) {
+    this.#name = name;
+    this.#subscriber = subscriber;
+    this.#prepare = prepare;
+    this.#later = later;
+  }
+
+  /** Emits `work` once its device work so far has finished; `owe` is operate's. */
+  emit(work: W, owe: () => () => void, arg?: A): void {
+    this.#settle = owe();
+    work.waitFor(this.#done, arg);
+    work.hold();
+  }
+
+  #completed(work: W, reported: CudaError | undefined, arg: A): void {
+    const subscriber = this.#subscriber;
     // A device broken meanwhile fails the value, whatever the notification reported.
     const error = reported ?? work.stream.device.poisoned;
-    if (error) return fail(error);
-    if (subscriber.closed) {
-      work.release();
-      settle();
-      return;
+    if (error || subscriber.closed) return letGo(this.#name, work, subscriber, this.#settle, error);
+    try {
+      if (this.#later) return this.#later(work, arg, () => emitFenced(this.#name, work, subscriber, this.#settle), (error) => this.#failed(work, error));
+      this.#prepare?.(work, arg);
+    } catch (thrown) {
+      return this.#failed(work, thrown);
     }
-    if (prepareLater) return prepareLater(() => {
-      try {
-        emit();
-      } catch (thrown) {
-        subscriber.error(thrown);
-      }
-    }, fail);
-    prepare?.();
-    emit();
-  }, work.lane.pool.spin));
+    emitFenced(this.#name, work, subscriber, this.#settle);
+  }
+
+  /** Fails the value with what its results' code threw or failed with, and lets it go. */
+  #failed(work: W, thrown: unknown): void {
+    failed(this.#name, work, this.#subscriber, thrown);
+    work.release();
+    this.#settle();
+  }
+}
+
+/** What the operator's own code threw for the value: a PipelineError of it, as operate's. */
+function failed(name: string, work: AnyWork, subscriber: Subscriber<never>, thrown: unknown): void {
+  if (subscriber.closed) return;
+  const failure = work.settle(new PipelineError(name, work.index, thrown));
+  if (failure !== undefined) subscriber.error(failure);
+}
+
+/** Errors the subscriber with `error` (unless it has ended), and lets the value go. */
+function letGo(name: string, work: AnyWork, subscriber: Subscriber<never>, settle: () => void, error: unknown): void {
+  if (error && !subscriber.closed) {
+    const failure = new PipelineError(name, work.index, error);
+    const out = work.settle(failure);
+    if (out !== undefined) subscriber.error(out === failure ? error : out);
+  }
+  work.release();
+  settle();
+}
+
+/** Emits the value, and lets it go: its place in flight frees now, or behind what the emission enqueued. */
+function emitFenced<O extends AnyWork>(name: string, work: AnyWork, subscriber: Subscriber<O>, settle: () => void): void {
+  const mark = work.stream.lane.given;
+  try {
+    if (!subscriber.closed) subscriber.next(attached(work));
+  } catch (thrown) {
+    failed(name, work, subscriber, thrown);
+  }
+  try {
+    // What the emission enqueued (for this value, on its lane) is to finish before the value's place frees.
+    if (work.stream.lane.given === mark) work.release();
+    else work.releaseWhenDone();
+  } catch {
+    work.release(); // the device broke: nothing more of it runs, nor will it tell
+  } finally {
+    settle();
+  }
 }

@@ -2,14 +2,16 @@
 // launched as a graph. The first value's work is captured into the reference graph; a later
 // value of the same shape launches an executable of it (one per lane stream) with that value's
 // addresses and scalars; a value of another shape is enqueued as it was given, and said once.
+// A value whose work is, operation by operation, the work an executable holds already (the same
+// kernels, arguments and memory: the pool's buffers come round again) launches it as it is,
+// keeping nothing of its own (replay-match.ts).
 import { Graph } from '../../core/graphs/graph.js';
 import { replayOn, shapeDifference, type NodeWork } from '../../core/graphs/graph-node.js';
-import type { GraphExec } from '../../core/graphs/graph-exec.js';
-import { GraphRecorder } from '../../core/graphs/capture.js';
-import { recordInto } from '../../core/graphs/device-members.js';
+import { endRecording, recordInto } from '../../core/graphs/device-members.js';
 import { pendingLibraries } from '../../core/graphs/node-work.js';
 import { GraphError } from '../../core/base/errors.js';
 import type { Stream } from '../../core/device/stream.js';
+import { ValueRecording, type Held, type RecordingOwner } from './replay-match.js';
 
 /** The first difference between two values' device work, in words; undefined when none. */
 export function workDifference(reference: readonly NodeWork[], works: readonly NodeWork[]): string | undefined {
@@ -24,18 +26,13 @@ export function workDifference(reference: readonly NodeWork[], works: readonly N
 
 /** Executables kept per lane stream and run of work: one per set of pooled buffers, mostly. */
 const EXECS_PER_RUN = 8;
-
-/** An executable of a reference graph, with the work it holds now, and when it was last used. */
-interface Held {
-  readonly exec: GraphExec;
-  works: readonly NodeWork[];
-  used: number;
-}
+const NONE: readonly Held[] = [];
 
 /** Whether two runs of work use the same memory, node by node (then only scalars may differ). */
 function sameMemory(a: readonly NodeWork[], b: readonly NodeWork[]): boolean {
   for (let i = 0; i < a.length; i++) {
-    const [x, y] = [a[i]!.memory, b[i]!.memory];
+    const x = a[i]!.memory;
+    const y = b[i]!.memory;
     if (x.length !== y.length) return false;
     for (let j = 0; j < x.length; j++) if (x[j] !== y[j]) return false;
   }
@@ -43,13 +40,14 @@ function sameMemory(a: readonly NodeWork[], b: readonly NodeWork[]): boolean {
 }
 
 /** Replays values' device work as graphs, for one subscription of the operator. */
-export class Replayer {
+export class Replayer implements RecordingOwner {
   /** Per run of device work within a value (work a graph cannot hold splits it): its graph. */
   readonly #references: Graph[] = [];
-  /** Per run, its graph's nodes' work, which later values' runs are compared with. */
+  /** The reference graphs' nodes' work, per run (a graph's nodes never change once captured). */
   readonly #referenceWorks: (readonly NodeWork[])[] = [];
   /** Per lane stream and run: executables, each made for the pooled buffers of some values. */
   readonly #execs = new Map<Stream, Held[][]>();
+  readonly #recordings = new Map<Stream, ValueRecording>();
   #clock = 0;
   readonly #onEager: (difference: string) => void;
   /** Values launched from a graph, and values enqueued as given. */
@@ -61,15 +59,23 @@ export class Replayer {
     this.#onEager = onEager;
   }
 
-  /** Records the device work `body(value)` gives `stream`, and launches it. */
-  around<T>(stream: Stream, body: (value: T) => void, value: T): void {
-    const recording = new ValueRecording(this, stream);
-    const stop = recordInto(stream, recording);
+  /** Records the device work `body(arg)` gives `stream`, and launches it. */
+  around<A>(stream: Stream, body: (arg: A) => void, arg: A): void {
+    // A recording per lane stream, made once (a value nested in another's on the same lane, which
+    // nothing does today, would get one of its own).
+    let recording = this.#recordings.get(stream);
+    if (!recording || recording.active) this.#recordings.set(stream, (recording = new ValueRecording(this, stream)));
+    recording.active = true;
+    recordInto(stream, recording);
     try {
-      body(value);
+      body(arg);
     } finally {
-      stop();
-      recording.flush();
+      endRecording(stream, recording);
+      try {
+        recording.flush();
+      } finally {
+        recording.reset();
+      }
     }
   }
 
@@ -117,17 +123,30 @@ export class Replayer {
     const held = (runs[position] ??= []);
     for (let i = 0; i < held.length; i++) if (sameMemory(held[i]!.works, works)) return held[i]!;
     if (held.length < EXECS_PER_RUN) {
-      const made: Held = { exec: reference.instantiate(), works: reference.nodes.map((n) => n.work), used: 0 };
+      const made: Held = { exec: reference.instantiate(), works: this.#referenceWorks[position]!, used: 0 };
       held.push(made);
       return made;
     }
     return held.reduce((a, b) => (a.used <= b.used ? a : b));
   }
 
+  /** @internal The executables kept for `stream`'s `position`-th run of work, the oldest first. */
+  held(stream: Stream, position: number): readonly Held[] {
+    return this.#execs.get(stream)?.[position] ?? NONE;
+  }
+
+  /** @internal Launches `held` on `stream` as it is: a value's work is the work it holds, node by node. */
+  relaunch(stream: Stream, held: Held): void {
+    held.used = ++this.#clock;
+    this.replayed++;
+    held.exec.launch(stream);
+  }
+
   /** Releases the graphs and executables; launches already made still run. */
   close(): void {
     for (const runs of this.#execs.values()) for (const held of runs) for (const { exec } of held ?? []) exec.close();
     this.#execs.clear();
+    this.#recordings.clear();
     for (const graph of this.#references.splice(0)) graph.close();
     this.#referenceWorks.length = 0;
   }
@@ -142,65 +161,5 @@ export class Replayer {
     held.used = ++this.#clock;
     this.replayed++;
     held.exec.launch(stream);
-  }
-}
-
-/**
- * One value's device work on its lane, recorded: launched when work a graph cannot hold comes
- * (a host step, a notification, an event), and when the value's operators have returned. An
- * allocation does not end the run: a pool's first values allocate where later ones reuse, and
- * their runs must be of one shape for the later values to replay the first one's graph.
- */
-class ValueRecording extends GraphRecorder {
-  readonly #replayer: Replayer;
-  readonly #stream: Stream;
-  #works: NodeWork[] = [];
-  #position = 0;
-
-  constructor(replayer: Replayer, stream: Stream) {
-    super();
-    this.#replayer = replayer;
-    this.#stream = stream;
-  }
-
-  protected add(work: NodeWork): void {
-    this.#works.push(work);
-  }
-
-  record(): boolean {
-    this.flush();
-    return false;
-  }
-
-  wait(): boolean {
-    this.flush();
-    return false;
-  }
-
-  step(): boolean {
-    this.flush();
-    return false;
-  }
-
-  interrupt(): void {
-    this.flush();
-  }
-
-  /**
-   * Stream-ordered memory is usable by what the stream is given after it, and the run recorded
-   * so far is launched after the allocation, so nothing recorded can touch the memory too early.
-   */
-  allocation(): void {}
-
-  beforeRun(): void {
-    this.flush();
-  }
-
-  /** Launches what was recorded so far. */
-  flush(): void {
-    if (this.#works.length === 0) return;
-    const works = this.#works;
-    this.#works = [];
-    this.#replayer.submit(this.#stream, this.#position++, works);
   }
 }

@@ -3,12 +3,21 @@
 import type { DType } from '../../core/base/dtype.js';
 import type { DeviceArray, Memory } from '../../core/memory/memory.js';
 import type { Stream } from '../../core/device/stream.js';
+import type { CudaError } from '../../core/base/errors.js';
 import type { Lane } from './lane-pool.js';
 import type { PipelineError } from './pipeline-error.js';
 import type { NamedArray } from './slots.js';
 import { MADE, checkMade, type Made } from '../../core/base/made.js';
 
 export { PipelineError } from './pipeline-error.js';
+
+/**
+ * Lists of pooled memory that values are done with, for the values that come next (about as
+ * many as values in flight, at most this many).
+ */
+const spareLists: (Memory | undefined)[][] = [];
+const MAX_SPARE_LISTS = 4096;
+const RELEASED: (Memory | undefined)[] = [];
 
 /**
  * A value bound to a stream lane, with the device resources its work uses.
@@ -29,20 +38,25 @@ export class Work<T, B = {}, R = {}> {
   readonly buffers: B = {} as B;
   /** Host data attached by `download`, by name. */
   readonly results: R = {} as R;
-  readonly #pooled: Memory[] = [];
-  readonly #done: () => void;
+  /** Pooled memory that goes back with the value: the first `#kept` entries of a reused list. */
+  #pooled: (Memory | undefined)[] = spareLists.pop() ?? [];
+  #kept = 0;
+  readonly #done: (work: AnyWork) => void;
   #holds = 1;
   /** A failure of the value has been settled already. */
   #failed = false;
   /** The stream's command count just after a holder's completion point, which covers all before it. */
   #coveredAt = -1;
+  /** The operator waiting for the value's completion (see waitFor), and what it gave with it. */
+  #waiting: ((work: AnyWork, error: CudaError | undefined, arg: unknown) => void) | undefined;
+  #waitArg: unknown;
 
-  /** @internal Made by onStreams, lanesFrom and framesFrom. */
-  static make<T>(value: T, index: number, lane: Lane, done: () => void): Work<T> {
+  /** @internal Made by onStreams, lanesFrom and framesFrom; `done(work)` once its work is done and its memory given back. */
+  static make<T>(value: T, index: number, lane: Lane, done: (work: AnyWork) => void): Work<T> {
     return new Work(MADE, value, index, lane, done);
   }
 
-  private constructor(made: Made, value: T, index: number, lane: Lane, done: () => void) {
+  private constructor(made: Made, value: T, index: number, lane: Lane, done: (work: AnyWork) => void) {
     checkMade(made, 'a Work', 'onStreams(), lanesFrom() or framesFrom()');
     this.value = value;
     this.index = index;
@@ -64,7 +78,7 @@ export class Work<T, B = {}, R = {}> {
   device<D extends DType, N extends string>(dtype: D, length: number, name: N): NamedArray<N, D>;
   device<D extends DType>(dtype: D, length: number, name?: string): DeviceArray<D> {
     const array = this.lane.device(dtype, length);
-    this.#pooled.push(array);
+    this.#keep(array);
     if (name !== undefined) (this.buffers as Record<string, DeviceArray>)[name] = array;
     return array;
   }
@@ -78,7 +92,7 @@ export class Work<T, B = {}, R = {}> {
   deviceOn<D extends DType, N extends string>(stream: Stream, dtype: D, length: number, name: N): NamedArray<N, D>;
   deviceOn<D extends DType>(stream: Stream, dtype: D, length: number, name?: string): DeviceArray<D> {
     const array = this.lane.pool.deviceArray(stream, dtype, length);
-    this.#pooled.push(array);
+    this.#keep(array);
     if (name !== undefined) (this.buffers as Record<string, DeviceArray>)[name] = array;
     return array;
   }
@@ -96,28 +110,42 @@ export class Work<T, B = {}, R = {}> {
   /** @internal A pinned staging array from the lanes' pool, returned with the rest. */
   staging<D extends DType>(dtype: D, length: number) {
     const array = this.lane.host(dtype, length);
-    this.#pooled.push(array);
+    this.#keep(array);
     return array;
   }
 
   /** @internal Pooled memory that goes back to the lane with the rest (a producer's frame). */
   adopt(memory: Memory): void {
-    this.#pooled.push(memory);
+    this.#keep(memory);
   }
 
   /**
-   * @internal Takes pooled memory out of this value's keeping, for lending it to the subscriber:
-   * the returned function gives it back to the lane, once.
+   * @internal Takes pooled memory out of this value's keeping, for lending it to the subscriber,
+   * who gives it back to the lane (returned, for a LentArray).
    */
-  lend(memory: Memory): () => void {
-    const at = this.#pooled.indexOf(memory);
-    if (at >= 0) this.#pooled.splice(at, 1);
-    let lent = true;
-    return () => {
-      if (!lent) return;
-      lent = false;
-      this.lane.give(memory);
-    };
+  lend(memory: Memory): Lane {
+    const pooled = this.#pooled;
+    const at = pooled.indexOf(memory);
+    if (at >= 0 && at < this.#kept) {
+      pooled[at] = pooled[--this.#kept]; // the order they go back in does not matter
+      pooled[this.#kept] = undefined;
+    }
+    return this.lane;
+  }
+
+  #keep(memory: Memory): void {
+    // Memory taken for a value released already stays with it, as it did before lists were reused.
+    if (this.#pooled === RELEASED) this.#pooled = [];
+    this.#pooled[this.#kept++] = memory;
+  }
+
+  /**
+   * @internal Whether the pool has a timeline. Operators on a hot road (launch, upload,
+   * download) enqueue at once without it, and only through {@link stage} with it, so that an
+   * untimed value costs no closure per stage.
+   */
+  get timed(): boolean {
+    return this.lane.pool.timeline !== undefined;
   }
 
   /**
@@ -136,12 +164,41 @@ export class Work<T, B = {}, R = {}> {
   }
 
   /**
-   * @internal An operator keeps the value (and its resources) until it lets go, which it does
-   * from `completionPoint`: a notification it enqueues now, on the value's stream, behind all of
-   * the value's work so far.
+   * @internal Has `done(this, error, arg)` called once the value's device work given so far has
+   * finished (see Stream.afterValue), on the main thread: the work itself is what its lane's
+   * notification carries, so that waiting costs no closure. A second operator waiting while the
+   * first still does (none does today) gets a waiter of its own.
    */
-  hold(completionPoint: () => void): void {
-    completionPoint(); // first: a completion point that cannot be enqueued holds nothing
+  waitFor(done: (work: AnyWork, error: CudaError | undefined, arg: unknown) => void, arg: unknown): void {
+    const spin = this.lane.pool.spin;
+    if (this.#waiting !== undefined) return this.stream.afterValue({ valueDone: (error) => done(this, error, arg) }, spin);
+    this.#waiting = done;
+    this.#waitArg = arg;
+    try {
+      this.stream.afterValue(this, spin);
+    } catch (error) {
+      this.#waiting = undefined;
+      this.#waitArg = undefined;
+      throw error;
+    }
+  }
+
+  /** @internal See {@link waitFor}: the lane's notification of the value's completion. */
+  valueDone(error: CudaError | undefined): void {
+    const done = this.#waiting!;
+    const arg = this.#waitArg;
+    this.#waiting = undefined;
+    this.#waitArg = undefined;
+    done(this, error, arg);
+  }
+
+  /**
+   * @internal An operator keeps the value (and its resources) until it lets go, which it does
+   * from the completion point it has just enqueued on the value's stream, behind all of the
+   * value's work so far: called after that enqueue, as a completion point that could not be
+   * enqueued holds nothing.
+   */
+  hold(): void {
     this.#holds++;
     this.#coveredAt = this.stream.lane.given;
   }
@@ -159,9 +216,20 @@ export class Work<T, B = {}, R = {}> {
 
   /** @internal Lets go now: the value's device work is known to be done. */
   release(): void {
-    if (--this.#holds > 0) return;
-    for (const memory of this.#pooled.splice(0)) this.lane.give(memory);
-    this.#done();
+    if (--this.#holds !== 0) return;
+    const pooled = this.#pooled;
+    this.#pooled = RELEASED;
+    const lane = this.lane;
+    const kept = this.#kept;
+    this.#kept = 0;
+    for (let i = 0; i < kept; i++) {
+      const memory = pooled[i]!;
+      pooled[i] = undefined;
+      lane.give(memory);
+    }
+    // The list goes to a later value: a new one grew a backing store of 16 entries at its first push.
+    if (pooled !== RELEASED && spareLists.length < MAX_SPARE_LISTS) spareLists.push(pooled);
+    this.#done(this);
   }
 }
 

@@ -1,0 +1,195 @@
+// The C++ twin of bench/small-frames.mjs: small frames through upload → K kernels → download, on
+// `lanes` streams with two frames in flight per stream, the host waiting for each stream's oldest
+// frame before it reuses its slot, as a plain C++ program against the driver API would run them:
+// eager (a copy, K launches and a copy per frame) or one graph launch per frame (a graph per slot,
+// made and instantiated before the clock starts). Each frame's input is copied from one array
+// into the slot's pinned staging, and its result out of the slot's pinned staging into one array,
+// on this thread, as rxcuda's pageable road does.
+#include "small-frames.hpp"
+
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "../../native/src/driver/baseline-driver.hpp"
+
+namespace bench {
+namespace {
+
+namespace cu = rxcuda::cu;
+using Clock = std::chrono::steady_clock;
+
+uint64_t bigintArg(const Napi::Value& v) {
+  bool lossless = false;
+  return v.As<Napi::BigInt>().Uint64Value(&lossless);
+}
+
+void check(Napi::Env env, cu::Result r, const char* what) {
+  if (r != cu::kSuccess) throw Napi::Error::New(env, std::string(what) + " failed: " + cu::errorName(r));
+}
+
+uint32_t option(const Napi::Object& options, const char* name) {
+  return options.Get(name).As<Napi::Number>().Uint32Value();
+}
+
+double threadSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+// One frame in flight: its stream, pinned staging in and out, device buffer, and the event the
+// host waits on before it reuses the slot.
+struct Slot {
+  cu::Stream stream = nullptr;
+  float* in = nullptr;
+  float* out = nullptr;
+  cu::DevicePtr buffer = 0;
+  cu::Event done = nullptr;
+  cu::GraphExec exec = nullptr;
+  bool busy = false;
+};
+
+// The slot's frame as one graph: the upload, the kernels in a chain, the download.
+cu::GraphExec frameGraph(Napi::Env env, const cu::BaselineDriver& d, cu::Context ctx, cu::Function fn, const Slot& slot,
+                         uint32_t floats, uint32_t kernels) {
+  cu::Graph graph = nullptr;
+  check(env, cu::call(d.cuGraphCreate, &graph, 0u), "cuGraphCreate");
+  size_t bytes = size_t{floats} * sizeof(float);
+  auto copy = [&](cu::DevicePtr dst, cu::DevicePtr src) {
+    cu::Memcpy3D p{};
+    p.srcMemoryType = cu::kMemoryTypeUnified;
+    p.srcDevice = src;
+    p.dstMemoryType = cu::kMemoryTypeUnified;
+    p.dstDevice = dst;
+    p.WidthInBytes = bytes;
+    p.Height = 1;
+    p.Depth = 1;
+    return p;
+  };
+  cu::GraphNode last = nullptr;
+  auto addCopy = [&](cu::DevicePtr dst, cu::DevicePtr src) {
+    cu::Memcpy3D p = copy(dst, src);
+    cu::GraphNode node = nullptr;
+    check(env, cu::call(d.cuGraphAddMemcpyNode, &node, graph, last ? &last : nullptr, last ? size_t{1} : size_t{0}, &p, ctx),
+          "cuGraphAddMemcpyNode");
+    last = node;
+  };
+  addCopy(slot.buffer, reinterpret_cast<uintptr_t>(slot.in));
+  for (uint32_t k = 0; k < kernels; k++) {
+    uint32_t n = floats;
+    float a = static_cast<float>(k);
+    cu::DevicePtr x = slot.buffer;
+    void* params[] = {&n, &a, &x};
+    cu::KernelNodeParams p{fn, (floats + 255) / 256, 1, 1, 256, 1, 1, 0, params, nullptr, nullptr, nullptr};
+    cu::GraphNode node = nullptr;
+    check(env, cu::call(d.cuGraphAddKernelNode, &node, graph, &last, size_t{1}, &p), "cuGraphAddKernelNode");
+    last = node;
+  }
+  addCopy(reinterpret_cast<uintptr_t>(slot.out), slot.buffer);
+  cu::GraphExec exec = nullptr;
+  cu::Result r = cu::call(d.cuGraphInstantiateWithFlags, &exec, graph, 0ull);
+  cu::call(d.cuGraphDestroy, graph);
+  check(env, r, "cuGraphInstantiateWithFlags");
+  return exec;
+}
+
+// smallFrames(fn: bigint, stream: bigint (for its context), source: Float32Array, { frames, kernels,
+// lanes, graph }) -> { seconds, threadSeconds, last }: `frames` frames of source.length floats,
+// each `add(n, k, x)` for k = 0..kernels-1 (grid ⌈n / 256⌉ × 256). `last` is the last frame's
+// first result, for the caller to check.
+Napi::Value smallFrames(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto fn = reinterpret_cast<cu::Function>(bigintArg(info[0]));
+  auto given = reinterpret_cast<cu::Stream>(bigintArg(info[1]));
+  auto source = info[2].As<Napi::Float32Array>();
+  auto options = info[3].As<Napi::Object>();
+  uint32_t frames = option(options, "frames");
+  uint32_t kernels = option(options, "kernels");
+  uint32_t lanes = option(options, "lanes");
+  bool graph = options.Get("graph").ToBoolean().Value();
+  uint32_t floats = static_cast<uint32_t>(source.ElementLength());
+  size_t bytes = size_t{floats} * sizeof(float);
+  const auto& d = cu::baselineDriver();
+  cu::Context ctx = nullptr;
+  check(env, cu::call(d.cuStreamGetCtx, given, &ctx), "cuStreamGetCtx");
+  check(env, cu::call(d.cuCtxSetCurrent, ctx), "cuCtxSetCurrent");
+
+  std::vector<cu::Stream> streams(lanes);
+  for (auto& stream : streams) check(env, cu::call(d.cuStreamCreateWithPriority, &stream, cu::kStreamNonBlocking, 0), "cuStreamCreate");
+  std::vector<Slot> slots(2 * size_t{lanes});
+  for (size_t i = 0; i < slots.size(); i++) {
+    Slot& slot = slots[i];
+    slot.stream = streams[i % lanes];
+    check(env, cu::call(d.cuMemHostAlloc, reinterpret_cast<void**>(&slot.in), bytes, 0u), "cuMemHostAlloc");
+    check(env, cu::call(d.cuMemHostAlloc, reinterpret_cast<void**>(&slot.out), bytes, 0u), "cuMemHostAlloc");
+    check(env, cu::call(d.cuMemAllocAsync, &slot.buffer, bytes, slot.stream), "cuMemAllocAsync");
+    check(env, cu::call(d.cuEventCreate, &slot.done, cu::kEventDisableTiming), "cuEventCreate");
+  }
+  for (auto& stream : streams) check(env, cu::call(d.cuStreamSynchronize, stream), "cuStreamSynchronize");
+  if (graph)
+    for (auto& slot : slots) slot.exec = frameGraph(env, d, ctx, fn, slot, floats, kernels);
+
+  std::vector<float> result(floats);
+  cu::LaunchConfig config{(floats + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, nullptr, 0};
+  auto finish = [&](Slot& slot) {
+    check(env, cu::call(d.cuEventSynchronize, slot.done), "cuEventSynchronize");
+    std::memcpy(result.data(), slot.out, bytes);
+    slot.busy = false;
+  };
+  double cpu0 = threadSeconds();
+  auto start = Clock::now();
+  for (uint32_t f = 0; f < frames; f++) {
+    Slot& slot = slots[f % slots.size()];
+    if (slot.busy) finish(slot);
+    std::memcpy(slot.in, source.Data(), bytes);
+    if (graph) {
+      check(env, cu::call(d.cuGraphLaunch, slot.exec, slot.stream), "cuGraphLaunch");
+    } else {
+      check(env, cu::call(d.cuMemcpyAsync, slot.buffer, reinterpret_cast<uintptr_t>(slot.in), bytes, slot.stream), "cuMemcpyAsync");
+      config.hStream = slot.stream;
+      for (uint32_t k = 0; k < kernels; k++) {
+        uint32_t n = floats;
+        float a = static_cast<float>(k);
+        void* params[] = {&n, &a, &slot.buffer};
+        check(env, d.cuLaunchKernelEx(&config, fn, params, nullptr), "cuLaunchKernelEx");
+      }
+      check(env, cu::call(d.cuMemcpyAsync, reinterpret_cast<uintptr_t>(slot.out), slot.buffer, bytes, slot.stream), "cuMemcpyAsync");
+    }
+    check(env, cu::call(d.cuEventRecord, slot.done, slot.stream), "cuEventRecord");
+    slot.busy = true;
+  }
+  for (size_t k = 0; k < slots.size(); k++) {  // the oldest first
+    Slot& slot = slots[(frames + k) % slots.size()];
+    if (slot.busy) finish(slot);
+  }
+  double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  double cpu = threadSeconds() - cpu0;
+
+  for (auto& slot : slots) {
+    if (slot.exec) cu::call(d.cuGraphExecDestroy, slot.exec);
+    cu::call(d.cuMemFreeAsync, slot.buffer, slot.stream);
+  }
+  for (auto& stream : streams) cu::call(d.cuStreamSynchronize, stream);
+  for (auto& slot : slots) {
+    cu::call(d.cuMemFreeHost, slot.in);
+    cu::call(d.cuMemFreeHost, slot.out);
+    cu::call(d.cuEventDestroy, slot.done);
+  }
+  for (auto& stream : streams) cu::call(d.cuStreamDestroy, stream);
+  auto out = Napi::Object::New(env);
+  out["seconds"] = seconds;
+  out["threadSeconds"] = cpu;
+  out["last"] = static_cast<double>(result[0]);
+  return out;
+}
+
+}  // namespace
+
+void defineSmallFrameBaselines(Napi::Env env, Napi::Object exports) {
+  exports["smallFrames"] = Napi::Function::New(env, smallFrames, "smallFrames");
+}
+
+}  // namespace bench

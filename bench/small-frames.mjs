@@ -1,0 +1,148 @@
+// bench/small-frames: small values at the driver's pace. Frames of 1 KiB, 4 KiB and 64 KiB of
+// floats through the pipeline of bench/graph's graph-pipeline (upload of a plain array → 20
+// kernels → download into a new array), on 1, 4 and 16 lanes with two frames in flight per lane,
+// eager (one launch at a time) and replayed (one graph launch per frame), against a C++ program
+// doing the same work through the driver API in the same process (bench/native/small-frames.cpp:
+// as many streams, two frames in flight per stream, the host waiting for each stream's oldest
+// frame; eager, and one graph launch per frame). The two sides alternate in rounds; the table
+// gives the median frames/s of each, and the median of the rounds' ratios. Main-thread time per
+// frame is rxcuda's event-loop utilization (busy time over frames) and the C++ program's thread
+// CPU time (which counts the driver's spinning in cuEventSynchronize too). Every result is
+// checked. On a machine without a GPU it runs on the host device, without the C++ program.
+// With `--spin µs`, rxcuda runs each road a second time on a pool whose completions a native
+// thread watches for that long (LanePool `spin`): the columns *_spin_fps say what the completion
+// road's latency costs at two frames in flight per lane.
+//   node bench/small-frames.mjs [--frames N] [--rounds R] [--bytes 1024,4096,65536] [--lanes 1,4,16] [--kernels 20] [--spin 0]
+// JSON to $OUT/small-frames.json (or bench/results/). Per-part time per value: bench/study/per-value.mjs.
+import { pipe, range, lastValueFrom, count, tap } from 'rxjs';
+import { baseline, median, report, rxcudaUnderTest } from './support.mjs';
+
+const { Device, LanePool, LaunchConfig, onStreams, upload, launch, download, replay } = await rxcudaUnderTest();
+
+const arg = (name, fallback) => {
+  const at = process.argv.indexOf(`--${name}`);
+  return at >= 0 ? process.argv[at + 1] : fallback;
+};
+const list = (text) => text.split(',').map(Number);
+const device = Device.default();
+const cuda = device.kind === 'cuda';
+// Long enough on a GPU that a run's start (subscribing, the first round trip) weighs little; the
+// host device runs its kernels in JavaScript, 20 host steps per frame.
+const FRAMES = Number(arg('frames', cuda ? 20000 : 400));
+const ROUNDS = Number(arg('rounds', cuda ? 5 : 2));
+const BYTES = list(arg('bytes', '1024,4096,65536'));
+const LANES = list(arg('lanes', '1,4,16'));
+const KERNELS = Number(arg('kernels', 20));
+const SPIN = Number(arg('spin', 0));
+if (!Number.isInteger(SPIN) || SPIN < 0) throw new RangeError(`Expected \`--spin\` to be microseconds, an integer ≥ 0, got ${arg('spin')}`);
+for (const [name, values] of [['frames', [FRAMES]], ['rounds', [ROUNDS]], ['kernels', [KERNELS]], ['bytes', BYTES], ['lanes', LANES]])
+  for (const v of values) if (!Number.isInteger(v) || v < 1 || (name === 'bytes' && v % 4 !== 0))
+    throw new RangeError(`Expected \`--${name}\` to be positive integers${name === 'bytes' ? ' (multiples of 4)' : ''}, got ${arg(name)}`);
+
+const module = await device.compile(`extern "C" __global__ void add(unsigned n, float a, float* x) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] += a;
+}`, { name: 'bench-small-frames.cu' });
+const add = module.kernel('add', ['u32', 'f32', 'ptr<f32>'], {
+  cpu: (_, [n, a, x]) => {
+    for (let i = 0; i < n; i++) x[i] = Math.fround(x[i] + a);
+  },
+});
+// Every frame is ones; each kernel k adds k, so every element of every result is this.
+const EXPECTED = 1 + (KERNELS * (KERNELS - 1)) / 2;
+const contextStream = device.createStream({ nonBlocking: true }); // the C++ program's context
+
+function pipeline(floats) {
+  const source = new Float32Array(floats).fill(1);
+  const config = new LaunchConfig({ grid: Math.ceil(floats / 256), block: 256 });
+  const work = pipe(
+    upload(() => source),
+    ...Array.from({ length: KERNELS }, (_, k) => launch(add, (w) => ({ config, args: [floats, k, w.buffers.input] }))),
+    download((w) => w.buffers.input, 'out'),
+  );
+  return { source, work };
+}
+
+/** frames/s of rxcuda's pipeline on `pool`, and its main-thread µs per frame; every result checked. */
+async function ours(pool, { source, work }, replayed) {
+  let wrong = 0;
+  const elu0 = performance.eventLoopUtilization();
+  const start = performance.now();
+  const done = await lastValueFrom(
+    range(0, FRAMES).pipe(
+      onStreams(pool),
+      replayed ? replay(work) : work,
+      tap((w) => {
+        const out = w.results.out;
+        if (out[0] !== EXPECTED || out[out.length - 1] !== EXPECTED) wrong++;
+      }),
+      count(),
+    ),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  const elu = performance.eventLoopUtilization(elu0);
+  if (done !== FRAMES || wrong > 0) throw new Error(`rxcuda ${replayed ? 'replay' : 'eager'}: ${done} of ${FRAMES} frames came back, ${wrong} wrong`);
+  return { fps: FRAMES / seconds, mainUs: (elu.active * 1000) / FRAMES };
+}
+
+/** The C++ program's frames/s and main-thread CPU µs per frame. */
+function native(lanes, source, graph) {
+  const run = baseline.smallFrames(add.handle, contextStream.handle, source, { frames: FRAMES, kernels: KERNELS, lanes, graph });
+  if (run.last !== EXPECTED) throw new Error(`the C++ program's ${graph ? 'graph' : 'eager'} results are wrong: ${run.last}, not ${EXPECTED}`);
+  return { fps: FRAMES / run.seconds, mainUs: (run.threadSeconds * 1e6) / FRAMES };
+}
+
+const configs = BYTES.flatMap((bytes) => LANES.map((lanes) => ({ bytes, lanes })));
+for (const config of configs) {
+  config.pool = new LanePool(device, { lanes: config.lanes, inFlight: 2 * config.lanes });
+  if (SPIN) config.spinPool = new LanePool(device, { lanes: config.lanes, inFlight: 2 * config.lanes, spin: SPIN });
+  config.pipeline = pipeline(config.bytes / 4);
+  config.runs = { eager: [], replay: [], nativeEager: [], nativeGraph: [], eagerSpin: [], replaySpin: [] };
+  // Warm: the pool's memory, the executables, the JIT, the C++ program's first graphs.
+  for (const pool of [config.pool, config.spinPool]) {
+    if (!pool) continue;
+    await ours(pool, config.pipeline, false);
+    await ours(pool, config.pipeline, true);
+  }
+  if (cuda) native(config.lanes, config.pipeline.source, false), native(config.lanes, config.pipeline.source, true);
+}
+for (let round = 0; round < ROUNDS; round++)
+  for (const { pool, spinPool, pipeline: p, lanes, runs } of configs) {
+    runs.eager.push(await ours(pool, p, false));
+    if (cuda) runs.nativeEager.push(native(lanes, p.source, false));
+    if (spinPool) runs.eagerSpin.push(await ours(spinPool, p, false));
+    runs.replay.push(await ours(pool, p, true));
+    if (cuda) runs.nativeGraph.push(native(lanes, p.source, true));
+    if (spinPool) runs.replaySpin.push(await ours(spinPool, p, true));
+  }
+
+const med = (runs, key = 'fps') => (runs.length ? median(runs.map((r) => r[key])) : undefined);
+const paired = (xs, natives) => (xs.length && natives.length ? median(xs.map((x, i) => x.fps / natives[i].fps)) : undefined);
+const defined = (row) => Object.fromEntries(Object.entries(row).filter(([, v]) => v !== undefined));
+const rows = configs.map(({ bytes, lanes, runs }) => defined({
+  frame: bytes >= 1024 ? `${bytes / 1024} KiB` : `${bytes} B`,
+  lanes,
+  eager_fps: med(runs.eager),
+  native_eager_fps: med(runs.nativeEager),
+  eager_of_native: paired(runs.eager, runs.nativeEager),
+  replay_fps: med(runs.replay),
+  native_graph_fps: med(runs.nativeGraph),
+  replay_of_native: paired(runs.replay, runs.nativeGraph),
+  eager_main_us: med(runs.eager, 'mainUs'),
+  native_eager_main_us: med(runs.nativeEager, 'mainUs'),
+  replay_main_us: med(runs.replay, 'mainUs'),
+  native_graph_main_us: med(runs.nativeGraph, 'mainUs'),
+  eager_spin_fps: med(runs.eagerSpin),
+  eager_spin_of_native: paired(runs.eagerSpin, runs.nativeEager),
+  replay_spin_fps: med(runs.replaySpin),
+  replay_spin_of_native: paired(runs.replaySpin, runs.nativeGraph),
+}));
+for (const { pool, spinPool } of configs) pool.close(), spinPool?.close();
+contextStream.close();
+const why = cuda ? '' : '; no GPU: the host device, without the C++ program';
+report(
+  'small-frames',
+  `frames/s of ${FRAMES} frames, upload → ${KERNELS} kernels → download, 2 frames in flight per lane, ${ROUNDS} rounds (medians), ${device.name}${why}`,
+  rows,
+  'replay ≥ 0.7 × the C++ graph program; eager ≥ 0.95 × the C++ eager program',
+);
