@@ -78,9 +78,10 @@ export async function demo(options: DemoOptions): Promise<DemoResult> {
   const { frames, pixels, lanes } = options;
   console.log(`rxcuda demo on ${describeDevice(device)}: ${frames} frames of ${bytes(pixels * 4)}, ${lanes} lanes`);
   console.log(`road: ${ROAD_NAMES[options.road]}`);
-  using bar = progress(frames, 'frames', options.progress);
   let stopping = false;
   let inFlight = () => 0;
+  // Listening before the bar is drawn: a Ctrl-C as soon as it shows is the demo's, not the default
+  // action's, which would leave the cursor hidden. Signals come through the event loop, after `bar` is made.
   using interrupt = onInterrupt(
     () => {
       stopping = true;
@@ -89,6 +90,7 @@ export async function demo(options: DemoOptions): Promise<DemoResult> {
     },
     () => bar.stop(),
   );
+  using bar = progress(frames, 'frames', options.progress);
   const module = await device.compile(SOURCE, { name: 'demo.cu' });
   const invert = module.kernel('invert', ['ptr', 'u32'], {
     cpu: (_, [px, n]) => {
