@@ -3,7 +3,7 @@
 import type { Consumer, ConsumerInfo, JsMsg } from '@nats-io/jetstream';
 import { Observable, isObservable, type Subscriber, type Subscription } from 'rxjs';
 import { lanesFrom, PipelineError, type LanePool, type Work } from '../index.js';
-import { workerSettings, requestFailure } from './consumer.js';
+import { nothingWaiting, requestFailure, workerSettings } from './consumer.js';
 import { JetStreamError } from './errors.js';
 import { Frames } from './frames.js';
 import { JetStreamMessage } from './message.js';
@@ -32,6 +32,7 @@ export class WorkerRun {
   #waiter: (() => void) | undefined;
   #index = 0;
   #lastArrival = performance.now();
+  #idleAsked = false;
   #stopping = false;
   #sourceDone = false;
   #finished = false;
@@ -71,12 +72,13 @@ export class WorkerRun {
     };
     const progressEvery = options.progressEvery ?? settings.ackWait / 3;
     this.#settler = new Settler({ nakDelay: options.nakDelay, maxDeliver: settings.maxDeliver, deadLetter: options.deadLetter, progressEvery }, counts, emit);
-    this.#frames = new Frames(this.#pool.device, options.frameBytes);
+    this.#frames = new Frames(this.#pool, options.frameBytes);
     this.#puller = new Puller(this.#consumer, this.#pool.bound, options.expires, {
       message: (message) => this.#arrived(message),
       failed: (error) => {
         const failure = requestFailure(error, info.name);
         if (failure) this.#stop(failure);
+        this.#lastArrival = performance.now(); // a server that does not serve is no idle one
         return failure === undefined;
       },
       waiting: () => this.#waiter !== undefined,
@@ -118,11 +120,26 @@ export class WorkerRun {
       this.#cleanups.push(() => signal.removeEventListener('abort', stop));
     }
     if (idle !== undefined) {
-      const timer = setInterval(() => {
-        if (this.#settler!.held === 0 && performance.now() - this.#lastArrival >= idle) this.#stop();
-      }, Math.min(250, Math.max(10, idle / 4)));
+      const timer = setInterval(() => this.#idleCheck(idle), Math.min(250, Math.max(10, idle / 4)));
       this.#cleanups.push(() => clearInterval(timer));
     }
+  }
+
+  /**
+   * Stops the worker once nothing has arrived for `idle` ms, it holds nothing, and the server says
+   * that nothing waits for the consumer: a quiet spell that is an outage (a node died, the
+   * cluster elects leaders) is not the end of the work, and the idle clock starts again.
+   */
+  #idleCheck(idle: number): void {
+    if (this.#idleAsked || this.#stopping || this.#settler!.held > 0 || performance.now() - this.#lastArrival < idle) return;
+    this.#idleAsked = true;
+    const since = this.#lastArrival;
+    void nothingWaiting(this.#consumer).then((idle) => {
+      this.#idleAsked = false;
+      if (this.#lastArrival !== since) return;
+      if (idle && this.#settler!.held === 0) this.#stop();
+      else this.#lastArrival = performance.now();
+    });
   }
 
   #arrived(message: JsMsg): void {
@@ -272,7 +289,6 @@ export class WorkerRun {
     if (!this.#stopping || !this.#sourceDone || this.#finished || (this.#settler?.held ?? 0) > 0) return;
     this.#finished = true;
     this.#settler?.close();
-    this.#frames?.close();
     this.#subscription?.unsubscribe();
     const drained = this.#options.drain?.drain().catch(() => {}) ?? Promise.resolve();
     void drained.then(() => {
