@@ -10,6 +10,8 @@ export interface PullerHandlers {
   readonly failed: (error: unknown) => boolean;
   /** Whether the worker waits for a message now (then any free place is worth a request). */
   readonly waiting: () => boolean;
+  /** The last open request ended after {@link Puller.stop}. */
+  readonly ended: () => void;
 }
 
 /** Milliseconds between tries after a failed request: doubling from the first to the last. */
@@ -17,6 +19,9 @@ const RETRY_MS = [50, 100, 200, 400, 800, 1600, 2000];
 
 /** Heartbeats a request may miss before it is taken for dead. */
 const MISSED = 2.5;
+
+/** Milliseconds a request must have been quiet for before a stop ends it (its messages on their way have come). */
+const QUIET = 200;
 
 /** The server's heartbeat on a waiting request, from its `expires`: a fifth of it, 0.5 to 5 s. */
 export function heartbeatOf(expires: number): number {
@@ -55,6 +60,7 @@ export class Puller {
   #failures = 0;
   #retry: NodeJS.Timeout | undefined;
   #stopped = false;
+  #ending: (() => void) | undefined;
 
   constructor(consumer: Consumer, bound: number, expires: number, handlers: PullerHandlers) {
     this.#consumer = consumer;
@@ -94,13 +100,29 @@ export class Puller {
     this.pull();
   }
 
-  /** Sends no more requests and ends those open (what is on its way is redelivered by the server). */
+  /**
+   * Sends no more requests, and ends those open once the server has been quiet on them for a
+   * moment: messages it had sent on them still come (for the worker to give back), instead of
+   * being dropped by the client and held on the server until `ack_wait`.
+   */
   stop(): void {
+    if (this.#stopped) return;
     this.#stopped = true;
     clearTimeout(this.#retry);
     clearInterval(this.#watch);
     this.#retry = undefined;
-    for (const request of this.#open) void request.messages?.close().catch(() => {});
+    const end = () => {
+      for (const request of this.#open) if (request.messages && performance.now() - request.last >= QUIET) void request.messages.close().catch(() => {});
+    };
+    const timer = setInterval(() => setImmediate(end), QUIET / 4); // after the socket has been read (see #check)
+    this.#ending = () => clearInterval(timer);
+    if (this.#open.size === 0) this.#ended();
+  }
+
+  #ended(): void {
+    this.#ending?.();
+    this.#ending = undefined;
+    this.#handlers.ended();
   }
 
   async #fetch(count: number): Promise<void> {
@@ -111,7 +133,7 @@ export class Puller {
     let failure: unknown;
     try {
       const messages = (request.messages = await this.#consumer.fetch({ max_messages: count, expires: this.#expires, idle_heartbeat: this.#heartbeat }));
-      if (this.#stopped) void messages.close().catch(() => {});
+      if (this.#stopped) void messages.close().catch(() => {}); // not sent yet: the iteration sends it
       void this.#listen(request, messages);
       for await (const message of messages) {
         request.last = performance.now();
@@ -127,7 +149,10 @@ export class Puller {
       this.#requested -= count - arrived;
       this.#open.delete(request);
     }
-    if (this.#stopped) return;
+    if (this.#stopped) {
+      if (this.#open.size === 0 && this.#ending) this.#ended();
+      return;
+    }
     if (failure === undefined && request.dead) failure = new Error(`The server sent nothing on a pull request for ${MISSED * this.#heartbeat} ms (heartbeats every ${this.#heartbeat} ms)`);
     if (failure === undefined) return this.pull();
     if (!this.#handlers.failed(failure)) return this.stop();

@@ -4,7 +4,7 @@ import type { Consumer, ConsumerInfo, JsMsg } from '@nats-io/jetstream';
 import { Observable, isObservable, type Subscriber, type Subscription } from 'rxjs';
 import { lanesFrom, PipelineError, type LanePool, type Work } from '../index.js';
 import { nothingWaiting, requestFailure, workerSettings } from './consumer.js';
-import { JetStreamError } from './errors.js';
+import { JetStreamError, payloadTooLarge } from './errors.js';
 import { Frames } from './frames.js';
 import { JetStreamMessage } from './message.js';
 import { Puller } from './puller.js';
@@ -25,6 +25,8 @@ export class WorkerRun {
   readonly #buffer: Held[] = [];
   readonly #values = new Map<JetStreamMessage, InFlight>();
   readonly #cleanups: (() => void)[] = [];
+  readonly #returns: Held[] = [];
+  #pullsEnded = false;
   #puller: Puller | undefined;
   #settler: Settler | undefined;
   #frames: Frames | undefined;
@@ -48,7 +50,7 @@ export class WorkerRun {
   start(): void {
     this.#consumer.info().then(
       (info) => this.#begin(info),
-      (error) => this.#stop(requestFailure(error, this.#consumerName()) ?? error),
+      (error) => this.#stop(requestFailure(error, (this.#consumer as { name?: string }).name ?? 'the consumer') ?? error),
     );
   }
 
@@ -57,21 +59,14 @@ export class WorkerRun {
     this.#stop();
   }
 
-  #consumerName(): string {
-    return (this.#consumer as { name?: string }).name ?? 'the consumer';
-  }
-
   #begin(info: ConsumerInfo): void {
     const settings = workerSettings(info, this.#options.maxDeliver);
     if (settings instanceof JetStreamError) return this.#stop(settings);
     if (this.#stopping) return this.#stop();
     const options = this.#options;
-    const counts = options.counts;
-    const emit = (outcome: JetStreamOutcome) => {
-      if (!this.#subscriber.closed) this.#subscriber.next(outcome);
-    };
+    const emit = (outcome: JetStreamOutcome) => void (this.#subscriber.closed || this.#subscriber.next(outcome));
     const progressEvery = options.progressEvery ?? settings.ackWait / 3;
-    this.#settler = new Settler({ nakDelay: options.nakDelay, maxDeliver: settings.maxDeliver, deadLetter: options.deadLetter, progressEvery }, counts, emit);
+    this.#settler = new Settler({ nakDelay: options.nakDelay, maxDeliver: settings.maxDeliver, deadLetter: options.deadLetter, progressEvery }, options.counts, emit);
     this.#frames = new Frames(this.#pool, options.frameBytes);
     this.#puller = new Puller(this.#consumer, this.#pool.bound, options.expires, {
       message: (message) => this.#arrived(message),
@@ -82,6 +77,11 @@ export class WorkerRun {
         return failure === undefined;
       },
       waiting: () => this.#waiter !== undefined,
+      ended: () => {
+        this.#pullsEnded = true;
+        for (const held of this.#returns.splice(0)) this.#giveBack(held);
+        this.#finishIfDone();
+      },
     });
     this.#listen();
     if (this.#stopping) return this.#stop(); // its signal was aborted already
@@ -180,12 +180,8 @@ export class WorkerRun {
     const frames = this.#frames!;
     const decode = this.#options.decode;
     if (!decode && payload.length > frames.bytes) {
-      const { stream, streamSequence } = message.info;
       this.#giveBack(held);
-      this.#stop(new JetStreamError(
-        'payload-too-large',
-        `Message ${stream} #${streamSequence} has ${payload.length} bytes, more than the worker's frames of ${frames.bytes} (\`frameBytes\`): give the worker larger frames (and the server a larger max_payload); the message was given back, not acked`,
-      ));
+      this.#stop(payloadTooLarge(message.info.stream, message.info.streamSequence, payload.length, frames.bytes));
       return undefined;
     }
     const frame = frames.take();
@@ -263,7 +259,9 @@ export class WorkerRun {
     );
   }
 
+  /** Gives a message back unprocessed, once the pulls have ended: nak'ed sooner, it would come straight back on a request still open. */
   #giveBack(held: Held): void {
+    if (!this.#pullsEnded) return void this.#returns.push(held);
     this.#settler!.giveBack(held);
     this.#settled();
   }
@@ -278,15 +276,15 @@ export class WorkerRun {
     if (this.#stopping) return this.#finishIfDone();
     this.#stopping = true;
     for (const cleanup of this.#cleanups.splice(0)) cleanup();
-    this.#puller?.stop();
     for (const held of this.#buffer.splice(0)) this.#giveBack(held);
+    this.#puller?.stop();
     this.#wake();
     if (!this.#subscription) this.#sourceDone = true; // never started
     this.#finishIfDone();
   }
 
   #finishIfDone(): void {
-    if (!this.#stopping || !this.#sourceDone || this.#finished || (this.#settler?.held ?? 0) > 0) return;
+    if (!this.#stopping || !this.#sourceDone || this.#finished || (this.#settler?.held ?? 0) > 0 || (this.#puller && !this.#pullsEnded)) return;
     this.#finished = true;
     this.#settler?.close();
     this.#subscription?.unsubscribe();
