@@ -5,7 +5,8 @@ import { headers } from '@nats-io/transport-node';
 import { lastValueFrom, toArray } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HostArray, LanePool, host } from '../../src/index.js';
-import { JetStreamCounts, type JetStreamMessage, type JetStreamOutcome } from '../../src/operators/jetstream/index.js';
+import type { JsMsg } from '@nats-io/jetstream';
+import { JetStreamCounts, type FromJetStreamOptions, type JetStreamMessage, type JetStreamOutcome } from '../../src/operators/jetstream/index.js';
 import { startNats, type NatsServers } from '../support/nats.js';
 import { DEAD, DURABLE, INPUT, OUTPUT, checksum, consumerState, createStreams, input, publishInputs, readAll, until, verify, type Streams } from '../support/jetstream.js';
 import { device, invertAndPublish, invertKernel, worker } from './pipeline.js';
@@ -158,6 +159,49 @@ describe('fromJetStream', { timeout: 60_000 }, () => {
     const rest = await run(worker(streams.js, await consumer(), await invertKernel()));
     expect(counts.acked + rest.filter((o) => o.outcome === 'acked').length).toBe(60);
     expect(verify(await readAll(streams.js, OUTPUT), 60, BYTES)).toEqual([]);
+  });
+
+  it('takes its frames from the pool: counted in pool.stats while it holds them, given back, and reused by the next worker on the pool', async () => {
+    streams = await createStreams(nats.servers);
+    await publishInputs(streams.js, 20, BYTES);
+    const pool = new LanePool(device, { lanes: 1, inFlight: 2 });
+    const inUse: number[] = [];
+    // A host step alone: the frames are the only pooled memory the values take.
+    const process: FromJetStreamOptions['process'] = (messages) => messages.pipe(host(() => void inUse.push(pool.stats.buffersInUse)));
+    const invert = await invertKernel();
+    await run(worker(streams.js, await consumer(), invert, { pool, process }));
+    expect(inUse).toHaveLength(20);
+    expect(Math.min(...inUse)).toBeGreaterThanOrEqual(1);
+    expect(Math.max(...inUse)).toBeLessThanOrEqual(2);
+    expect(pool.stats.buffersInUse).toBe(0);
+    const created = pool.stats.buffersCreated;
+    expect(created).toBeGreaterThanOrEqual(1);
+    expect(created).toBeLessThanOrEqual(2);
+    await publishInputs(streams.js, 20, BYTES, 20);
+    await run(worker(streams.js, await consumer(), invert, { pool, process }));
+    expect(inUse).toHaveLength(40);
+    expect(pool.stats).toMatchObject({ buffersInUse: 0, buffersCreated: created });
+  });
+
+  it('does not stop for `idle` while messages wait on the consumer, though none comes to it for longer', async () => {
+    streams = await createStreams(nats.servers, { maxAckPending: 2 });
+    await publishInputs(streams.js, 5, BYTES);
+    // Another worker holds max_ack_pending messages: the server gives this one nothing meanwhile.
+    const other = await (await consumer()).fetch({ max_messages: 2, expires: 5000 });
+    const taken: JsMsg[] = [];
+    for await (const m of other) taken.push(m);
+    const counts = new JetStreamCounts();
+    const outcomes: JetStreamOutcome[] = [];
+    let finished = false;
+    const done = run(worker(streams.js, await consumer(), await invertKernel(), { counts, idle: 300 }));
+    void done.then((list) => ((finished = true), outcomes.push(...list)));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(finished).toBe(false);
+    expect(counts.pulled).toBe(0);
+    for (const m of taken) m.ack();
+    await done;
+    expect(outcomes.map((o) => [o.outcome, o.sequence]).sort()).toEqual([['acked', 3], ['acked', 4], ['acked', 5]]);
+    expect(await consumerState(streams.jsm)).toMatchObject({ ackPending: 0, pending: 0, ackFloor: 5 });
   });
 
   it('stops when its signal is aborted, and completes once what it holds is acked', async () => {

@@ -79,14 +79,18 @@ export interface Result {
   readonly stored: number;
 }
 
-/** `request()`, tried again (5 times in all) while it fails: a cluster that lost a node answers late for a while. */
+/** How long {@link retrying} goes on: a loaded cluster that lost a node elected leaders in up to 20 s. */
+const RETRY_MS = 60_000;
+
+/** `request()`, tried again while it fails, for up to RETRY_MS: a cluster that lost a node answers late for a while. */
 async function retrying<T>(request: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + RETRY_MS;
   for (let tries = 1; ; tries++) {
     try {
       return await request();
     } catch (error) {
-      if (tries >= 5) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 500 * tries));
+      if (Date.now() >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(500 * tries, 2000)));
     }
   }
 }

@@ -1,6 +1,6 @@
-// What a worker takes from its consumer: the settings it goes by, and the errors of a consumer
-// that cannot serve it.
-import type { ConsumerInfo } from '@nats-io/jetstream';
+// What a worker takes from its consumer: the settings it goes by, the errors of a consumer that
+// cannot serve it, and whether anything waits for it.
+import type { Consumer, ConsumerInfo } from '@nats-io/jetstream';
 import { JetStreamError, reasonOf } from './errors.js';
 
 /** The consumer's settings a worker goes by, or the JetStreamError that says why it cannot. */
@@ -22,4 +22,12 @@ export function requestFailure(error: unknown, consumer: string): JetStreamError
   if (reason === 'consumer-not-found') return new JetStreamError(reason, `Consumer \`${consumer}\` does not exist (${text}): create it as a durable pull consumer with explicit acks`, error);
   if (reason === 'connection-closed') return new JetStreamError(reason, `The connection to the NATS server closed (${text}): the messages held are redelivered after ack_wait`, error);
   return undefined;
+}
+
+/** Whether the server says that no message waits for the consumer; false when it does not answer. */
+export function nothingWaiting(consumer: Consumer): Promise<boolean> {
+  return consumer.info().then(
+    (info) => info.num_pending === 0,
+    () => false,
+  );
 }

@@ -58,3 +58,11 @@ export function reasonOf(error: unknown): JetStreamErrorReason | undefined {
   if (text.includes('connection closed') || (error as { name?: string } | undefined)?.name === 'ClosedConnectionError') return 'connection-closed';
   return undefined;
 }
+
+/** The error of a message whose payload is larger than the worker's frames. */
+export function payloadTooLarge(stream: string, sequence: number, bytes: number, frameBytes: number): JetStreamError {
+  return new JetStreamError(
+    'payload-too-large',
+    `Message ${stream} #${sequence} has ${bytes} bytes, more than the worker's frames of ${frameBytes} (\`frameBytes\`): give the worker larger frames (and the server a larger max_payload); the message was given back, not acked`,
+  );
+}

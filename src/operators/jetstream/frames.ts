@@ -1,46 +1,38 @@
-// The pinned frames a worker decodes payloads into: reused from message to message, so that once
-// the worker is warm no memory is allocated per message.
-import type { Device, HostArray, Stream } from '../../core/index.js';
+// The pinned frames a worker decodes payloads into, from its lane pool: the pool's free lists keep
+// them from message to message (and for the next worker on the pool), and its stats count them.
+import type { HostArray, Stream } from '../../core/index.js';
+import type { LanePool } from '../index.js';
 
-/** Pinned frames of one size, handed out and taken back. */
+/** Pinned frames of one size, taken from a lane pool and given back to it. */
 export class Frames {
   readonly bytes: number;
-  readonly #device: Device;
-  readonly #free: HostArray<'u8'>[] = [];
-  #closed = false;
+  readonly #pool: LanePool;
 
-  constructor(device: Device, bytes: number) {
-    this.#device = device;
+  constructor(pool: LanePool, bytes: number) {
+    this.#pool = pool;
     this.bytes = bytes;
   }
 
-  /** A free frame (holding what it held before), or a new one. */
+  /** A frame from the pool: a free one (holding what it held before), or a new one. */
   take(): HostArray<'u8'> {
-    return this.#free.pop() ?? this.#device.allocHost('u8', this.bytes);
+    return this.#pool.host('u8', this.bytes);
   }
 
-  /** Takes a frame back: nothing reads or writes it any more. */
+  /** Gives a frame back to the pool: nothing reads or writes it any more. */
   give(frame: HostArray<'u8'>): void {
-    if (this.#closed) frame.close();
-    else this.#free.push(frame);
+    this.#pool.give(frame);
   }
 
   /**
-   * Takes a frame back once the work enqueued so far on `stream` has finished (a failed value's
-   * copies may still be reading it). A frame whose stream cannot tell (closed, or its device
-   * broken) is not reused: the garbage collector frees it.
+   * Gives a frame back once the work enqueued so far on `stream` has finished (a failed value's
+   * copies may still be reading it). A frame whose stream cannot tell (the pool was closed) is
+   * closed instead, behind the work that used it.
    */
   giveAfter(frame: HostArray<'u8'>, stream: Stream): void {
     try {
-      stream.onDone((error) => {
-        if (!error) this.give(frame);
-      });
-    } catch {}
-  }
-
-  /** Frees the free frames; frames still out are freed when they come back. */
-  close(): void {
-    this.#closed = true;
-    for (const frame of this.#free.splice(0)) frame.close();
+      stream.onDone(() => this.give(frame));
+    } catch {
+      frame.close();
+    }
   }
 }

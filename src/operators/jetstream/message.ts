@@ -19,7 +19,7 @@ import { MADE, checkMade, type Made } from '../../core/base/made.js';
 export class JetStreamMessage {
   /** The decoded payload: a view of {@link frame}, as long as the decoder wrote (the payload's length by default). */
   readonly data: HostArray<'u8'>;
-  /** The whole pinned frame the payload was decoded into (`frameBytes` long). */
+  /** The whole pinned frame the payload was decoded into (`frameBytes` long), one of the lane pool's buffers. */
   readonly frame: HostArray<'u8'>;
   /** The stream the message is stored in. */
   readonly stream: string;

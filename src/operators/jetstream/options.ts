@@ -25,6 +25,8 @@ export interface FromJetStreamOptions<B = {}, R = {}> {
   /**
    * Bytes of each pinned frame that payloads are decoded into; a message with a larger payload
    * stops the worker (`JetStreamError`, reason `payload-too-large`) and is given back, unacked.
+   * The frames are the pool's pinned buffers: `pool.stats` counts them, and they stay in its
+   * free lists for the next message, and the next worker on the pool, until it closes.
    * @default 1 MiB (the server's default `max_payload`)
    */
   readonly frameBytes?: number;
@@ -53,10 +55,20 @@ export interface FromJetStreamOptions<B = {}, R = {}> {
   readonly progressEvery?: number;
   /**
    * Milliseconds a pull request waits on an empty stream; on a stop the worker waits for none.
+   * The server sends a heartbeat on a waiting request every fifth of it (0.5 to 5 s): a request
+   * it has gone silent on for 2.5 heartbeats (held by a node that died, or lost in a reconnect)
+   * is sent again, so that a worker goes on as soon as the cluster serves the consumer again.
    * @default 5000
    */
   readonly expires?: number;
-  /** Stops the worker once no message has arrived for this many milliseconds and none is held. */
+  /**
+   * Stops the worker once no message has arrived for this many milliseconds, none is held, and
+   * the server says that none waits for the consumer (`num_pending` 0). A quiet spell while the
+   * server does not answer, or while messages wait that go to other workers, does not count:
+   * the idle clock starts again. Messages other workers hold are not waited for: give a batch
+   * job's workers an `idle` longer than `ack_wait`, so that those of a worker that died come back
+   * to the others first.
+   */
   readonly idle?: number;
   /** Stops the worker when aborted. */
   readonly signal?: AbortSignal;

@@ -3,8 +3,8 @@
 import type { Consumer, ConsumerInfo, JsMsg } from '@nats-io/jetstream';
 import { Observable, isObservable, type Subscriber, type Subscription } from 'rxjs';
 import { lanesFrom, PipelineError, type LanePool, type Work } from '../index.js';
-import { workerSettings, requestFailure } from './consumer.js';
-import { JetStreamError } from './errors.js';
+import { nothingWaiting, requestFailure, workerSettings } from './consumer.js';
+import { JetStreamError, payloadTooLarge } from './errors.js';
 import { Frames } from './frames.js';
 import { JetStreamMessage } from './message.js';
 import { Puller } from './puller.js';
@@ -25,6 +25,8 @@ export class WorkerRun {
   readonly #buffer: Held[] = [];
   readonly #values = new Map<JetStreamMessage, InFlight>();
   readonly #cleanups: (() => void)[] = [];
+  readonly #returns: Held[] = [];
+  #pullsEnded = false;
   #puller: Puller | undefined;
   #settler: Settler | undefined;
   #frames: Frames | undefined;
@@ -32,6 +34,7 @@ export class WorkerRun {
   #waiter: (() => void) | undefined;
   #index = 0;
   #lastArrival = performance.now();
+  #idleAsked = false;
   #stopping = false;
   #sourceDone = false;
   #finished = false;
@@ -47,7 +50,7 @@ export class WorkerRun {
   start(): void {
     this.#consumer.info().then(
       (info) => this.#begin(info),
-      (error) => this.#stop(requestFailure(error, this.#consumerName()) ?? error),
+      (error) => this.#stop(requestFailure(error, (this.#consumer as { name?: string }).name ?? 'the consumer') ?? error),
     );
   }
 
@@ -56,30 +59,29 @@ export class WorkerRun {
     this.#stop();
   }
 
-  #consumerName(): string {
-    return (this.#consumer as { name?: string }).name ?? 'the consumer';
-  }
-
   #begin(info: ConsumerInfo): void {
     const settings = workerSettings(info, this.#options.maxDeliver);
     if (settings instanceof JetStreamError) return this.#stop(settings);
     if (this.#stopping) return this.#stop();
     const options = this.#options;
-    const counts = options.counts;
-    const emit = (outcome: JetStreamOutcome) => {
-      if (!this.#subscriber.closed) this.#subscriber.next(outcome);
-    };
+    const emit = (outcome: JetStreamOutcome) => void (this.#subscriber.closed || this.#subscriber.next(outcome));
     const progressEvery = options.progressEvery ?? settings.ackWait / 3;
-    this.#settler = new Settler({ nakDelay: options.nakDelay, maxDeliver: settings.maxDeliver, deadLetter: options.deadLetter, progressEvery }, counts, emit);
-    this.#frames = new Frames(this.#pool.device, options.frameBytes);
+    this.#settler = new Settler({ nakDelay: options.nakDelay, maxDeliver: settings.maxDeliver, deadLetter: options.deadLetter, progressEvery }, options.counts, emit);
+    this.#frames = new Frames(this.#pool, options.frameBytes);
     this.#puller = new Puller(this.#consumer, this.#pool.bound, options.expires, {
       message: (message) => this.#arrived(message),
       failed: (error) => {
         const failure = requestFailure(error, info.name);
         if (failure) this.#stop(failure);
+        this.#lastArrival = performance.now(); // a server that does not serve is no idle one
         return failure === undefined;
       },
       waiting: () => this.#waiter !== undefined,
+      ended: () => {
+        this.#pullsEnded = true;
+        for (const held of this.#returns.splice(0)) this.#giveBack(held);
+        this.#finishIfDone();
+      },
     });
     this.#listen();
     if (this.#stopping) return this.#stop(); // its signal was aborted already
@@ -118,11 +120,26 @@ export class WorkerRun {
       this.#cleanups.push(() => signal.removeEventListener('abort', stop));
     }
     if (idle !== undefined) {
-      const timer = setInterval(() => {
-        if (this.#settler!.held === 0 && performance.now() - this.#lastArrival >= idle) this.#stop();
-      }, Math.min(250, Math.max(10, idle / 4)));
+      const timer = setInterval(() => this.#idleCheck(idle), Math.min(250, Math.max(10, idle / 4)));
       this.#cleanups.push(() => clearInterval(timer));
     }
+  }
+
+  /**
+   * Stops the worker once nothing has arrived for `idle` ms, it holds nothing, and the server says
+   * that nothing waits for the consumer: a quiet spell that is an outage (a node died, the
+   * cluster elects leaders) is not the end of the work, and the idle clock starts again.
+   */
+  #idleCheck(idle: number): void {
+    if (this.#idleAsked || this.#stopping || this.#settler!.held > 0 || performance.now() - this.#lastArrival < idle) return;
+    this.#idleAsked = true;
+    const since = this.#lastArrival;
+    void nothingWaiting(this.#consumer).then((idle) => {
+      this.#idleAsked = false;
+      if (this.#lastArrival !== since) return;
+      if (idle && this.#settler!.held === 0) this.#stop();
+      else this.#lastArrival = performance.now();
+    });
   }
 
   #arrived(message: JsMsg): void {
@@ -163,12 +180,8 @@ export class WorkerRun {
     const frames = this.#frames!;
     const decode = this.#options.decode;
     if (!decode && payload.length > frames.bytes) {
-      const { stream, streamSequence } = message.info;
       this.#giveBack(held);
-      this.#stop(new JetStreamError(
-        'payload-too-large',
-        `Message ${stream} #${streamSequence} has ${payload.length} bytes, more than the worker's frames of ${frames.bytes} (\`frameBytes\`): give the worker larger frames (and the server a larger max_payload); the message was given back, not acked`,
-      ));
+      this.#stop(payloadTooLarge(message.info.stream, message.info.streamSequence, payload.length, frames.bytes));
       return undefined;
     }
     const frame = frames.take();
@@ -246,7 +259,9 @@ export class WorkerRun {
     );
   }
 
+  /** Gives a message back unprocessed, once the pulls have ended: nak'ed sooner, it would come straight back on a request still open. */
   #giveBack(held: Held): void {
+    if (!this.#pullsEnded) return void this.#returns.push(held);
     this.#settler!.giveBack(held);
     this.#settled();
   }
@@ -261,18 +276,17 @@ export class WorkerRun {
     if (this.#stopping) return this.#finishIfDone();
     this.#stopping = true;
     for (const cleanup of this.#cleanups.splice(0)) cleanup();
-    this.#puller?.stop();
     for (const held of this.#buffer.splice(0)) this.#giveBack(held);
+    this.#puller?.stop();
     this.#wake();
     if (!this.#subscription) this.#sourceDone = true; // never started
     this.#finishIfDone();
   }
 
   #finishIfDone(): void {
-    if (!this.#stopping || !this.#sourceDone || this.#finished || (this.#settler?.held ?? 0) > 0) return;
+    if (!this.#stopping || !this.#sourceDone || this.#finished || (this.#settler?.held ?? 0) > 0 || (this.#puller && !this.#pullsEnded)) return;
     this.#finished = true;
     this.#settler?.close();
-    this.#frames?.close();
     this.#subscription?.unsubscribe();
     const drained = this.#options.drain?.drain().catch(() => {}) ?? Promise.resolve();
     void drained.then(() => {

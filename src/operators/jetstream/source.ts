@@ -19,11 +19,14 @@ import type { JetStreamOutcome } from './settle.js';
  * gives those of a worker that died to the others after `ack_wait`.
  *
  * The worker stops when unsubscribed, aborted (`signal`), signalled (`stopOn`) or `idle`: it
- * pulls no more, gives back what it had pulled and not started, finishes and acks what is in
- * flight, drains `drain`, and then completes (an unsubscribed one emits nothing more). An error
- * that it cannot go on from (see {@link JetStreamError}) stops it the same way, and then errors it.
+ * pulls no more (its open requests end once the server is quiet on them), gives back what it had
+ * pulled and not started, finishes and acks what is in flight, drains `drain`, and then completes
+ * (an unsubscribed one emits nothing more). An error that it cannot go on from (see
+ * {@link JetStreamError}) stops it the same way, and then errors it. A node that dies under it is
+ * no such error: its requests are sent again to the nodes left (see `expires`).
  *
- * Use it for a pool of its own: pipelines sharing the pool take places the worker counted on.
+ * Use it for a pool of its own: pipelines sharing the pool take places the worker counted on. Its
+ * frames are the pool's pinned buffers, counted in `pool.stats`.
  *
  * @example
  * const { connection, jetstream, consumer } = await connectJetStream({ servers, stream: 'FRAMES', consumer: 'gpu' });
