@@ -119,6 +119,15 @@ async function measure() {
     transforms.c2c(stream, x, y, shape);
     await stream.synchronized();
     rows.push(await hostTime(`FFT c2c ${n} f32`, () => transforms.c2c(stream, x, y, shape), (bursts, size) => baseline.fftHost(stream.handle, n, 1, x.ptr, y.ptr, bursts, size)));
+    // Where the difference lies: the C++ plan given a work area as rxcuda's plans are (cuFFT's
+    // auto-allocation off), and one C++ call per Node-API call from a JavaScript loop (the floor
+    // of any binding).
+    const work = stream.alloc('u8', 16 << 20);
+    const withWork = await hostTime(`… C++ with a work area set, as rxcuda's plans`, () => transforms.c2c(stream, x, y, shape), (bursts, size) => baseline.fftHost(stream.handle, n, 1, x.ptr, y.ptr, bursts, size, work.ptr));
+    const perCall = await hostTime(`… C++, one call per Node-API call`, () => transforms.c2c(stream, x, y, shape), (bursts, size) => Array.from({ length: bursts }, () => burst(size, () => baseline.fftOnce(stream.handle, n, x.ptr, y.ptr))));
+    rows.push({ ...withWork, target: 'to compare' }, { ...perCall, target: 'to compare' });
+    await stream.synchronized();
+    work.close();
   }
 
   // The examples' pipelines, larger: values per second, eager and replayed.
