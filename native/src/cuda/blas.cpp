@@ -51,28 +51,7 @@ Napi::Value BlasObject::gemm(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value BlasObject::bindBlock(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  auto block = info[0].As<Napi::Float64Array>();
-  block_ = Napi::Persistent(block);
-  bound_ = block.Data();
-  napi_value fn = nullptr;
-  NAPI_THROW_IF_FAILED(env, napi_create_function(env, "gemm", NAPI_AUTO_LENGTH, &BlasObject::gemmBound, this, &fn),
-                       Napi::Value());
-  return Napi::Value(env, fn);
-}
-
-napi_value BlasObject::gemmBound(napi_env env, napi_callback_info info) {
-  void* data = nullptr;
-  napi_get_cb_info(env, info, nullptr, nullptr, nullptr, &data);
-  auto* self = static_cast<BlasObject*>(data);
-  napi_value out = nullptr;
-  // C++ exceptions must not leave a plain Node-API callback: errors become pending JS exceptions.
-  try {
-    napi_create_int32(env, self->run(Napi::Env(env), self->bound_), &out);
-  } catch (const Napi::Error& error) {
-    error.ThrowAsJavaScriptException();
-  }
-  return out;
+  return bound_.bind(info.Env(), info[0].As<Napi::Float64Array>(), this, "gemm");
 }
 
 int BlasObject::run(Napi::Env env, const double* block) {

@@ -8,6 +8,7 @@
 
 #include <memory>
 
+#include "../bound-block.hpp"
 #include "../driver/cublas.hpp"
 #include "device.hpp"
 #include "library-graph.hpp"
@@ -22,6 +23,7 @@ class BlasObject : public Napi::ObjectWrap<BlasObject>, public LibraryCalls {
 
   int enqueue(cu::Stream stream, const double* block, cu::DevicePtr workspace, size_t bytes) override;
   void forget() override { lastStream_ = nullptr; }
+  int runBound(Napi::Env env) { return run(env, bound_.data()); }
 
  private:
   void closeHandles() override;
@@ -32,7 +34,6 @@ class BlasObject : public Napi::ObjectWrap<BlasObject>, public LibraryCalls {
   // bind(block: Float64Array) -> gemm(): status, for the block the Blas writes each call into:
   // the call's one Node-API call, with no argument to unpack (as a kernel's bound launch).
   Napi::Value bindBlock(const Napi::CallbackInfo& info);
-  static napi_value gemmBound(napi_env env, napi_callback_info info);
   int run(Napi::Env env, const double* block);
 
   // The handle, shared with the worker that makes it, so that either may outlive the other.
@@ -40,8 +41,7 @@ class BlasObject : public Napi::ObjectWrap<BlasObject>, public LibraryCalls {
     cublas::Handle handle = nullptr;
   };
   std::shared_ptr<Handle> handle_ = std::make_shared<Handle>();
-  Napi::Reference<Napi::Float64Array> block_;  // the bound block, kept while this object lives
-  const double* bound_ = nullptr;
+  BoundBlock bound_;
   // What the handle was last set to, so that a call on the same stream sets nothing again.
   cu::Stream lastStream_ = nullptr;
   cu::DevicePtr lastWorkspace_ = 0;

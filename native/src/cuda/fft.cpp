@@ -76,27 +76,7 @@ Napi::Value FftObject::exec(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value FftObject::bindBlock(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  auto block = info[0].As<Napi::Float64Array>();
-  block_ = Napi::Persistent(block);
-  bound_ = block.Data();
-  napi_value fn = nullptr;
-  NAPI_THROW_IF_FAILED(env, napi_create_function(env, "exec", NAPI_AUTO_LENGTH, &FftObject::execBound, this, &fn),
-                       Napi::Value());
-  return Napi::Value(env, fn);
-}
-
-napi_value FftObject::execBound(napi_env env, napi_callback_info info) {
-  void* data = nullptr;
-  napi_get_cb_info(env, info, nullptr, nullptr, nullptr, &data);
-  auto* self = static_cast<FftObject*>(data);
-  napi_value out = nullptr;
-  try {
-    napi_create_int32(env, self->run(Napi::Env(env), self->bound_), &out);
-  } catch (const Napi::Error& error) {
-    error.ThrowAsJavaScriptException();
-  }
-  return out;
+  return bound_.bind(info.Env(), info[0].As<Napi::Float64Array>(), this, "exec");
 }
 
 int FftObject::run(Napi::Env env, const double* block) {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "../bound-block.hpp"
 #include "../driver/cufft.hpp"
 #include "library-graph.hpp"
 
@@ -21,6 +22,7 @@ class FftObject : public Napi::ObjectWrap<FftObject>, public LibraryCalls {
 
   int enqueue(cu::Stream stream, const double* block, cu::DevicePtr workspace, size_t bytes) override;
   void forget() override;
+  int runBound(Napi::Env env) { return run(env, bound_.data()); }
 
  private:
   // plan(description: Float64Array) -> [slot, Promise<[status, workBytes]>]
@@ -30,7 +32,6 @@ class FftObject : public Napi::ObjectWrap<FftObject>, public LibraryCalls {
   // bind(block: Float64Array) -> exec(): status, for the block the Fft writes each call into
   // (see BlasObject::bind).
   Napi::Value bindBlock(const Napi::CallbackInfo& info);
-  static napi_value execBound(napi_env env, napi_callback_info info);
   int run(Napi::Env env, const double* block);
   // destroyPlan(slot): on a worker thread; the slot is reused.
   Napi::Value destroyPlan(const Napi::CallbackInfo& info);
@@ -46,8 +47,7 @@ class FftObject : public Napi::ObjectWrap<FftObject>, public LibraryCalls {
     cu::DevicePtr workArea = ~cu::DevicePtr{0};
   };
   std::vector<std::shared_ptr<Plan>> plans_;  // by slot; null for a free slot
-  Napi::Reference<Napi::Float64Array> block_;  // the bound block, kept while this object lives
-  const double* bound_ = nullptr;
+  BoundBlock bound_;
 };
 
 }  // namespace rxcuda

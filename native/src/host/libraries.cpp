@@ -26,30 +26,6 @@ Queue::Command command(const HostDevice::Fault& fault, Work work) {
   };
 }
 
-// The function a library object's bind() returns: `run` on the block bound, as a status.
-template <class Object>
-napi_value runBound(napi_env env, napi_callback_info info) {
-  void* data = nullptr;
-  napi_get_cb_info(env, info, nullptr, nullptr, nullptr, &data);
-  auto* self = static_cast<Object*>(data);
-  napi_value out = nullptr;
-  napi_create_int32(env, self->run(self->bound()), &out);
-  return out;
-}
-
-// Binds `block` to `self` (kept referenced while it lives); returns the function that runs it.
-template <class Object>
-Napi::Value bindBlock(const Napi::CallbackInfo& info, Object* self, Napi::Reference<Napi::Float64Array>& ref,
-                      const double*& bound, napi_callback call, const char* name) {
-  Napi::Env env = info.Env();
-  auto block = info[0].As<Napi::Float64Array>();
-  ref = Napi::Persistent(block);
-  bound = block.Data();
-  napi_value fn = nullptr;
-  NAPI_THROW_IF_FAILED(env, napi_create_function(env, name, NAPI_AUTO_LENGTH, call, self, &fn), Napi::Value());
-  return Napi::Value(env, fn);
-}
-
 }  // namespace
 
 void HostBlas::define(Napi::Env env, Napi::Object exports) {
@@ -66,10 +42,8 @@ Napi::Value HostBlas::gemm(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value HostBlas::bind(const Napi::CallbackInfo& info) {
-  return bindBlock(info, this, block_, bound_, &HostBlas::gemmBound, "gemm");
+  return bound_.bind(info.Env(), info[0].As<Napi::Float64Array>(), this, "gemm");
 }
-
-napi_value HostBlas::gemmBound(napi_env env, napi_callback_info info) { return runBound<HostBlas>(env, info); }
 
 int HostBlas::run(const double* block) {
   GemmParams params = gemmParams(block);
@@ -114,10 +88,8 @@ Napi::Value HostFft::exec(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value HostFft::bind(const Napi::CallbackInfo& info) {
-  return bindBlock(info, this, block_, bound_, &HostFft::execBound, "exec");
+  return bound_.bind(info.Env(), info[0].As<Napi::Float64Array>(), this, "exec");
 }
-
-napi_value HostFft::execBound(napi_env env, napi_callback_info info) { return runBound<HostFft>(env, info); }
 
 int HostFft::run(const double* block) {
   auto slot = static_cast<size_t>(block[b::kPlan]);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "../bound-block.hpp"
 #include "device.hpp"
 #include "fft-plan.hpp"
 
@@ -19,16 +20,14 @@ class HostBlas : public Napi::ObjectWrap<HostBlas> {
 
   // Enqueues the GEMM `block` describes on its stream; 0.
   int run(const double* block);
-  const double* bound() const { return bound_; }
+  int runBound(Napi::Env) { return run(bound_.data()); }
 
  private:
   Napi::Value gemm(const Napi::CallbackInfo& info);  // (block) -> 0
   Napi::Value bind(const Napi::CallbackInfo& info);  // (block) -> gemm(): 0, on the block bound
-  static napi_value gemmBound(napi_env env, napi_callback_info info);
 
   HostDevice::Fault fault_;
-  Napi::Reference<Napi::Float64Array> block_;
-  const double* bound_ = nullptr;
+  BoundBlock bound_;
 };
 
 class HostFft : public Napi::ObjectWrap<HostFft> {
@@ -38,19 +37,17 @@ class HostFft : public Napi::ObjectWrap<HostFft> {
 
   // Enqueues the transform `block` describes on its stream; its status (1: no such plan).
   int run(const double* block);
-  const double* bound() const { return bound_; }
+  int runBound(Napi::Env) { return run(bound_.data()); }
 
  private:
   Napi::Value plan(const Napi::CallbackInfo& info);         // (description) -> [slot, undefined]
   Napi::Value exec(const Napi::CallbackInfo& info);         // (block) -> status
   Napi::Value bind(const Napi::CallbackInfo& info);         // (block) -> exec(): status, on the block bound
   Napi::Value destroyPlan(const Napi::CallbackInfo& info);  // (slot)
-  static napi_value execBound(napi_env env, napi_callback_info info);
 
   HostDevice::Fault fault_;
   std::vector<std::shared_ptr<HostPlan>> plans_;  // by slot; commands hold theirs
-  Napi::Reference<Napi::Float64Array> block_;
-  const double* bound_ = nullptr;
+  BoundBlock bound_;
 };
 
 }  // namespace rxcuda::host
