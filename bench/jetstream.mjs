@@ -20,8 +20,8 @@ import { delimiter, join } from 'node:path';
 import { lastValueFrom, count as countAll, tap } from 'rxjs';
 import { AckPolicy, RetentionPolicy, StorageType, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { Device, LanePool, download, framesFrom, launch, upload } from '../dist/src/index.js';
-import { JetStreamCounts, fromJetStream, toJetStream } from '../dist/src/operators/jetstream/index.js';
+import { Device, LanePool, download, framesFrom, launch, upload } from 'rxcuda';
+import { JetStreamCounts, fromJetStream, toJetStream } from 'rxcuda/jetstream';
 
 const arg = (name, fallback) => {
   const at = process.argv.indexOf(`--${name}`);
