@@ -234,8 +234,7 @@ export class WorkerRun {
         error: failed,
         complete: () => {
           this.#frames!.give(entry.frame);
-          this.#settler!.ack(entry.held);
-          this.#settled();
+          void this.#settler!.ack(entry.held).then(() => this.#settled());
         },
       });
     } catch (error) {

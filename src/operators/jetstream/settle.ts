@@ -94,10 +94,18 @@ export class Settler {
     return held;
   }
 
-  /** Its work is done and its result accepted. */
-  ack(held: Held): void {
-    if (!this.#take(held)) return;
-    held.message.ack();
+  /**
+   * Its work is done and its result accepted. Resolves once the server has taken the ack (or
+   * could not say so): until then the message counts in the server's `num_ack_pending`, which
+   * handles acks apart from pull requests, so its place is not free for another pull before.
+   */
+  async ack(held: Held): Promise<void> {
+    if (held.settled) return;
+    held.settled = true;
+    try {
+      await held.message.ackAck();
+    } catch {} // a closed connection or no answer in time: the stop that follows says so
+    this.#held.delete(held);
     this.#done(held, 'acked', 'acked');
   }
 
