@@ -2,7 +2,7 @@
 // JetStream on a free loopback port and its own temporary store, stopped when the test ends.
 // A machine without the server fails these tests, saying how to install it: they never skip.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -24,16 +24,43 @@ export function natsServerBinary(): string {
   );
 }
 
-/** A free TCP port on the loopback address (free when asked: the server binds it at once). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * The first port of the kernel's ephemeral range: outgoing connections (a node's routes to the
+ * others, the clients) take their local ports from it, so a port picked there and freed again can
+ * be taken by one of them before the server that was meant to bind it starts.
+ */
+function ephemeralStart(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+const given = new Set<number>();
+
+/** Whether `port` can be bound on the loopback address now. */
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/**
+ * A free TCP port on the loopback address, below the ephemeral range (see {@link ephemeralStart})
+ * and not given before in this process: free when asked, and nothing else takes it meanwhile.
+ */
+export async function freePort(): Promise<number> {
+  const top = ephemeralStart();
+  const bottom = Math.min(10_000, top - 1000);
+  for (;;) {
+    const port = bottom + Math.floor(Math.random() * (top - bottom));
+    if (given.has(port) || !(await bindable(port))) continue;
+    given.add(port);
+    return port;
+  }
 }
 
 export interface NatsNode {
