@@ -7,7 +7,8 @@
 // frame; eager, and one graph launch per frame). The two sides alternate in rounds; the table
 // gives the median frames/s of each, and the median of the rounds' ratios. Main-thread time per
 // frame is rxcuda's event-loop utilization (busy time over frames) and the C++ program's thread
-// CPU time (which counts the driver's spinning in cuEventSynchronize too). Every result is
+// CPU time (which counts the driver's spinning in cuEventSynchronize too), with the part of it
+// inside the C++ program's launch and copy calls (bench/study/per-value gives rxcuda's). Every result is
 // checked. On a machine without a GPU it runs on the host device, without the C++ program.
 // With `--spin µs`, rxcuda runs each road a second time on a pool whose completions a native
 // thread watches for that long (LanePool `spin`): the columns *_spin_fps say what the completion
@@ -85,11 +86,15 @@ async function ours(pool, { source, work }, replayed) {
   return { fps: FRAMES / seconds, mainUs: (elu.active * 1000) / FRAMES };
 }
 
-/** The C++ program's frames/s and main-thread CPU µs per frame. */
+/**
+ * The C++ program's frames/s, main-thread CPU µs per frame, and µs per frame inside its launch
+ * calls (the kernel launches, or cuGraphLaunch) and its copies' calls.
+ */
 function native(lanes, source, graph) {
   const run = baseline.smallFrames(add.handle, contextStream.handle, source, { frames: FRAMES, kernels: KERNELS, lanes, graph });
   if (run.last !== EXPECTED) throw new Error(`the C++ program's ${graph ? 'graph' : 'eager'} results are wrong: ${run.last}, not ${EXPECTED}`);
-  return { fps: FRAMES / run.seconds, mainUs: (run.threadSeconds * 1e6) / FRAMES };
+  const perFrame = (seconds) => (seconds * 1e6) / FRAMES;
+  return { fps: FRAMES / run.seconds, mainUs: perFrame(run.threadSeconds), launchUs: perFrame(run.launchSeconds), copyUs: perFrame(run.copySeconds) };
 }
 
 const configs = BYTES.flatMap((bytes) => LANES.map((lanes) => ({ bytes, lanes })));
@@ -132,6 +137,9 @@ const rows = configs.map(({ bytes, lanes, runs }) => defined({
   native_eager_main_us: med(runs.nativeEager, 'mainUs'),
   replay_main_us: med(runs.replay, 'mainUs'),
   native_graph_main_us: med(runs.nativeGraph, 'mainUs'),
+  native_eager_launch_us: med(runs.nativeEager, 'launchUs'),
+  native_eager_copy_us: med(runs.nativeEager, 'copyUs'),
+  native_graph_launch_us: med(runs.nativeGraph, 'launchUs'),
   eager_spin_fps: med(runs.eagerSpin),
   eager_spin_of_native: paired(runs.eagerSpin, runs.nativeEager),
   replay_spin_fps: med(runs.replaySpin),

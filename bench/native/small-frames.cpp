@@ -97,7 +97,7 @@ cu::GraphExec frameGraph(Napi::Env env, const cu::BaselineDriver& d, cu::Context
 }
 
 // smallFrames(fn: bigint, stream: bigint (for its context), source: Float32Array, { frames, kernels,
-// lanes, graph }) -> { seconds, threadSeconds, last }: `frames` frames of source.length floats,
+// lanes, graph }) -> { seconds, threadSeconds, launchSeconds, copySeconds, last }: `frames` frames of source.length floats,
 // each `add(n, k, x)` for k = 0..kernels-1 (grid ⌈n / 256⌉ × 256). `last` is the last frame's
 // first result, for the caller to check.
 Napi::Value smallFrames(const Napi::CallbackInfo& info) {
@@ -139,6 +139,9 @@ Napi::Value smallFrames(const Napi::CallbackInfo& info) {
     std::memcpy(result.data(), slot.out, bytes);
     slot.busy = false;
   };
+  // Time spent inside the launch calls (cuGraphLaunch, or the kernel launches) and the copies'
+  // calls, apart: what a frame's driver calls cost this thread, beside rxcuda's profile of its own.
+  Clock::duration inLaunches{}, inCopies{};
   double cpu0 = threadSeconds();
   auto start = Clock::now();
   for (uint32_t f = 0; f < frames; f++) {
@@ -146,9 +149,13 @@ Napi::Value smallFrames(const Napi::CallbackInfo& info) {
     if (slot.busy) finish(slot);
     std::memcpy(slot.in, source.Data(), bytes);
     if (graph) {
+      auto t0 = Clock::now();
       check(env, cu::call(d.cuGraphLaunch, slot.exec, slot.stream), "cuGraphLaunch");
+      inLaunches += Clock::now() - t0;
     } else {
+      auto t0 = Clock::now();
       check(env, cu::call(d.cuMemcpyAsync, slot.buffer, reinterpret_cast<uintptr_t>(slot.in), bytes, slot.stream), "cuMemcpyAsync");
+      auto t1 = Clock::now();
       config.hStream = slot.stream;
       for (uint32_t k = 0; k < kernels; k++) {
         uint32_t n = floats;
@@ -156,7 +163,10 @@ Napi::Value smallFrames(const Napi::CallbackInfo& info) {
         void* params[] = {&n, &a, &slot.buffer};
         check(env, d.cuLaunchKernelEx(&config, fn, params, nullptr), "cuLaunchKernelEx");
       }
+      auto t2 = Clock::now();
       check(env, cu::call(d.cuMemcpyAsync, reinterpret_cast<uintptr_t>(slot.out), slot.buffer, bytes, slot.stream), "cuMemcpyAsync");
+      inCopies += (t1 - t0) + (Clock::now() - t2);
+      inLaunches += t2 - t1;
     }
     check(env, cu::call(d.cuEventRecord, slot.done, slot.stream), "cuEventRecord");
     slot.busy = true;
@@ -182,6 +192,8 @@ Napi::Value smallFrames(const Napi::CallbackInfo& info) {
   auto out = Napi::Object::New(env);
   out["seconds"] = seconds;
   out["threadSeconds"] = cpu;
+  out["launchSeconds"] = std::chrono::duration<double>(inLaunches).count();
+  out["copySeconds"] = std::chrono::duration<double>(inCopies).count();
   out["last"] = static_cast<double>(result[0]);
   return out;
 }

@@ -73,7 +73,7 @@ function stacks(nodes, childrenOf) {
 /**
  * Runs `body` (async) under the CPU profiler, sampling every `intervalUs`; returns the
  * microseconds of main-thread time each part took (idle time left out), the total, and the
- * functions' own time, the busiest first.
+ * functions' own time, the busiest first (a native call's, by the function that made it).
  */
 export async function profileParts(body, intervalUs = 50) {
   const session = new inspector.Session();
@@ -95,7 +95,8 @@ export async function profileParts(body, intervalUs = 50) {
     if (leaf.functionName === '(idle)') return;
     const part = partOfStack(stack.slice(1)); // the root frame is no code
     us[part] = (us[part] ?? 0) + delta;
-    sites.set(siteOf(leaf), (sites.get(siteOf(leaf)) ?? 0) + delta);
+    const site = part === NATIVE ? `native call from ${siteOf(stack[stack.length - 2])}` : siteOf(leaf);
+    sites.set(site, (sites.get(site) ?? 0) + delta);
     total += delta;
   });
   return { us, total, sites: [...sites].sort((a, b) => b[1] - a[1]) };

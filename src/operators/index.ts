@@ -10,7 +10,7 @@ export { completed } from './completed.js';
 export { fanOut, type FanOutOptions } from './fan-out.js';
 export { enqueue } from './enqueue.js';
 export { replay, REPLAY_EAGER_WARNING } from './replay.js';
-export { LanePool, Lane, MAX_LANES, type LanePoolOptions, type LanePoolStats, type DeviceFaultPolicy } from './pipeline/lane-pool.js';
+export { LanePool, Lane, MAX_LANES, DEFAULT_POOL_SPIN, type LanePoolOptions, type LanePoolStats, type DeviceFaultPolicy } from './pipeline/lane-pool.js';
 export { Work, PipelineError } from './pipeline/work.js';
 export type { NamedArray, NamedIn, With, HostData, DTypeOfData } from './pipeline/slots.js';
 export * from './timeline/index.js';

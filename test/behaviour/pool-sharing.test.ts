@@ -167,7 +167,7 @@ describeBackends('a LanePool shared by pipelines', (getDevice) => {
     expect(() => onStreams(lanes, { lanes: 3, inFlight: 5 })).not.toThrow();
     expect(() => onStreams(lanes, { inFlight: 9 })).toThrow(RangeError);
     expect(() => onStreams(lanes, { inFlight: 9 })).toThrow(/`inFlight`.*the pool's own \(5\).*got 9/);
-    expect(() => framesFrom(lanes, { dtype: 'u8', length: 4, spin: 100 }, () => {})).toThrow(/`spin`.*the pool's own \(0\)/);
+    expect(() => framesFrom(lanes, { dtype: 'u8', length: 4, spin: 100 }, () => {})).toThrow(/`spin`.*the pool's own \(1000\)/);
     expect(lanes.stats.maxInFlight).toBe(0);
   });
 

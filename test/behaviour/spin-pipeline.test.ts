@@ -4,7 +4,7 @@
 // the ordinary road.
 import { beforeAll, expect, it } from 'vitest';
 import { count, lastValueFrom, tap } from 'rxjs';
-import { LanePool, download, framesFrom, launch, upload, type Device } from '../../src/index.js';
+import { DEFAULT_POOL_SPIN, LanePool, download, framesFrom, launch, upload, type Device } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
 import { testKernels } from '../support/kernels.js';
 import { lanePools } from '../support/streams.js';
@@ -63,6 +63,38 @@ describeBackends('pipelines that spin', (getDevice) => {
     expect(lanes.stats.inFlight).toBe(0);
   });
 
+  it('keeps the values of one lane in their order, watched or not, with the same results', async () => {
+    // Short delays that vary by value, so that the watcher may see a later value's event first.
+    const ordered = async (spin: number) => {
+      const lanes = newPool({ lanes: 1, inFlight: 8, spin });
+      const seen: number[] = [];
+      const sums: number[] = [];
+      const n = await lastValueFrom(
+        framesFrom(lanes, { dtype: 'u32', length: N, count: 200 }, (frame, i) => frame.data.set(pattern(i))).pipe(
+          upload((frame) => frame),
+          launch(kernels.spin, (w) => ({ config: { grid: 1, block: 1 }, args: [BigInt((w.index % 5) * 2000)] })),
+          launch(kernels.invert, (w) => ({ config, args: [w.buffers.input, N] })),
+          download((w) => w.buffers.input, 'out', { lend: 'release' }),
+          tap((w) => {
+            using out = w.results.out;
+            seen.push(w.index);
+            sums.push(out.data.reduce((a, v) => (a + v) >>> 0, 0));
+          }),
+          count(),
+        ),
+      );
+      expect(n).toBe(200);
+      expect(lanes.stats.inFlight).toBe(0);
+      return { seen, sums };
+    };
+    const watched = await ordered(DEFAULT_POOL_SPIN);
+    const plain = await ordered(0);
+    expect(watched.seen).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    expect(plain.seen).toEqual(watched.seen);
+    expect(watched.sums).toEqual(Array.from({ length: 200 }, (_, i) => pattern(i).map((v) => ~v >>> 0).reduce((a, v) => (a + v) >>> 0, 0)));
+    expect(plain.sums).toEqual(watched.sums);
+  });
+
   it('refuses a spin that is not a whole number of microseconds ≥ 0, before making a stream', () => {
     const streams = device.liveLanes().length;
     expect(() => new LanePool(device, { spin: -1 })).toThrow(new RangeError('Expected `spin` to be an integer ≥ 0, got -1'));
@@ -70,7 +102,8 @@ describeBackends('pipelines that spin', (getDevice) => {
     expect(() => new LanePool(device, { spin: '10' as unknown as number })).toThrow(TypeError);
     expect(device.liveLanes().length).toBe(streams);
     const plain = new LanePool(device, {});
-    expect(plain.spin).toBe(0);
+    expect(plain.spin).toBe(DEFAULT_POOL_SPIN);
+    expect(DEFAULT_POOL_SPIN).toBe(1000);
     plain.close();
   });
 });

@@ -1,7 +1,7 @@
 // Events: points in a stream's work, for cross-stream ordering, completion and timing. A record
 // may still wait in its stream's queue (behind an unsettled host step); a wait for it then waits in
 // its own stream's queue until the record reaches the driver (see scheduler.ts).
-import type { NativeEvent } from '../native/types.js';
+import { DISABLE_TIMING, type NativeEvent } from '../native/types.js';
 import { CudaError, isInstance, rangeError, typeError, received } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
 import type { Lane } from '../queue/lane.js';
@@ -22,8 +22,6 @@ export interface EventOptions {
   readonly timing?: boolean;
 }
 
-/** CU_EVENT_DISABLE_TIMING. */
-export const DISABLE_TIMING = 0x2;
 
 /**
  * One native event and the queued commands that use it. A record that finds the current native

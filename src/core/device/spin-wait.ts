@@ -2,23 +2,19 @@
 // latency. The device writes a word of pinned memory when the stream gets there; a native watcher
 // and the event loop look at it. The device still waits for nothing. Past the spin time (or once
 // the stream closes), a completion point behind an event recorded at the same place settles it.
-// A pipeline's values are watched through that event instead (watchEvent): a word written by the
-// stream slows a copy-bound pipeline, recording an event does not.
+// A pipeline's values are watched through events instead (value-watches.ts): a word written by
+// the stream slows a copy-bound pipeline, recording an event does not.
 import { checkCount, rangeError } from '../base/errors.js';
 import { addon } from '../native/addon.js';
-import type { NativeEvent } from '../native/types.js';
-import { cancelCompletion, expectCompletion } from '../native/completions.js';
+import { expectCompletion } from '../native/completions.js';
 import { HostArray } from '../memory/memory.js';
 import type { MemoryDevice } from '../memory/owner.js';
 import { settling, type Command } from '../queue/scheduler.js';
 import type { Lane, LaneEvent } from '../queue/lane.js';
 import type { CompletionPoints } from './completion-points.js';
 
-/** An event a spinning wait records and hands to the watcher. */
-export interface SpinPoint extends LaneEvent {
-  /** The native event, kept until the returned function lets go (the watcher queries it). */
-  holdNative(record: boolean): readonly [NativeEvent, () => void];
-}
+/** An event a spinning wait records, for its fallback. */
+export type SpinPoint = LaneEvent;
 
 /** What spinning waits take from their stream's device. */
 export interface SpinOwner extends MemoryDevice {
@@ -118,40 +114,6 @@ export class SpinningWaits {
       settle(-1, error); // its lane broke before it ran
       this.#settled(undefined);
     });
-  }
-
-  /**
-   * One wait watched through an event (CUDA streams only), enqueued now: the stream records a
-   * pooled event, the watcher queries it for up to `spin` microseconds and calls `settle(0)` once
-   * it has completed; past that (or when a query fails) a completion point behind the same event
-   * settles it, errors included. The event loop does not look: the watcher wakes it.
-   */
-  watchEvent(spin: number, settle: (status: number, error?: unknown) => void): void {
-    this.#active++;
-    const lane = this.#lane;
-    let point: SpinPoint | undefined;
-    let letGo: (() => void) | undefined;
-    const reached = (status: number, error?: unknown) => {
-      letGo?.();
-      settle(status, error);
-      this.#settled(point);
-    };
-    let native: NativeEvent;
-    try {
-      point = this.#recordPoint();
-      [native, letGo] = point.holdNative(false); // the watcher queries it until it reports
-    } catch (error) {
-      lane.faults.record(error);
-      return reached(-1, error);
-    }
-    const fallBack = () => this.#device.completionPoints.after([point!], undefined, reached);
-    const id = expectCompletion((status) => (status === 0 ? reached(0) : fallBack()));
-    try {
-      addon.watchEvent(id, native, spin);
-    } catch {
-      cancelCompletion(id);
-      fallBack();
-    }
   }
 
   /** The stream closes: waits still watched fall back, and the word goes once all have settled. */

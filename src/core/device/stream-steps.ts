@@ -7,6 +7,9 @@ import type { Lane } from '../queue/lane.js';
 import { checkNotSelfWait } from '../queue/self-wait.js';
 import { HOST_LAUNCH_OPTIONS, checkTimeout, copyUserData, type HostLaunchOptions, type UserData } from '../queue/user-data.js';
 import type { Recorder } from './recorder.js';
+import type { ValueWatches } from './value-watches.js';
+
+export { ValueWatches } from './value-watches.js';
 
 /** See {@link Stream.hostLaunch}. */
 export function hostLaunchOn<D extends UserData>(lane: Lane<Recorder>, fn: (userData: D | undefined) => unknown, options: HostLaunchOptions<D>): void {
@@ -43,6 +46,14 @@ export function onDoneOn(
     if (!error) reached(mark);
     return fn(error);
   }, watch, nameOf(fn)));
+}
+
+/** See {@link Stream.afterValue} with `spin` on a CUDA stream: {@link valueDoneOn}'s checks, then the value's watch. */
+export function valueWatchOn(lane: Lane<Recorder>, watches: ValueWatches, waiter: ValueWaiter, spin: number): void {
+  lane.checkOpen();
+  lane.recorder?.interrupt('onDone (a wait for the stream)');
+  if (!lane.unqueued) checkNotCapturing(lane, 'cuEventRecord');
+  watches.watch(waiter, spin);
 }
 
 /** See {@link Stream.afterValue} without `spin`: {@link onDoneOn}'s checks, then the lane's value notification. */

@@ -18,7 +18,7 @@ import type { Recorder } from './recorder.js';
 import { SpinningWaits } from './spin-wait.js';
 import type { StreamEvents, StreamOptions } from './stream-options.js';
 import { allocOn, copyOn, fillOn, hostFunctionOn } from './stream-commands.js';
-import { hostLaunchOn, onDoneOn, valueDoneOn } from './stream-steps.js';
+import { ValueWatches, hostLaunchOn, onDoneOn, valueDoneOn, valueWatchOn } from './stream-steps.js';
 import { afterWork, flushedOn, queryOn, synchronizedOn } from './stream-waits.js';
 import { MADE, checkMade, type Made } from '../base/made.js';
 
@@ -40,6 +40,7 @@ export class Stream extends EventEmitter<StreamEvents> {
   /** @internal The stream's work as the queue sees it. */
   readonly lane: Lane<Recorder>;
   readonly #spins: SpinningWaits;
+  #values: ValueWatches | undefined; // a pipeline's values watched through events (CUDA)
   /** The stream's entry among its device's open lanes. */
   readonly #open: WeakRef<Lane>;
   readonly #reached = (mark: number) => this.#reachedCompletionPoint(mark);
@@ -216,15 +217,13 @@ export class Stream extends EventEmitter<StreamEvents> {
   }
 
   /**
-   * @internal {@link onDone} for a pipeline's values (see LanePool): `waiter.valueDone(error)` once
-   * the work given so far has finished. On a CUDA stream with `spin` > 0, watched by the native
-   * watcher through an event for up to `spin` microseconds, then through a completion point behind
-   * that event; with 0, a notification on the stream's notifier, so that the lane goes on with its
-   * next value without waiting for the host callback, and without a closure made per value.
+   * @internal {@link onDone} for a pipeline's values (see LanePool), with no closure per value: on
+   * a CUDA stream with `spin` > 0 watched through an event (value-watches.ts), else notified on the
+   * stream's notifier, so that the lane goes on at once with its next value.
    */
   afterValue(waiter: ValueWaiter, spin: number): void {
     if (spin > 0 && this.device.kind === 'cuda')
-      return onDoneOn(this.lane, (error) => waiter.valueDone(error), (settle) => this.#spins.watchEvent(spin, settle), this.#reached);
+      return valueWatchOn(this.lane, (this.#values ??= new ValueWatches(this.lane, this.device, this.#reached)), waiter, spin);
     valueDoneOn(this.lane, waiter, this.#reached);
   }
 
@@ -284,6 +283,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     const native = this.lane.native;
     this.lane.close(Event.create(this.device), () => native.destroy()); // a foreign stream itself is left to its owner
     this.#spins.close();
+    this.#values?.close();
     letStepTimersGo(this.lane);
   }
 

@@ -31,6 +31,9 @@ export const NOTIFY_REFUSE_CAPTURE = 2;
 /** notify() flag: the callback behind an event, on the stream's notifier, not on the stream (CUDA). */
 export const NOTIFY_OFF_STREAM = 4;
 
+/** An event's flag: CU_EVENT_DISABLE_TIMING. */
+export const DISABLE_TIMING = 0x2;
+
 export interface NativeStream {
   handle(): bigint;
   destroy(): void;

@@ -14,7 +14,7 @@ import { Places } from './pool-places.js';
 import type { Timeline } from '../timeline/timeline.js';
 import { MADE, checkMade, type Made } from '../../core/base/made.js';
 
-export { MAX_LANES, type DeviceFaultPolicy, type LanePoolOptions } from './pool-options.js';
+export { DEFAULT_POOL_SPIN, MAX_LANES, type DeviceFaultPolicy, type LanePoolOptions } from './pool-options.js';
 
 /** Counters of a pool, for seeing that the bound holds and that nothing is kept. */
 export interface LanePoolStats {

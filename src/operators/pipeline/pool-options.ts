@@ -37,12 +37,15 @@ export interface LanePoolOptions {
   readonly timeline?: Timeline;
   /**
    * Microseconds for which a native thread watches each value's completion on a GPU (an event the
-   * lane records, which the thread queries) before the ordinary completion point takes over, as
-   * `stream.synchronized({ spin })` does for one wait. With 0 every value's completion comes
-   * through the driver's host callback, which costs a copy-bound pipeline some of its throughput
-   * (README, "Getting frames in and out fast", gives the figures); watching takes that back, and
-   * costs one CPU core, busy while values are in flight. On the host device it changes nothing.
-   * @default 0
+   * lane records, which the thread queries) before a completion point behind that event takes
+   * over, as `stream.synchronized({ spin })` does for one wait. Watching costs the main thread one
+   * driver call per value, and one CPU core of the watcher's, busy while values are in flight
+   * (and briefly after). With 0 every value's completion comes through the driver's host callback
+   * instead, behind an event on the lane's notifier stream: no core is kept busy, and each value
+   * costs the main thread three driver calls and the completion some latency, which small values
+   * pay for in throughput (README, "Small values: what a value costs", gives the figures). On the
+   * host device it changes nothing.
+   * @default 1000 ({@link DEFAULT_POOL_SPIN})
    */
   readonly spin?: number;
   /**
@@ -89,6 +92,12 @@ export interface PoolSettings {
 }
 
 /** The options a lane pool takes (see {@link LanePoolOptions}). */
+/**
+ * A lane pool's `spin` when none is given, in µs: long enough that a small value's completion is
+ * seen by the watcher, short enough that a long one costs the core little.
+ */
+export const DEFAULT_POOL_SPIN = 1000;
+
 export const LANE_POOL_OPTIONS: readonly string[] = ['inFlight', 'lanes', 'lanesPerDevice', 'onDeviceFault', 'spin', 'timeline'];
 
 /**
@@ -102,7 +111,7 @@ export function readPoolOptions(devices: unknown, options: LanePoolOptions): Poo
   if (options.lanes !== undefined && options.lanesPerDevice !== undefined && options.lanes !== lanesPerDevice)
     rangeError('lanesPerDevice', `\`lanes\` (${options.lanes}) or left out`, lanesPerDevice);
   const bound = positive('inFlight', options.inFlight, list.length * lanesPerDevice * 2);
-  const spin = options.spin === undefined ? 0 : checkSpin('spin', options.spin);
+  const spin = options.spin === undefined ? DEFAULT_POOL_SPIN : checkSpin('spin', options.spin);
   if (options.timeline !== undefined && !isInstance(options.timeline, Timeline)) typeError('timeline', 'a Timeline', options.timeline);
   const { onDeviceFault = 'error' } = options;
   if (onDeviceFault !== 'error' && typeof onDeviceFault !== 'function') typeError('onDeviceFault', "'error' or a function", onDeviceFault);

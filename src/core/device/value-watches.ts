@@ -1,0 +1,179 @@
+// A pipeline's values watched through events (LanePool `spin` on a GPU): behind each value's work
+// the lane records one of its own events, which the addon's watcher thread queries; its completion
+// comes back through the completion road. One driver call per value on the main thread (the
+// record), where a notification costs three (a record, a wait on the notifier, a host callback),
+// and nothing allocated per value: events, entries and the handler are the lane's, reused.
+// The watcher may see a later value's event before an earlier one's: values are settled in the
+// lane's order, each once those before it have settled. A watch that gives up (past `spin`, or a
+// failed query) falls back to a completion point behind the same event, which reports errors.
+import { addon } from '../native/addon.js';
+import { cancelCompletion, expectCompletionWith } from '../native/completions.js';
+import { DISABLE_TIMING, type NativeDevice, type NativeEvent } from '../native/types.js';
+import { settling } from '../queue/scheduler.js';
+import { captureRefused, type ValueWaiter } from '../queue/host-steps.js';
+import { reportFailure } from '../queue/failure-route.js';
+import type { Lane, LaneMark } from '../queue/lane.js';
+import type { CudaError } from '../base/errors.js';
+import type { CompletionPoints } from './completion-points.js';
+
+/** What the watches of a lane take from its device. */
+export interface WatchOwner {
+  readonly completionPoints: CompletionPoints;
+  readonly backend: { readonly Event: new (device: NativeDevice, flags: number) => NativeEvent };
+  readonly native: NativeDevice;
+}
+
+/** One value watched: its event, what waits for it, and how it ended (`status`, once `ended`). */
+class Watched {
+  event: NativeEvent | undefined;
+  waiter: ValueWaiter | undefined;
+  mark = 0;
+  /** The watch's limit, µs. */
+  spin = 0;
+  ended = false;
+  status = 0;
+  error: unknown;
+}
+
+/** Entries at most kept for reuse per lane (about its values in flight). */
+const MAX_SPARE = 64;
+
+/** The watched values of one CUDA stream's lane. */
+export class ValueWatches {
+  readonly #lane: Lane;
+  readonly #owner: WatchOwner;
+  readonly #reached: (mark: number) => void;
+  /** Values watched, oldest first from #head: they settle in this order. */
+  #order: (Watched | undefined)[] = [];
+  #head = 0;
+  readonly #spareEntries: Watched[] = [];
+  readonly #spareEvents: NativeEvent[] = [];
+  #closed = false;
+  /** One handler for every completion of the lane, given its entry as data. */
+  readonly #ended = (status: number, entry: Watched) => (status === 0 ? this.end(entry, 0) : this.#fallBack(entry));
+
+  constructor(lane: Lane, owner: WatchOwner, reached: (mark: number) => void) {
+    this.#lane = lane;
+    this.#owner = owner;
+    this.#reached = reached;
+  }
+
+  /** Watches the work given to the lane so far, for up to `spin` µs; then `waiter.valueDone(error)`. */
+  watch(waiter: ValueWaiter, spin: number): void {
+    const entry = this.#spareEntries.pop() ?? new Watched();
+    entry.waiter = waiter;
+    entry.mark = this.#lane.given + 1;
+    entry.spin = spin;
+    this.#order.push(entry);
+    try {
+      this.#lane.runWith(watchCommand, this, entry, dropped);
+    } catch (error) {
+      // Refused before it was given (a recording lane's refusal): nothing will end it.
+      if (this.#order[this.#order.length - 1] === entry) this.#order.pop();
+      entry.waiter = undefined;
+      throw error;
+    }
+  }
+
+  /** @internal The command's body: records the entry's event and hands it to the watcher. */
+  start(entry: Watched): void {
+    const lane = this.#lane;
+    if (lane.native.capturing()) throw captureRefused('cuEventRecord');
+    const event = this.#spareEvents.pop() ?? new this.#owner.backend.Event(this.#owner.native, DISABLE_TIMING);
+    try {
+      lane.native.record(event);
+    } catch (error) {
+      this.#giveBack(event);
+      throw error;
+    }
+    entry.event = event;
+    const id = expectCompletionWith(this.#ended, entry, 0);
+    try {
+      addon.watchEvent(id, event, entry.spin);
+    } catch {
+      cancelCompletion(id);
+      queueMicrotask(() => this.#fallBack(entry)); // not before the caller has held the value
+    }
+  }
+
+  /** The stream closes: events not in use go now, the others as their values settle. */
+  close(): void {
+    this.#closed = true;
+    for (const event of this.#spareEvents.splice(0)) event.destroy();
+  }
+
+  /** The watcher gave up (or its query failed): a completion point behind the same event decides. */
+  #fallBack(entry: Watched): void {
+    const event = entry.event!;
+    const mark: LaneMark = {
+      waitCommand: (lane) => settling(() => lane.native.waitEvent(event), () => {}),
+      reached: () => false,
+    };
+    this.#owner.completionPoints.after([mark], undefined, (status, error) => this.end(entry, status, error));
+  }
+
+  /**
+   * @internal An entry ended (with the status of its work, or dropped by a broken lane): settles
+   * it and every entry after it that has ended too, once those before it have settled.
+   */
+  end(entry: Watched, status: number, error?: unknown): void {
+    entry.ended = true;
+    entry.status = status;
+    entry.error = error;
+    const order = this.#order;
+    while (this.#head < order.length && order[this.#head]!.ended) {
+      const first = order[this.#head]!;
+      order[this.#head++] = undefined;
+      this.#settle(first);
+    }
+    if (this.#head === order.length) {
+      order.length = 0;
+      this.#head = 0;
+    } else if (this.#head >= 1024) {
+      this.#order = order.slice(this.#head);
+      this.#head = 0;
+    }
+  }
+
+  #settle(entry: Watched): void {
+    const { waiter, mark, status } = entry;
+    const error = status === 0 ? undefined : ((entry.error as CudaError | undefined) ?? this.#lane.statusError(status));
+    if (entry.event) this.#giveBack(entry.event);
+    entry.event = undefined;
+    entry.waiter = undefined;
+    entry.error = undefined;
+    entry.ended = false;
+    if (this.#spareEntries.length < MAX_SPARE) this.#spareEntries.push(entry);
+    try {
+      if (!error) this.#reached(mark);
+      waiter!.valueDone(error);
+    } catch (thrown) {
+      reportFailure(this.#lane.listeners, thrown, { kind: 'onDone', name: 'valueDone' });
+    }
+  }
+
+  #giveBack(event: NativeEvent): void {
+    if (this.#closed || this.#spareEvents.length >= MAX_SPARE) event.destroy();
+    else this.#spareEvents.push(event);
+  }
+}
+
+/**
+ * A watch as {@link ValueWatches.watch} gives it to its lane: no closure per value. A watch that
+ * cannot start settles its value with the error, in order, and never synchronously: the operator
+ * that asked holds the value just after.
+ */
+function watchCommand(lane: Lane, watches: ValueWatches, entry: Watched): void {
+  try {
+    watches.start(entry);
+  } catch (error) {
+    lane.faults.record(error);
+    queueMicrotask(() => watches.end(entry, -1, error));
+  }
+}
+
+/** A watch dropped by its broken lane: the value settles with the device's error, in order. */
+function dropped(_lane: Lane, watches: ValueWatches, entry: Watched, error: unknown): void {
+  watches.end(entry, -1, error);
+}
+
