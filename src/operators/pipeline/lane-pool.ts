@@ -71,17 +71,17 @@ export class Lane {
 
   /** A device array from the pool (allocated, ordered on this lane's stream, when none is free). */
   device<D extends DType>(dtype: D, length: number): DeviceArray<D> {
-    return this.pool.deviceArray(this.stream, dtype, length);
+    return this.pool.deviceArray(this.stream, dtype, length, this.index);
   }
 
   /** A pinned host array from the pool, pinned by this lane's device. */
   host<D extends DType>(dtype: D, length: number): HostArray<D> {
-    return this.pool.host(dtype, length, this.stream.device);
+    return this.pool.host(dtype, length, this.stream.device, this.index);
   }
 
   /** @internal Returns a pooled buffer; only once the work that used it has finished. */
   give(memory: Memory): void {
-    this.pool.give(memory);
+    this.pool.give(memory, this.index);
   }
 
   /** @internal A value started (+1) or finished (-1) on this lane. */
@@ -264,14 +264,14 @@ export class LanePool {
     return undefined;
   }
 
-  /** @internal A pinned host array from the pool, pinned by `device` (memory of no stream). */
-  host<D extends DType>(dtype: D, length: number, device = this.usableDevice()): HostArray<D> {
-    return (this.#buffers.take(device, true, dtype, length) ?? this.#buffers.made(device.allocHost(dtype, length))) as HostArray<D>;
+  /** @internal A pinned host array from the pool, pinned by `device` (memory of no stream), for `lane` (its index) if given. */
+  host<D extends DType>(dtype: D, length: number, device = this.usableDevice(), lane = -1): HostArray<D> {
+    return (this.#buffers.take(device, true, dtype, length, lane) ?? this.#buffers.made(device.allocHost(dtype, length))) as HostArray<D>;
   }
 
   /** @internal A device array from the pool, of `stream`'s device (allocated on it when none is free). */
-  deviceArray<D extends DType>(stream: Stream, dtype: D, length: number): DeviceArray<D> {
-    return (this.#buffers.take(stream.device, false, dtype, length) ?? this.#buffers.made(stream.alloc(dtype, length))) as DeviceArray<D>;
+  deviceArray<D extends DType>(stream: Stream, dtype: D, length: number, lane = -1): DeviceArray<D> {
+    return (this.#buffers.take(stream.device, false, dtype, length, lane) ?? this.#buffers.made(stream.alloc(dtype, length))) as DeviceArray<D>;
   }
 
   /** @internal The first device that is not broken (the first device when all are). */
@@ -280,9 +280,9 @@ export class LanePool {
     return this.device;
   }
 
-  /** @internal Takes back a buffer whose work has finished (frees it once the pool is closed). */
-  give(memory: Memory): void {
-    this.#buffers.give(memory, this.#closed);
+  /** @internal Takes back a buffer whose work has finished, from `lane` (its index) if given (frees it once the pool is closed). */
+  give(memory: Memory, lane = -1): void {
+    this.#buffers.give(memory, this.#closed, lane);
   }
 
   /** Frees the pooled memory (behind the work that used it) and closes the streams. */
