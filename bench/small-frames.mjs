@@ -10,10 +10,10 @@
 // CPU time (which counts the driver's spinning in cuEventSynchronize too), with the part of it
 // inside the C++ program's launch and copy calls (bench/study/per-value gives rxcuda's). Every result is
 // checked. On a machine without a GPU it runs on the host device, without the C++ program.
-// With `--spin µs`, rxcuda runs each road a second time on a pool whose completions a native
-// thread watches for that long (LanePool `spin`): the columns *_spin_fps say what the completion
-// road's latency costs at two frames in flight per lane.
-//   node bench/small-frames.mjs [--frames N] [--rounds R] [--bytes 1024,4096,65536] [--lanes 1,4,16] [--kernels 20] [--spin 0]
+// Its pools watch each value's completion (LanePool's default `spin`); with `--spin µs`, rxcuda
+// runs each road a second time on a pool with that `spin` (`--spin 0`: completions through the
+// driver's host callbacks), in the columns *_spin_fps.
+//   node bench/small-frames.mjs [--frames N] [--rounds R] [--bytes 1024,4096,65536] [--lanes 1,4,16] [--kernels 20] [--spin µs]
 // JSON to $OUT/small-frames.json (or bench/results/). Per-part time per value: bench/study/per-value.mjs.
 import { pipe, range, lastValueFrom, count, tap } from 'rxjs';
 import { baseline, median, report, rxcudaUnderTest } from './support.mjs';
@@ -34,8 +34,9 @@ const ROUNDS = Number(arg('rounds', cuda ? 5 : 2));
 const BYTES = list(arg('bytes', '1024,4096,65536'));
 const LANES = list(arg('lanes', '1,4,16'));
 const KERNELS = Number(arg('kernels', 20));
-const SPIN = Number(arg('spin', 0));
-if (!Number.isInteger(SPIN) || SPIN < 0) throw new RangeError(`Expected \`--spin\` to be microseconds, an integer ≥ 0, got ${arg('spin')}`);
+// A second pool per configuration, with this `spin` (0: completions through host callbacks).
+const SPIN = arg('spin', undefined) === undefined ? undefined : Number(arg('spin'));
+if (SPIN !== undefined && (!Number.isInteger(SPIN) || SPIN < 0)) throw new RangeError(`Expected \`--spin\` to be microseconds, an integer ≥ 0, got ${arg('spin')}`);
 for (const [name, values] of [['frames', [FRAMES]], ['rounds', [ROUNDS]], ['kernels', [KERNELS]], ['bytes', BYTES], ['lanes', LANES]])
   for (const v of values) if (!Number.isInteger(v) || v < 1 || (name === 'bytes' && v % 4 !== 0))
     throw new RangeError(`Expected \`--${name}\` to be positive integers${name === 'bytes' ? ' (multiples of 4)' : ''}, got ${arg(name)}`);
@@ -100,7 +101,7 @@ function native(lanes, source, graph) {
 const configs = BYTES.flatMap((bytes) => LANES.map((lanes) => ({ bytes, lanes })));
 for (const config of configs) {
   config.pool = new LanePool(device, { lanes: config.lanes, inFlight: 2 * config.lanes });
-  if (SPIN) config.spinPool = new LanePool(device, { lanes: config.lanes, inFlight: 2 * config.lanes, spin: SPIN });
+  if (SPIN !== undefined) config.spinPool = new LanePool(device, { lanes: config.lanes, inFlight: 2 * config.lanes, spin: SPIN });
   config.pipeline = pipeline(config.bytes / 4);
   config.runs = { eager: [], replay: [], nativeEager: [], nativeGraph: [], eagerSpin: [], replaySpin: [] };
   // Warm: the pool's memory, the executables, the JIT, the C++ program's first graphs.

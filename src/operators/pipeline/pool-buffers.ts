@@ -20,11 +20,15 @@ function bufferKey(host: boolean, dtype: DType, length: number): number {
 /** Free buffers looked at, the latest first, for one the taking lane gave back. */
 const SEARCH = 64;
 
+/** Free buffers of one key, each with the lane that gave it back (-1: none), side by side. */
+interface FreeList {
+  readonly memory: Memory[];
+  readonly lanes: number[];
+}
+
 /** The free buffers of one pool. */
 export class Buffers {
-  readonly #free = new Map<Device, Map<number, Memory[]>>();
-  /** The lane each free buffer was given back by (-1: none); free buffers only. */
-  readonly #givenBy = new Map<Memory, number>();
+  readonly #free = new Map<Device, Map<number, FreeList>>();
   #inUse = 0;
   #created = 0;
 
@@ -43,19 +47,22 @@ export class Buffers {
    * gave back first; else {@link made} one.
    */
   take(device: Device, host: boolean, dtype: DType, length: number, lane = -1): Memory | undefined {
-    const list = this.#free.get(device)?.get(bufferKey(host, dtype, length));
-    if (!list || list.length === 0) return undefined;
-    let at = list.length - 1;
+    const free = this.#free.get(device)?.get(bufferKey(host, dtype, length));
+    if (!free || free.memory.length === 0) return undefined;
+    const { memory, lanes } = free;
+    const last = memory.length - 1;
+    let at = last;
     // Free buffers are few in a steady pipeline (most are in flight): a short look.
-    for (let i = at; i >= 0 && i >= list.length - SEARCH; i--)
-      if (this.#givenBy.get(list[i]!) === lane) {
+    for (let i = last; i >= 0 && i > last - SEARCH; i--)
+      if (lanes[i] === lane) {
         at = i;
         break;
       }
-    const reused = list[at]!;
-    list[at] = list[list.length - 1]!;
-    list.pop();
-    this.#givenBy.delete(reused); // a buffer handed out is not held here (a lent one may be dropped)
+    const reused = memory[at]!;
+    memory[at] = memory[last]!;
+    lanes[at] = lanes[last]!;
+    memory.pop();
+    lanes.pop();
     this.#inUse++;
     return reused;
   }
@@ -70,18 +77,15 @@ export class Buffers {
   /** Takes back a buffer whose work has finished, from `lane`; with `closed`, frees it instead. */
   give(memory: Memory, closed: boolean, lane = -1): void {
     this.#inUse--;
-    if (closed) {
-      this.#givenBy.delete(memory);
-      return memory.closeIdle();
-    }
-    this.#givenBy.set(memory, lane);
+    if (closed) return memory.closeIdle();
     const device = memory.device as Device;
     let lists = this.#free.get(device);
     if (!lists) this.#free.set(device, (lists = new Map()));
     const key = bufferKey(memory instanceof HostArray, memory.dtype, memory.length);
-    let list = lists.get(key);
-    if (!list) lists.set(key, (list = []));
-    list.push(memory);
+    let free = lists.get(key);
+    if (!free) lists.set(key, (free = { memory: [], lanes: [] }));
+    free.memory.push(memory);
+    free.lanes.push(lane);
   }
 
   /**
@@ -92,12 +96,11 @@ export class Buffers {
   close(): void {
     for (const lists of this.#free.values())
       for (const list of lists.values())
-        for (const memory of list) {
+        for (const memory of list.memory) {
           try {
             memory.closeIdle();
           } catch {}
         }
     this.#free.clear();
-    this.#givenBy.clear();
   }
 }
