@@ -52,15 +52,28 @@ describeBackends('pipelines that spin', (getDevice) => {
     expect(lanes.stats.maxInFlight).toBeLessThanOrEqual(6);
     expect(lanes.stats.inFlight).toBe(0);
     expect(lanes.stats.buffersInUse).toBe(0);
+    // On a GPU each value's completion went to the watcher; the host device notifies them all.
+    const { watched, notified } = lanes.stats;
+    expect({ watched, notified }).toEqual(device.kind === 'cuda' ? { watched: 300, notified: 0 } : { watched: 0, notified: 300 });
   });
 
-  it('falls back to a completion point for values that outlast the watch, with the same results', async () => {
-    // 1 µs of watching against 2 ms of device work per value: every watch gives up first.
+  it('falls back to a completion point for values that outlast the watch, then notifies the lane\'s next values', async () => {
+    // 1 µs of watching against 2 ms of device work per value: every watch gives up first, and each
+    // give-up has its lane notify its next 32 values instead.
     const lanes = pool(1);
-    const { n, seen } = await run(lanes, 12, 2_000_000n);
-    expect(n).toBe(12);
-    expect([...seen].sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+    const { n, seen } = await run(lanes, 40, 2_000_000n);
+    expect(n).toBe(40);
+    expect(seen).toHaveLength(40);
+    expect([...seen].sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i));
     expect(lanes.stats.inFlight).toBe(0);
+    const { watched, notified, watchesGivenUp } = lanes.stats;
+    expect(watched + notified).toBe(40);
+    if (device.kind === 'cuda') {
+      // At most the values given to each of the 3 lanes before its first give-up came back.
+      expect(watchesGivenUp).toBe(watched);
+      expect(watched).toBeGreaterThanOrEqual(3);
+      expect(watched).toBeLessThanOrEqual(9);
+    } else expect({ watched, watchesGivenUp }).toEqual({ watched: 0, watchesGivenUp: 0 });
   });
 
   it('keeps the values of one lane in their order, watched or not, with the same results', async () => {

@@ -10,7 +10,7 @@ const script = `
 import { range, map } from 'rxjs';
 import { Device, download, launch, onStreams, upload } from './dist/src/index.js';
 const device = Device.default();
-const N = 4096, BAD = 50;
+const N = 4096, BAD = Number(process.env.BAD ?? 50);
 const module = await device.compile(\`
 extern "C" __global__ void invert_or_fault(unsigned* x, unsigned n, unsigned index, unsigned bad) {
   if (index == bad && blockIdx.x == 0 && threadIdx.x == 0) {
@@ -52,7 +52,7 @@ const pipeline = { emitted: 0, afterError: 0 };
 const done = new Promise((resolve) => {
   range(0, 400).pipe(
     map((i) => Uint32Array.from({ length: N }, (_, j) => i + j)),
-    onStreams(device, { lanes: 2, inFlight: 4 }),
+    onStreams(device, { lanes: 2, inFlight: 4, ...(process.env.SPIN ? { spin: Number(process.env.SPIN) } : {}) }),
     upload((data) => data),
     launch(kernel, (w) => {
       if (w.index === BAD) {
@@ -89,12 +89,21 @@ console.log(JSON.stringify({ poisoned: device.poisoned?.code, pipeline, settled,
 
 const expected = { address: { code: 700, name: 'CUDA_ERROR_ILLEGAL_ADDRESS' }, trap: { code: 719, name: 'CUDA_ERROR_LAUNCH_FAILED' } };
 
+// The pipeline's values on the pool's default road (watched), and on the road of watches that give
+// up at once (spin 1 µs), the faulting value among the first, watched: the watcher's query is the
+// first to see the fault, and the fallback's wait behind the event is refused by the broken context.
+const cases = [
+  ...Object.keys(expected).map((fault) => ({ fault, env: {}, what: fault === 'trap' ? 'a trap' : 'an illegal address' })),
+  { fault: 'address', env: { SPIN: '1', BAD: '3' }, what: 'an illegal address in a value whose watch gives up' },
+] as const;
+
 describeGpu('sticky faults in a pipeline', () => {
-  for (const [fault, { code, name }] of Object.entries(expected)) {
-    it(`settle every pending Promise and the pipeline with the CudaError, after ${fault === 'trap' ? 'a trap' : 'an illegal address'}`, () => {
+  for (const { fault, env, what } of cases) {
+    const { code, name } = expected[fault as keyof typeof expected];
+    it(`settle every pending Promise and the pipeline with the CudaError, after ${what}`, () => {
       const started = performance.now();
       const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-        encoding: 'utf8', cwd: new URL('../..', import.meta.url).pathname, env: { ...process.env, FAULT: fault }, timeout: 60_000,
+        encoding: 'utf8', cwd: new URL('../..', import.meta.url).pathname, env: { ...process.env, FAULT: fault, ...env }, timeout: 60_000,
       });
       const seconds = (performance.now() - started) / 1000;
       // The process exits by itself, without a signal.

@@ -5,10 +5,12 @@
 // and nothing allocated per value: events, entries and the handler are the lane's, reused.
 // The watcher may see a later value's event before an earlier one's: values are settled in the
 // lane's order, each once those before it have settled. A watch that gives up (past `spin`, or a
-// failed query) falls back to a completion point behind the same event, which reports errors.
+// failed query) falls back to a completion point behind the same event, which reports errors, and
+// the lane's next values are notified instead (values that outlast `spin` would each pay for both
+// roads): 32 of them, twice as many after each further give-up (up to 1024), then a watch again.
 import { addon } from '../native/addon.js';
 import { cancelCompletion, expectCompletionWith } from '../native/completions.js';
-import { DISABLE_TIMING, type NativeDevice, type NativeEvent } from '../native/types.js';
+import { DISABLE_TIMING, NOTIFY_OFF_STREAM, NOTIFY_REFUSE_CAPTURE, type NativeDevice, type NativeEvent } from '../native/types.js';
 import { settling } from '../queue/scheduler.js';
 import { captureRefused, type ValueWaiter } from '../queue/host-steps.js';
 import { reportFailure } from '../queue/failure-route.js';
@@ -23,12 +25,12 @@ export interface WatchOwner {
   readonly native: NativeDevice;
 }
 
-/** One value watched: its event, what waits for it, and how it ended (`status`, once `ended`). */
+/** One value: its event (none when notified), what waits for it, and how it ended. */
 class Watched {
   event: NativeEvent | undefined;
   waiter: ValueWaiter | undefined;
   mark = 0;
-  /** The watch's limit, µs. */
+  /** The watch's limit, µs; 0: the value is notified through a host callback instead. */
   spin = 0;
   ended = false;
   status = 0;
@@ -37,20 +39,30 @@ class Watched {
 
 /** Entries at most kept for reuse per lane (about its values in flight). */
 const MAX_SPARE = 64;
+/** Values notified after a lane's first give-up, and at most after many. */
+const FIRST_SKIP = 32;
+const MAX_SKIP = 1024;
 
 /** The watched values of one CUDA stream's lane. */
 export class ValueWatches {
   readonly #lane: Lane;
   readonly #owner: WatchOwner;
   readonly #reached: (mark: number) => void;
-  /** Values watched, oldest first from #head: they settle in this order. */
+  /** Values not settled yet, oldest first from #head: they settle in this order. */
   #order: (Watched | undefined)[] = [];
   #head = 0;
   readonly #spareEntries: Watched[] = [];
   readonly #spareEvents: NativeEvent[] = [];
   #closed = false;
+  /** Values still to notify instead of watching, and how many after the next give-up. */
+  #skip = 0;
+  #nextSkip = FIRST_SKIP;
   /** One handler for every completion of the lane, given its entry as data. */
-  readonly #ended = (status: number, entry: Watched) => (status === 0 ? this.end(entry, 0) : this.#fallBack(entry));
+  readonly #ended = (status: number, entry: Watched) => {
+    if (entry.event === undefined || status === 0) return this.end(entry, status);
+    this.#gaveUp();
+    this.#fallBack(entry);
+  };
 
   constructor(lane: Lane, owner: WatchOwner, reached: (mark: number) => void) {
     this.#lane = lane;
@@ -58,12 +70,19 @@ export class ValueWatches {
     this.#reached = reached;
   }
 
-  /** Watches the work given to the lane so far, for up to `spin` µs; then `waiter.valueDone(error)`. */
+  /**
+   * Watches the work given to the lane so far, for up to `spin` µs (or notifies it, after a
+   * give-up); then `waiter.valueDone(error)`, on the main thread, never before this returns.
+   */
   watch(waiter: ValueWaiter, spin: number): void {
     const entry = this.#spareEntries.pop() ?? new Watched();
     entry.waiter = waiter;
     entry.mark = this.#lane.given + 1;
-    entry.spin = spin;
+    entry.spin = this.#skip > 0 ? 0 : spin;
+    if (this.#skip > 0) this.#skip--;
+    const roads = this.#lane.valueRoads;
+    if (entry.spin === 0) roads.notified++;
+    else roads.watched++;
     this.#order.push(entry);
     try {
       this.#lane.runWith(watchCommand, this, entry, dropped);
@@ -75,9 +94,24 @@ export class ValueWatches {
     }
   }
 
-  /** @internal The command's body: records the entry's event and hands it to the watcher. */
+  /** @internal The command's body: records the entry's event and hands it to the watcher, or notifies. */
   start(entry: Watched): void {
     const lane = this.#lane;
+    if (entry.spin === 0) {
+      const id = expectCompletionWith(this.#ended, entry, 0);
+      let enqueued: boolean;
+      try {
+        enqueued = lane.native.notify(id, NOTIFY_REFUSE_CAPTURE | NOTIFY_OFF_STREAM);
+      } catch (error) {
+        cancelCompletion(id);
+        throw error;
+      }
+      if (!enqueued) {
+        cancelCompletion(id);
+        throw captureRefused('cuStreamAddCallback');
+      }
+      return;
+    }
     if (lane.native.capturing()) throw captureRefused('cuEventRecord');
     const event = this.#spareEvents.pop() ?? new this.#owner.backend.Event(this.#owner.native, DISABLE_TIMING);
     try {
@@ -102,6 +136,13 @@ export class ValueWatches {
     for (const event of this.#spareEvents.splice(0)) event.destroy();
   }
 
+  /** A watch gave up: the lane's next values are notified (see the top of this file). */
+  #gaveUp(): void {
+    this.#lane.valueRoads.gaveUp++;
+    this.#skip = this.#nextSkip;
+    this.#nextSkip = Math.min(this.#nextSkip * 2, MAX_SKIP);
+  }
+
   /** The watcher gave up (or its query failed): a completion point behind the same event decides. */
   #fallBack(entry: Watched): void {
     const event = entry.event!;
@@ -109,7 +150,13 @@ export class ValueWatches {
       waitCommand: (lane) => settling(() => lane.native.waitEvent(event), () => {}),
       reached: () => false,
     };
-    this.#owner.completionPoints.after([mark], undefined, (status, error) => this.end(entry, status, error));
+    try {
+      this.#owner.completionPoints.after([mark], undefined, (status, error) => this.end(entry, status, error));
+    } catch (error) {
+      // The wait was refused (the device broke meanwhile): the value settles with that error.
+      this.#lane.faults.record(error);
+      this.end(entry, -1, error);
+    }
   }
 
   /**
@@ -120,17 +167,20 @@ export class ValueWatches {
     entry.ended = true;
     entry.status = status;
     entry.error = error;
-    const order = this.#order;
+    if (status === 0 && entry.event) this.#nextSkip = FIRST_SKIP; // a watch that saw its value
+    let order = this.#order;
     while (this.#head < order.length && order[this.#head]!.ended) {
       const first = order[this.#head]!;
       order[this.#head++] = undefined;
       this.#settle(first);
+      order = this.#order; // a value settled may have watched another, or compacted
     }
     if (this.#head === order.length) {
       order.length = 0;
       this.#head = 0;
-    } else if (this.#head >= 1024) {
-      this.#order = order.slice(this.#head);
+    } else if (this.#head >= 32 && this.#head * 2 >= order.length) {
+      order.copyWithin(0, this.#head);
+      order.length -= this.#head;
       this.#head = 0;
     }
   }
@@ -144,8 +194,13 @@ export class ValueWatches {
     entry.error = undefined;
     entry.ended = false;
     if (this.#spareEntries.length < MAX_SPARE) this.#spareEntries.push(entry);
+    // Each call apart: a listener of the stream's `idle` that throws does not keep the value.
     try {
       if (!error) this.#reached(mark);
+    } catch (thrown) {
+      reportFailure(this.#lane.listeners, thrown, { kind: 'onDone', name: 'idle' });
+    }
+    try {
       waiter!.valueDone(error);
     } catch (thrown) {
       reportFailure(this.#lane.listeners, thrown, { kind: 'onDone', name: 'valueDone' });
@@ -172,8 +227,7 @@ function watchCommand(lane: Lane, watches: ValueWatches, entry: Watched): void {
   }
 }
 
-/** A watch dropped by its broken lane: the value settles with the device's error, in order. */
+/** A watch dropped by its broken lane: the value settles with the device's error, in order, later. */
 function dropped(_lane: Lane, watches: ValueWatches, entry: Watched, error: unknown): void {
-  watches.end(entry, -1, error);
+  queueMicrotask(() => watches.end(entry, -1, error));
 }
-

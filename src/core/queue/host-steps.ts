@@ -144,13 +144,19 @@ export interface ValueWaiter {
 export function valueNotification(lane: Lane, waiter: ValueWaiter, reached: (mark: number) => void): void {
   lane.valueHandler ??= (status: number, waiting: ValueWaiter, mark: number) => {
     const error = status === 0 ? undefined : lane.statusError(status);
+    // Each call apart: a listener of the stream's `idle` that throws does not keep the value.
     try {
       if (!error) reached(mark);
+    } catch (thrown) {
+      reportFailure(lane.listeners, thrown, { kind: 'onDone', name: 'idle' });
+    }
+    try {
       waiting.valueDone(error);
     } catch (thrown) {
       reportFailure(lane.listeners, thrown, { kind: 'onDone', name: 'valueDone' });
     }
   };
+  lane.valueRoads.notified++;
   lane.runWith(notifyValue, waiter, lane.given + 1, valueDropped);
 }
 

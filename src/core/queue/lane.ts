@@ -51,6 +51,11 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
   recorder: R | undefined;
   /** @internal The completion handler of the lane's value notifications (host-steps.ts), made once. */
   valueHandler: ((status: number, waiter: never, mark: number) => void) | undefined;
+  /**
+   * @internal Pipeline values whose completion was given to the native watcher, those notified by
+   * a host callback, and watches that gave up (device/value-watches.ts, host-steps.ts).
+   */
+  readonly valueRoads = { watched: 0, notified: 0, gaveUp: 0 };
   /** Recorded last of all when the stream closed: what completion points behind it wait for. */
   #tail: LaneMark | undefined;
   readonly #queue: StreamQueue;

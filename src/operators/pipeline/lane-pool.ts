@@ -10,23 +10,12 @@ import type { DeviceArray, HostArray, Memory } from '../../core/memory/memory.js
 import type { PipelineError } from './pipeline-error.js';
 import { Buffers } from './pool-buffers.js';
 import { checkSameOptions, readPoolOptions, type DeviceFaultPolicy, type LanePoolOptions, type PoolSettings } from './pool-options.js';
-import { Places } from './pool-places.js';
+import { Places, type LanePoolStats } from './pool-places.js';
 import type { Timeline } from '../timeline/timeline.js';
 import { MADE, checkMade, type Made } from '../../core/base/made.js';
 
 export { DEFAULT_POOL_SPIN, MAX_LANES, type DeviceFaultPolicy, type LanePoolOptions } from './pool-options.js';
-
-/** Counters of a pool, for seeing that the bound holds and that nothing is kept. */
-export interface LanePoolStats {
-  /** Values whose device work has not finished. */
-  readonly inFlight: number;
-  /** The most values ever in flight at once. */
-  readonly maxInFlight: number;
-  /** Pooled buffers handed out and not yet returned. */
-  readonly buffersInUse: number;
-  /** Pooled buffers ever allocated (steady state: this stops growing). */
-  readonly buffersCreated: number;
-}
+export type { LanePoolStats } from './pool-places.js';
 
 /** A side stream of a lane, for `fanOut`, with the event its branch is joined through. */
 export interface SideStream {
@@ -35,9 +24,8 @@ export interface SideStream {
 }
 
 /**
- * One stream of a pool. Its memory comes from the pool's free lists, which every lane shares: a
- * buffer goes back only once the work that used it has finished, so any lane may take it next,
- * and the pool holds what is in flight, not that times the lanes.
+ * One stream of a pool. Its memory comes from the pool's free lists, which every lane shares (a
+ * lane takes back its own first): a buffer goes back once the work that used it has finished.
  */
 export class Lane {
   /** The lane's position in its pool. */
@@ -181,7 +169,10 @@ export class LanePool {
   /** The pool's counters now. */
   get stats(): LanePoolStats {
     const places = this.#places;
-    return { inFlight: places.inFlight, maxInFlight: places.maxInFlight, buffersInUse: this.#buffers.inUse, buffersCreated: this.#buffers.created };
+    const roads = { watched: 0, notified: 0, gaveUp: 0 };
+    for (const { stream } of this.lanes) for (const k of ['watched', 'notified', 'gaveUp'] as const) roads[k] += stream.lane.valueRoads[k];
+    const { watched, notified, gaveUp: watchesGivenUp } = roads;
+    return { inFlight: places.inFlight, maxInFlight: places.maxInFlight, buffersInUse: this.#buffers.inUse, buffersCreated: this.#buffers.created, watched, notified, watchesGivenUp };
   }
 
   /** Whether the pool is closed (by {@link close}, or a lane's stream closed behind its back): it takes no pipeline then. */

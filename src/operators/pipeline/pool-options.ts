@@ -43,8 +43,10 @@ export interface LanePoolOptions {
    * (and briefly after). With 0 every value's completion comes through the driver's host callback
    * instead, behind an event on the lane's notifier stream: no core is kept busy, and each value
    * costs the main thread three driver calls and the completion some latency, which small values
-   * pay for in throughput (README, "Small values: what a value costs", gives the figures). On the
-   * host device it changes nothing.
+   * pay for in throughput (README, "Small values: what a value costs", gives the figures). A watch
+   * that gives up (a value that outlasted `spin`, counted from when it was given to its lane) makes
+   * the lane notify its next 32 values instead, twice as many after each further give-up (up to
+   * 1024), so that long values pay for one road, not both. On the host device it changes nothing.
    * @default 1000 ({@link DEFAULT_POOL_SPIN})
    */
   readonly spin?: number;
@@ -91,13 +93,15 @@ export interface PoolSettings {
   readonly onDeviceFault: DeviceFaultPolicy;
 }
 
-/** The options a lane pool takes (see {@link LanePoolOptions}). */
 /**
- * A lane pool's `spin` when none is given, in µs: long enough that a small value's completion is
- * seen by the watcher, short enough that a long one costs the core little.
+ * A lane pool's `spin` when none is given, in µs: long enough that the watcher sees the completion
+ * of a small value, even one queued behind another on its lane. A lane whose values outlast it
+ * has most of them notified instead (see {@link LanePoolOptions.spin}), so the core is seldom busy
+ * for long values.
  */
 export const DEFAULT_POOL_SPIN = 1000;
 
+/** The options a lane pool takes (see {@link LanePoolOptions}). */
 export const LANE_POOL_OPTIONS: readonly string[] = ['inFlight', 'lanes', 'lanesPerDevice', 'onDeviceFault', 'spin', 'timeline'];
 
 /**

@@ -3,6 +3,24 @@
 // pool take freed places.
 import type { Device } from '../../core/device/device.js';
 
+/** Counters of a pool, for seeing that the bound holds and that nothing is kept. */
+export interface LanePoolStats {
+  /** Values whose device work has not finished. */
+  readonly inFlight: number;
+  /** The most values ever in flight at once. */
+  readonly maxInFlight: number;
+  /** Pooled buffers handed out and not yet returned. */
+  readonly buffersInUse: number;
+  /** Pooled buffers ever allocated (steady state: this stops growing). */
+  readonly buffersCreated: number;
+  /** Values whose completion the native watcher was given (on a GPU, by the pool's `spin`). */
+  readonly watched: number;
+  /** Values whose completion came through a host callback (`spin: 0`, the host device, or after a give-up). */
+  readonly notified: number;
+  /** Watches that gave up (a value outlasted `spin`): each makes its lane notify the next values. */
+  readonly watchesGivenUp: number;
+}
+
 /** The in-flight places of one pool. */
 export class Places {
   readonly #bound: number;
