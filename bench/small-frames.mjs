@@ -69,6 +69,7 @@ function pipeline(floats) {
 async function ours(pool, { source, work }, replayed) {
   let wrong = 0;
   const elu0 = performance.eventLoopUtilization();
+  const given = pool.stats.watchesGivenUp;
   const start = performance.now();
   const done = await lastValueFrom(
     range(0, FRAMES).pipe(
@@ -84,6 +85,7 @@ async function ours(pool, { source, work }, replayed) {
   const seconds = (performance.now() - start) / 1000;
   const elu = performance.eventLoopUtilization(elu0);
   if (done !== FRAMES || wrong > 0) throw new Error(`rxcuda ${replayed ? 'replay' : 'eager'}: ${done} of ${FRAMES} frames came back, ${wrong} wrong`);
+  if (pool.stats.watchesGivenUp !== given) gaveUp.add(`${pool.spin} µs`);
   return { fps: FRAMES / seconds, mainUs: (elu.active * 1000) / FRAMES };
 }
 
@@ -98,6 +100,8 @@ function native(lanes, source, graph) {
   return { fps: FRAMES / run.seconds, mainUs: perFrame(run.threadSeconds), launchUs: perFrame(run.launchSeconds), copyUs: perFrame(run.copySeconds) };
 }
 
+/** The pools' `spin` where a watch gave up during a measured run (then values were notified). */
+const gaveUp = new Set();
 const configs = BYTES.flatMap((bytes) => LANES.map((lanes) => ({ bytes, lanes })));
 for (const config of configs) {
   config.pool = new LanePool(device, { lanes: config.lanes, inFlight: 2 * config.lanes });
@@ -148,7 +152,7 @@ const rows = configs.map(({ bytes, lanes, runs }) => defined({
 }));
 for (const { pool, spinPool } of configs) pool.close(), spinPool?.close();
 contextStream.close();
-const why = cuda ? '' : '; no GPU: the host device, without the C++ program';
+const why = (cuda ? '' : '; no GPU: the host device, without the C++ program') + (gaveUp.size ? `; watches gave up with spin ${[...gaveUp].join(', ')}` : '');
 report(
   'small-frames',
   `frames/s of ${FRAMES} frames, upload → ${KERNELS} kernels → download, 2 frames in flight per lane, ${ROUNDS} rounds (medians), ${device.name}${why}`,

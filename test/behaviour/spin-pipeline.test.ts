@@ -69,10 +69,13 @@ describeBackends('pipelines that spin', (getDevice) => {
     const { watched, notified, watchesGivenUp } = lanes.stats;
     expect(watched + notified).toBe(40);
     if (device.kind === 'cuda') {
-      // At most the values given to each of the 3 lanes before its first give-up came back.
-      expect(watchesGivenUp).toBe(watched);
+      // The lanes' first values are watched, and give up (a watcher descheduled for the 2 ms of a
+      // value sees it done at its first look: a loaded machine may spare a lane its give-up).
       expect(watched).toBeGreaterThanOrEqual(3);
-      expect(watched).toBeLessThanOrEqual(9);
+      expect(watchesGivenUp).toBeGreaterThanOrEqual(1);
+      expect(watchesGivenUp).toBeLessThanOrEqual(watched);
+      // Then each lane that gave up notifies its next 32 values: most of the 40.
+      expect(notified).toBeGreaterThanOrEqual(20);
     } else expect({ watched, watchesGivenUp }).toEqual({ watched: 0, watchesGivenUp: 0 });
   });
 
