@@ -10,9 +10,9 @@
 // roads): 32 of them, twice as many after each further give-up (up to 1024), then a watch again.
 import { addon } from '../native/addon.js';
 import { cancelCompletion, expectCompletionWith } from '../native/completions.js';
-import { DISABLE_TIMING, NOTIFY_OFF_STREAM, NOTIFY_REFUSE_CAPTURE, type NativeDevice, type NativeEvent } from '../native/types.js';
+import { DISABLE_TIMING, type NativeDevice, type NativeEvent } from '../native/types.js';
 import { settling } from '../queue/scheduler.js';
-import { captureRefused, type ValueWaiter } from '../queue/host-steps.js';
+import { captureRefused, notifyRefusingCapture, type ValueWaiter } from '../queue/host-steps.js';
 import { reportFailure } from '../queue/failure-route.js';
 import type { Lane, LaneMark } from '../queue/lane.js';
 import type { CudaError } from '../base/errors.js';
@@ -97,21 +97,7 @@ export class ValueWatches {
   /** @internal The command's body: records the entry's event and hands it to the watcher, or notifies. */
   start(entry: Watched): void {
     const lane = this.#lane;
-    if (entry.spin === 0) {
-      const id = expectCompletionWith(this.#ended, entry, 0);
-      let enqueued: boolean;
-      try {
-        enqueued = lane.native.notify(id, NOTIFY_REFUSE_CAPTURE | NOTIFY_OFF_STREAM);
-      } catch (error) {
-        cancelCompletion(id);
-        throw error;
-      }
-      if (!enqueued) {
-        cancelCompletion(id);
-        throw captureRefused('cuStreamAddCallback');
-      }
-      return;
-    }
+    if (entry.spin === 0) return notifyRefusingCapture(lane, expectCompletionWith(this.#ended, entry, 0), true);
     if (lane.native.capturing()) throw captureRefused('cuEventRecord');
     const event = this.#spareEvents.pop() ?? new this.#owner.backend.Event(this.#owner.native, DISABLE_TIMING);
     try {

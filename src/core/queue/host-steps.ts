@@ -30,7 +30,7 @@ export function checkNotCapturing(lane: Lane, call: string): void {
 }
 
 /** Enqueues the notification for `id` (refused under graph capture: nothing enqueued, and the refusal thrown). */
-function notifyRefusingCapture(lane: Lane, id: number, offStream = false): void {
+export function notifyRefusingCapture(lane: Lane, id: number, offStream = false): void {
   let enqueued: boolean;
   try {
     enqueued = lane.native.notify(id, NOTIFY_REFUSE_CAPTURE | (offStream ? NOTIFY_OFF_STREAM : 0));
