@@ -78,11 +78,8 @@ export class ValueWatches {
     const entry = this.#spareEntries.pop() ?? new Watched();
     entry.waiter = waiter;
     entry.mark = this.#lane.given + 1;
-    entry.spin = this.#skip > 0 ? 0 : spin;
-    if (this.#skip > 0) this.#skip--;
-    const roads = this.#lane.valueRoads;
-    if (entry.spin === 0) roads.notified++;
-    else roads.watched++;
+    const notified = this.#skip > 0;
+    entry.spin = notified ? 0 : spin;
     this.#order.push(entry);
     try {
       this.#lane.runWith(watchCommand, this, entry, dropped);
@@ -90,8 +87,13 @@ export class ValueWatches {
       // Refused before it was given (a recording lane's refusal): nothing will end it.
       if (this.#order[this.#order.length - 1] === entry) this.#order.pop();
       entry.waiter = undefined;
+      this.#spareEntries.push(entry);
       throw error;
     }
+    if (notified) {
+      this.#skip--;
+      this.#lane.valueRoads.notified++;
+    } else this.#lane.valueRoads.watched++;
   }
 
   /** @internal The command's body: records the entry's event and hands it to the watcher, or notifies. */
