@@ -22,7 +22,6 @@ export interface EventOptions {
   readonly timing?: boolean;
 }
 
-
 /**
  * One native event and the queued commands that use it. A record that finds the current native
  * event still used by a queued record or wait gets a new one, so that every wait refers to the

@@ -48,18 +48,21 @@ export function onDoneOn(
   }, watch, nameOf(fn)));
 }
 
-/** See {@link Stream.afterValue} with `spin` on a CUDA stream: {@link valueDoneOn}'s checks, then the value's watch. */
-export function valueWatchOn(lane: Lane<Recorder>, watches: ValueWatches, waiter: ValueWaiter, spin: number): void {
+/** {@link onDoneOn}'s checks for a pipeline value's completion point, whose driver call is `call`. */
+function checkValueWait(lane: Lane<Recorder>, call: string): void {
   lane.checkOpen();
   lane.recorder?.interrupt('onDone (a wait for the stream)');
-  if (!lane.unqueued) checkNotCapturing(lane, 'cuEventRecord');
+  if (!lane.unqueued) checkNotCapturing(lane, call);
+}
+
+/** See {@link Stream.afterValue} with `spin` on a CUDA stream: the checks, then the value's watch. */
+export function valueWatchOn(lane: Lane<Recorder>, watches: ValueWatches, waiter: ValueWaiter, spin: number): void {
+  checkValueWait(lane, 'cuEventRecord');
   watches.watch(waiter, spin);
 }
 
-/** See {@link Stream.afterValue} without `spin`: {@link onDoneOn}'s checks, then the lane's value notification. */
+/** See {@link Stream.afterValue} without `spin`: the checks, then the lane's value notification. */
 export function valueDoneOn(lane: Lane<Recorder>, waiter: ValueWaiter, reached: (mark: number) => void): void {
-  lane.checkOpen();
-  lane.recorder?.interrupt('onDone (a wait for the stream)');
-  if (!lane.unqueued) checkNotCapturing(lane, 'cuStreamAddCallback');
+  checkValueWait(lane, 'cuStreamAddCallback');
   valueNotification(lane, waiter, reached);
 }

@@ -12,8 +12,7 @@ import { addon } from '../native/addon.js';
 import { cancelCompletion, expectCompletionWith } from '../native/completions.js';
 import { DISABLE_TIMING, type NativeDevice, type NativeEvent } from '../native/types.js';
 import { settling } from '../queue/scheduler.js';
-import { captureRefused, notifyRefusingCapture, type ValueWaiter } from '../queue/host-steps.js';
-import { reportFailure } from '../queue/failure-route.js';
+import { captureRefused, notifyRefusingCapture, settleValue, type ValueWaiter } from '../queue/host-steps.js';
 import type { Lane, LaneMark } from '../queue/lane.js';
 import type { CudaError } from '../base/errors.js';
 import type { CompletionPoints } from './completion-points.js';
@@ -182,17 +181,7 @@ export class ValueWatches {
     entry.error = undefined;
     entry.ended = false;
     if (this.#spareEntries.length < MAX_SPARE) this.#spareEntries.push(entry);
-    // Each call apart: a listener of the stream's `idle` that throws does not keep the value.
-    try {
-      if (!error) this.#reached(mark);
-    } catch (thrown) {
-      reportFailure(this.#lane.listeners, thrown, { kind: 'onDone', name: 'idle' });
-    }
-    try {
-      waiter!.valueDone(error);
-    } catch (thrown) {
-      reportFailure(this.#lane.listeners, thrown, { kind: 'onDone', name: 'valueDone' });
-    }
+    settleValue(this.#lane, waiter!, error, mark, this.#reached);
   }
 
   #giveBack(event: NativeEvent): void {

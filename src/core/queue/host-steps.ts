@@ -142,31 +142,34 @@ export interface ValueWaiter {
  * all, each with its waiter and mark.
  */
 export function valueNotification(lane: Lane, waiter: ValueWaiter, reached: (mark: number) => void): void {
-  lane.valueHandler ??= (status: number, waiting: ValueWaiter, mark: number) => {
-    const error = status === 0 ? undefined : lane.statusError(status);
-    // Each call apart: a listener of the stream's `idle` that throws does not keep the value.
-    try {
-      if (!error) reached(mark);
-    } catch (thrown) {
-      reportFailure(lane.listeners, thrown, { kind: 'onDone', name: 'idle' });
-    }
-    try {
-      waiting.valueDone(error);
-    } catch (thrown) {
-      reportFailure(lane.listeners, thrown, { kind: 'onDone', name: 'valueDone' });
-    }
-  };
+  lane.valueHandler ??= (status: number, waiting: ValueWaiter, mark: number) =>
+    settleValue(lane, waiting, status === 0 ? undefined : lane.statusError(status), mark, reached);
   lane.valueRoads.notified++;
   lane.runWith(notifyValue, waiter, lane.given + 1, valueDropped);
 }
 
-/** A value's notification dropped by its broken lane: the value settles with the device's error. */
-function valueDropped(lane: Lane, waiter: ValueWaiter, _mark: number, error: unknown): void {
+/**
+ * Settles a pipeline value whose work before its completion point has finished (with `error`, the
+ * CudaError that stopped it): `reached(mark)` first when it succeeded, then `waiter.valueDone`.
+ * Each call apart, its failures reported as a step's are: a listener of the stream's `idle` that
+ * throws does not keep the value.
+ */
+export function settleValue(lane: Lane, waiter: ValueWaiter, error: CudaError | undefined, mark: number, reached: (mark: number) => void): void {
   try {
-    waiter.valueDone(error as CudaError);
+    if (!error) reached(mark);
+  } catch (thrown) {
+    reportFailure(lane.listeners, thrown, { kind: 'onDone', name: 'idle' });
+  }
+  try {
+    waiter.valueDone(error);
   } catch (thrown) {
     reportFailure(lane.listeners, thrown, { kind: 'onDone', name: 'valueDone' });
   }
+}
+
+/** A value's notification dropped by its broken lane: the value settles with the device's error. */
+function valueDropped(lane: Lane, waiter: ValueWaiter, mark: number, error: unknown): void {
+  settleValue(lane, waiter, error as CudaError, mark, () => {});
 }
 
 /** A value's notification as {@link valueNotification} enqueues it. */

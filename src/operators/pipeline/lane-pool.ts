@@ -169,9 +169,13 @@ export class LanePool {
   /** The pool's counters now. */
   get stats(): LanePoolStats {
     const places = this.#places;
-    const roads = { watched: 0, notified: 0, gaveUp: 0 };
-    for (const { stream } of this.lanes) for (const k of ['watched', 'notified', 'gaveUp'] as const) roads[k] += stream.lane.valueRoads[k];
-    const { watched, notified, gaveUp: watchesGivenUp } = roads;
+    let watched = 0, notified = 0, watchesGivenUp = 0;
+    for (const { stream } of this.lanes) {
+      const roads = stream.lane.valueRoads;
+      watched += roads.watched;
+      notified += roads.notified;
+      watchesGivenUp += roads.gaveUp;
+    }
     return { inFlight: places.inFlight, maxInFlight: places.maxInFlight, buffersInUse: this.#buffers.inUse, buffersCreated: this.#buffers.created, watched, notified, watchesGivenUp };
   }
 
