@@ -1,6 +1,6 @@
-import { Observable, type OperatorFunction } from 'rxjs';
+import type { OperatorFunction } from 'rxjs';
 import type { Stream } from '../core/device/stream.js';
-import { attached, operate } from './pipeline/operate.js';
+import { stepOperator } from './pipeline/step-run.js';
 import type { Work } from './pipeline/work.js';
 import type { NamedIn, With } from './pipeline/slots.js';
 
@@ -30,11 +30,7 @@ export function enqueue<T, B, R, X = void>(
   fn: (work: Work<T, B, R>, stream: Stream) => X,
   name = 'enqueue',
 ): OperatorFunction<Work<T, B, R>, Work<T, With<B, NamedIn<X>>, R>> {
-  return (source) =>
-    new Observable((subscriber) =>
-      operate(name, source, subscriber, (work) => {
-        work.stage(name, () => fn(work, work.stream));
-        subscriber.next(attached(work));
-      }),
-    );
+  return stepOperator(name, (work: Work<T, B, R>) => {
+    work.stage(name, () => fn(work, work.stream));
+  });
 }

@@ -1,8 +1,8 @@
-import { Observable, type OperatorFunction } from 'rxjs';
+import type { OperatorFunction } from 'rxjs';
 import { typeError } from '../core/base/errors.js';
 import type { DeviceArray } from '../core/memory/memory.js';
 import { Fft, type C2cOptions, type FftDType, type FftKind } from '../core/libraries/index.js';
-import { attached, operate } from './pipeline/operate.js';
+import { stepOperator } from './pipeline/step-run.js';
 import type { Work } from './pipeline/work.js';
 import type { NamedIn, With } from './pipeline/slots.js';
 
@@ -38,14 +38,10 @@ export function fft<T, B, R, D extends FftDType, const O extends DeviceArray<D>>
   configure: (work: Work<T, B, R>) => FftCall<D, O>,
 ): OperatorFunction<Work<T, B, R>, Work<T, With<B, NamedIn<O>>, R>> {
   if (typeof configure !== 'function') typeError('configure', 'a function', configure);
-  return (source) =>
-    new Observable((subscriber) =>
-      operate('fft', source, subscriber, (work) => {
-        const { kind, input, output, ...options } = configure(work);
-        const stream = work.stream;
-        if (kind !== 'c2c' && kind !== 'r2c' && kind !== 'c2r') typeError('kind', "'c2c', 'r2c' or 'c2r'", kind);
-        work.stage(`fft ${kind}`, () => Fft.for(stream.device)[kind](stream, input, output as never, options));
-        subscriber.next(attached(work));
-      }),
-    );
+  return stepOperator('fft', (work: Work<T, B, R>) => {
+    const { kind, input, output, ...options } = configure(work);
+    const stream = work.stream;
+    if (kind !== 'c2c' && kind !== 'r2c' && kind !== 'c2r') typeError('kind', "'c2c', 'r2c' or 'c2r'", kind);
+    work.stage(`fft ${kind}`, () => Fft.for(stream.device)[kind](stream, input, output as never, options));
+  });
 }

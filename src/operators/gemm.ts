@@ -1,8 +1,8 @@
-import { Observable, type OperatorFunction } from 'rxjs';
+import type { OperatorFunction } from 'rxjs';
 import { typeError } from '../core/base/errors.js';
 import type { DeviceArray } from '../core/memory/memory.js';
 import { Blas, type GemmDType, type GemmOptions, type GemmOutput } from '../core/libraries/index.js';
-import { attached, operate } from './pipeline/operate.js';
+import { stepOperator } from './pipeline/step-run.js';
 import type { Work } from './pipeline/work.js';
 import type { NamedIn, With } from './pipeline/slots.js';
 
@@ -38,13 +38,9 @@ export function gemm<T, B, R, D extends GemmDType, const C extends DeviceArray<G
   configure: (work: Work<T, B, R>) => GemmCall<D, C>,
 ): OperatorFunction<Work<T, B, R>, Work<T, With<B, NamedIn<C>>, R>> {
   if (typeof configure !== 'function') typeError('configure', 'a function', configure);
-  return (source) =>
-    new Observable((subscriber) =>
-      operate('gemm', source, subscriber, (work) => {
-        const { a, b, c, ...options } = configure(work);
-        const stream = work.stream;
-        work.stage('gemm', () => Blas.for(stream.device).gemm(stream, a, b, c as never, options));
-        subscriber.next(attached(work));
-      }),
-    );
+  return stepOperator('gemm', (work: Work<T, B, R>) => {
+    const { a, b, c, ...options } = configure(work);
+    const stream = work.stream;
+    work.stage('gemm', () => Blas.for(stream.device).gemm(stream, a, b, c as never, options));
+  });
 }

@@ -1,10 +1,10 @@
-import { Observable, type OperatorFunction } from 'rxjs';
+import type { OperatorFunction } from 'rxjs';
 import { Kernel, type KernelArgs, type LaunchExtras, type Signature } from '../core/kernels/kernel.js';
 import { LaunchHooks, type LaunchHook } from '../core/kernels/launch-hooks.js';
 import { typeError } from '../core/base/errors.js';
 import { checkOptions } from '../core/base/options.js';
 import type { LaunchConfig, LaunchOptions } from '../core/kernels/launch-config.js';
-import { attached, operate } from './pipeline/operate.js';
+import { stepOperator } from './pipeline/step-run.js';
 import { PipelineError, type Work } from './pipeline/work.js';
 import type { NamedIn, With } from './pipeline/slots.js';
 
@@ -42,18 +42,14 @@ export function launch<T, B, R, S extends Signature, const A extends KernelArgs<
   const name = `launch(${kernel.name})`;
   let hooks: LaunchHooks | undefined;
   for (const hook of options.hooks ?? []) (hooks ??= new LaunchHooks()).add(hook as unknown as LaunchHook);
-  return (source) =>
-    new Observable((subscriber) =>
-      operate(name, source, subscriber, (work) => {
-        const { config, args } = configure(work);
-        // Plain launches take the fast path; a context is made only for hooks and specializations.
-        const extras: LaunchExtras | undefined =
-          hooks || kernel.specialized ? { hooks, onFailure: (error) => subscriber.error(new PipelineError(name, work.index, error)) } : undefined;
-        if (work.timed) work.stage(kernel.name, () => kernel.launchOn(work.stream, config, args, extras));
-        else kernel.launchOn(work.stream, config, args, extras);
-        subscriber.next(attached(work));
-      }),
-    );
+  return stepOperator(name, (work: Work<T, B, R>, subscriber) => {
+    const { config, args } = configure(work);
+    // Plain launches take the fast path; a context is made only for hooks and specializations.
+    const extras: LaunchExtras | undefined =
+      hooks || kernel.specialized ? { hooks, onFailure: (error) => subscriber.error(new PipelineError(name, work.index, error)) } : undefined;
+    if (work.timed) work.stage(kernel.name, () => kernel.launchOn(work.stream, config, args, extras));
+    else kernel.launchOn(work.stream, config, args, extras);
+  });
 }
 
 /** Options for {@link launch}. */

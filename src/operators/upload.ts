@@ -1,11 +1,11 @@
-import { Observable, type OperatorFunction } from 'rxjs';
+import type { OperatorFunction } from 'rxjs';
 import { dtypeOfArray, type DType } from '../core/base/dtype.js';
 import { typeError } from '../core/base/errors.js';
 import { HostArray, type DeviceArray } from '../core/memory/memory.js';
 import { stageIn } from '../core/device/stream-commands.js';
 import { holdInPlace } from '../core/memory/user-arrays.js';
 import { MAIN_THREAD_COPY_BYTES } from '../core/memory/host-copy.js';
-import { attached, operate } from './pipeline/operate.js';
+import { stepOperator } from './pipeline/step-run.js';
 import type { Work } from './pipeline/work.js';
 import type { DTypeOfData, HostData, With } from './pipeline/slots.js';
 
@@ -51,28 +51,24 @@ export function upload<T, B, R, A extends UploadSource, N extends string = 'inpu
   name: N = 'input' as N,
 ): OperatorFunction<Work<T, B, R>, Work<T, With<B, { readonly [K in N]: DeviceArray<DTypeOfSource<A>> }>, R>> {
   if (typeof select !== 'function') typeError('select', 'a function from a value to the data to upload', select);
-  return (source) =>
-    new Observable((subscriber) =>
-      operate(`upload(${name})`, source, subscriber, (work) => {
-        const data: UploadSource = select(work.value);
-        if (data instanceof HostArray) {
-          const target = work.device(data.dtype, data.length, name);
-          if (!work.timed) work.stream.copy(target, data);
-          else work.stage(`upload ${name} [${data.registered ? 'registered' : 'pinned'}]`, () => work.stream.copy(target, data), data.byteLength);
-          return subscriber.next(attached(work));
-        }
-        const dtype: DType | undefined = dtypeOfArray(data);
-        if (!dtype) typeError('select(value)', 'a HostArray or a TypedArray other than a Uint8ClampedArray', data);
-        holdInPlace('select(value)', data, data.byteLength > MAIN_THREAD_COPY_BYTES); // the copy threads read a large one after this returns
-        const staging = work.staging(dtype, data.length);
-        if (work.timed) {
-          const start = performance.now();
-          stageIn(work.stream, staging, data, () => work.hostSpan(`stage ${name} [workers]`, start, data.byteLength));
-        } else stageIn(work.stream, staging, data);
-        const target = work.device(dtype, data.length, name);
-        if (!work.timed) work.stream.copy(target, staging);
-        else work.stage(`upload ${name} [staged]`, () => work.stream.copy(target, staging), data.byteLength);
-        subscriber.next(attached(work));
-      }),
-    );
+  return stepOperator(`upload(${name})`, (work: Work<T, B, R>) => {
+    const data: UploadSource = select(work.value);
+    if (data instanceof HostArray) {
+      const target = work.device(data.dtype, data.length, name);
+      if (!work.timed) work.stream.copy(target, data);
+      else work.stage(`upload ${name} [${data.registered ? 'registered' : 'pinned'}]`, () => work.stream.copy(target, data), data.byteLength);
+      return;
+    }
+    const dtype: DType | undefined = dtypeOfArray(data);
+    if (!dtype) typeError('select(value)', 'a HostArray or a TypedArray other than a Uint8ClampedArray', data);
+    holdInPlace('select(value)', data, data.byteLength > MAIN_THREAD_COPY_BYTES); // the copy threads read a large one after this returns
+    const staging = work.staging(dtype, data.length);
+    if (work.timed) {
+      const start = performance.now();
+      stageIn(work.stream, staging, data, () => work.hostSpan(`stage ${name} [workers]`, start, data.byteLength));
+    } else stageIn(work.stream, staging, data);
+    const target = work.device(dtype, data.length, name);
+    if (!work.timed) work.stream.copy(target, staging);
+    else work.stage(`upload ${name} [staged]`, () => work.stream.copy(target, staging), data.byteLength);
+  });
 }

@@ -41,12 +41,16 @@ let routeArg: unknown;
 
 /** The route in force now (a step captures it when it is enqueued). */
 export function currentRoute(): FailureRoute | undefined {
-  if (makeRoute !== undefined) {
-    route = makeRoute(routeArg as never);
-    makeRoute = undefined;
-    routeArg = undefined;
-  }
+  if (route === undefined && makeRoute !== undefined) route = makeRoute(routeArg as never);
   return route;
+}
+
+/**
+ * Within {@link routingFailuresOf}, makes the next capture make its route again: for a run of
+ * operators under one scope, whose route names the operator enqueuing when it is made.
+ */
+export function routeAnew(): void {
+  if (makeRoute !== undefined) route = undefined;
 }
 
 /**

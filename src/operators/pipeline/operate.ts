@@ -23,6 +23,20 @@ export function operate<W extends AnyWork, O>(
   subscriber: Subscriber<O>,
   next: (work: W, owe: () => () => void) => void,
 ) {
+  return operateNamed({ name, first: name }, source, subscriber, next);
+}
+
+/**
+ * {@link operate}, for operators whose name changes while a value passes (a run of steps, see
+ * step-run.ts): a failure names the operator `naming.name` names when it happens, or when what
+ * failed later was enqueued; a value that is not an envelope, the first operator (`naming.first`).
+ */
+export function operateNamed<W extends AnyWork, O>(
+  naming: { readonly name: string; readonly first: string },
+  source: Observable<W>,
+  subscriber: Subscriber<O>,
+  next: (work: W, owe: () => () => void) => void,
+) {
   let owing = 0;
   let sourceDone = false;
   // One function pays every emission owed: each owe() is paid once.
@@ -34,25 +48,29 @@ export function operate<W extends AnyWork, O>(
     owing++;
     return paid;
   };
-  const fail = (work: W, error: unknown) => {
+  const fail = (work: W, error: unknown, name: string) => {
     if (subscriber.closed) return true; // the pipeline has ended: see above
     const failure = work.settle(new PipelineError(name, work.index, error));
     if (failure !== undefined) subscriber.error(failure);
     return true;
   };
-  // Made only when what `next` enqueues captures it (see routingFailuresOf).
-  const routeOf = (work: W) => (error: unknown) => fail(work, error);
+  // Made only when what `next` enqueues captures it (see routingFailuresOf), naming the operator
+  // that enqueued it.
+  const routeOf = (work: W) => {
+    const name = naming.name;
+    return (error: unknown) => fail(work, error, name);
+  };
   const run = (work: W) => next(work, owe);
   return source.subscribe({
     next: (work) => {
       if (!isInstance(work, Work)) {
         const what = 'a Work envelope: put onStreams, lanesFrom or framesFrom before it';
-        return subscriber.error(new TypeError(`Expected the values of ${name} to be ${what}, got ${describe(work)}`));
+        return subscriber.error(new TypeError(`Expected the values of ${naming.first} to be ${what}, got ${describe(work)}`));
       }
       try {
         routingFailuresOf(routeOf, work, run);
       } catch (error) {
-        fail(work, error);
+        fail(work, error, naming.name);
       }
     },
     error: (error) => subscriber.error(error),
