@@ -11,6 +11,8 @@ import { Kernel, type Signature } from './core/kernels/kernel.js';
 import { LaunchConfig } from './core/kernels/launch-config.js';
 import type { Module } from './core/kernels/module.js';
 
+import { addon } from './core/native/addon.js';
+
 export { expectCompletion } from './core/native/completions.js';
 
 /**
@@ -20,6 +22,16 @@ export { expectCompletion } from './core/native/completions.js';
  */
 export function libraryWorkspace(stream: Stream): DeviceArray<'u8'> | undefined {
   return workspacesOf(stream.device).of(stream);
+}
+
+/**
+ * Fixes the busy pause of the addon's watcher between two passes over watched events in which
+ * none completed, in nanoseconds (0: none), in place of its default (a sixteenth of the time the
+ * last events took, at most 20 µs); a negative value brings the default back. For measuring what
+ * its driver queries cost other threads' driver calls.
+ */
+export function setWatcherPause(nanoseconds: number): void {
+  addon.setWatcherPause(nanoseconds);
 }
 
 /**

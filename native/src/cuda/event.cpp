@@ -3,22 +3,6 @@
 #include "device.hpp"
 
 namespace rxcuda {
-namespace {
-
-// watchEvent(id, event, microseconds): see Spinner::watchEvent; the id comes back with status 0
-// once the event has completed, or with kGaveUp.
-Napi::Value watchEvent(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Addon& addon = Addon::of(env);
-  auto* event = EventObject::Unwrap(info[1].As<Napi::Object>());
-  if (!addon.spinner) addon.spinner = std::make_unique<Spinner>();
-  Completion::Record* record = addon.completion->record(info[0].As<Napi::Number>().Uint32Value());
-  addon.spinner->watchEvent(event->event(), event->context(), record,
-                            std::chrono::microseconds(info[2].As<Napi::Number>().Int64Value()));
-  return env.Undefined();
-}
-
-}  // namespace
 
 void EventObject::define(Napi::Env env, Napi::Object exports) {
   Napi::Function cls = DefineClass(env, "Event",
@@ -28,7 +12,6 @@ void EventObject::define(Napi::Env env, Napi::Object exports) {
                                        InstanceMethod<&EventObject::destroy>("destroy"),
                                    });
   exports["Event"] = cls;
-  exports["watchEvent"] = Napi::Function::New(env, watchEvent, "watchEvent");
 }
 
 EventObject::EventObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<EventObject>(info) {

@@ -9,8 +9,6 @@ namespace rxcuda {
 
 class EventObject : public Napi::ObjectWrap<EventObject> {
  public:
-  // Also defines watchEvent(id, event, microseconds): see Spinner::watchEvent; the id comes back
-  // with status 0 once the event has completed, or with kGaveUp.
   static void define(Napi::Env env, Napi::Object exports);
   explicit EventObject(const Napi::CallbackInfo& info);  // new Event(device, flags)
   ~EventObject() override;

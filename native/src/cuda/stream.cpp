@@ -16,6 +16,7 @@ void StreamObject::define(Napi::Env env, Napi::Object exports) {
           InstanceMethod<&StreamObject::flags>("flags"),
           InstanceMethod<&StreamObject::capturing>("capturing"),
           InstanceMethod<&StreamObject::record>("record"),
+          InstanceMethod<&StreamObject::watchRecorded>("watchRecorded"),
           InstanceMethod<&StreamObject::waitEvent>("waitEvent"),
           InstanceMethod<&StreamObject::notify>("notify"),
           InstanceMethod<&StreamObject::hostFunction>("hostFunction"),
@@ -137,6 +138,30 @@ Napi::Value StreamObject::record(const Napi::CallbackInfo& info) {
   Addon::of(env).check(env, cu::call(enter(env).cuEventRecord, event->event(), stream_),
                        "cuEventRecord");
   return env.Undefined();
+}
+
+// watchRecorded(id, event, microseconds) -> whether it was recorded: records `event` here and has
+// the watcher query it (Spinner::watchEvent, with this stream), in one call; id comes back through
+// the completion road with status 0 once the event has completed, or with Spinner::kGaveUp. False,
+// with nothing recorded and id not taken, while the stream captures a graph (the record would join
+// the graph). A throw (a failed record; no memory for the watch, after the record) leaves id not
+// taken either.
+Napi::Value StreamObject::watchRecorded(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
+  auto* event = EventObject::Unwrap(info[1].As<Napi::Object>());
+  if (isCapturing(env)) return Napi::Boolean::New(env, false);
+  addon.check(env, cu::call(enter(env).cuEventRecord, event->event(), stream_), "cuEventRecord");
+  if (!addon.spinner) addon.spinner = std::make_unique<Spinner>();
+  Completion::Record* record = addon.completion->record(info[0].As<Napi::Number>().Uint32Value());
+  try {
+    addon.spinner->watchEvent(event->event(), event->context(), record,
+                              std::chrono::microseconds(info[2].As<Napi::Number>().Int64Value()), stream_);
+  } catch (...) {
+    addon.completion->cancel(record);  // the caller sees a throw: id not taken
+    throw;
+  }
+  return Napi::Boolean::New(env, true);
 }
 
 Napi::Value StreamObject::waitEvent(const Napi::CallbackInfo& info) {

@@ -30,6 +30,7 @@ class StreamObject : public Napi::ObjectWrap<StreamObject> {
   Napi::Value flags(const Napi::CallbackInfo& info);
   Napi::Value capturing(const Napi::CallbackInfo& info);
   Napi::Value record(const Napi::CallbackInfo& info);
+  Napi::Value watchRecorded(const Napi::CallbackInfo& info);
   Napi::Value waitEvent(const Napi::CallbackInfo& info);
   Napi::Value notify(const Napi::CallbackInfo& info);
   Napi::Value hostFunction(const Napi::CallbackInfo& info);

@@ -1,5 +1,7 @@
 #include "spinner.hpp"
 
+#include <algorithm>
+
 #include "../addon.hpp"
 #include "../driver/driver.hpp"
 
@@ -18,12 +20,14 @@ Spinner::~Spinner() {
 
 void Spinner::watch(const volatile uint32_t* address, uint32_t value, Completion::Record* record,
                     std::chrono::microseconds limit) {
-  add({address, value, nullptr, nullptr, record, std::chrono::steady_clock::now() + limit});
+  auto now = std::chrono::steady_clock::now();
+  add({address, value, nullptr, nullptr, nullptr, record, now, now + limit});
 }
 
 void Spinner::watchEvent(cu::Event event, cu::Context ctx, Completion::Record* record,
-                         std::chrono::microseconds limit) {
-  add({nullptr, 0, event, ctx, record, std::chrono::steady_clock::now() + limit});
+                         std::chrono::microseconds limit, cu::Stream stream) {
+  auto now = std::chrono::steady_clock::now();
+  add({nullptr, 0, event, ctx, stream, record, now, now + limit});
 }
 
 void Spinner::add(const Watch& w) {
@@ -46,8 +50,18 @@ Spinner::Seen Spinner::look(const Watch& w) {
   return r == cu::kSuccess ? Seen::yes : r == cu::kErrorNotReady ? Seen::no : Seen::failed;
 }
 
+void Spinner::pauseBriefly() {
+  int64_t pause = pauseNs_.load(std::memory_order_relaxed);
+  if (pause < 0) pause = std::min(static_cast<int64_t>(typicalNs_ / 16), static_cast<int64_t>(kMaxPause.count()));
+  if (pause <= 0) return;
+  auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(pause);
+  while (std::chrono::steady_clock::now() < until && !hasIncoming_.load(std::memory_order_relaxed)) {
+  }
+}
+
 void Spinner::run() {
   std::vector<Watch> active;
+  std::vector<cu::Stream> notReady;  // this pass's streams whose oldest event has not completed
   auto awakeUntil = std::chrono::steady_clock::time_point{};
   while (!stopping_.load(std::memory_order_relaxed)) {
     bool idle = active.empty() && std::chrono::steady_clock::now() >= awakeUntil;
@@ -61,20 +75,37 @@ void Spinner::run() {
       hasIncoming_.store(false, std::memory_order_relaxed);
     }
     auto now = std::chrono::steady_clock::now();
-    for (size_t i = 0; i < active.size();) {
+    // Watches stay in the order they came: a stream's events after one not completed are not
+    // queried this pass (they complete after it).
+    notReady.clear();
+    size_t kept = 0;
+    bool anySeen = false;
+    bool words = false;
+    for (size_t i = 0; i < active.size(); i++) {
       const Watch& w = active[i];
-      Seen seen = look(w);
+      bool behind = w.stream && std::find(notReady.begin(), notReady.end(), w.stream) != notReady.end();
+      Seen seen = behind ? Seen::no : look(w);
+      if (seen == Seen::no && w.stream && !behind) notReady.push_back(w.stream);
+      if (seen == Seen::yes && !w.address) {
+        double took = static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(now - w.added).count());
+        typicalNs_ += (took - typicalNs_) / 8;
+      }
       if (seen != Seen::no || now > w.deadline) {
+        anySeen = anySeen || seen == Seen::yes;
         if (seen == Seen::yes && w.address)
           sendSeen(w);
         else
           Completion::push(w.record, seen == Seen::yes ? 0 : kGaveUp);
-        active[i] = active.back();
-        active.pop_back();
-        if (active.empty()) awakeUntil = now + kLinger;
       } else {
-        i++;
+        words = words || w.address;
+        active[kept++] = w;
       }
+    }
+    active.resize(kept);
+    if (active.empty()) {
+      awakeUntil = now + kLinger;
+    } else if (!anySeen && !words) {
+      pauseBriefly();
     }
   }
   for (const Watch& w : active) Completion::push(w.record, kGaveUp);
@@ -114,10 +145,20 @@ Napi::Value watch(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+// setWatcherPause(nanoseconds): see Spinner::setPause (for measurements).
+Napi::Value setWatcherPause(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
+  if (!addon.spinner) addon.spinner = std::make_unique<Spinner>();
+  addon.spinner->setPause(std::chrono::nanoseconds(info[0].As<Napi::Number>().Int64Value()));
+  return env.Undefined();
+}
+
 }  // namespace
 
 void defineSpinner(Napi::Env env, Napi::Object exports) {
   exports["watch"] = Napi::Function::New(env, watch, "watch");
+  exports["setWatcherPause"] = Napi::Function::New(env, setWatcherPause, "setWatcherPause");
 }
 
 }  // namespace rxcuda

@@ -42,8 +42,19 @@ class Spinner {
              std::chrono::microseconds limit);
   // Sends `record` once `event` (of context `ctx`) has completed, or after `limit`; a failed query
   // is sent as given up too (the fallback reports the error). The event must live until then.
+  // With `stream`, the stream it was recorded on: the events of one stream complete in the order
+  // they were recorded, so a pass queries only the oldest not yet seen of each stream.
   void watchEvent(cu::Event event, cu::Context ctx, Completion::Record* record,
-                  std::chrono::microseconds limit);
+                  std::chrono::microseconds limit, cu::Stream stream = nullptr);
+  // The pause between two passes over watched events in which none completed, busy (no sleep):
+  // each driver query competes with the other threads' driver calls (a graph launch on the main
+  // thread took twice as long while the watcher queried back to back). By default (a negative
+  // value) it follows the events: a sixteenth of the time the last ones took from their watch to
+  // their completion (a moving average), at most kMaxPause, so a completion is seen about 3 %
+  // later than it happens. 0 queries back to back; a positive value pauses that long (for
+  // measurements). Word watches are never paused for: a pass with one does not pause.
+  void setPause(std::chrono::nanoseconds pause) { pauseNs_.store(pause.count(), std::memory_order_relaxed); }
+  static constexpr std::chrono::nanoseconds kMaxPause{20000};
 
  private:
   struct Watch {
@@ -51,13 +62,17 @@ class Spinner {
     uint32_t value;
     cu::Event event;
     cu::Context ctx;
+    cu::Stream stream;  // an event's stream, or null (queried whatever came before it)
     Completion::Record* record;
+    std::chrono::steady_clock::time_point added;
     std::chrono::steady_clock::time_point deadline;
   };
   enum class Seen { no, yes, failed };
   void run();
   void add(const Watch& w);
   Seen look(const Watch& w);
+  // Waits the pause (see setPause), or until a watch comes, without a driver call.
+  void pauseBriefly();
   // Sends a seen watch's record, leaving the wake-up to wakeOwed().
   void sendSeen(const Watch& w);
   void wakeOwed();
@@ -65,12 +80,14 @@ class Spinner {
   Completion* owed_ = nullptr;  // the spinner thread's: a road holding records sent quietly
   int owedCount_ = 0;
   cu::Context current_ = nullptr;  // the spinner thread's current context
+  double typicalNs_ = 0;  // the spinner thread's: how long events took from watch to completion, averaged
 
   std::mutex mutex_;
   std::condition_variable ready_;
   std::vector<Watch> incoming_;
   std::atomic<bool> hasIncoming_{false};
   std::atomic<bool> stopping_{false};
+  std::atomic<int64_t> pauseNs_{-1};
   std::thread thread_;
 };
 

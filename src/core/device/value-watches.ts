@@ -1,14 +1,15 @@
 // A pipeline's values watched through events (LanePool `spin` on a GPU): behind each value's work
 // the lane records one of its own events, which the addon's watcher thread queries; its completion
-// comes back through the completion road. One driver call per value on the main thread (the
-// record), where a notification costs three (a record, a wait on the notifier, a host callback),
-// and nothing allocated per value: events, entries and the handler are the lane's, reused.
+// comes back through the completion road. One native call per value on the main thread (the
+// capture check, the record and the watch together; the watcher queries only the oldest event of
+// each stream, as a stream's events complete in order), where a notification costs three driver
+// calls (a record, a wait on the notifier, a host callback), and nothing allocated per value:
+// events, entries and the handler are the lane's, reused.
 // The watcher may see a later value's event before an earlier one's: values are settled in the
 // lane's order, each once those before it have settled. A watch that gives up (past `spin`, or a
 // failed query) falls back to a completion point behind the same event, which reports errors, and
 // the lane's next values are notified instead (values that outlast `spin` would each pay for both
 // roads): 32 of them, twice as many after each further give-up (up to 1024), then a watch again.
-import { addon } from '../native/addon.js';
 import { cancelCompletion, expectCompletionWith } from '../native/completions.js';
 import { DISABLE_TIMING, type NativeDevice, type NativeEvent } from '../native/types.js';
 import { settling } from '../queue/scheduler.js';
@@ -99,22 +100,22 @@ export class ValueWatches {
   start(entry: Watched): void {
     const lane = this.#lane;
     if (entry.spin === 0) return notifyRefusingCapture(lane, expectCompletionWith(this.#ended, entry, 0), true);
-    if (lane.native.capturing()) throw captureRefused('cuEventRecord');
     const event = this.#spareEvents.pop() ?? new this.#owner.backend.Event(this.#owner.native, DISABLE_TIMING);
+    const id = expectCompletionWith(this.#ended, entry, 0);
+    let recorded: boolean;
     try {
-      lane.native.record(event);
+      recorded = lane.native.watchRecorded!(id, event, entry.spin); // the capture check, the record and the watch
     } catch (error) {
+      cancelCompletion(id);
       this.#giveBack(event);
       throw error;
     }
-    entry.event = event;
-    const id = expectCompletionWith(this.#ended, entry, 0);
-    try {
-      addon.watchEvent(id, event, entry.spin);
-    } catch {
+    if (!recorded) {
       cancelCompletion(id);
-      queueMicrotask(() => this.#fallBack(entry)); // not before the caller has held the value
+      this.#giveBack(event);
+      throw captureRefused('cuEventRecord');
     }
+    entry.event = event;
   }
 
   /** The stream closes: events not in use go now, the others as their values settle. */

@@ -42,6 +42,13 @@ export interface NativeStream {
   flags(): number;
   capturing(): boolean;
   record(event: NativeEvent): void;
+  /**
+   * CUDA streams: records `event` and has the addon's watcher query it (one call); `id` comes
+   * back through the completion road with 0 once it has completed, or -1 (given up: past
+   * `microseconds`, or a failed query). False, with nothing recorded and `id` not taken, while the
+   * stream captures a graph; a failed record throws, and `id` is not taken either.
+   */
+  watchRecorded?(id: number, event: NativeEvent, microseconds: number): boolean;
   waitEvent(event: NativeEvent): void;
   /** Enqueues the notification for `id`; false (nothing enqueued) when refused under capture. */
   notify(id: number, flags?: number): boolean;
@@ -145,7 +152,11 @@ export interface Addon {
    * The main thread looks at the word too, so a seen write does not wake it.
    */
   watch(id: number, address: bigint, value: number, microseconds: number): void;
-  watchEvent(id: number, event: NativeEvent, microseconds: number): void;
+  /**
+   * Fixes the watcher's busy pause between two passes over events in which none completed, in
+   * nanoseconds; a negative value: the default, which follows how long the events take.
+   */
+  setWatcherPause(nanoseconds: number): void;
   Device: new (ordinal: number) => NativeDevice;
   Stream: new (device: NativeDevice, flags: number, priority: number, handle?: bigint) => NativeStream;
   Event: new (device: NativeDevice, flags: number) => NativeEvent;
