@@ -111,6 +111,60 @@ describeBackends('pipelines that spin', (getDevice) => {
     expect(plain.sums).toEqual(watched.sums);
   });
 
+  it('sees one lane\'s values finish while another lane\'s long value is still running', async () => {
+    // Value 0 runs 30 ms on its lane; the other lane's short values finish meanwhile and are
+    // emitted before it (a stream's events complete in order, not every stream's), none of them
+    // given up on (each watch lasts up to 100 ms).
+    const lanes = newPool({ lanes: 2, inFlight: 4, spin: 100_000 });
+    const seen: number[] = [];
+    const n = await lastValueFrom(
+      framesFrom(lanes, { dtype: 'u32', length: N, count: 24 }, (frame, i) => frame.data.set(pattern(i))).pipe(
+        upload((frame) => frame),
+        launch(kernels.spin, (w) => ({ config: { grid: 1, block: 1 }, args: [w.index === 0 ? 30_000_000n : 0n] })),
+        launch(kernels.invert, (w) => ({ config, args: [w.buffers.input, N] })),
+        download((w) => w.buffers.input, 'out', { lend: 'release' }),
+        tap((w) => {
+          using out = w.results.out;
+          expect(out.data, `frame ${w.index}`).toEqual(pattern(w.index).map((v) => ~v >>> 0));
+          seen.push(w.index);
+        }),
+        count(),
+      ),
+    );
+    expect(n).toBe(24);
+    expect(seen.indexOf(0), `emitted: ${seen}`).toBeGreaterThan(3);
+    expect(lanes.stats.watchesGivenUp).toBe(0);
+  });
+
+  it('watches every value while the main thread is the bottleneck, none given up on', async () => {
+    // Each value holds the main thread 200 µs: completions wait for it, and the watcher paces its
+    // queries meanwhile; it still sees each one within its watch.
+    const lanes = newPool({ lanes: 8, inFlight: 16, spin: 20_000 });
+    const busy = (us: number) => {
+      const until = performance.now() + us / 1000;
+      while (performance.now() < until);
+    };
+    const seen: number[] = [];
+    const n = await lastValueFrom(
+      framesFrom(lanes, { dtype: 'u32', length: N, count: 400 }, (frame, i) => frame.data.set(pattern(i))).pipe(
+        upload((frame) => frame),
+        launch(kernels.invert, (w) => ({ config, args: [w.buffers.input, N] })),
+        download((w) => w.buffers.input, 'out', { lend: 'release' }),
+        tap((w) => {
+          using out = w.results.out;
+          if (out.data[0] !== ~pattern(w.index)[0]! >>> 0 || out.data[N - 1] !== ~pattern(w.index)[N - 1]! >>> 0) throw new Error(`frame ${w.index} is wrong`);
+          seen.push(w.index);
+          busy(200);
+        }),
+        count(),
+      ),
+    );
+    expect(n).toBe(400);
+    expect([...seen].sort((a, b) => a - b)).toEqual(Array.from({ length: 400 }, (_, i) => i));
+    const { watched, notified, watchesGivenUp } = lanes.stats;
+    expect({ watched, notified, watchesGivenUp }).toEqual(device.kind === 'cuda' ? { watched: 400, notified: 0, watchesGivenUp: 0 } : { watched: 0, notified: 400, watchesGivenUp: 0 });
+  });
+
   it('refuses a spin that is not a whole number of microseconds ≥ 0, before making a stream', () => {
     const streams = device.liveLanes().length;
     expect(() => new LanePool(device, { spin: -1 })).toThrow(new RangeError('Expected `spin` to be an integer ≥ 0, got -1'));
