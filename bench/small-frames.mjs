@@ -15,7 +15,7 @@
 // driver's host callbacks), in the columns *_spin_fps.
 // `--pause ns` fixes the addon's watcher's busy pause between passes in which no event completed
 // (0: none), in place of its default, which follows how long the events take.
-//   node bench/small-frames.mjs [--frames N] [--rounds R] [--bytes 1024,4096,65536] [--lanes 1,4,16] [--kernels 20] [--spin µs] [--pause ns] [--no-backlog]
+//   node bench/small-frames.mjs [--frames N] [--rounds R] [--bytes 1024,4096,65536] [--lanes 1,4,16] [--kernels 20] [--spin µs] [--pause ns]
 // JSON to $OUT/small-frames.json (or bench/results/). Per-part time per value: bench/study/per-value.mjs.
 import { pipe, range, lastValueFrom, count, tap } from 'rxjs';
 import { baseline, median, report, rxcudaUnderTest } from './support.mjs';
@@ -42,9 +42,7 @@ const SPIN = arg('spin', undefined) === undefined ? undefined : Number(arg('spin
 if (SPIN !== undefined && (!Number.isInteger(SPIN) || SPIN < 0)) throw new RangeError(`Expected \`--spin\` to be microseconds, an integer ≥ 0, got ${arg('spin')}`);
 const PAUSE = arg('pause', undefined) === undefined ? undefined : Number(arg('pause'));
 if (PAUSE !== undefined && (!Number.isInteger(PAUSE) || PAUSE < 0)) throw new RangeError(`Expected \`--pause\` to be nanoseconds, an integer ≥ 0, got ${arg('pause')}`);
-// `--no-backlog`: the watcher does not pause for the main thread's completions not yet taken.
-const BACKLOG = !process.argv.includes('--no-backlog');
-setWatcherPause(PAUSE ?? -1, BACKLOG);
+if (PAUSE !== undefined) setWatcherPause(PAUSE);
 for (const [name, values] of [['frames', [FRAMES]], ['rounds', [ROUNDS]], ['kernels', [KERNELS]], ['bytes', BYTES], ['lanes', LANES]])
   for (const v of values) if (!Number.isInteger(v) || v < 1 || (name === 'bytes' && v % 4 !== 0))
     throw new RangeError(`Expected \`--${name}\` to be positive integers${name === 'bytes' ? ' (multiples of 4)' : ''}, got ${arg(name)}`);
@@ -160,7 +158,7 @@ const rows = configs.map(({ bytes, lanes, runs }) => defined({
 }));
 for (const { pool, spinPool } of configs) pool.close(), spinPool?.close();
 contextStream.close();
-const why = (cuda ? '' : '; no GPU: the host device, without the C++ program') + (PAUSE !== undefined ? `; watcher pause ${PAUSE} ns` : '') + (BACKLOG ? '' : '; watcher not pausing for the backlog') + (gaveUp.size ? `; watches gave up with spin ${[...gaveUp].join(', ')}` : '');
+const why = (cuda ? '' : '; no GPU: the host device, without the C++ program') + (PAUSE !== undefined ? `; watcher pause ${PAUSE} ns` : '') + (gaveUp.size ? `; watches gave up with spin ${[...gaveUp].join(', ')}` : '');
 report(
   'small-frames',
   `frames/s of ${FRAMES} frames, upload → ${KERNELS} kernels → download, 2 frames in flight per lane, ${ROUNDS} rounds (medians), ${device.name}${why}`,

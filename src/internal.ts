@@ -25,14 +25,13 @@ export function libraryWorkspace(stream: Stream): DeviceArray<'u8'> | undefined 
 }
 
 /**
- * Sets how the addon's watcher paces its driver queries, for measuring what they cost other
- * threads' driver calls: a busy pause after each pass over watched events in which none
- * completed, in nanoseconds (0: none; negative: the default, a sixteenth of the time the last
- * events took, at most 20 µs), and whether it also pauses while the main thread has completions
- * it has not started to take (`followBacklog`, true by default).
+ * Fixes the busy pause of the addon's watcher between two passes over watched events in which
+ * none completed, in nanoseconds (0: none), in place of its default (a sixteenth of the time the
+ * last events took, at most 20 µs); a negative value brings the default back. For measuring what
+ * its driver queries cost other threads' driver calls.
  */
-export function setWatcherPause(nanoseconds: number, followBacklog = true): void {
-  addon.setWatcherPause(nanoseconds, followBacklog);
+export function setWatcherPause(nanoseconds: number): void {
+  addon.setWatcherPause(nanoseconds);
 }
 
 /**

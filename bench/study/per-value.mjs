@@ -10,7 +10,7 @@
 // kernels are null kernels (the launch path without a launch, see rxcuda/internal), so that what
 // is timed is rxcuda's own work; on a GPU they are real kernels.
 //   node bench/study/per-value.mjs [--roads eager,replay,pinned] [--values 20000] [--kernels 20]
-//     [--length 1024] [--lanes 4] [--sites 12] [--spin 0] [--pause ns] [--no-backlog]
+//     [--length 1024] [--lanes 4] [--sites 12] [--spin 0] [--pause ns]
 // JSON to $OUT/per-value.json (or bench/results/); RXCUDA_BENCH_DIST=<folder> studies another
 // build (an earlier commit's, say).
 import { lastValueFrom, count, map, pipe, range, tap } from 'rxjs';
@@ -39,9 +39,7 @@ const { nullKernel, setWatcherPause } = await rxcudaUnderTest(undefined, './inte
 // ns (0: none), in place of its default, which follows how long the events take.
 const PAUSE = arg('pause', undefined) === undefined ? undefined : Number(arg('pause'));
 if (PAUSE !== undefined && (!Number.isInteger(PAUSE) || PAUSE < 0)) throw new RangeError(`Expected \`--pause\` to be nanoseconds, an integer ≥ 0, got ${arg('pause')}`);
-// `--no-backlog`: the watcher does not pause for the main thread's completions not yet taken.
-const BACKLOG = !process.argv.includes('--no-backlog');
-setWatcherPause(PAUSE ?? -1, BACKLOG);
+if (PAUSE !== undefined) setWatcherPause(PAUSE);
 const device = Device.default();
 const cuda = device.kind === 'cuda';
 const module = await device.compile(`extern "C" __global__ void add(unsigned n, float a, float* x) {
@@ -119,7 +117,7 @@ for (const road of ROADS) {
 pool.close();
 if (checksum === 0) throw new Error('no result was read');
 
-const what = `${VALUES} values of ${LENGTH} f32, ${KERNELS} ${cuda ? '' : 'null '}kernels each, ${LANES} lanes, ${2 * LANES} in flight, spin ${pool.spin} µs${PAUSE !== undefined ? `, watcher pause ${PAUSE} ns` : ''}${BACKLOG ? '' : ', watcher not pausing for the backlog'}, ${device.name}`;
+const what = `${VALUES} values of ${LENGTH} f32, ${KERNELS} ${cuda ? '' : 'null '}kernels each, ${LANES} lanes, ${2 * LANES} in flight, spin ${pool.spin} µs${PAUSE !== undefined ? `, watcher pause ${PAUSE} ns` : ''}, ${device.name}`;
 report('per-value', `main-thread µs per value by part, each road a column (${what})`, timeRows());
 report('per-value-functions', `the functions with the most main-thread time of their own, µs per value (${what})`, hotRows);
 report('per-value-heap', `JS heap bytes allocated per value by part, each road a column (${what})`, heapRows(), '≤ 512 bytes per value on the pinned and replay roads');

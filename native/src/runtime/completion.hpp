@@ -53,9 +53,6 @@ class Completion {
   static Counts counts();
   // Records of this environment not drained yet (main thread).
   uint32_t pending() const { return pending_; }
-  // Whether a wake-up was sent that the main thread has not started to drain yet: it is busy
-  // with other work, or waking (any thread).
-  bool waking() const { return wakePending_.load(std::memory_order_relaxed); }
   static void hostFunction(void* userData);
 
  private:

@@ -50,22 +50,12 @@ Spinner::Seen Spinner::look(const Watch& w) {
   return r == cu::kSuccess ? Seen::yes : r == cu::kErrorNotReady ? Seen::no : Seen::failed;
 }
 
-void Spinner::pauseAfterPass(bool seen, const Completion* road) {
+void Spinner::pauseBriefly() {
   int64_t pause = pauseNs_.load(std::memory_order_relaxed);
-  bool backlog = pause < 0 && followBacklog_.load(std::memory_order_relaxed) && road->waking();
-  if (backlog) {
-    pause = kMaxPause.count();
-  } else if (seen) {
-    return;
-  } else if (pause < 0) {
-    pause = std::min(static_cast<int64_t>(typicalNs_ / 16), static_cast<int64_t>(kMaxPause.count()));
-  }
+  if (pause < 0) pause = std::min(static_cast<int64_t>(typicalNs_ / 16), static_cast<int64_t>(kMaxPause.count()));
   if (pause <= 0) return;
-  // The main thread taking its completions ends a pause for its backlog; a watch that comes ends
-  // the others.
   auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(pause);
-  while (std::chrono::steady_clock::now() < until &&
-         (backlog ? road->waking() : !hasIncoming_.load(std::memory_order_relaxed))) {
+  while (std::chrono::steady_clock::now() < until && !hasIncoming_.load(std::memory_order_relaxed)) {
   }
 }
 
@@ -114,8 +104,8 @@ void Spinner::run() {
     active.resize(kept);
     if (active.empty()) {
       awakeUntil = now + kLinger;
-    } else if (!words) {
-      pauseAfterPass(anySeen, active.front().record->road);
+    } else if (!anySeen && !words) {
+      pauseBriefly();
     }
   }
   for (const Watch& w : active) Completion::push(w.record, kGaveUp);
@@ -155,13 +145,12 @@ Napi::Value watch(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-// setWatcherPause(nanoseconds, followBacklog = true): see Spinner::setPause (for measurements).
+// setWatcherPause(nanoseconds): see Spinner::setPause (for measurements).
 Napi::Value setWatcherPause(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
   if (!addon.spinner) addon.spinner = std::make_unique<Spinner>();
-  bool followBacklog = info.Length() < 2 || info[1].ToBoolean().Value();
-  addon.spinner->setPause(std::chrono::nanoseconds(info[0].As<Napi::Number>().Int64Value()), followBacklog);
+  addon.spinner->setPause(std::chrono::nanoseconds(info[0].As<Napi::Number>().Int64Value()));
   return env.Undefined();
 }
 

@@ -46,21 +46,14 @@ class Spinner {
   // they were recorded, so a pass queries only the oldest not yet seen of each stream.
   void watchEvent(cu::Event event, cu::Context ctx, Completion::Record* record,
                   std::chrono::microseconds limit, cu::Stream stream = nullptr);
-  // The pause between two passes over watched events, busy (no sleep): each driver query
-  // competes with the other threads' driver calls (a graph launch on the main thread took twice
-  // as long while the watcher queried back to back). By default (a negative value) it follows the
-  // events and the main thread: after a pass in which none completed, a sixteenth of the time the
-  // last ones took from their watch to their completion (a moving average), so a completion is
-  // seen about 3 % later than it happens; and while the main thread has completions it has not
-  // started to take (it is busy: what the watcher sees now waits for it anyway), after every
-  // pass until it starts to take them. Each at most kMaxPause. With `followBacklog` false, the
-  // default pauses only after the passes in which none completed. 0 queries back to back; a
-  // positive value pauses that long after those passes (for measurements). A pass that watched a
-  // word does not pause.
-  void setPause(std::chrono::nanoseconds pause, bool followBacklog = true) {
-    pauseNs_.store(pause.count(), std::memory_order_relaxed);
-    followBacklog_.store(followBacklog, std::memory_order_relaxed);
-  }
+  // The pause between two passes over watched events in which none completed, busy (no sleep):
+  // each driver query competes with the other threads' driver calls (a graph launch on the main
+  // thread took twice as long while the watcher queried back to back). By default (a negative
+  // value) it follows the events: a sixteenth of the time the last ones took from their watch to
+  // their completion (a moving average), at most kMaxPause, so a completion is seen about 3 %
+  // later than it happens. 0 queries back to back; a positive value pauses that long (for
+  // measurements). Word watches are never paused for: a pass with one does not pause.
+  void setPause(std::chrono::nanoseconds pause) { pauseNs_.store(pause.count(), std::memory_order_relaxed); }
   static constexpr std::chrono::nanoseconds kMaxPause{20000};
 
  private:
@@ -78,9 +71,8 @@ class Spinner {
   void run();
   void add(const Watch& w);
   Seen look(const Watch& w);
-  // Waits the pause after a pass (see setPause) without a driver call: `seen`, whether it saw a
-  // completion; `road`, a road of the watches left (alive while they are).
-  void pauseAfterPass(bool seen, const Completion* road);
+  // Waits the pause (see setPause), or until a watch comes, without a driver call.
+  void pauseBriefly();
   // Sends a seen watch's record, leaving the wake-up to wakeOwed().
   void sendSeen(const Watch& w);
   void wakeOwed();
@@ -96,7 +88,6 @@ class Spinner {
   std::atomic<bool> hasIncoming_{false};
   std::atomic<bool> stopping_{false};
   std::atomic<int64_t> pauseNs_{-1};
-  std::atomic<bool> followBacklog_{true};
   std::thread thread_;
 };
 

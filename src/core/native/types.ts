@@ -153,11 +153,10 @@ export interface Addon {
    */
   watch(id: number, address: bigint, value: number, microseconds: number): void;
   /**
-   * Fixes the watcher's busy pause after a pass over events in which none completed, in
-   * nanoseconds (a negative value: the default, which follows how long events take); with
-   * `followBacklog` false, no longer pauses while the main thread has completions to take.
+   * Fixes the watcher's busy pause between two passes over events in which none completed, in
+   * nanoseconds; a negative value: the default, which follows how long the events take.
    */
-  setWatcherPause(nanoseconds: number, followBacklog?: boolean): void;
+  setWatcherPause(nanoseconds: number): void;
   Device: new (ordinal: number) => NativeDevice;
   Stream: new (device: NativeDevice, flags: number, priority: number, handle?: bigint) => NativeStream;
   Event: new (device: NativeDevice, flags: number) => NativeEvent;
