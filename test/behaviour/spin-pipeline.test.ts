@@ -13,7 +13,7 @@ const N = 1024;
 const pattern = (i: number) => Uint32Array.from({ length: N }, (_, j) => (i * 7919 + j * 31) >>> 0);
 const config = { grid: N / 256, block: 256 };
 
-describeBackends('pipelines that spin', (getDevice) => {
+describeBackends('pipelines that spin', (getDevice, backend) => {
   let device: Device;
   let kernels: Awaited<ReturnType<typeof testKernels>>;
   beforeAll(async () => {
@@ -111,10 +111,12 @@ describeBackends('pipelines that spin', (getDevice) => {
     expect(plain.sums).toEqual(watched.sums);
   });
 
-  it('sees one lane\'s values finish while another lane\'s long value is still running', async () => {
+  // On a GPU only: the host device's CPU kernels of all lanes may share its threads, so a long
+  // one there can hold the other lanes' values back (and nothing is watched there).
+  it.skipIf(backend !== 'cuda')('sees one lane\'s values finish while another lane\'s long value is still running', async () => {
     // Value 0 runs 30 ms on its lane; the other lane's short values finish meanwhile and are
-    // emitted before it (a stream's events complete in order, not every stream's), none of them
-    // given up on (each watch lasts up to 100 ms).
+    // emitted before it (the watcher queries each stream's oldest event: a stream's events
+    // complete in order, not every stream's), none of them given up on (each watch lasts 100 ms).
     const lanes = newPool({ lanes: 2, inFlight: 4, spin: 100_000 });
     const seen: number[] = [];
     const n = await lastValueFrom(
