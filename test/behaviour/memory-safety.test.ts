@@ -65,9 +65,11 @@ describeBackends('launch arguments read twice', (getDevice, backend) => {
     // runs that copy: what the kernel gets is what was checked.
     s.launch(peek, one, twoFaced());
     let release!: () => void;
-    s.hostLaunch(() => new Promise<void>((r) => (release = r)));
+    const held = new Promise<void>((started) => {
+      s.hostLaunch(() => new Promise<void>((r) => ((release = r), started())));
+    });
     s.launch(peek, one, twoFaced());
-    await new Promise((r) => setTimeout(r, 10));
+    await held; // the second launch waits in the lane's queue behind the step until it settles
     release();
     await s.synchronized();
     expect(seen).toEqual([4, 4]); // the checked array, never the freed one
