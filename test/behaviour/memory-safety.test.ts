@@ -7,7 +7,7 @@ import {
   type Device, type HostStepContext, type Kernel,
 } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
-import { lanePools, streamsPerTest } from '../support/streams.js';
+import { heldStep, lanePools, streamsPerTest } from '../support/streams.js';
 import { testKernels } from '../support/kernels.js';
 
 type Store = Kernel<readonly ['ptr', 'u32']>;
@@ -64,13 +64,9 @@ describeBackends('launch arguments read twice', (getDevice, backend) => {
     // A CPU kernel's launch reads its arguments once, into the launch's context, and packs and
     // runs that copy: what the kernel gets is what was checked.
     s.launch(peek, one, twoFaced());
-    let release!: () => void;
-    const held = new Promise<void>((started) => {
-      s.hostLaunch(() => new Promise<void>((r) => ((release = r), started())));
-    });
+    const held = heldStep(s);
     s.launch(peek, one, twoFaced());
-    await held; // the second launch waits in the lane's queue behind the step until it settles
-    release();
+    (await held)(); // the second launch waited in the lane's queue behind the step until now
     await s.synchronized();
     expect(seen).toEqual([4, 4]); // the checked array, never the freed one
     expect(errors).toEqual([]);
@@ -158,17 +154,19 @@ describeBackends('views of device memory given to CPU kernels', (getDevice, back
     const s = device.createStream();
     const array = s.alloc('f32', 4);
     let release!: () => void;
+    let started!: () => void;
+    const running = new Promise<void>((r) => (started = r));
     let seen = -1;
     const slow = (await device.compile('extern "C" __global__ void slow(float* x) {}')).kernel('slow', ['ptr<f32>'], {
       cpu: async (_, [x]) => {
-        await new Promise<void>((r) => (release = r));
+        await new Promise<void>((r) => ((release = r), started()));
         x[1] = 3;
         seen = x.length;
       },
     });
     s.launch(slow, one, [array]);
     array.close(); // stream-ordered: behind the kernel that still uses it
-    await new Promise((r) => setTimeout(r, 10));
+    await running;
     release();
     await s.synchronized();
     expect(seen).toBe(4);

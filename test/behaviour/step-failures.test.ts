@@ -4,7 +4,7 @@
 import { beforeAll, expect, it, vi } from 'vitest';
 import { STEP_FAILED_WARNING, type Device, type Kernel, type Stream } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
-import { streamsPerTest } from '../support/streams.js';
+import { heldStep, streamsPerTest } from '../support/streams.js';
 import { testKernels } from '../support/kernels.js';
 
 type Store = Kernel<readonly ['ptr', 'u32']>;
@@ -149,16 +149,14 @@ describeBackends('steps whose failure cannot be reported', (getDevice) => {
 
   it('releases the queue behind a queued command that fails unprintably, with a listener that throws', async () => {
     const s = stream();
-    let release!: () => void;
-    s.hostLaunch(() => new Promise<void>((r) => (release = r)));
+    const held = heldStep(s);
     const slot = s.alloc('u32', 1);
     // The native fill fails when it leaves the queue, with a value nothing can print.
     Object.defineProperty(s.lane.native, 'fill', { value: () => { throw Object.create(null); } });
     s.fill(slot, 3);
     s.on('error', () => { throw Symbol('listener'); });
     const w = warnings();
-    await new Promise((r) => setTimeout(r, 10));
-    release();
+    (await held)();
     expect(await after(s, 17)).toBe(17);
     await w.stop();
     expect(w.seen.filter((x) => x.code === STEP_FAILED_WARNING).map((x) => x.message)).toEqual([

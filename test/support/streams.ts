@@ -29,3 +29,13 @@ export function lanePools(device: () => Device, after: typeof afterAll = afterAl
     return p;
   };
 }
+
+/**
+ * Enqueues a host step on `stream` that stays unsettled until released: the returned Promise
+ * gives the release once the step has started (the lane's later work then waits behind it).
+ */
+export function heldStep(stream: Stream): Promise<() => void> {
+  return new Promise((started) => {
+    stream.hostLaunch(() => new Promise<void>((release) => started(release)));
+  });
+}
