@@ -14,14 +14,18 @@
 // runs each road a second time on a pool with that `spin` (`--spin 0`: completions through the
 // driver's host callbacks), in the columns *_spin_fps.
 // `--pause ns` fixes the addon's watcher's busy pause between passes in which no event completed
-// (0: none), in place of its default, which follows how long the events take.
-//   node bench/small-frames.mjs [--frames N] [--rounds R] [--bytes 1024,4096,65536] [--lanes 1,4,16] [--kernels 20] [--spin µs] [--pause ns]
+// (0: none), in place of its default, which follows how long the events take. `--words` runs each
+// rxcuda road a second time with its values watched through a word each lane's stream writes (the
+// watcher reads memory, no driver query), in the columns *_words_*; `--native-watchers` runs the
+// C++ program twice more, with a second thread that watches its frames as rxcuda's watcher does,
+// querying events (native_*_events_*) or reading words its streams write (native_*_words_*).
+//   node bench/small-frames.mjs [--frames N] [--rounds R] [--bytes 1024,4096,65536] [--lanes 1,4,16] [--kernels 20] [--spin µs] [--pause ns] [--words] [--native-watchers]
 // JSON to $OUT/small-frames.json (or bench/results/). Per-part time per value: bench/study/per-value.mjs.
 import { pipe, range, lastValueFrom, count, tap } from 'rxjs';
 import { baseline, median, report, rxcudaUnderTest } from './support.mjs';
 
 const { Device, LanePool, LaunchConfig, onStreams, upload, launch, download, replay } = await rxcudaUnderTest();
-const { setWatcherPause } = await rxcudaUnderTest(undefined, './internal');
+const { setWatcherPause, setWatchRoad } = await rxcudaUnderTest(undefined, './internal');
 
 const arg = (name, fallback) => {
   const at = process.argv.indexOf(`--${name}`);
@@ -43,6 +47,8 @@ if (SPIN !== undefined && (!Number.isInteger(SPIN) || SPIN < 0)) throw new Range
 const PAUSE = arg('pause', undefined) === undefined ? undefined : Number(arg('pause'));
 if (PAUSE !== undefined && (!Number.isInteger(PAUSE) || PAUSE < 0)) throw new RangeError(`Expected \`--pause\` to be nanoseconds, an integer ≥ 0, got ${arg('pause')}`);
 if (PAUSE !== undefined) setWatcherPause(PAUSE);
+const WORDS = process.argv.includes('--words');
+const NATIVE_WATCHERS = process.argv.includes('--native-watchers');
 for (const [name, values] of [['frames', [FRAMES]], ['rounds', [ROUNDS]], ['kernels', [KERNELS]], ['bytes', BYTES], ['lanes', LANES]])
   for (const v of values) if (!Number.isInteger(v) || v < 1 || (name === 'bytes' && v % 4 !== 0))
     throw new RangeError(`Expected \`--${name}\` to be positive integers${name === 'bytes' ? ' (multiples of 4)' : ''}, got ${arg(name)}`);
@@ -72,7 +78,8 @@ function pipeline(floats) {
 }
 
 /** frames/s of rxcuda's pipeline on `pool`, and its main-thread µs per frame; every result checked. */
-async function ours(pool, { source, work }, replayed) {
+async function ours(pool, { source, work }, replayed, road = 'events') {
+  setWatchRoad(road);
   let wrong = 0;
   const elu0 = performance.eventLoopUtilization();
   const given = pool.stats.watchesGivenUp;
@@ -99,8 +106,8 @@ async function ours(pool, { source, work }, replayed) {
  * The C++ program's frames/s, main-thread CPU µs per frame, and µs per frame inside its launch
  * calls (the kernel launches, or cuGraphLaunch) and its copies' calls.
  */
-function native(lanes, source, graph) {
-  const run = baseline.smallFrames(add.handle, contextStream.handle, source, { frames: FRAMES, kernels: KERNELS, lanes, graph });
+function native(lanes, source, graph, watcher = 0) {
+  const run = baseline.smallFrames(add.handle, contextStream.handle, source, { frames: FRAMES, kernels: KERNELS, lanes, graph, watcher });
   if (run.last !== EXPECTED) throw new Error(`the C++ program's ${graph ? 'graph' : 'eager'} results are wrong: ${run.last}, not ${EXPECTED}`);
   const perFrame = (seconds) => (seconds * 1e6) / FRAMES;
   return { fps: FRAMES / run.seconds, mainUs: perFrame(run.threadSeconds), launchUs: perFrame(run.launchSeconds), copyUs: perFrame(run.copySeconds) };
@@ -113,7 +120,10 @@ for (const config of configs) {
   config.pool = new LanePool(device, { lanes: config.lanes, inFlight: 2 * config.lanes });
   if (SPIN !== undefined) config.spinPool = new LanePool(device, { lanes: config.lanes, inFlight: 2 * config.lanes, spin: SPIN });
   config.pipeline = pipeline(config.bytes / 4);
-  config.runs = { eager: [], replay: [], nativeEager: [], nativeGraph: [], eagerSpin: [], replaySpin: [] };
+  config.runs = {
+    eager: [], replay: [], nativeEager: [], nativeGraph: [], eagerSpin: [], replaySpin: [], eagerWords: [], replayWords: [],
+    nativeEagerEvents: [], nativeGraphEvents: [], nativeEagerWords: [], nativeGraphWords: [],
+  };
   // Warm: the pool's memory, the executables, the JIT, the C++ program's first graphs.
   for (const pool of [config.pool, config.spinPool]) {
     if (!pool) continue;
@@ -124,13 +134,19 @@ for (const config of configs) {
 }
 for (let round = 0; round < ROUNDS; round++)
   for (const { pool, spinPool, pipeline: p, lanes, runs } of configs) {
-    runs.eager.push(await ours(pool, p, false));
-    if (cuda) runs.nativeEager.push(native(lanes, p.source, false));
-    if (spinPool) runs.eagerSpin.push(await ours(spinPool, p, false));
-    runs.replay.push(await ours(pool, p, true));
-    if (cuda) runs.nativeGraph.push(native(lanes, p.source, true));
-    if (spinPool) runs.replaySpin.push(await ours(spinPool, p, true));
+    for (const replayed of [false, true]) {
+      const [mine, theirs] = replayed ? ['replay', 'nativeGraph'] : ['eager', 'nativeEager'];
+      runs[mine].push(await ours(pool, p, replayed));
+      if (cuda) runs[theirs].push(native(lanes, p.source, replayed));
+      if (spinPool) runs[`${mine}Spin`].push(await ours(spinPool, p, replayed));
+      if (WORDS) runs[`${mine}Words`].push(await ours(pool, p, replayed, 'words'));
+      if (cuda && NATIVE_WATCHERS) {
+        runs[`${theirs}Events`].push(native(lanes, p.source, replayed, 1));
+        runs[`${theirs}Words`].push(native(lanes, p.source, replayed, 2));
+      }
+    }
   }
+setWatchRoad('events');
 
 const med = (runs, key = 'fps') => (runs.length ? median(runs.map((r) => r[key])) : undefined);
 const paired = (xs, natives) => (xs.length && natives.length ? median(xs.map((x, i) => x.fps / natives[i].fps)) : undefined);
@@ -155,6 +171,17 @@ const rows = configs.map(({ bytes, lanes, runs }) => defined({
   eager_spin_of_native: paired(runs.eagerSpin, runs.nativeEager),
   replay_spin_fps: med(runs.replaySpin),
   replay_spin_of_native: paired(runs.replaySpin, runs.nativeGraph),
+  eager_words_fps: med(runs.eagerWords),
+  eager_words_of_native: paired(runs.eagerWords, runs.nativeEager),
+  replay_words_fps: med(runs.replayWords),
+  replay_words_of_native: paired(runs.replayWords, runs.nativeGraph),
+  replay_words_main_us: med(runs.replayWords, 'mainUs'),
+  native_eager_events_fps: med(runs.nativeEagerEvents),
+  native_eager_words_fps: med(runs.nativeEagerWords),
+  native_graph_events_fps: med(runs.nativeGraphEvents),
+  native_graph_words_fps: med(runs.nativeGraphWords),
+  native_graph_events_launch_us: med(runs.nativeGraphEvents, 'launchUs'),
+  native_graph_words_launch_us: med(runs.nativeGraphWords, 'launchUs'),
 }));
 for (const { pool, spinPool } of configs) pool.close(), spinPool?.close();
 contextStream.close();

@@ -35,6 +35,13 @@ export function setWatcherPause(nanoseconds: number): void {
 }
 
 /**
+ * How a pipeline's values given from now on are watched on a GPU: `events` (an event recorded
+ * behind each, which the watcher queries) or `words` (a word of each lane's that the stream
+ * writes behind each, which the watcher reads). For measuring the two against each other.
+ */
+export { setWatchRoad } from './core/device/value-watches.js';
+
+/**
  * Enqueues the completion road's notification for `id` on `stream` alone, past rxcuda's queue: the
  * floor that bench/completion sets a completion point against.
  */

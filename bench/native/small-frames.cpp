@@ -7,8 +7,10 @@
 // on this thread, as rxcuda's pageable road does.
 #include "small-frames.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
+#include <thread>
 #include <ctime>
 #include <string>
 #include <vector>
@@ -50,7 +52,33 @@ struct Slot {
   cu::Event done = nullptr;
   cu::GraphExec exec = nullptr;
   bool busy = false;
+  // With a watcher thread: the frame number + 1 the slot's work ends with, and the one seen.
+  std::atomic<uint32_t> armed{0};
+  std::atomic<uint32_t> seen{0};
+  volatile uint32_t* word = nullptr;  // the watcher's word (kWords): the stream writes armed there
 };
+
+// How the host learns that a slot's frame is done: it waits on the slot's event itself, or a
+// second thread watches for it (as rxcuda's watcher does) and the host waits for that thread:
+// querying each slot's event (cuEventQuery, back to back), or reading a word the stream writes
+// behind the frame (cuStreamWriteValue32). What the second road costs the host's driver calls is
+// what a watcher's queries cost them.
+enum Watcher : uint32_t { kNone = 0, kEvents = 1, kWords = 2 };
+
+// The watcher thread's loop: marks each armed slot seen once its event has completed or its word
+// holds the armed value.
+void watchSlots(const cu::BaselineDriver& d, cu::Context ctx, std::vector<Slot>& slots, Watcher how,
+                const std::atomic<bool>& stop) {
+  cu::call(d.cuCtxSetCurrent, ctx);
+  while (!stop.load(std::memory_order_relaxed)) {
+    for (Slot& slot : slots) {
+      uint32_t armed = slot.armed.load(std::memory_order_acquire);
+      if (armed == 0 || slot.seen.load(std::memory_order_relaxed) == armed) continue;
+      bool done = how == kWords ? *slot.word == armed : cu::call(d.cuEventQuery, slot.done) == cu::kSuccess;
+      if (done) slot.seen.store(armed, std::memory_order_release);
+    }
+  }
+}
 
 // The slot's frame as one graph: the upload, the kernels in a chain, the download.
 cu::GraphExec frameGraph(Napi::Env env, const cu::BaselineDriver& d, cu::Context ctx, cu::Function fn, const Slot& slot,
@@ -97,7 +125,7 @@ cu::GraphExec frameGraph(Napi::Env env, const cu::BaselineDriver& d, cu::Context
 }
 
 // smallFrames(fn: bigint, stream: bigint (for its context), source: Float32Array, { frames, kernels,
-// lanes, graph }) -> { seconds, threadSeconds, launchSeconds, copySeconds, last }: `frames` frames of source.length floats,
+// lanes, graph, watcher = 0 (see Watcher) }) -> { seconds, threadSeconds, launchSeconds, copySeconds, last }: `frames` frames of source.length floats,
 // each `add(n, k, x)` for k = 0..kernels-1 (grid ⌈n / 256⌉ × 256). `last` is the last frame's
 // first result, for the caller to check.
 Napi::Value smallFrames(const Napi::CallbackInfo& info) {
@@ -110,6 +138,8 @@ Napi::Value smallFrames(const Napi::CallbackInfo& info) {
   uint32_t kernels = option(options, "kernels");
   uint32_t lanes = option(options, "lanes");
   bool graph = options.Get("graph").ToBoolean().Value();
+  auto how = static_cast<Watcher>(options.Has("watcher") ? option(options, "watcher") : 0u);
+  if (how > kWords) throw Napi::RangeError::New(env, "Expected `watcher` to be 0 (none), 1 (events) or 2 (words)");
   uint32_t floats = static_cast<uint32_t>(source.ElementLength());
   size_t bytes = size_t{floats} * sizeof(float);
   const auto& d = cu::baselineDriver();
@@ -128,6 +158,12 @@ Napi::Value smallFrames(const Napi::CallbackInfo& info) {
     check(env, cu::call(d.cuMemAllocAsync, &slot.buffer, bytes, slot.stream), "cuMemAllocAsync");
     check(env, cu::call(d.cuEventCreate, &slot.done, cu::kEventDisableTiming), "cuEventCreate");
   }
+  uint32_t* words = nullptr;
+  if (how == kWords) {
+    check(env, cu::call(d.cuMemHostAlloc, reinterpret_cast<void**>(&words), sizeof(uint32_t) * slots.size(), 0u), "cuMemHostAlloc");
+    std::memset(words, 0, sizeof(uint32_t) * slots.size());
+    for (size_t i = 0; i < slots.size(); i++) slots[i].word = words + i;
+  }
   for (auto& stream : streams) check(env, cu::call(d.cuStreamSynchronize, stream), "cuStreamSynchronize");
   if (graph)
     for (auto& slot : slots) slot.exec = frameGraph(env, d, ctx, fn, slot, floats, kernels);
@@ -135,13 +171,30 @@ Napi::Value smallFrames(const Napi::CallbackInfo& info) {
   std::vector<float> result(floats);
   cu::LaunchConfig config{(floats + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, nullptr, 0};
   auto finish = [&](Slot& slot) {
-    check(env, cu::call(d.cuEventSynchronize, slot.done), "cuEventSynchronize");
+    if (how == kNone) {
+      check(env, cu::call(d.cuEventSynchronize, slot.done), "cuEventSynchronize");
+    } else {
+      uint32_t armed = slot.armed.load(std::memory_order_relaxed);
+      while (slot.seen.load(std::memory_order_acquire) != armed) {
+      }
+    }
     std::memcpy(result.data(), slot.out, bytes);
     slot.busy = false;
   };
   // Time spent inside the launch calls (cuGraphLaunch, or the kernel launches) and the copies'
   // calls, apart: what a frame's driver calls cost this thread, beside rxcuda's profile of its own.
   Clock::duration inLaunches{}, inCopies{};
+  std::atomic<bool> stop{false};
+  std::thread watcher;
+  if (how != kNone) watcher = std::thread([&] { watchSlots(d, ctx, slots, how, stop); });
+  struct Joined {  // the watcher stops before this function leaves, whether it returns or throws
+    std::atomic<bool>& stop;
+    std::thread& thread;
+    ~Joined() {
+      stop.store(true);
+      if (thread.joinable()) thread.join();
+    }
+  } joined{stop, watcher};
   double cpu0 = threadSeconds();
   auto start = Clock::now();
   for (uint32_t f = 0; f < frames; f++) {
@@ -168,7 +221,12 @@ Napi::Value smallFrames(const Napi::CallbackInfo& info) {
       inCopies += (t1 - t0) + (Clock::now() - t2);
       inLaunches += t2 - t1;
     }
-    check(env, cu::call(d.cuEventRecord, slot.done, slot.stream), "cuEventRecord");
+    uint32_t armed = f + 1;
+    if (how == kWords)
+      check(env, cu::call(d.cuStreamWriteValue32, slot.stream, reinterpret_cast<uintptr_t>(slot.word), armed, 0u), "cuStreamWriteValue32");
+    else
+      check(env, cu::call(d.cuEventRecord, slot.done, slot.stream), "cuEventRecord");
+    slot.armed.store(armed, std::memory_order_release);
     slot.busy = true;
   }
   for (size_t k = 0; k < slots.size(); k++) {  // the oldest first
@@ -177,6 +235,8 @@ Napi::Value smallFrames(const Napi::CallbackInfo& info) {
   }
   double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   double cpu = threadSeconds() - cpu0;
+  stop.store(true);
+  if (watcher.joinable()) watcher.join();  // before the slots' events and words go
 
   for (auto& slot : slots) {
     if (slot.exec) cu::call(d.cuGraphExecDestroy, slot.exec);
@@ -189,6 +249,7 @@ Napi::Value smallFrames(const Napi::CallbackInfo& info) {
     cu::call(d.cuEventDestroy, slot.done);
   }
   for (auto& stream : streams) cu::call(d.cuStreamDestroy, stream);
+  if (words) cu::call(d.cuMemFreeHost, words);
   auto out = Napi::Object::New(env);
   out["seconds"] = seconds;
   out["threadSeconds"] = cpu;

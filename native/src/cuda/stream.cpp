@@ -17,6 +17,7 @@ void StreamObject::define(Napi::Env env, Napi::Object exports) {
           InstanceMethod<&StreamObject::capturing>("capturing"),
           InstanceMethod<&StreamObject::record>("record"),
           InstanceMethod<&StreamObject::watchRecorded>("watchRecorded"),
+          InstanceMethod<&StreamObject::watchWritten>("watchWritten"),
           InstanceMethod<&StreamObject::waitEvent>("waitEvent"),
           InstanceMethod<&StreamObject::notify>("notify"),
           InstanceMethod<&StreamObject::hostFunction>("hostFunction"),
@@ -157,6 +158,30 @@ Napi::Value StreamObject::watchRecorded(const Napi::CallbackInfo& info) {
   try {
     addon.spinner->watchEvent(event->event(), event->context(), record,
                               std::chrono::microseconds(info[2].As<Napi::Number>().Int64Value()), stream_);
+  } catch (...) {
+    addon.completion->cancel(record);  // the caller sees a throw: id not taken
+    throw;
+  }
+  return Napi::Boolean::New(env, true);
+}
+
+// watchWritten(id, address, value, microseconds) -> whether it was written: the device writes
+// `value` to the word at `address` (pinned host memory) when the stream gets here, and the watcher
+// reads the word until it has reached `value` (Spinner::watch, with a wake-up), in one call; id
+// comes back as watchRecorded's does. The watcher makes no driver call for it. False, with nothing
+// written and id not taken, while the stream captures a graph; a throw leaves id not taken either.
+Napi::Value StreamObject::watchWritten(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
+  if (isCapturing(env)) return Napi::Boolean::New(env, false);
+  uint64_t address = toU64(info[1]);
+  uint32_t value = info[2].As<Napi::Number>().Uint32Value();
+  addon.check(env, cu::call(enter(env).cuStreamWriteValue32, stream_, address, value, 0u), "cuStreamWriteValue32");
+  if (!addon.spinner) addon.spinner = std::make_unique<Spinner>();
+  Completion::Record* record = addon.completion->record(info[0].As<Napi::Number>().Uint32Value());
+  try {
+    addon.spinner->watch(reinterpret_cast<const volatile uint32_t*>(address), value, record,
+                         std::chrono::microseconds(info[3].As<Napi::Number>().Int64Value()), false);
   } catch (...) {
     addon.completion->cancel(record);  // the caller sees a throw: id not taken
     throw;

@@ -31,6 +31,7 @@ class StreamObject : public Napi::ObjectWrap<StreamObject> {
   Napi::Value capturing(const Napi::CallbackInfo& info);
   Napi::Value record(const Napi::CallbackInfo& info);
   Napi::Value watchRecorded(const Napi::CallbackInfo& info);
+  Napi::Value watchWritten(const Napi::CallbackInfo& info);
   Napi::Value waitEvent(const Napi::CallbackInfo& info);
   Napi::Value notify(const Napi::CallbackInfo& info);
   Napi::Value hostFunction(const Napi::CallbackInfo& info);

@@ -19,15 +19,15 @@ Spinner::~Spinner() {
 }
 
 void Spinner::watch(const volatile uint32_t* address, uint32_t value, Completion::Record* record,
-                    std::chrono::microseconds limit) {
+                    std::chrono::microseconds limit, bool quiet) {
   auto now = std::chrono::steady_clock::now();
-  add({address, value, nullptr, nullptr, nullptr, record, now, now + limit});
+  add({address, value, nullptr, nullptr, nullptr, quiet, record, now, now + limit});
 }
 
 void Spinner::watchEvent(cu::Event event, cu::Context ctx, Completion::Record* record,
                          std::chrono::microseconds limit, cu::Stream stream) {
   auto now = std::chrono::steady_clock::now();
-  add({nullptr, 0, event, ctx, stream, record, now, now + limit});
+  add({nullptr, 0, event, ctx, stream, false, record, now, now + limit});
 }
 
 void Spinner::add(const Watch& w) {
@@ -92,7 +92,7 @@ void Spinner::run() {
       }
       if (seen != Seen::no || now > w.deadline) {
         anySeen = anySeen || seen == Seen::yes;
-        if (seen == Seen::yes && w.address)
+        if (seen == Seen::yes && w.quiet)
           sendSeen(w);
         else
           Completion::push(w.record, seen == Seen::yes ? 0 : kGaveUp);

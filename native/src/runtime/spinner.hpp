@@ -38,8 +38,9 @@ class Spinner {
   ~Spinner();  // stops and joins the thread; watches still open are sent as given up
 
   // Sends `record` once the word at `address` reaches `value` (wrap-safe), or after `limit`.
+  // Quietly (no wake-up, see above) where the main thread looks at the word too; else with one.
   void watch(const volatile uint32_t* address, uint32_t value, Completion::Record* record,
-             std::chrono::microseconds limit);
+             std::chrono::microseconds limit, bool quiet = true);
   // Sends `record` once `event` (of context `ctx`) has completed, or after `limit`; a failed query
   // is sent as given up too (the fallback reports the error). The event must live until then.
   // With `stream`, the stream it was recorded on: the events of one stream complete in the order
@@ -63,6 +64,7 @@ class Spinner {
     cu::Event event;
     cu::Context ctx;
     cu::Stream stream;  // an event's stream, or null (queried whatever came before it)
+    bool quiet;         // a seen word is sent without a wake-up (the main thread looks at it too)
     Completion::Record* record;
     std::chrono::steady_clock::time_point added;
     std::chrono::steady_clock::time_point deadline;

@@ -16,18 +16,31 @@ import { settling } from '../queue/scheduler.js';
 import { captureRefused, notifyRefusingCapture, settleValue, type ValueWaiter } from '../queue/host-steps.js';
 import type { Lane, LaneMark } from '../queue/lane.js';
 import type { CudaError } from '../base/errors.js';
+import { HostArray } from '../memory/memory.js';
+import type { MemoryDevice } from '../memory/owner.js';
 import type { CompletionPoints } from './completion-points.js';
 
 /** What the watches of a lane take from its device. */
-export interface WatchOwner {
-  readonly completionPoints: CompletionPoints;
-  readonly backend: { readonly Event: new (device: NativeDevice, flags: number) => NativeEvent };
+export interface WatchOwner extends MemoryDevice {
+  readonly completionPoints: CompletionPoints & MemoryDevice['completionPoints'];
+  readonly backend: MemoryDevice['backend'] & { readonly Event: new (device: NativeDevice, flags: number) => NativeEvent };
   readonly native: NativeDevice;
+}
+
+/** How values are watched: an event each, or a word of the lane's that the stream writes. */
+export type WatchRoad = 'events' | 'words';
+let road: WatchRoad = 'events';
+
+/** @internal Sets how values given from now on are watched (see rxcuda/internal). */
+export function setWatchRoad(value: WatchRoad): void {
+  road = value;
 }
 
 /** One value: its event (none when notified), what waits for it, and how it ended. */
 class Watched {
   event: NativeEvent | undefined;
+  /** Watched through the lane's word (the word road), until a give-up. */
+  onWord = false;
   waiter: ValueWaiter | undefined;
   mark = 0;
   /** The watch's limit, µs; 0: the value is notified through a host callback instead. */
@@ -54,12 +67,15 @@ export class ValueWatches {
   readonly #spareEntries: Watched[] = [];
   readonly #spareEvents: NativeEvent[] = [];
   #closed = false;
+  /** The word the stream writes behind each watched value on the word road, and its last value. */
+  #word: HostArray<'u32'> | undefined;
+  #written = 0;
   /** Values still to notify instead of watching, and how many after the next give-up. */
   #skip = 0;
   #nextSkip = FIRST_SKIP;
   /** One handler for every completion of the lane, given its entry as data. */
   readonly #ended = (status: number, entry: Watched) => {
-    if (entry.event === undefined || status === 0) return this.end(entry, status);
+    if (status === 0 || (entry.event === undefined && !entry.onWord)) return this.end(entry, status);
     this.#gaveUp();
     this.#fallBack(entry);
   };
@@ -100,6 +116,7 @@ export class ValueWatches {
   start(entry: Watched): void {
     const lane = this.#lane;
     if (entry.spin === 0) return notifyRefusingCapture(lane, expectCompletionWith(this.#ended, entry, 0), true);
+    if (road === 'words') return this.#startOnWord(entry);
     const event = this.#spareEvents.pop() ?? new this.#owner.backend.Event(this.#owner.native, DISABLE_TIMING);
     const id = expectCompletionWith(this.#ended, entry, 0);
     let recorded: boolean;
@@ -118,10 +135,44 @@ export class ValueWatches {
     entry.event = event;
   }
 
+  /** The word road: the stream writes the lane's next value to its word, which the watcher reads. */
+  #startOnWord(entry: Watched): void {
+    const lane = this.#lane;
+    const word = (this.#word ??= this.#newWord());
+    const value = (this.#written + 1) >>> 0;
+    const id = expectCompletionWith(this.#ended, entry, 0);
+    let written: boolean;
+    try {
+      written = lane.native.watchWritten!(id, word.ptr, value, entry.spin);
+    } catch (error) {
+      cancelCompletion(id);
+      throw error;
+    }
+    if (!written) {
+      cancelCompletion(id);
+      throw captureRefused('cuStreamWriteValue32');
+    }
+    this.#written = value;
+    entry.onWord = true;
+  }
+
+  #newWord(): HostArray<'u32'> {
+    const word = HostArray.allocate(this.#owner, 'u32', 1);
+    word.allocation.use(this.#lane);
+    return word;
+  }
+
   /** The stream closes: events not in use go now, the others as their values settle. */
   close(): void {
     this.#closed = true;
     for (const event of this.#spareEvents.splice(0)) event.destroy();
+    if (this.#head === this.#order.length) this.#releaseWord();
+  }
+
+  /** The watcher reads the word until the last watch of it ends: it goes once all have settled. */
+  #releaseWord(): void {
+    this.#word?.close();
+    this.#word = undefined;
   }
 
   /** A watch gave up: the lane's next values are notified (see the top of this file). */
@@ -131,15 +182,18 @@ export class ValueWatches {
     this.#nextSkip = Math.min(this.#nextSkip * 2, MAX_SKIP);
   }
 
-  /** The watcher gave up (or its query failed): a completion point behind the same event decides. */
+  /**
+   * The watcher gave up (or its query failed): a completion point behind the same event decides;
+   * on the word road, one behind all the lane's work so far.
+   */
   #fallBack(entry: Watched): void {
-    const event = entry.event!;
-    const mark: LaneMark = {
-      waitCommand: (lane) => settling(() => lane.native.waitEvent(event), () => {}),
-      reached: () => false,
-    };
+    const event = entry.event;
+    const point: LaneMark | Lane = event
+      ? { waitCommand: (lane) => settling(() => lane.native.waitEvent(event), () => {}), reached: () => false }
+      : this.#lane;
+    entry.onWord = false;
     try {
-      this.#owner.completionPoints.after([mark], undefined, (status, error) => this.end(entry, status, error));
+      this.#owner.completionPoints.after([point], undefined, (status, error) => this.end(entry, status, error));
     } catch (error) {
       // The wait was refused (the device broke meanwhile): the value settles with that error.
       this.#lane.faults.record(error);
@@ -155,7 +209,7 @@ export class ValueWatches {
     entry.ended = true;
     entry.status = status;
     entry.error = error;
-    if (status === 0 && entry.event) this.#nextSkip = FIRST_SKIP; // a watch that saw its value
+    if (status === 0 && (entry.event || entry.onWord)) this.#nextSkip = FIRST_SKIP; // a watch that saw its value
     let order = this.#order;
     while (this.#head < order.length && order[this.#head]!.ended) {
       const first = order[this.#head]!;
@@ -166,6 +220,7 @@ export class ValueWatches {
     if (this.#head === order.length) {
       order.length = 0;
       this.#head = 0;
+      if (this.#closed) this.#releaseWord();
     } else if (this.#head >= 32 && this.#head * 2 >= order.length) {
       order.copyWithin(0, this.#head);
       order.length -= this.#head;
@@ -178,6 +233,7 @@ export class ValueWatches {
     const error = status === 0 ? undefined : ((entry.error as CudaError | undefined) ?? this.#lane.statusError(status));
     if (entry.event) this.#giveBack(entry.event);
     entry.event = undefined;
+    entry.onWord = false;
     entry.waiter = undefined;
     entry.error = undefined;
     entry.ended = false;

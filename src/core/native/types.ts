@@ -49,6 +49,12 @@ export interface NativeStream {
    * stream captures a graph; a failed record throws, and `id` is not taken either.
    */
   watchRecorded?(id: number, event: NativeEvent, microseconds: number): boolean;
+  /**
+   * CUDA streams: the device writes `value` to the word at `address` (pinned) when the stream gets
+   * here, and the addon's watcher reads the word (one call, no driver call of the watcher's); `id`
+   * comes back as with {@link watchRecorded}, which this is otherwise like.
+   */
+  watchWritten?(id: number, address: bigint, value: number, microseconds: number): boolean;
   waitEvent(event: NativeEvent): void;
   /** Enqueues the notification for `id`; false (nothing enqueued) when refused under capture. */
   notify(id: number, flags?: number): boolean;
