@@ -117,50 +117,68 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
       const whenInto = new WhenDone<Out, Work<T, B, R>, () => void>(label, subscriber, (_, prepare) => prepare());
       type Later = (ready: () => void, fail: (error: unknown) => void) => void;
       const whenCopiedLater = new WhenDone<Out, Work<T, B, R>, Later>(label, subscriber, undefined, (_, later, ready, fail) => later(ready, fail));
+      // A value's road captures nothing of its own unless it needs to (into, or a large copy), so
+      // that the others allocate no context.
       return operate(label, source, subscriber, (work, owe) => {
         const memory = select(work);
         checkMemoryOf('select(work)', memory, work.stream.device);
-        const Array = DTYPES[memory.dtype].Array;
         const staging = work.staging(memory.dtype, memory.length);
-        const results = work.results as Record<string, TypedArrayOf[DType] | LentArray<D>>;
         if (lend !== undefined) {
-          if (!work.timed) work.stream.copy(staging, memory);
-          else work.stage(`download ${name} [lent]`, () => work.stream.copy(staging, memory), memory.byteLength);
+          copyBack(work, name, 'lent', staging, memory);
           return whenLent.emit(work, owe, staging);
         }
         const target = into?.(work);
-        if (target !== undefined) {
-          if (!(target instanceof Array && target.length >= memory.length))
-            typeError('into(work)', `a ${Array.name} of at least ${memory.length} elements`, target);
-          // The copy threads fill a large one once the device copy is done.
-          holdInPlace('into(work)', target, memory.byteLength > MAIN_THREAD_COPY_BYTES);
-        }
-        if (!work.timed) work.stream.copy(staging, memory);
-        else work.stage(`download ${name} [${target ? 'into' : 'new array'}]`, () => work.stream.copy(staging, memory), memory.byteLength);
+        if (target !== undefined) checkInto(target, memory);
+        copyBack(work, name, target ? 'into' : 'new array', staging, memory);
         // A small copy is made on the main thread, just before the emission.
         if (memory.byteLength <= MAIN_THREAD_COPY_BYTES) {
           if (target === undefined) return whenCopied.emit(work, owe, staging);
-          return whenInto.emit(work, owe, () => {
-            copySmall(target, staging.data);
-            results[name] = target;
-          });
+          return whenInto.emit(work, owe, copyInto(work, name, target, staging));
         }
-        whenCopiedLater.emit(work, owe, (ready, fail) => {
-          // A new array is zeroed lazily by the OS: its pages are first touched by the copy.
-          const out = target ?? new Array(new ArrayBuffer(memory.byteLength), 0, memory.length);
-          const start = performance.now();
-          let road: CopyRoad | undefined; // still undefined when a small copy is done at once
-          try {
-            // Checked again here: `out` must still be attached and long enough (copyHost refuses it).
-            road = copyHost(out, staging.data, () => {
-              if (road) work.hostSpan(`copy ${name} [workers]`, start, memory.byteLength);
-              results[name] = out;
-              ready();
-            });
-          } catch (error) {
-            fail(error);
-          }
-        });
+        whenCopiedLater.emit(work, owe, copyLater(work, name, target, staging, memory));
       });
     });
+}
+
+/** The device copy of a value's result into its staging, as the stage `download <name> [<road>]` when timed. */
+function copyBack(work: AnyWork, name: string, road: string, staging: HostArray, memory: Memory): void {
+  if (!work.timed) work.stream.copy(staging, memory);
+  else work.stage(`download ${name} [${road}]`, () => work.stream.copy(staging, memory), memory.byteLength);
+}
+
+/** Refuses an `into` array that cannot take `memory`'s elements; keeps one that copy threads fill in place. */
+function checkInto(target: ArrayBufferView, memory: Memory): void {
+  const Array = DTYPES[memory.dtype].Array;
+  if (!(target instanceof Array && target.length >= memory.length))
+    typeError('into(work)', `a ${Array.name} of at least ${memory.length} elements`, target);
+  // The copy threads fill a large one once the device copy is done.
+  holdInPlace('into(work)', target, memory.byteLength > MAIN_THREAD_COPY_BYTES);
+}
+
+/** A small result's copy into the caller's array, made just before the emission. */
+function copyInto(work: AnyWork, name: string, target: ArrayBufferView, staging: HostArray): () => void {
+  return () => {
+    copySmall(target, staging.data);
+    (work.results as Record<string, ArrayBufferView>)[name] = target;
+  };
+}
+
+/** A large result's copy by native threads, into the caller's array or a new one, once the device copy is done. */
+function copyLater(work: AnyWork, name: string, target: ArrayBufferView | undefined, staging: HostArray, memory: Memory) {
+  return (ready: () => void, fail: (error: unknown) => void) => {
+    // A new array is zeroed lazily by the OS: its pages are first touched by the copy.
+    const out = target ?? new DTYPES[memory.dtype].Array(new ArrayBuffer(memory.byteLength), 0, memory.length);
+    const start = performance.now();
+    let road: CopyRoad | undefined; // still undefined when a small copy is done at once
+    try {
+      // Checked again here: `out` must still be attached and long enough (copyHost refuses it).
+      road = copyHost(out, staging.data, () => {
+        if (road) work.hostSpan(`copy ${name} [workers]`, start, memory.byteLength);
+        (work.results as Record<string, ArrayBufferView>)[name] = out;
+        ready();
+      });
+    } catch (error) {
+      fail(error);
+    }
+  };
 }

@@ -6,7 +6,7 @@ import { stageIn } from '../core/device/stream-commands.js';
 import { holdInPlace } from '../core/memory/user-arrays.js';
 import { MAIN_THREAD_COPY_BYTES } from '../core/memory/host-copy.js';
 import { stepOperator } from './pipeline/step-run.js';
-import type { Work } from './pipeline/work.js';
+import type { AnyWork, Work } from './pipeline/work.js';
 import type { DTypeOfData, HostData, With } from './pipeline/slots.js';
 
 /** What `upload` takes: a TypedArray, or pinned memory (a frame, a registered array). */
@@ -51,24 +51,35 @@ export function upload<T, B, R, A extends UploadSource, N extends string = 'inpu
   name: N = 'input' as N,
 ): OperatorFunction<Work<T, B, R>, Work<T, With<B, { readonly [K in N]: DeviceArray<DTypeOfSource<A>> }>, R>> {
   if (typeof select !== 'function') typeError('select', 'a function from a value to the data to upload', select);
+  // The step's road for an untimed value captures nothing, so that it allocates no context: a
+  // timeline's stages take the functions below.
   return stepOperator(`upload(${name})`, (work: Work<T, B, R>) => {
     const data: UploadSource = select(work.value);
     if (data instanceof HostArray) {
       const target = work.device(data.dtype, data.length, name);
       if (!work.timed) work.stream.copy(target, data);
-      else work.stage(`upload ${name} [${data.registered ? 'registered' : 'pinned'}]`, () => work.stream.copy(target, data), data.byteLength);
+      else copyStaged(work, `upload ${name} [${data.registered ? 'registered' : 'pinned'}]`, target, data);
       return;
     }
     const dtype: DType | undefined = dtypeOfArray(data);
     if (!dtype) typeError('select(value)', 'a HostArray or a TypedArray other than a Uint8ClampedArray', data);
     holdInPlace('select(value)', data, data.byteLength > MAIN_THREAD_COPY_BYTES); // the copy threads read a large one after this returns
     const staging = work.staging(dtype, data.length);
-    if (work.timed) {
-      const start = performance.now();
-      stageIn(work.stream, staging, data, () => work.hostSpan(`stage ${name} [workers]`, start, data.byteLength));
-    } else stageIn(work.stream, staging, data);
+    if (work.timed) stageTimed(work, `stage ${name} [workers]`, staging, data);
+    else stageIn(work.stream, staging, data);
     const target = work.device(dtype, data.length, name);
     if (!work.timed) work.stream.copy(target, staging);
-    else work.stage(`upload ${name} [staged]`, () => work.stream.copy(target, staging), data.byteLength);
+    else copyStaged(work, `upload ${name} [staged]`, target, staging);
   });
+}
+
+/** The device copy of a timed value, as the stage `stage`. */
+function copyStaged(work: AnyWork, stage: string, target: DeviceArray, source: HostArray): void {
+  work.stage(stage, () => work.stream.copy(target, source), source.byteLength);
+}
+
+/** The host copy into staging of a timed value, with a host span `span` when native threads make it. */
+function stageTimed(work: AnyWork, span: string, staging: HostArray, data: ArrayBufferView): void {
+  const start = performance.now();
+  stageIn(work.stream, staging, data, () => work.hostSpan(span, start, data.byteLength));
 }

@@ -91,6 +91,11 @@ function peerCopy(lane: Lane, dst: Memory, src: Memory): Command {
  */
 export function stageIn(stream: { readonly lane: Lane }, staging: HostArray, data: ArrayBufferView, onWorkers?: () => void): void {
   if (data.byteLength <= MAIN_THREAD_COPY_BYTES) return copySmall(staging.data, data); // done now: nothing waits
+  stageOffThread(stream.lane, staging, data, onWorkers);
+}
+
+/** {@link stageIn} of a large copy: a function of its own, so that a small one allocates no context. */
+function stageOffThread(lane: Lane, staging: HostArray, data: ArrayBufferView, onWorkers: (() => void) | undefined): void {
   let resume: Resume | undefined;
   let copied = false;
   let road: CopyRoad | undefined; // still undefined when a small copy is done at once
@@ -99,5 +104,5 @@ export function stageIn(stream: { readonly lane: Lane }, staging: HostArray, dat
     if (road) onWorkers?.();
     resume?.();
   });
-  if (!copied) stream.lane.run(() => (copied ? undefined : (r) => void (resume = r)));
+  if (!copied) lane.run(() => (copied ? undefined : (r) => void (resume = r)));
 }

@@ -170,11 +170,7 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
     this.#given++;
     if (this.#broken !== undefined && dropped) return dropped(this, a, b, this.#broken);
     try {
-      if (!this.#queue.direct) {
-        const command: Command = () => fn(this, a, b);
-        if (dropped) command.dropped = (error) => dropped(this, a, b, error);
-        return this.#queue.run(routedCommand(this.faults, command));
-      }
+      if (!this.#queue.direct) return this.#queue.run(routedCommand(this.faults, commandWith(this, fn, a, b, dropped)));
       const pause = fn(this, a, b);
       if (pause) this.#queue.pause(pause);
     } catch (error) {
@@ -265,4 +261,14 @@ function retireCommand(native: NativeStream, retirees: readonly (() => void)[]):
     cancelCompletion(id);
     forget();
   }, forget);
+}
+
+/**
+ * The command `fn(lane, a, b)` of {@link Lane.runWith}, made only when it must wait in the queue:
+ * a function of its own, so that runWith's direct road allocates no context for these closures.
+ */
+function commandWith<L, A, B>(lane: L, fn: (lane: L, a: A, b: B) => Pause | void, a: A, b: B, dropped?: (lane: L, a: A, b: B, error: unknown) => void): Command {
+  const command: Command = () => fn(lane, a, b);
+  if (dropped) command.dropped = (error) => dropped(lane, a, b, error);
+  return command;
 }

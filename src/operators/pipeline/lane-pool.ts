@@ -271,7 +271,8 @@ export class LanePool {
 
   /** @internal The first device that is not broken (the first device when all are). */
   usableDevice(): Device {
-    for (const device of this.devices) if (!device.poisoned) return device;
+    const devices = this.devices;
+    for (let i = 0; i < devices.length; i++) if (!devices[i]!.poisoned) return devices[i]!; // no iterator per value
     return this.device;
   }
 
