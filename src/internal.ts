@@ -39,7 +39,7 @@ export function setWatcherPause(nanoseconds: number): void {
  * behind each, which the watcher queries) or `words` (a word of each lane's that the stream
  * writes behind each, which the watcher reads). For measuring the two against each other.
  */
-export { setWatchRoad } from './core/device/value-watches.js';
+export { setWatchRoad, type WatchRoad } from './core/device/value-watches.js';
 
 /**
  * Enqueues the completion road's notification for `id` on `stream` alone, past rxcuda's queue: the
