@@ -44,6 +44,35 @@ describeBackends('launch arguments', (getDevice) => {
   }
 });
 
+describeBackends('struct launch arguments', (getDevice) => {
+  const stream = streamsPerTest(() => getDevice());
+  const SOURCE = 'struct Pair { unsigned a, b; };\nextern "C" __global__ void pair(unsigned* x, Pair p) { x[0] = p.a * 10 + p.b; }';
+
+  for (const queued of [false, true]) {
+    it(`are the bytes they held at launch() though the array changes after (${queued ? 'queued' : 'direct'} stream)`, async () => {
+      const device = getDevice();
+      const module = await device.compile(SOURCE);
+      const pair = module.kernel('pair', ['ptr<u32>', { struct: 8, align: 4 }], {
+        cpu: (_, [x, p]) => {
+          const v = ArrayBuffer.isView(p) ? new Uint32Array(p.buffer, p.byteOffset, 2) : new Uint32Array(p, 0, 2);
+          x[0] = v[0]! * 10 + v[1]!;
+        },
+      });
+      const s = stream();
+      const held = queued ? heldStep(s) : undefined;
+      const [x, y] = [device.allocHost('u32', 1), device.allocHost('u32', 1)];
+      const bytes = new Uint32Array([1, 2]);
+      s.launch(pair, one, [x, bytes]);
+      bytes.set([7, 8]);
+      s.launch(pair, one, [y, bytes]);
+      bytes.set([5, 5]);
+      (await held)?.();
+      await s.synchronized();
+      expect([x.data[0], y.data[0]]).toEqual([12, 78]);
+    });
+  }
+});
+
 describeBackends('launch arguments read twice', (getDevice, backend) => {
   it.skipIf(backend === 'cuda')('never hand a CPU kernel memory other than what was checked (direct and queued)', async () => {
     const device = getDevice();

@@ -109,6 +109,34 @@ describeBackends('replay', (getDevice, backend) => {
     for (const i of [0, 2, 4, count - 1]) expect(replayed.get(i), `value ${i}`).toEqual([...frame(i)].map((v) => ~(v + 3 + scalar(i)) >>> 0));
   });
 
+  it('gives each value the bytes of its struct argument, one array written anew for every value', async () => {
+    const device = getDevice();
+    const count = backend === 'cuda' ? 1000 : 200;
+    const module = await device.compile('struct Pair { unsigned a, b; };\nextern "C" __global__ void add_pair(unsigned* x, Pair p, unsigned n) {\n  unsigned i = threadIdx.x;\n  if (i < n) x[i] += p.a * 1000 + p.b;\n}');
+    const addPair = module.kernel('add_pair', ['ptr<u32>', { struct: 8, align: 4 }, 'u32'], {
+      cpu: (_, [x, p, n]) => {
+        const [a, b] = ArrayBuffer.isView(p) ? new Uint32Array(p.buffer, p.byteOffset, 2) : new Uint32Array(p, 0, 2);
+        for (let i = 0; i < n; i++) x[i] = (x[i]! + a! * 1000 + b!) >>> 0;
+      },
+    });
+    const pair = new Uint32Array(2); // the same array for every launch: its bytes are what differs
+    const results = await firstValueFrom(
+      range(0, count).pipe(
+        onStreams(device, { lanes: 2 }),
+        replay(pipe(
+          upload((i: number) => frame(i)),
+          launch(addPair, (w) => (pair.set([w.index % 7, 3]), { config: { grid: 1, block: N }, args: [w.buffers.input, pair, N] })),
+          download((w) => w.buffers.input, 'out'),
+        )),
+        map((w) => [w.index, [...w.results.out]] as const),
+        toArray(),
+      ),
+    );
+    expect(results).toHaveLength(count);
+    for (const [i, out] of results) expect(out, `value ${i}`).toEqual([...frame(i)].map((v) => (v + (i % 7) * 1000 + 3) >>> 0));
+    expect(warnings).toEqual([]);
+  });
+
   it('refuses a non-function operator at once', () => {
     expect(() => replay(42 as never)).toThrow(/Expected `operator` to be an operator function/);
   });

@@ -78,6 +78,23 @@ function invalidValue(call: string, why: string): CudaError {
   return new CudaError(1, 'CUDA_ERROR_INVALID_VALUE', call, `${call} failed: CUDA_ERROR_INVALID_VALUE (${why})`);
 }
 
+/**
+ * A struct argument as the launch packed it (a GPU kernel receives those bytes, whatever the array
+ * holds when it runs): a copy of the block's `size` bytes at `at`, of the kind the caller gave.
+ */
+function structAsPacked(block: ArrayBuffer, at: number, size: number, given: unknown): ArrayBuffer | ArrayBufferView {
+  const bytes = block.slice(at, at + size);
+  if (!ArrayBuffer.isView(given)) return bytes;
+  // The builtin kind, never a constructor the array names itself.
+  const Kind = VIEW_KINDS.find((kind) => given instanceof kind) ?? Uint8Array;
+  return new Kind(bytes);
+}
+
+const VIEW_KINDS: readonly (new (buffer: ArrayBuffer) => ArrayBufferView)[] = [
+  DataView, Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
+  Float32Array, Float64Array, BigInt64Array, BigUint64Array,
+];
+
 /** The host device's stand-in for a native kernel: it launches `cpu` as a host step. */
 export class CpuLauncher implements NativeKernel {
   readonly #cpu: CpuKernel;
@@ -146,6 +163,8 @@ export class CpuLauncher implements NativeKernel {
         throw invalidValue('cuLaunchKernelEx', `${sharedMem} bytes of dynamic shared memory, more than the kernel allows: raise it with setMaxDynamicSharedMemory`);
       const given = [...args];
       given.forEach((value, i) => {
+        const param = signature[i];
+        if (param !== undefined && typeof param !== 'string') return void (given[i] = structAsPacked(block, HEADER_BYTES + offsets[i]!, param.struct, value));
         if (!isInstance<Memory>(value, Memory)) return;
         const at = HEADER_BYTES + offsets[i]!;
         if (at % 8 !== 0 || words[at / 8] !== value.ptr)

@@ -57,6 +57,11 @@ export class Kernel<S extends Signature = Signature> {
   readonly module: Module;
   /** The declared parameter types. */
   readonly signature: S;
+  /**
+   * @internal Whether a struct is among its parameters: only then can two launches with the same
+   * arguments (`===` each) pack other bytes (a struct's array written between them).
+   */
+  readonly packsStructs: boolean;
   readonly #native: NativeKernel;
   readonly #block: LaunchBlock;
   #attributes: KernelAttributes | undefined;
@@ -86,6 +91,7 @@ export class Kernel<S extends Signature = Signature> {
     this.module = module;
     this.name = name;
     this.signature = Object.freeze([...signature]) as unknown as S;
+    this.packsStructs = signature.some((p) => typeof p !== 'string');
     this.#native = native;
     this.#specializations = options.specializations as Specializations<Signature> | undefined;
     this.#alwaysInContext = options.contextual === true || options.specializations !== undefined;

@@ -36,8 +36,10 @@ function isLaunch(work: NodeWork, kernel: Kernel, config: LaunchConfig, args: re
   const given = work.args;
   if (given.length !== args.length) return false;
   for (let i = 0; i < args.length; i++) if (given[i] !== args[i]) return false;
-  // A struct argument may be the same array with other bytes: the block says. Its header is the
-  // configuration's (the same object) and the lane's stream (the candidates are the lane's own).
+  // The same arguments pack the same bytes, but for a struct: the same array may hold other bytes
+  // now, and the block says. Its header is the configuration's (the same object) and the lane's
+  // stream (the candidates are the lane's own).
+  if (!kernel.packsStructs) return true;
   const kept = work.block;
   if (kept.length !== block.length) return false;
   for (let i = HEADER_BYTES; i < block.length; i++) if (kept[i] !== block[i]) return false;
