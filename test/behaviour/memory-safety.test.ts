@@ -8,7 +8,7 @@ import {
 } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
 import { heldStep, lanePools, streamsPerTest } from '../support/streams.js';
-import { testKernels } from '../support/kernels.js';
+import { testKernels, unluckyKernel } from '../support/kernels.js';
 
 type Store = Kernel<readonly ['ptr', 'u32']>;
 const one = { grid: 1, block: 1 };
@@ -110,13 +110,7 @@ describeBackends('CPU kernels that throw', (getDevice, backend) => {
   beforeAll(async () => {
     device = getDevice();
     ({ store } = await testKernels(device));
-    const module = await device.compile('extern "C" __global__ void fails(unsigned* x, unsigned v) { x[0] = v; }');
-    thrower = module.kernel('fails', ['ptr<u32>', 'u32'], {
-      cpu: (_, [x, v]) => {
-        if (v === 13) throw new Error('unlucky');
-        x[0] = v;
-      },
-    });
+    thrower = await unluckyKernel(device);
   });
   const newPool = lanePools(() => device, afterEach);
 

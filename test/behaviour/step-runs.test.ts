@@ -5,7 +5,7 @@ import { afterEach, beforeAll, expect, it } from 'vitest';
 import { firstValueFrom, lastValueFrom, map, pipe, range, tap, toArray, type Observable } from 'rxjs';
 import { PipelineError, download, enqueue, launch, onStreams, replay, upload, type Device, type Kernel, type Work } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
-import { testKernels } from '../support/kernels.js';
+import { testKernels, unluckyKernel } from '../support/kernels.js';
 import { lanePools } from '../support/streams.js';
 
 const N = 64;
@@ -20,13 +20,7 @@ describeBackends('runs of steps', (getDevice, backend) => {
   beforeAll(async () => {
     device = getDevice();
     kernels = await testKernels(device);
-    const module = await device.compile('extern "C" __global__ void fails(unsigned* x, unsigned v) { x[0] = v; }');
-    thrower = module.kernel('fails', ['ptr<u32>', 'u32'], {
-      cpu: (_, [x, v]) => {
-        if (v === 13) throw new Error('unlucky');
-        x[0] = v;
-      },
-    });
+    thrower = await unluckyKernel(device);
   });
   const newPool = lanePools(() => device, afterEach);
 

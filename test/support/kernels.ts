@@ -1,5 +1,5 @@
 // CUDA C++ used by the GPU tests, compiled once per test file.
-import { Device, type Module } from '../../src/index.js';
+import { Device, type Kernel, type Module } from '../../src/index.js';
 
 export const SOURCE = String.raw`
 #include <cuda_fp16.h>
@@ -145,4 +145,18 @@ export async function testKernels(device: Device) {
       },
     }),
   };
+}
+
+/**
+ * A kernel `fails(x, v)` that stores v in x[0], whose CPU implementation throws Error('unlucky')
+ * for v = 13 (the host device's way to fail one launch; a GPU stores 13).
+ */
+export async function unluckyKernel(device: Device): Promise<Kernel<readonly ['ptr<u32>', 'u32']>> {
+  const module = await device.compile('extern "C" __global__ void fails(unsigned* x, unsigned v) { x[0] = v; }');
+  return module.kernel('fails', ['ptr<u32>', 'u32'], {
+    cpu: (_, [x, v]) => {
+      if (v === 13) throw new Error('unlucky');
+      x[0] = v;
+    },
+  });
 }

@@ -141,6 +141,24 @@ Napi::Value StreamObject::record(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+namespace {
+
+// Has `add` give the addon's watcher (made on first use) the watch for completion `id`; a throw
+// leaves id not taken.
+template <typename Add>
+void watchFor(Addon& addon, uint32_t id, Add add) {
+  if (!addon.spinner) addon.spinner = std::make_unique<Spinner>();
+  Completion::Record* record = addon.completion->record(id);
+  try {
+    add(*addon.spinner, record);
+  } catch (...) {
+    addon.completion->cancel(record);  // the caller sees a throw: id not taken
+    throw;
+  }
+}
+
+}  // namespace
+
 // watchRecorded(id, event, microseconds) -> whether it was recorded: records `event` here and has
 // the watcher query it (Spinner::watchEvent, with this stream), in one call; id comes back through
 // the completion road with status 0 once the event has completed, or with Spinner::kGaveUp. False,
@@ -153,15 +171,10 @@ Napi::Value StreamObject::watchRecorded(const Napi::CallbackInfo& info) {
   auto* event = EventObject::Unwrap(info[1].As<Napi::Object>());
   if (isCapturing(env)) return Napi::Boolean::New(env, false);
   addon.check(env, cu::call(enter(env).cuEventRecord, event->event(), stream_), "cuEventRecord");
-  if (!addon.spinner) addon.spinner = std::make_unique<Spinner>();
-  Completion::Record* record = addon.completion->record(info[0].As<Napi::Number>().Uint32Value());
-  try {
-    addon.spinner->watchEvent(event->event(), event->context(), record,
-                              std::chrono::microseconds(info[2].As<Napi::Number>().Int64Value()), stream_);
-  } catch (...) {
-    addon.completion->cancel(record);  // the caller sees a throw: id not taken
-    throw;
-  }
+  auto limit = std::chrono::microseconds(info[2].As<Napi::Number>().Int64Value());
+  watchFor(addon, info[0].As<Napi::Number>().Uint32Value(), [&](Spinner& spinner, Completion::Record* record) {
+    spinner.watchEvent(event->event(), event->context(), record, limit, stream_);
+  });
   return Napi::Boolean::New(env, true);
 }
 
@@ -177,15 +190,10 @@ Napi::Value StreamObject::watchWritten(const Napi::CallbackInfo& info) {
   uint64_t address = toU64(info[1]);
   uint32_t value = info[2].As<Napi::Number>().Uint32Value();
   addon.check(env, cu::call(enter(env).cuStreamWriteValue32, stream_, address, value, 0u), "cuStreamWriteValue32");
-  if (!addon.spinner) addon.spinner = std::make_unique<Spinner>();
-  Completion::Record* record = addon.completion->record(info[0].As<Napi::Number>().Uint32Value());
-  try {
-    addon.spinner->watch(reinterpret_cast<const volatile uint32_t*>(address), value, record,
-                         std::chrono::microseconds(info[3].As<Napi::Number>().Int64Value()), false);
-  } catch (...) {
-    addon.completion->cancel(record);  // the caller sees a throw: id not taken
-    throw;
-  }
+  auto limit = std::chrono::microseconds(info[3].As<Napi::Number>().Int64Value());
+  watchFor(addon, info[0].As<Napi::Number>().Uint32Value(), [&](Spinner& spinner, Completion::Record* record) {
+    spinner.watch(reinterpret_cast<const volatile uint32_t*>(address), value, record, limit, false);
+  });
   return Napi::Boolean::New(env, true);
 }
 
