@@ -17,7 +17,8 @@ import { isThenable } from '../base/thenable.js';
 /**
  * What a CPU implementation receives for each parameter type: memory as a TypedArray, of the
  * declared element type for `'ptr<D>'` (a `Float32Array` for `'ptr<f32>'`); for a plain `'ptr'`,
- * a TypedArray of the memory's own type, or the address as it was given.
+ * a TypedArray of the memory's own type, or the address as it was given; for a struct, a copy of
+ * the bytes it held at launch, of the kind given (an ArrayBuffer, or a view of its builtin type).
  */
 export type CpuArgOf<P> = P extends 'i64' | 'u64'
   ? number | bigint

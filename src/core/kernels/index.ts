@@ -6,7 +6,7 @@ import './device-members.js';
 
 export { Module, type ModuleImage } from './module.js';
 export { Kernel } from './kernel.js';
-export type { Signature, ParamType, StructParam, KernelArgs, ArgOf, TypedPointer, BlockSizeSuggestion } from './kernel-types.js';
+export type { Signature, ParamType, StructParam, KernelArgs, ArgOf, TypedPointer, BlockSizeSuggestion, CompiledSpecialization } from './kernel-types.js';
 export type { CpuKernel, CpuArgs, CpuArgOf } from './cpu-kernel.js';
 export { LaunchConfig, type LaunchOptions, type Dim3 } from './launch-config.js';
 export { LaunchContext, NoCurrentLaunchError, currentLaunch } from './launch-context.js';

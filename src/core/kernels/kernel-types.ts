@@ -35,6 +35,14 @@ export type ArgOf<P> = P extends 'i64' | 'u64'
         ? Memory | bigint
         : ArrayBuffer | ArrayBufferView;
 
+/** A specialization compiled so far, as {@link Kernel.specializations} lists it. */
+export interface CompiledSpecialization {
+  /** The macros the specialization was compiled with. */
+  readonly defines: Readonly<Record<string, string | number | boolean>>;
+  /** Whether its compiled code came from the disk cache rather than from NVRTC. */
+  readonly fromCache: boolean;
+}
+
 /** What {@link Kernel.suggestedBlockSize} suggests. */
 export interface BlockSizeSuggestion {
   /** Threads per block that give the most resident blocks per multiprocessor. */

@@ -11,7 +11,7 @@ import type { Stream } from '../device/stream.js';
 import type { Lane } from '../queue/lane.js';
 import type { Pause } from '../queue/scheduler.js';
 import { CodelessKernel } from './codeless-kernel.js';
-import type { BlockSizeSuggestion, KernelArgs, Signature } from './kernel-types.js';
+import type { BlockSizeSuggestion, CompiledSpecialization, KernelArgs, Signature } from './kernel-types.js';
 import { LaunchBlock } from './launch-block.js';
 import { checkDynamicShared, type LaunchConfig, type LaunchOptions } from './launch-config.js';
 import { LaunchContext } from './launch-context.js';
@@ -57,10 +57,7 @@ export class Kernel<S extends Signature = Signature> {
   readonly module: Module;
   /** The declared parameter types. */
   readonly signature: S;
-  /**
-   * @internal Whether a struct is among its parameters: only then can two launches with the same
-   * arguments (`===` each) pack other bytes (a struct's array written between them).
-   */
+  /** @internal Whether a struct is among its parameters: only then can the same arguments (`===`) pack other bytes. */
   readonly packsStructs: boolean;
   readonly #native: NativeKernel;
   readonly #block: LaunchBlock;
@@ -242,12 +239,7 @@ export class Kernel<S extends Signature = Signature> {
    * The specializations compiled so far, for a kernel with a specializer (see
    * {@link Template.kernel}): their defines, and whether the compiled code came from the disk cache.
    */
-  specializations(): readonly {
-    /** The macros the specialization was compiled with. */
-    readonly defines: Readonly<Record<string, string | number | boolean>>;
-    /** Whether its compiled code came from the disk cache rather than from NVRTC. */
-    readonly fromCache: boolean;
-  }[] {
+  specializations(): readonly CompiledSpecialization[] {
     return this.#specializations?.compiled() ?? [];
   }
 
