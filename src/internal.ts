@@ -35,9 +35,11 @@ export function setWatcherPause(nanoseconds: number): void {
 }
 
 /**
- * How a pipeline's values given from now on are watched on a GPU: `events` (an event recorded
- * behind each, which the watcher queries) or `words` (a word of each lane's that the stream
- * writes behind each, which the watcher reads). For measuring the two against each other.
+ * How a pipeline's values are watched on a GPU, for the watches that start from now on (a value
+ * waiting in its lane's queue takes the road set when its watch starts): `events` (an event
+ * recorded behind each, which the watcher queries; the default) or `words` (a word of each lane's
+ * that the stream writes behind each, which the watcher reads). For measuring the two against
+ * each other. A TypeError for anything else.
  */
 export { setWatchRoad, type WatchRoad } from './core/device/value-watches.js';
 

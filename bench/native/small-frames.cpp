@@ -55,14 +55,16 @@ struct Slot {
   // With a watcher thread: the frame number + 1 the slot's work ends with, and the one seen.
   std::atomic<uint32_t> armed{0};
   std::atomic<uint32_t> seen{0};
+  std::atomic<int> failed{0};  // the watcher's failed query (its CUresult), which the host reports
   volatile uint32_t* word = nullptr;  // the watcher's word (kWords): the stream writes armed there
 };
 
 // How the host learns that a slot's frame is done: it waits on the slot's event itself, or a
-// second thread watches for it (as rxcuda's watcher does) and the host waits for that thread:
-// querying each slot's event (cuEventQuery, back to back), or reading a word the stream writes
-// behind the frame (cuStreamWriteValue32). What the second road costs the host's driver calls is
-// what a watcher's queries cost them.
+// second thread watches for it and the host waits for that thread: querying each slot's event
+// (cuEventQuery, back to back: rxcuda's watcher queries only each stream's oldest and pauses when
+// none completed, so this is the unpaced cost), or reading a word the stream writes behind the
+// frame (cuStreamWriteValue32). What the second road costs the host's driver calls is what a
+// watcher's queries cost them.
 enum Watcher : uint32_t { kNone = 0, kEvents = 1, kWords = 2 };
 
 // The watcher thread's loop: marks each armed slot seen once its event has completed or its word
@@ -74,7 +76,12 @@ void watchSlots(const cu::BaselineDriver& d, cu::Context ctx, std::vector<Slot>&
     for (Slot& slot : slots) {
       uint32_t armed = slot.armed.load(std::memory_order_acquire);
       if (armed == 0 || slot.seen.load(std::memory_order_relaxed) == armed) continue;
-      bool done = how == kWords ? *slot.word == armed : cu::call(d.cuEventQuery, slot.done) == cu::kSuccess;
+      bool done = how == kWords && *slot.word == armed;
+      if (how == kEvents) {
+        cu::Result r = cu::call(d.cuEventQuery, slot.done);
+        if (r != cu::kSuccess && r != cu::kErrorNotReady) slot.failed.store(static_cast<int>(r), std::memory_order_release);
+        done = r == cu::kSuccess;
+      }
       if (done) slot.seen.store(armed, std::memory_order_release);
     }
   }
@@ -175,7 +182,10 @@ Napi::Value smallFrames(const Napi::CallbackInfo& info) {
       check(env, cu::call(d.cuEventSynchronize, slot.done), "cuEventSynchronize");
     } else {
       uint32_t armed = slot.armed.load(std::memory_order_relaxed);
+      auto until = Clock::now() + std::chrono::seconds(10);  // a word a faulted stream never writes
       while (slot.seen.load(std::memory_order_acquire) != armed) {
+        if (int r = slot.failed.load(std::memory_order_acquire)) check(env, static_cast<cu::Result>(r), "cuEventQuery");
+        if (Clock::now() > until) throw Napi::Error::New(env, "a frame's completion was not seen within 10 s");
       }
     }
     std::memcpy(result.data(), slot.out, bytes);

@@ -19,7 +19,10 @@ export async function launchChromium(): Promise<Browser> {
         '(as root: apt-get update && apt-get install -y chromium; .ci/run does), or set RXCUDA_CHROMIUM to a Chromium binary.',
     );
   }
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+  // Without a sanitizer runtime preloaded into this process (scripts/asan.sh): Chromium is not
+  // rxcuda's to check, and hangs under it.
+  const { LD_PRELOAD: _preloaded, ...env } = process.env;
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS, env });
 }
 
 /** What loading a page showed: its console's errors and uncaught exceptions, and every URL it asked for. */

@@ -168,11 +168,12 @@ void watchFor(Addon& addon, uint32_t id, Add add) {
 Napi::Value StreamObject::watchRecorded(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
+  uint32_t id = info[0].As<Napi::Number>().Uint32Value();  // every argument read before the record
   auto* event = EventObject::Unwrap(info[1].As<Napi::Object>());
+  auto limit = std::chrono::microseconds(info[2].As<Napi::Number>().Int64Value());
   if (isCapturing(env)) return Napi::Boolean::New(env, false);
   addon.check(env, cu::call(enter(env).cuEventRecord, event->event(), stream_), "cuEventRecord");
-  auto limit = std::chrono::microseconds(info[2].As<Napi::Number>().Int64Value());
-  watchFor(addon, info[0].As<Napi::Number>().Uint32Value(), [&](Spinner& spinner, Completion::Record* record) {
+  watchFor(addon, id, [&](Spinner& spinner, Completion::Record* record) {
     spinner.watchEvent(event->event(), event->context(), record, limit, stream_);
   });
   return Napi::Boolean::New(env, true);
@@ -186,12 +187,13 @@ Napi::Value StreamObject::watchRecorded(const Napi::CallbackInfo& info) {
 Napi::Value StreamObject::watchWritten(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
-  if (isCapturing(env)) return Napi::Boolean::New(env, false);
+  uint32_t id = info[0].As<Napi::Number>().Uint32Value();  // every argument read before the write
   uint64_t address = toU64(info[1]);
   uint32_t value = info[2].As<Napi::Number>().Uint32Value();
-  addon.check(env, cu::call(enter(env).cuStreamWriteValue32, stream_, address, value, 0u), "cuStreamWriteValue32");
   auto limit = std::chrono::microseconds(info[3].As<Napi::Number>().Int64Value());
-  watchFor(addon, info[0].As<Napi::Number>().Uint32Value(), [&](Spinner& spinner, Completion::Record* record) {
+  if (isCapturing(env)) return Napi::Boolean::New(env, false);
+  addon.check(env, cu::call(enter(env).cuStreamWriteValue32, stream_, address, value, 0u), "cuStreamWriteValue32");
+  watchFor(addon, id, [&](Spinner& spinner, Completion::Record* record) {
     spinner.watch(reinterpret_cast<const volatile uint32_t*>(address), value, record, limit, false);
   });
   return Napi::Boolean::New(env, true);

@@ -7,11 +7,10 @@
 // completion point behind the same place. The main thread looks at the word too, so a seen watch
 // is sent without waking it (it takes the write itself, and would only pay for the wake-up); one
 // wake-up hands such records over when the thread idles (or kOwedAtMost are waiting).
-// It also watches CUDA events (cuEventQuery), for a pipeline's values: recording an event costs
-// the stream nothing, where a word written by the stream (cuStreamWriteValue32) or a host
-// callback, even on a stream of its own, slows a copy-bound pipeline (README, "Getting frames in
-// and out fast", gives the figures). A seen event is sent with a wake-up: the main thread does
-// not look at events.
+// It also watches CUDA events (cuEventQuery), for a pipeline's values (by default), and words a
+// pipeline's lanes write (the word road, for measuring: no driver call of the watcher's, whose
+// queries compete with the main thread's driver calls; README, "Small values"). Those are sent
+// with a wake-up: the main thread does not look at them.
 #pragma once
 #include <napi.h>
 

@@ -2,8 +2,8 @@
 // latency. The device writes a word of pinned memory when the stream gets there; a native watcher
 // and the event loop look at it. The device still waits for nothing. Past the spin time (or once
 // the stream closes), a completion point behind an event recorded at the same place settles it.
-// A pipeline's values are watched through events instead (value-watches.ts): a word written by
-// the stream slows a copy-bound pipeline, recording an event does not.
+// A pipeline's values are watched through events by default (value-watches.ts, which has a word
+// road too, for measuring).
 import { checkCount, rangeError } from '../base/errors.js';
 import { addon } from '../native/addon.js';
 import { expectCompletion } from '../native/completions.js';
@@ -86,7 +86,7 @@ export class SpinningWaits {
       };
       const value = (this.#last = (this.#last + 1) >>> 0);
       try {
-        word = this.#word ??= this.#newWord();
+        word = this.#word ??= laneWord(this.#device, this.#lane);
         lane.native.writeValue(word.ptr, value);
         point = this.#recordPoint();
       } catch (error) {
@@ -141,9 +141,11 @@ export class SpinningWaits {
     for (const point of this.#points.splice(0)) point.close();
   }
 
-  #newWord(): HostArray<'u32'> {
-    const word = HostArray.allocate(this.#device, 'u32', 1);
-    word.allocation.use(this.#lane);
-    return word;
-  }
+}
+
+/** A pinned word of `lane`'s that its stream writes: freed behind the lane's work once closed. */
+export function laneWord(device: MemoryDevice, lane: Lane): HostArray<'u32'> {
+  const word = HostArray.allocate(device, 'u32', 1);
+  word.allocation.use(lane);
+  return word;
 }

@@ -1,24 +1,29 @@
-// A pipeline's values watched through events (LanePool `spin` on a GPU): behind each value's work
-// the lane records one of its own events, which the addon's watcher thread queries; its completion
-// comes back through the completion road. One native call per value on the main thread (the
-// capture check, the record and the watch together; the watcher queries only the oldest event of
-// each stream, as a stream's events complete in order), where a notification costs three driver
-// calls (a record, a wait on the notifier, a host callback), and nothing allocated per value:
-// events, entries and the handler are the lane's, reused.
-// The watcher may see a later value's event before an earlier one's: values are settled in the
-// lane's order, each once those before it have settled. A watch that gives up (past `spin`, or a
-// failed query) falls back to a completion point behind the same event, which reports errors, and
-// the lane's next values are notified instead (values that outlast `spin` would each pay for both
-// roads): 32 of them, twice as many after each further give-up (up to 1024), then a watch again.
+// A pipeline's values watched on a GPU (LanePool `spin`): behind each value's work the lane records
+// one of its own events, which the addon's watcher thread queries; its completion comes back
+// through the completion road. One native call per value on the main thread (the capture check,
+// the record and the watch together; the watcher queries only the oldest event of each stream, as
+// a stream's events complete in order), where a notification costs three driver calls (a record,
+// a wait on the notifier, a host callback), and nothing allocated per value: events, entries and
+// the handler are the lane's, reused. On the word road (setWatchRoad, for measuring) the stream
+// writes the value's number to a word of the lane's instead, which the watcher reads without a
+// driver call of its own.
+// The watcher may see a later value's completion before an earlier one's: values are settled in
+// the lane's order, each once those before it have settled. A watch that gives up (past `spin`, or
+// a failed query) falls back to a completion point behind the same event (on the word road, one
+// recorded when it gives up), which reports errors, and the lane's next values are notified
+// instead (values that outlast `spin` would each pay for both roads): 32 of them, twice as many
+// after each further give-up (up to 1024), then a watch again; a watch that sees its value starts
+// the count at 32 again.
 import { cancelCompletion, expectCompletionWith } from '../native/completions.js';
 import { DISABLE_TIMING, type NativeDevice, type NativeEvent } from '../native/types.js';
 import { settling } from '../queue/scheduler.js';
 import { captureRefused, notifyRefusingCapture, settleValue, type ValueWaiter } from '../queue/host-steps.js';
 import type { Lane, LaneMark } from '../queue/lane.js';
-import type { CudaError } from '../base/errors.js';
-import { HostArray } from '../memory/memory.js';
+import { typeError, type CudaError } from '../base/errors.js';
+import type { HostArray } from '../memory/memory.js';
 import type { MemoryDevice } from '../memory/owner.js';
 import type { CompletionPoints } from './completion-points.js';
+import { laneWord } from './spin-wait.js';
 
 /** What the watches of a lane take from its device. */
 export interface WatchOwner extends MemoryDevice {
@@ -31,12 +36,13 @@ export interface WatchOwner extends MemoryDevice {
 export type WatchRoad = 'events' | 'words';
 let road: WatchRoad = 'events';
 
-/** @internal Sets how values given from now on are watched (see rxcuda/internal). */
+/** @internal Sets the road of the watches that start from now on (see rxcuda/internal). */
 export function setWatchRoad(value: WatchRoad): void {
+  if (value !== 'events' && value !== 'words') typeError('road', "'events' or 'words'", value);
   road = value;
 }
 
-/** One value: its event (none when notified), what waits for it, and how it ended. */
+/** One value: its event (none when notified or on the word road), what waits for it, and how it ended. */
 class Watched {
   event: NativeEvent | undefined;
   /** Watched through the lane's word (the word road), until a give-up. */
@@ -75,7 +81,9 @@ export class ValueWatches {
   #nextSkip = FIRST_SKIP;
   /** One handler for every completion of the lane, given its entry as data. */
   readonly #ended = (status: number, entry: Watched) => {
-    if (status === 0 || (entry.event === undefined && !entry.onWord)) return this.end(entry, status);
+    const watched = entry.event !== undefined || entry.onWord; // not notified
+    if (watched && status === 0) this.#nextSkip = FIRST_SKIP; // a watch that saw its value
+    if (status === 0 || !watched) return this.end(entry, status);
     this.#gaveUp();
     this.#fallBack(entry);
   };
@@ -138,8 +146,9 @@ export class ValueWatches {
   /** The word road: the stream writes the lane's next value to its word, which the watcher reads. */
   #startOnWord(entry: Watched): void {
     const lane = this.#lane;
-    const word = (this.#word ??= this.#newWord());
-    const value = (this.#written + 1) >>> 0;
+    const word = (this.#word ??= laneWord(this.#owner, lane));
+    // Taken before the call: a number a failed call may have had written is never waited for again.
+    const value = (this.#written = (this.#written + 1) >>> 0);
     const id = expectCompletionWith(this.#ended, entry, 0);
     let written: boolean;
     try {
@@ -152,14 +161,7 @@ export class ValueWatches {
       cancelCompletion(id);
       throw captureRefused('cuStreamWriteValue32');
     }
-    this.#written = value;
     entry.onWord = true;
-  }
-
-  #newWord(): HostArray<'u32'> {
-    const word = HostArray.allocate(this.#owner, 'u32', 1);
-    word.allocation.use(this.#lane);
-    return word;
   }
 
   /** The stream closes: events not in use go now, the others as their values settle. */
@@ -183,16 +185,23 @@ export class ValueWatches {
   }
 
   /**
-   * The watcher gave up (or its query failed): a completion point behind the same event decides;
-   * on the word road, one behind all the lane's work so far.
+   * The watcher gave up (or its query failed): a completion point behind the same event decides.
+   * On the word road the event is recorded now, straight on the stream, past the lane's queue:
+   * behind the value's work, and never behind work that waits there (a later value's step); a
+   * closed lane's completion point follows all its work instead.
    */
   #fallBack(entry: Watched): void {
-    const event = entry.event;
-    const point: LaneMark | Lane = event
-      ? { waitCommand: (lane) => settling(() => lane.native.waitEvent(event), () => {}), reached: () => false }
-      : this.#lane;
-    entry.onWord = false;
+    const lane = this.#lane;
     try {
+      if (entry.onWord && !lane.closed) {
+        entry.event = this.#spareEvents.pop() ?? new this.#owner.backend.Event(this.#owner.native, DISABLE_TIMING);
+        lane.native.record(entry.event); // given back when the entry settles, as a watched one's
+      }
+      entry.onWord = false;
+      const event = entry.event;
+      const point: LaneMark | Lane = event
+        ? { waitCommand: (on) => settling(() => on.native.waitEvent(event), () => {}), reached: () => false }
+        : lane;
       this.#owner.completionPoints.after([point], undefined, (status, error) => this.end(entry, status, error));
     } catch (error) {
       // The wait was refused (the device broke meanwhile): the value settles with that error.
@@ -209,7 +218,6 @@ export class ValueWatches {
     entry.ended = true;
     entry.status = status;
     entry.error = error;
-    if (status === 0 && (entry.event || entry.onWord)) this.#nextSkip = FIRST_SKIP; // a watch that saw its value
     let order = this.#order;
     while (this.#head < order.length && order[this.#head]!.ended) {
       const first = order[this.#head]!;

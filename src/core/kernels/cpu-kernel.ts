@@ -86,9 +86,10 @@ function invalidValue(call: string, why: string): CudaError {
 function structAsPacked(block: ArrayBuffer, at: number, size: number, given: unknown): ArrayBuffer | ArrayBufferView {
   const bytes = block.slice(at, at + size);
   if (!ArrayBuffer.isView(given)) return bytes;
+  if (Buffer.isBuffer(given)) return Buffer.from(bytes);
   // The builtin kind, never a constructor the array names itself.
-  const Kind = VIEW_KINDS.find((kind) => given instanceof kind) ?? Uint8Array;
-  return new Kind(bytes);
+  for (const Kind of VIEW_KINDS) if (given instanceof Kind) return new Kind(bytes);
+  return new Uint8Array(bytes);
 }
 
 const VIEW_KINDS: readonly (new (buffer: ArrayBuffer) => ArrayBufferView)[] = [

@@ -57,7 +57,7 @@ export class Kernel<S extends Signature = Signature> {
   readonly module: Module;
   /** The declared parameter types. */
   readonly signature: S;
-  /** @internal Whether a struct is among its parameters: only then can the same arguments (`===`) pack other bytes. */
+  /** @internal Whether a struct is among its parameters: only then can the same arguments (`Object.is`) pack other bytes. */
   readonly packsStructs: boolean;
   readonly #native: NativeKernel;
   readonly #block: LaunchBlock;

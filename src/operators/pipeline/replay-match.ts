@@ -35,7 +35,8 @@ function isLaunch(work: NodeWork, kernel: Kernel, config: LaunchConfig, args: re
   if (work.kind !== 'kernel' || work.kernel !== kernel || work.config !== config) return false;
   const given = work.args;
   if (given.length !== args.length) return false;
-  for (let i = 0; i < args.length; i++) if (given[i] !== args[i]) return false;
+  // Object.is, not ===: a float 0 and -0 are equal, and pack other bits.
+  for (let i = 0; i < args.length; i++) if (!Object.is(given[i], args[i])) return false;
   // The same arguments pack the same bytes, but for a struct: the same array may hold other bytes
   // now, and the block says. Its header is the configuration's (the same object) and the lane's
   // stream (the candidates are the lane's own).

@@ -20,13 +20,12 @@ const MAX_SPARE_LISTS = 4096;
 const RELEASED: (Memory | undefined)[] = [];
 
 /**
- * The objects `buffers` and `results` are: instances of classes of their own, which the engine
- * sizes to the slots the first of them get (an object literal holds room for four, twice the
- * memory). Results are made when the first is attached, after the value's device work: made with
- * the envelope, the first few would have none yet, and the engine would size them for none.
+ * What `buffers` is: an instance of a class of its own, which the engine sizes to the slots the
+ * first of them get as their values pass the operators (an object literal holds room for four,
+ * twice the memory). `results` stays a literal: its slots come after the value's device work, when
+ * the engine would have sized a class's instances already, for none.
  */
-class Buffers {}
-class Results {}
+class ValueBuffers {}
 
 /**
  * A value bound to a stream lane, with the device resources its work uses.
@@ -44,8 +43,9 @@ export class Work<T, B = {}, R = {}> {
   /** The lane whose stream carries its device work. */
   readonly lane: Lane;
   /** Device arrays attached by operators, by name (e.g. `upload` names its array `input`). */
-  readonly buffers: B = new Buffers() as B;
-  #results: R | undefined;
+  readonly buffers: B = new ValueBuffers() as B;
+  /** Host data attached by `download`, by name. */
+  readonly results: R = {} as R;
   /** Pooled memory that goes back with the value: the first `#kept` entries of a reused list. */
   #pooled: (Memory | undefined)[] = spareLists.pop() ?? [];
   #kept = 0;
@@ -70,11 +70,6 @@ export class Work<T, B = {}, R = {}> {
     this.index = index;
     this.lane = lane;
     this.#done = done;
-  }
-
-  /** Host data attached by `download`, by name. */
-  get results(): R {
-    return (this.#results ??= new Results() as R);
   }
 
   /** The stream this value's device work is enqueued on. */
