@@ -13,11 +13,3 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:protect_shadow_gap=0:abort_on
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/scripts/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export RXCUDA_SANITIZER=address
-# nvcc, which the host device runs to check kernel sources, would inherit the preloaded runtime,
-# and so would the gcc it runs, which crashes under it: the host device finds this nvcc first on
-# the PATH, which runs the real one without the runtime.
-real_nvcc=$(PATH=${PATH#$PWD/$build/bin:} command -v nvcc || echo "${CUDA_PATH:-/usr/local/cuda}/bin/nvcc")
-mkdir -p "$build/bin"
-printf '#!/bin/sh\nexec env -u LD_PRELOAD %s "$@"\n' "$real_nvcc" > "$build/bin/nvcc"
-chmod +x "$build/bin/nvcc"
-export PATH=$PWD/$build/bin:$PATH

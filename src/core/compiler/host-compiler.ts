@@ -104,13 +104,19 @@ const MOST = Math.max(1, Math.floor(availableParallelism() / 2));
 let running = 0;
 const waiting: (() => void)[] = [];
 
-/** Runs `file` with `args` in `cwd` off the main thread (a child process, one of {@link MOST} at once). */
+/**
+ * Runs `file` with `args` in `cwd` off the main thread (a child process, one of {@link MOST} at
+ * once), in this process's environment without what the loader preloads into it (a sanitizer's
+ * runtime, an allocator): those are this process's, and the gcc that nvcc runs crashes under a
+ * sanitizer's runtime.
+ */
 export async function run(file: string, args: readonly string[], cwd: string): Promise<RunOutput> {
   if (running >= MOST) await new Promise<void>((resolve) => waiting.push(resolve));
   running++;
+  const { LD_PRELOAD: _preloaded, ...env } = process.env;
   try {
     return await new Promise<RunOutput>((resolve, reject) =>
-      execFile(file, args, { cwd, encoding: 'utf8', maxBuffer: 64 << 20, timeout: 300_000 }, (error, stdout, stderr) => {
+      execFile(file, args, { cwd, env, encoding: 'utf8', maxBuffer: 64 << 20, timeout: 300_000 }, (error, stdout, stderr) => {
         if (error && typeof error.code !== 'number') reject(error); // it did not start, or was killed
         else resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
       }),
