@@ -17,8 +17,9 @@
 // (0: none), in place of its default, which follows how long the events take. `--words` runs each
 // rxcuda road a second time with its values watched through a word each lane's stream writes (the
 // watcher reads memory, no driver query), in the columns *_words_*; `--native-watchers` runs the
-// C++ program twice more, with a second thread that watches its frames as rxcuda's watcher does,
-// querying events (native_*_events_*) or reading words its streams write (native_*_words_*).
+// C++ program twice more, with a second thread that watches its frames, querying their events back
+// to back (native_*_events_*: rxcuda's watcher paces its queries, this is the unpaced cost) or
+// reading words its streams write (native_*_words_*).
 //   node bench/small-frames.mjs [--frames N] [--rounds R] [--bytes 1024,4096,65536] [--lanes 1,4,16] [--kernels 20] [--spin µs] [--pause ns] [--words] [--native-watchers]
 // JSON to $OUT/small-frames.json (or bench/results/). Per-part time per value: bench/study/per-value.mjs.
 import { pipe, range, lastValueFrom, count, tap } from 'rxjs';

@@ -140,7 +140,6 @@ export class SpinningWaits {
     this.#word?.close();
     for (const point of this.#points.splice(0)) point.close();
   }
-
 }
 
 /** A pinned word of `lane`'s that its stream writes: freed behind the lane's work once closed. */

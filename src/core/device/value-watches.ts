@@ -17,7 +17,7 @@
 import { cancelCompletion, expectCompletionWith } from '../native/completions.js';
 import { DISABLE_TIMING, type NativeDevice, type NativeEvent } from '../native/types.js';
 import { settling } from '../queue/scheduler.js';
-import { captureRefused, notifyRefusingCapture, settleValue, type ValueWaiter } from '../queue/host-steps.js';
+import { notifyRefusingCapture, refusedUnderCapture, settleValue, type ValueWaiter } from '../queue/host-steps.js';
 import type { Lane, LaneMark } from '../queue/lane.js';
 import { typeError, type CudaError } from '../base/errors.js';
 import type { HostArray } from '../memory/memory.js';
@@ -27,9 +27,8 @@ import { laneWord } from './spin-wait.js';
 
 /** What the watches of a lane take from its device. */
 export interface WatchOwner extends MemoryDevice {
-  readonly completionPoints: CompletionPoints & MemoryDevice['completionPoints'];
+  readonly completionPoints: CompletionPoints;
   readonly backend: MemoryDevice['backend'] & { readonly Event: new (device: NativeDevice, flags: number) => NativeEvent };
-  readonly native: NativeDevice;
 }
 
 /** How values are watched: an event each, or a word of the lane's that the stream writes. */
@@ -136,9 +135,8 @@ export class ValueWatches {
       throw error;
     }
     if (!recorded) {
-      cancelCompletion(id);
       this.#giveBack(event);
-      throw captureRefused('cuEventRecord');
+      refusedUnderCapture(id, 'cuEventRecord');
     }
     entry.event = event;
   }
@@ -157,10 +155,7 @@ export class ValueWatches {
       cancelCompletion(id);
       throw error;
     }
-    if (!written) {
-      cancelCompletion(id);
-      throw captureRefused('cuStreamWriteValue32');
-    }
+    if (!written) refusedUnderCapture(id, 'cuStreamWriteValue32');
     entry.onWord = true;
   }
 

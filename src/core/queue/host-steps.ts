@@ -29,6 +29,12 @@ export function checkNotCapturing(lane: Lane, call: string): void {
   if (lane.native.capturing()) throw captureRefused(call);
 }
 
+/** A native call for completion `id` refused under graph capture (`call`'s): `id` is let go, and the refusal thrown. */
+export function refusedUnderCapture(id: number, call: string): never {
+  cancelCompletion(id);
+  throw captureRefused(call);
+}
+
 /** Enqueues the notification for `id` (refused under graph capture: nothing enqueued, and the refusal thrown). */
 export function notifyRefusingCapture(lane: Lane, id: number, offStream = false): void {
   let enqueued: boolean;
@@ -38,10 +44,7 @@ export function notifyRefusingCapture(lane: Lane, id: number, offStream = false)
     cancelCompletion(id);
     throw error;
   }
-  if (!enqueued) {
-    cancelCompletion(id);
-    throw captureRefused('cuStreamAddCallback');
-  }
+  if (!enqueued) refusedUnderCapture(id, 'cuStreamAddCallback');
 }
 
 /**
