@@ -67,7 +67,7 @@ const frameConfig = new LaunchConfig({ grid: N / 256, block: 256 });
 const data = new Float32Array(N);
 const frameWork = pipe(
   upload(() => data),
-  ...Array.from({ length: 20 }, (_, k) => launch(add, (w) => ({ config: frameConfig, args: [N, k, w.buffers.input] }))),
+  ...Array.from({ length: 20 }, (_, k) => launch(add, frameConfig, [N, k, (w) => w.buffers.input])),
   download((w) => w.buffers.input, 'out'),
 );
 async function framesPerSecond(replayed) {

@@ -67,12 +67,14 @@ const add = module.kernel('add', ['u32', 'f32', 'ptr<f32>'], {
 const EXPECTED = 1 + (KERNELS * (KERNELS - 1)) / 2;
 const contextStream = device.createStream({ nonBlocking: true }); // the C++ program's context
 
+const input = (w) => w.buffers.input;
+
 function pipeline(floats) {
   const source = new Float32Array(floats).fill(1);
   const config = new LaunchConfig({ grid: Math.ceil(floats / 256), block: 256 });
   const work = pipe(
     upload(() => source),
-    ...Array.from({ length: KERNELS }, (_, k) => launch(add, (w) => ({ config, args: [floats, k, w.buffers.input] }))),
+    ...Array.from({ length: KERNELS }, (_, k) => launch(add, config, [floats, k, input])),
     download((w) => w.buffers.input, 'out'),
   );
   return { source, work };

@@ -44,8 +44,8 @@ frames
     onStreams(device, { lanes: 3, inFlight: 6 }),
     upload((rgba) => rgba, 'rgba'), // w.buffers.rgba: DeviceArray<'u32'>
     // A pooled output array, named: w.buffers.gray is a DeviceArray<'u8'> from here on.
-    launch(toGray, (w) => ({ config, args: [w.buffers.rgba, w.device('u8', PIXELS, 'gray'), PIXELS] })),
-    launch(threshold, (w) => ({ config, args: [w.buffers.gray, 128, PIXELS] })),
+    launch(toGray, config, [(w) => w.buffers.rgba, (w) => w.device('u8', PIXELS, 'gray'), PIXELS]),
+    launch(threshold, config, [(w) => w.buffers.gray, 128, PIXELS]),
     host((w) => void (darkest = Math.min(darkest, w.index))), // runs in stream order, on the main thread
     download((w) => w.buffers.gray, 'mask'), // w.results.mask: Uint8Array
   )

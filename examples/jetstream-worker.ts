@@ -79,7 +79,7 @@ fromJetStream(consumer, pool, {
   process: (messages) =>
     messages.pipe(
       upload((m) => m.data), // pinned: the device copies the frame itself
-      launch(invert, (w) => ({ config: { grid: 64, block: 256 }, args: [w.buffers.input, w.value.size / 4] })),
+      launch(invert, { grid: 64, block: 256 }, [(w) => w.buffers.input, (w) => w.value.size / 4]),
       download((w) => w.buffers.input, 'out'),
       toJetStream(js, 'results.frames', (w) => w.results.out),
     ),

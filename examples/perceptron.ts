@@ -53,9 +53,9 @@ const grid = (n: number) => ({ grid: Math.ceil(n / 256), block: 256 });
 const layers = pipe(
   upload((x: Float32Array) => x, 'x'),
   gemm((w) => ({ a: w.buffers.x, b: W1, c: w.device('f32', ROWS * HIDDEN, 'hidden'), m: ROWS, n: HIDDEN, k: INPUTS })),
-  launch(biasAct, (w) => ({ config: grid(ROWS * HIDDEN), args: [w.buffers.hidden, B1, ROWS, HIDDEN, 1] })),
+  launch(biasAct, grid(ROWS * HIDDEN), [(w) => w.buffers.hidden, B1, ROWS, HIDDEN, 1]),
   gemm((w) => ({ a: w.buffers.hidden, b: W2, c: w.device('f32', ROWS * CLASSES, 'logits'), m: ROWS, n: CLASSES, k: HIDDEN })),
-  launch(biasAct, (w) => ({ config: grid(ROWS * CLASSES), args: [w.buffers.logits, B2, ROWS, CLASSES, 0] })),
+  launch(biasAct, grid(ROWS * CLASSES), [(w) => w.buffers.logits, B2, ROWS, CLASSES, 0]),
 );
 
 const start = performance.now();

@@ -34,7 +34,7 @@ const blocks = await lastValueFrom(
     onStreams(device, { lanes: 3 }),
     upload((samples) => samples, 'samples'),
     fft((w) => ({ kind: 'r2c', input: w.buffers.samples, output: w.device('f32', FRAMES * BINS * 2, 'spectra'), shape: FRAME, batch: FRAMES })),
-    launch(magnitude, (w) => ({ config: { grid: Math.ceil((FRAMES * BINS) / 256), block: 256 }, args: [w.buffers.spectra, w.device('f32', FRAMES * BINS, 'magnitudes'), FRAMES * BINS] })),
+    launch(magnitude, { grid: Math.ceil((FRAMES * BINS) / 256), block: 256 }, [(w) => w.buffers.spectra, (w) => w.device('f32', FRAMES * BINS, 'magnitudes'), FRAMES * BINS]),
     download((w) => w.buffers.magnitudes, 'magnitudes'),
     host((w) => {
       // The host step: the loudest bin of each frame, and the block's peak frequency.

@@ -32,7 +32,8 @@ const add = cuda ? module.kernel('add', ['u32', 'f32', 'ptr<f32>']) : nullKernel
 const config = new LaunchConfig({ grid: 1, block: LENGTH });
 const data = new Float32Array(LENGTH).fill(1);
 let checksum = 0;
-const kernels = () => Array.from({ length: KERNELS }, (_, k) => launch(add, (w) => ({ config, args: [LENGTH, k, w.buffers.input] })));
+const input = (w) => w.buffers.input;
+const kernels = () => Array.from({ length: KERNELS }, (_, k) => launch(add, config, [LENGTH, k, input]));
 const frameWork = () => pipe(upload(() => data), ...kernels(), download((w) => w.buffers.input, 'out'), tap((w) => (checksum += w.results.out[0])));
 // Values pulled one at a time (lanesFrom), so that what is measured is the pipeline's memory: a
 // source that pushes 10^6 values at once (range into onStreams) holds them all while they wait.

@@ -10,7 +10,7 @@
 // kernels are null kernels (the launch path without a launch, see rxcuda/internal), so that what
 // is timed is rxcuda's own work; on a GPU they are real kernels.
 //   node bench/study/per-value.mjs [--roads eager,replay,pinned] [--values 20000] [--kernels 20]
-//     [--length 1024] [--lanes 4] [--sites 12] [--spin 0] [--pause ns]
+//     [--length 1024] [--lanes 4] [--sites 12] [--spin 0] [--pause ns] [--args given|per-value]
 // JSON to $OUT/per-value.json (or bench/results/); RXCUDA_BENCH_DIST=<folder> studies another
 // build (an earlier commit's, say).
 import { lastValueFrom, count, map, pipe, range, tap } from 'rxjs';
@@ -29,6 +29,8 @@ const KERNELS = Number(arg('kernels', 20));
 const LENGTH = Number(arg('length', 1024));
 const LANES = Number(arg('lanes', 4));
 const SITES = Number(arg('sites', 12));
+const ARGS = arg('args', 'given');
+if (ARGS !== 'given' && ARGS !== 'per-value') throw new RangeError(`Expected \`--args\` to be 'given' or 'per-value', got ${ARGS}`);
 // The pool's `spin` (µs a native thread watches each value's completion); left out, the pool's default.
 const SPIN = arg('spin', undefined) === undefined ? undefined : Number(arg('spin'));
 
@@ -52,7 +54,12 @@ const data = new Float32Array(LENGTH).fill(1);
 const pool = new LanePool(device, { lanes: LANES, inFlight: 2 * LANES, ...(SPIN === undefined ? {} : { spin: SPIN }) });
 let checksum = 0;
 
-const kernels = () => Array.from({ length: KERNELS }, (_, k) => launch(add, (w) => ({ config, args: [LENGTH, k, w.buffers.input] })));
+// Each launch's arguments given once, the value's array by a function (the form that allocates
+// nothing per launch); with `--args per-value`, one function per launch that returns them all.
+const input = (w) => w.buffers.input;
+const kernels = () =>
+  Array.from({ length: KERNELS }, (_, k) =>
+    ARGS === 'per-value' ? launch(add, (w) => ({ config, args: [LENGTH, k, w.buffers.input] })) : launch(add, config, [LENGTH, k, input]));
 const frameWork = () => pipe(upload(() => data), ...kernels(), download((w) => w.buffers.input, 'out'), tap((w) => (checksum += w.results.out[0])));
 const roads = {
   eager: (values) => range(0, values).pipe(onStreams(pool), frameWork(), count()),
@@ -117,7 +124,7 @@ for (const road of ROADS) {
 pool.close();
 if (checksum === 0) throw new Error('no result was read');
 
-const what = `${VALUES} values of ${LENGTH} f32, ${KERNELS} ${cuda ? '' : 'null '}kernels each, ${LANES} lanes, ${2 * LANES} in flight, spin ${pool.spin} µs${PAUSE !== undefined ? `, watcher pause ${PAUSE} ns` : ''}, ${device.name}`;
+const what = `${VALUES} values of ${LENGTH} f32, ${KERNELS} ${cuda ? '' : 'null '}kernels each, ${LANES} lanes, ${2 * LANES} in flight, spin ${pool.spin} µs, arguments ${ARGS === 'given' ? 'given once' : 'per value'}${PAUSE !== undefined ? `, watcher pause ${PAUSE} ns` : ''}, ${device.name}`;
 report('per-value', `main-thread µs per value by part, each road a column (${what})`, timeRows());
 report('per-value-functions', `the functions with the most main-thread time of their own, µs per value (${what})`, hotRows);
 report('per-value-heap', `JS heap bytes allocated per value by part, each road a column (${what})`, heapRows(), '≤ 512 bytes per value on the pinned and replay roads');

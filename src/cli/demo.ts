@@ -122,8 +122,8 @@ export async function demo(options: DemoOptions): Promise<DemoResult> {
   const done = await lastValueFrom(
     source.pipe(
       upload((frame) => frame, 'frame'),
-      launch(invert, (w) => ({ config, args: [w.buffers.frame, pixels] })),
-      launch(brighten, (w) => ({ config, args: [w.buffers.frame, w.index & 0xff, pixels] })),
+      launch(invert, config, [(w) => w.buffers.frame, pixels]),
+      launch(brighten, config, [(w) => w.buffers.frame, (w) => w.index & 0xff, pixels]),
       host((w) => void (brightest = Math.max(brightest, w.index & 0xff))),
       download((w) => w.buffers.frame, 'frame', options.road === 'pinned' ? { lend: 'next' } : {}),
       tap((w) => {

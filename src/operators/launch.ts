@@ -1,21 +1,35 @@
-import type { OperatorFunction } from 'rxjs';
-import { Kernel, type KernelArgs, type LaunchExtras, type Signature } from '../core/kernels/kernel.js';
+import type { OperatorFunction, Subscriber } from 'rxjs';
+import { Kernel, type ArgOf, type KernelArgs, type LaunchExtras, type Signature } from '../core/kernels/kernel.js';
 import { LaunchHooks, type LaunchHook } from '../core/kernels/launch-hooks.js';
-import { typeError } from '../core/base/errors.js';
+import { isArray, typeError } from '../core/base/errors.js';
 import { checkOptions } from '../core/base/options.js';
-import type { LaunchConfig, LaunchOptions } from '../core/kernels/launch-config.js';
-import { stepOperator } from './pipeline/step-run.js';
-import { PipelineError, type Work } from './pipeline/work.js';
+import { LaunchConfig, type LaunchOptions } from '../core/kernels/launch-config.js';
+import { wrongArgCount } from '../core/kernels/packer.js';
+import { stepOperator, type Step } from './pipeline/step-run.js';
+import { PipelineError, type AnyWork, type Work } from './pipeline/work.js';
 import type { NamedIn, With } from './pipeline/slots.js';
 
+/** One argument of a {@link launch} with arguments given once: the argument itself, or a function of the value that gives it. */
+export type ValueArg<P, W> = ArgOf<P> | ((work: W) => ArgOf<P>);
+
+/** The arguments of a {@link launch} with arguments given once: one {@link ValueArg} per parameter of signature `S`. */
+export type ValueArgs<S extends Signature, W> = { readonly [K in keyof S]: ValueArg<S[K], W> };
+
+/** What each of the arguments `A` gives a launch: a function's result, or the argument itself. */
+export type GivenArgs<A> = { readonly [K in keyof A]: A[K] extends (work: never) => infer X ? X : A[K] };
+
+/** A launch configuration, or a function of the value that gives one. */
+export type ValueConfig<W> = LaunchConfig | LaunchOptions | ((work: W) => LaunchConfig | LaunchOptions);
+
 /**
- * Launches `kernel` for each value on its lane, with a configuration and arguments derived from
- * the value, and re-emits the value at once.
+ * Launches `kernel` for each value on its lane, with the configuration and arguments that
+ * `configure` returns for the value, and re-emits the value at once. Each value's call makes an
+ * object and an argument array: where only some arguments depend on the value, give the
+ * configuration and the arguments once instead (the other form, below), which allocates nothing
+ * per value.
  *
  * @example
- * launch(scale, (w) => ({ config: { grid: 64, block: 256 }, args: [w.buffers.input, 2, n] }))
- * // an output array made by name is `w.buffers.gray` for the operators after this one:
- * launch(toGray, (w) => ({ config, args: [w.buffers.input, w.device('u8', n, 'gray'), n] }))
+ * launch(scale, (w) => ({ config: { grid: w.value.blocks, block: 256 }, args: [w.buffers.input, 2, n] }))
  *
  * @param kernel the kernel to launch.
  * @param configure the launch configuration and arguments for a value. The arrays among the
@@ -25,31 +39,138 @@ import type { NamedIn, With } from './pipeline/slots.js';
  * kernel's (see {@link onLaunch}).
  * @returns an operator that re-emits each {@link Work} after enqueuing the launch.
  * @throws PipelineError (to the subscriber) with the kernel's name and the value's index when
- * the arguments are refused, a hook fails (a LaunchHookError as its cause), the launch fails (on
- * the host device, also when the kernel's CPU implementation throws), or the kernel's
- * specialization does not compile; nothing is enqueued for that value. TypeError (at once) for a
- * non-kernel or a non-function `configure`.
+ * `configure` throws, the arguments are refused, a hook fails (a LaunchHookError as its cause),
+ * the launch fails (on the host device, also when the kernel's CPU implementation throws), or the
+ * kernel's specialization does not compile; nothing is enqueued for that value. TypeError (at
+ * once) for a non-kernel or a `configure` that is not a function.
  * @see Stream.launch
  */
 export function launch<T, B, R, S extends Signature, const A extends KernelArgs<S>>(
   kernel: Kernel<S>,
   configure: (work: Work<T, B, R>) => { readonly config: LaunchConfig | LaunchOptions; readonly args: A },
-  options: LaunchOperatorOptions<S> = {},
-): OperatorFunction<Work<T, B, R>, Work<T, With<B, NamedIn<A>>, R>> {
+  options?: LaunchOperatorOptions<S>,
+): OperatorFunction<Work<T, B, R>, Work<T, With<B, NamedIn<A>>, R>>;
+/**
+ * Launches `kernel` for each value on its lane and re-emits the value at once, with a
+ * configuration and arguments given once: in the place of each argument that depends on the
+ * value, a function that gives it. rxcuda calls those functions for each value, into an argument
+ * list of the operator's own, so that a value's launch allocates nothing: the form for pipelines
+ * of many small values. The list is copied when the operator is made (changing `args` later
+ * changes nothing), and a function is called with the value alone (no `this`).
+ *
+ * @example
+ * launch(scale, { grid: 64, block: 256 }, [(w) => w.buffers.input, 2, n])
+ * // an output array made by name is `w.buffers.gray` for the operators after this one:
+ * launch(toGray, config, [(w) => w.buffers.input, (w) => w.device('u8', n, 'gray'), n])
+ * // a configuration of the value's own:
+ * launch(scale, (w) => ({ grid: w.value.blocks, block: 256 }), [(w) => w.buffers.input, 2, n])
+ *
+ * @param kernel the kernel to launch.
+ * @param config the launch configuration, checked now, or a function that gives it for a value.
+ * @param args one per parameter: the argument, or a function that gives it for a value. The
+ * arrays these functions make with `work.device(dtype, length, name)` are typed as
+ * `work.buffers[name]` after this operator.
+ * @param options `hooks`: pre-launch hooks of this pipeline, called after the global and the
+ * kernel's (see {@link onLaunch}); a hook's context holds the value's own arguments.
+ * @returns an operator that re-emits each {@link Work} after enqueuing the launch.
+ * @throws PipelineError (to the subscriber) with the kernel's name and the value's index when a
+ * function given throws, the arguments are refused, a hook fails (a LaunchHookError as its
+ * cause), the launch fails (on the host device, also when the kernel's CPU implementation
+ * throws), or the kernel's specialization does not compile; nothing is enqueued for that value.
+ * TypeError (at once) for a non-kernel or `args` that are not one per parameter; RangeError or
+ * TypeError (at once) for a `config` that is not a launch configuration.
+ * @see Stream.launch
+ */
+export function launch<T, B, R, S extends Signature, const A extends ValueArgs<S, Work<T, B, R>>>(
+  kernel: Kernel<S>,
+  config: ValueConfig<Work<T, B, R>>,
+  args: A,
+  options?: LaunchOperatorOptions<S>,
+): OperatorFunction<Work<T, B, R>, Work<T, With<B, NamedIn<GivenArgs<A>>>, R>>;
+export function launch<S extends Signature>(
+  kernel: Kernel<S>,
+  first: ValueConfig<AnyWork> | ((work: AnyWork) => { readonly config: LaunchConfig | LaunchOptions; readonly args: KernelArgs<S> }),
+  second?: readonly unknown[] | LaunchOperatorOptions<S>,
+  third?: LaunchOperatorOptions<S>,
+): OperatorFunction<AnyWork, AnyWork> {
   if (!(kernel instanceof Kernel)) typeError('kernel', 'a Kernel', kernel);
-  if (typeof configure !== 'function') typeError('configure', 'a function', configure);
+  const given = isArray(second);
+  if (!given && typeof first !== 'function') typeError('configure', 'a function, or a launch configuration followed by the arguments', first);
+  const options = (given ? third : second) ?? {};
   checkOptions('options', options, ['hooks']);
   const name = `launch(${kernel.name})`;
   let hooks: LaunchHooks | undefined;
-  for (const hook of options.hooks ?? []) (hooks ??= new LaunchHooks()).add(hook as unknown as LaunchHook);
-  return stepOperator(name, (work: Work<T, B, R>, subscriber) => {
-    const { config, args } = configure(work);
-    // Plain launches take the fast path; a context is made only for hooks and specializations.
-    const extras: LaunchExtras | undefined =
-      hooks || kernel.specialized ? { hooks, onFailure: (error) => subscriber.error(new PipelineError(name, work.index, error)) } : undefined;
-    if (work.timed) work.stage(kernel.name, () => kernel.launchOn(work.stream, config, args, extras));
+  for (const hook of (options as LaunchOperatorOptions<S>).hooks ?? []) (hooks ??= new LaunchHooks()).add(hook as unknown as LaunchHook);
+  // Plain launches take the fast path; a context is made only for hooks and specializations.
+  const contextual = hooks !== undefined || kernel.specialized;
+  const launchOne: LaunchOne<S> = (work, config, args, subscriber) => {
+    const extras = contextual ? extrasOf(name, hooks, work, subscriber) : undefined;
+    if (work.timed) launchTimed(work, kernel, config, args, extras);
     else kernel.launchOn(work.stream, config, args, extras);
+  };
+  const step: Step<AnyWork> = given
+    ? argumentsGivenOnce(kernel, first as ValueConfig<AnyWork>, second as readonly unknown[], launchOne)
+    : (work, subscriber) => {
+        const { config, args } = (first as (work: AnyWork) => { config: LaunchConfig | LaunchOptions; args: KernelArgs<S> })(work);
+        launchOne(work, config, args, subscriber);
+      };
+  return stepOperator(name, step);
+}
+
+/**
+ * The step of a launch whose configuration and arguments were given once: the functions among
+ * them are called for each value, into one argument list of the operator's, reused from value to
+ * value (every road that keeps a launch's arguments past the call copies them: a queued launch,
+ * a recording, a launch context). A function that starts another value of the same operator
+ * while this one's list is being filled gets a list of its own.
+ */
+function argumentsGivenOnce<S extends Signature>(
+  kernel: Kernel<S>,
+  config: ValueConfig<AnyWork>,
+  args: readonly unknown[],
+  launchOne: LaunchOne<S>,
+): Step<AnyWork> {
+  if (args.length !== kernel.signature.length) wrongArgCount(kernel.signature, args);
+  const configOf = typeof config === 'function' ? config : undefined;
+  const fixed = typeof config === 'function' ? undefined : LaunchConfig.from(config); // checked now, and then once per device
+  const list = args.slice();
+  const at: number[] = [];
+  const of: ((work: AnyWork) => unknown)[] = [];
+  list.forEach((arg, i) => {
+    if (typeof arg === 'function') at.push(i), of.push(arg as (work: AnyWork) => unknown);
   });
+  let filling = 0;
+  return (work, subscriber) => {
+    const own = filling === 0 ? list : list.slice();
+    filling++;
+    try {
+      for (let k = 0; k < at.length; k++) {
+        const argOf = of[k]!; // called on its own: its `this` is not the operator's list
+        own[at[k]!] = argOf(work);
+      }
+      launchOne(work, configOf ? configOf(work) : fixed!, own as unknown as KernelArgs<S>, subscriber);
+    } finally {
+      filling--;
+      // The list keeps no value's memory past its launch.
+      if (own === list) for (let k = 0; k < at.length; k++) list[at[k]!] = undefined;
+    }
+  };
+}
+
+/** One value's launch with its configuration and arguments; failures found later go to `subscriber`. */
+type LaunchOne<S extends Signature> = (work: AnyWork, config: LaunchConfig | LaunchOptions, args: KernelArgs<S>, subscriber: Subscriber<unknown>) => void;
+
+/**
+ * What a launch with hooks or of a specialized kernel adds: the hooks, and where a failure found
+ * after the call goes (made here, so that a plain launch's function makes no closure context).
+ */
+function extrasOf(name: string, hooks: LaunchHooks | undefined, work: AnyWork, subscriber: Subscriber<unknown>): LaunchExtras {
+  return { hooks, onFailure: (error) => subscriber.error(new PipelineError(name, work.index, error)) };
+}
+
+/** A timed value's launch, as the stage named after the kernel. */
+function launchTimed<S extends Signature>(work: AnyWork, kernel: Kernel<S>, config: LaunchConfig | LaunchOptions, args: KernelArgs<S>, extras: LaunchExtras | undefined): void {
+  work.stage(kernel.name, () => kernel.launchOn(work.stream, config, args, extras));
 }
 
 /** Options for {@link launch}. */

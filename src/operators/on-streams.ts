@@ -44,7 +44,7 @@ function checkTarget(target: unknown, options: LanePoolOptions | undefined): voi
  * frames$.pipe(
  *   onStreams(Device.default(), { lanes: 3, inFlight: 6 }),
  *   upload((frame) => frame.pixels),
- *   launch(invert, (w) => ({ config: { grid: 64, block: 256 }, args: [w.buffers.input, n] })),
+ *   launch(invert, { grid: 64, block: 256 }, [(w) => w.buffers.input, n]),
  *   download((w) => w.buffers.input),
  * ).subscribe((w) => show(w.results.output));
  *

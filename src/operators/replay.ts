@@ -28,7 +28,7 @@ export const REPLAY_EAGER_WARNING = 'RXCUDA_REPLAY_EAGER';
  *   onStreams(device, { lanes: 4 }),
  *   replay(pipe(
  *     upload((f) => f.pixels),
- *     launch(blur, (w) => ({ config, args: [w.buffers.input, w.device('f32', n, 'out'), n] })),
+ *     launch(blur, config, [(w) => w.buffers.input, (w) => w.device('f32', n, 'out'), n]),
  *     download((w) => w.buffers.out, 'out'),
  *   )),
  * )

@@ -27,6 +27,49 @@ describeBackends('typed pipeline slots', (getDevice) => {
     });
   };
 
+  it('types the named output of a launch whose arguments are given once, and it holds that type', async () => {
+    const device = getDevice();
+    const kernel = await toGray(device);
+    const results = await firstValueFrom(
+      range(0, 4).pipe(
+        map((i) => ({ i, pixels: rgba(i) })),
+        onStreams(device, { lanes: 2 }),
+        upload((frame) => frame.pixels),
+        launch(kernel, config, [
+          (w) => {
+            expectTypeOf(w.buffers.input).toEqualTypeOf<DeviceArray<'u32'>>();
+            // @ts-expect-error: no slot named gray before this launch makes it
+            void w.buffers.gray;
+            return w.buffers.input;
+          },
+          (w) => w.device('u8', N, 'gray'),
+          N,
+        ]),
+        host((w) => expectTypeOf(w.buffers.gray).toEqualTypeOf<DeviceArray<'u8'>>()),
+        download((w) => w.buffers.gray, 'gray'),
+        completed(),
+        toArray(),
+      ),
+    );
+    const w = results[0]!;
+    expectTypeOf(w.buffers).toEqualTypeOf<{ readonly input: DeviceArray<'u32'>; readonly gray: DeviceArray<'u8'> }>();
+    expect(results.map((w) => w.value.i).sort()).toEqual([0, 1, 2, 3]);
+    for (const w of results) {
+      expect(w.buffers.gray.dtype).toBe('u8');
+      expect([...w.results.gray]).toEqual([...rgba(w.value.i)].map((p) => p & 255));
+    }
+  });
+
+  it('refuses, at compile time, an argument given once of the wrong type', () => {
+    const check = (kernel: Awaited<ReturnType<typeof toGray>>) => [
+      // @ts-expect-error: a u8 array where the kernel reads u32
+      launch(kernel, config, [(w: Work<number>) => w.device('u8', N), (w: Work<number>) => w.device('u8', N), N]),
+      // @ts-expect-error: a string where the kernel takes a u32
+      launch(kernel, config, [(w: Work<number>) => w.device('u32', N), (w: Work<number>) => w.device('u8', N), 'n']),
+    ];
+    expect(typeof check).toBe('function');
+  });
+
   it('types an uploaded array, a named output of a launch and its download, and they hold those types', async () => {
     const device = getDevice();
     const kernel = await toGray(device);

@@ -144,7 +144,9 @@ describe('arguments checked before the library touches them', () => {
     expect(() => launch(undefined as never, () => ({ config: { grid: 1, block: 1 }, args: [] }) as never)).toThrow(
       new TypeError('Expected `kernel` to be a Kernel, got undefined'),
     );
-    expect(() => launch(store, 'x' as never)).toThrow(new TypeError('Expected `configure` to be a function, got "x"'));
+    expect(() => launch(store, 'x' as never)).toThrow(
+      new TypeError('Expected `configure` to be a function, or a launch configuration followed by the arguments, got "x"'),
+    );
   });
 
   it('Stream.fromHandle(handle, null) names `device`', () => {

@@ -95,7 +95,9 @@ const calls: Record<string, (options: Options) => unknown> = {
   'rxcuda: framesFrom(1)': (o) => framesFrom(device, o as never, () => {}),
   'rxcuda: host(1)': (o) => host(() => {}, o),
   'rxcuda: lanesFrom(2)': (o) => lanesFrom([1], device, o),
+  'rxcuda: launch(1)': (o) => launch(kernel, o as never, [x, 1]),
   'rxcuda: launch(2)': (o) => launch(kernel, () => ({ config: { grid: 1, block: 1 }, args: [x, 1] }), o),
+  'rxcuda: launch(3)': (o) => launch(kernel, { grid: 1, block: 1 }, [x, 1], o),
   'rxcuda: onStreams(1)': (o) => onStreams(device, o),
 };
 

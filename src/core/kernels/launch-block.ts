@@ -3,7 +3,6 @@
 // A launch writes into it and makes one native call; a launch that must wait in its lane's queue
 // takes a copy of the block, written back when its turn comes.
 import { bfloat16Bits, halfBits } from '../base/dtype.js';
-import { isArray, received, typeError } from '../base/errors.js';
 import { Memory } from '../memory/memory.js';
 import type { KernelLauncher, NativeKernel } from '../native/types.js';
 import type { Lane } from '../queue/lane.js';
@@ -11,7 +10,7 @@ import type { Device } from '../device/device.js';
 import type { Recorder } from '../device/recorder.js';
 import type { Signature } from './kernel-types.js';
 import { LaunchConfig, type LaunchOptions } from './launch-config.js';
-import { HEADER_BYTES, STREAM_WORD, badArgument, buildPacker, describeParam, paramLayout } from './packer.js';
+import { HEADER_BYTES, STREAM_WORD, badArgument, buildPacker, paramLayout, wrongArgCount } from './packer.js';
 
 /** A launch's context as the block passes it on (a LaunchContext): its private copy of the arguments. */
 interface Launch {
@@ -69,10 +68,7 @@ export class LaunchBlock {
       f32: new Float32Array(block), f64: new Float64Array(block), i64: new BigInt64Array(block),
       u64: new BigUint64Array(block), half: halfBits, bhalf: bfloat16Bits, Memory, device,
       bad: (i: number, v: unknown) => badArgument(signature, device, i, v),
-      wrongCount: (a: unknown) =>
-        isArray(a)
-          ? typeError('args', `${signature.length} arguments (${signature.map(describeParam).join(', ')})`, received(`${a.length}`))
-          : typeError('args', 'an array of kernel arguments', a),
+      wrongCount: (a: unknown) => wrongArgCount(signature, a),
       structBytes: (i: number, v: unknown, size: number) => {
         const bytes = ArrayBuffer.isView(v) ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength)
           : v instanceof ArrayBuffer ? new Uint8Array(v) : undefined;

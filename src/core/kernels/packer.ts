@@ -19,6 +19,13 @@ export function describeParam(p: ParamType): string {
   return typeof p === 'string' ? p : `struct(${p.struct})`;
 }
 
+/** Throws the TypeError for `args` that are not an array of one argument per parameter of `signature`. */
+export function wrongArgCount(signature: Signature, args: unknown): never {
+  return isArray(args)
+    ? typeError('args', `${signature.length} arguments (${signature.map(describeParam).join(', ')})`, received(`${args.length}`))
+    : typeError('args', 'an array of kernel arguments', args);
+}
+
 export function paramLayout(p: ParamType): { size: number; align: number } {
   // The native side sees every pointer as 8 bytes: what it points to is checked here only.
   if (p === 'ptr' || isTypedPointer(p)) return { size: 8, align: 8 };

@@ -53,7 +53,7 @@ function bytesOf(data: ResultData): Uint8Array {
  * @example
  * process: (messages) => messages.pipe(
  *   upload((m) => m.data),
- *   launch(invert, (w) => ({ config, args: [w.buffers.input, w.value.size] })),
+ *   launch(invert, config, [(w) => w.buffers.input, (w) => w.value.size]),
  *   download((w) => w.buffers.input, 'out'),
  *   toJetStream(jetstream, 'results.frames', (w) => w.results.out),
  * )

@@ -38,7 +38,7 @@ import type { JetStreamOutcome } from './settle.js';
  *   drain: connection,
  *   process: (messages) => messages.pipe(
  *     upload((m) => m.data),
- *     launch(invert, (w) => ({ config: { grid: 64, block: 256 }, args: [w.buffers.input, w.value.size] })),
+ *     launch(invert, { grid: 64, block: 256 }, [(w) => w.buffers.input, (w) => w.value.size]),
  *     download((w) => w.buffers.input, 'out'),
  *     toJetStream(jetstream, 'results.frames', (w) => w.results.out),
  *   ),

@@ -31,7 +31,7 @@ class ValueBuffers {}
  * A value bound to a stream lane, with the device resources its work uses.
  *
  * `B` and `R` are the named buffers and results that the operators before have attached, e.g.
- * `{ gray: DeviceArray<'u8'> }` after `launch(k, (w) => ({ config, args: [w.device('u8', n, 'gray')] }))`
+ * `{ gray: DeviceArray<'u8'> }` after `launch(k, config, [(w) => w.device('u8', n, 'gray')])`
  * and `{ gray: Uint8Array }` after `download((w) => w.buffers.gray, 'gray')`: the operators infer
  * them, so that user code reads each slot with its type.
  */
