@@ -21,10 +21,16 @@
 // With `--devices N` it compares N devices against 1 instead (see pipeline-devices.mjs), and
 // `--rounds R` sets the kernel-bound case's work per element (default 4096):
 //   node bench/pipeline.mjs --devices 2
+// With `--words`, the pools watch their values through a word each lane's stream writes (the
+// watcher reads memory, no driver query), where the default queries an event per value.
 import { lastValueFrom, range, map, count, tap } from 'rxjs';
 import { Device, LanePool, copyThreads, download, framesFrom, launch, onStreams, upload } from 'rxcuda';
+import { setWatchRoad } from 'rxcuda/internal';
 import { baseline, median, report } from './support.mjs';
 import { compareDevices } from './pipeline-devices.mjs';
+
+const WATCH_ROAD = process.argv.includes('--words') ? 'words' : 'events';
+setWatchRoad(WATCH_ROAD);
 
 const devicesArg = process.argv.indexOf('--devices');
 if (devicesArg >= 0) {
@@ -173,7 +179,7 @@ const row = (road, nativeName, native, target) => road in roads ? {
   paired_of_native: native ? paired(ours[road], native) : undefined,
   target,
 } : { road, target: unregistered };
-report('pipeline', `8 MiB frames, upload → kernel → download, ${LANES} lanes (cold: a pool made and closed with each run), ${device.name}; copy bound ${copyBound.toFixed(0)} frames/s (h2d ${bandwidth.h2dGBps.toFixed(1)} GB/s, d2h ${bandwidth.d2hGBps.toFixed(1)} GB/s); duplex bound ${duplexBound.toFixed(0)} frames/s (${bandwidth.duplexGBps.toFixed(1)} GB/s each way); ${ROUNDS} rounds; ${copyThreads()} copy threads`, [
+report('pipeline', `8 MiB frames, upload → kernel → download, ${LANES} lanes (cold: a pool made and closed with each run), ${device.name}; copy bound ${copyBound.toFixed(0)} frames/s (h2d ${bandwidth.h2dGBps.toFixed(1)} GB/s, d2h ${bandwidth.d2hGBps.toFixed(1)} GB/s); duplex bound ${duplexBound.toFixed(0)} frames/s (${bandwidth.duplexGBps.toFixed(1)} GB/s each way); ${ROUNDS} rounds; ${copyThreads()} copy threads; values watched through ${WATCH_ROAD}`, [
   row('pinned', 'pinned frames, 3 streams', nativePinned, '≥ 0.8 of copy bound, ≥ 1.0 of native'),
   row('pinnedSpin', 'pinned frames, 3 streams', nativePinned, 'the same, with `spin`'),
   row('registered', 'pinned frames, 3 streams', nativePinned, ''),

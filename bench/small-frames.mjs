@@ -19,8 +19,11 @@
 // watcher reads memory, no driver query), in the columns *_words_*; `--native-watchers` runs the
 // C++ program twice more, with a second thread that watches its frames, querying their events back
 // to back (native_*_events_*: rxcuda's watcher paces its queries, this is the unpaced cost) or
-// reading words its streams write (native_*_words_*).
-//   node bench/small-frames.mjs [--frames N] [--rounds R] [--bytes 1024,4096,65536] [--lanes 1,4,16] [--kernels 20] [--spin µs] [--pause ns] [--words] [--native-watchers]
+// reading words its streams write (native_*_words_*). Its launches take their arguments given once
+// (`launch(add, config, [n, k, (w) => w.buffers.input])`); `--per-value` runs each rxcuda road a
+// second time with one function per launch that makes them for each value, in the columns
+// *_per_value_*.
+//   node bench/small-frames.mjs [--frames N] [--rounds R] [--bytes 1024,4096,65536] [--lanes 1,4,16] [--kernels 20] [--spin µs] [--pause ns] [--words] [--native-watchers] [--per-value]
 // JSON to $OUT/small-frames.json (or bench/results/). Per-part time per value: bench/study/per-value.mjs.
 import { pipe, range, lastValueFrom, count, tap } from 'rxjs';
 import { baseline, median, report, rxcudaUnderTest } from './support.mjs';
@@ -49,6 +52,7 @@ const PAUSE = arg('pause', undefined) === undefined ? undefined : Number(arg('pa
 if (PAUSE !== undefined && (!Number.isInteger(PAUSE) || PAUSE < 0)) throw new RangeError(`Expected \`--pause\` to be nanoseconds, an integer ≥ 0, got ${arg('pause')}`);
 if (PAUSE !== undefined) setWatcherPause(PAUSE);
 const WORDS = process.argv.includes('--words');
+const PER_VALUE = process.argv.includes('--per-value');
 const NATIVE_WATCHERS = process.argv.includes('--native-watchers');
 for (const [name, values] of [['frames', [FRAMES]], ['rounds', [ROUNDS]], ['kernels', [KERNELS]], ['bytes', BYTES], ['lanes', LANES]])
   for (const v of values) if (!Number.isInteger(v) || v < 1 || (name === 'bytes' && v % 4 !== 0))
@@ -72,16 +76,14 @@ const input = (w) => w.buffers.input;
 function pipeline(floats) {
   const source = new Float32Array(floats).fill(1);
   const config = new LaunchConfig({ grid: Math.ceil(floats / 256), block: 256 });
-  const work = pipe(
-    upload(() => source),
-    ...Array.from({ length: KERNELS }, (_, k) => launch(add, config, [floats, k, input])),
-    download((w) => w.buffers.input, 'out'),
-  );
-  return { source, work };
+  const frameWork = (launchOf) => pipe(upload(() => source), ...Array.from({ length: KERNELS }, (_, k) => launchOf(k)), download((w) => w.buffers.input, 'out'));
+  const work = frameWork((k) => launch(add, config, [floats, k, input]));
+  const perValue = frameWork((k) => launch(add, (w) => ({ config, args: [floats, k, w.buffers.input] })));
+  return { source, work, perValue };
 }
 
 /** frames/s of rxcuda's pipeline on `pool`, and its main-thread µs per frame; every result checked. */
-async function ours(pool, { source, work }, replayed, road = 'events') {
+async function ours(pool, { work }, replayed, road = 'events') {
   setWatchRoad(road);
   let wrong = 0;
   const elu0 = performance.eventLoopUtilization();
@@ -124,14 +126,16 @@ for (const config of configs) {
   if (SPIN !== undefined) config.spinPool = new LanePool(device, { lanes: config.lanes, inFlight: 2 * config.lanes, spin: SPIN });
   config.pipeline = pipeline(config.bytes / 4);
   config.runs = {
-    eager: [], replay: [], nativeEager: [], nativeGraph: [], eagerSpin: [], replaySpin: [], eagerWords: [], replayWords: [],
+    eager: [], replay: [], nativeEager: [], nativeGraph: [], eagerSpin: [], replaySpin: [], eagerWords: [], replayWords: [], eagerPerValue: [], replayPerValue: [],
     nativeEagerEvents: [], nativeGraphEvents: [], nativeEagerWords: [], nativeGraphWords: [],
   };
   // Warm: the pool's memory, the executables, the JIT, the C++ program's first graphs.
   for (const pool of [config.pool, config.spinPool]) {
     if (!pool) continue;
-    await ours(pool, config.pipeline, false);
-    await ours(pool, config.pipeline, true);
+    for (const work of PER_VALUE ? [config.pipeline.work, config.pipeline.perValue] : [config.pipeline.work]) {
+      await ours(pool, { work }, false);
+      await ours(pool, { work }, true);
+    }
   }
   if (cuda) native(config.lanes, config.pipeline.source, false), native(config.lanes, config.pipeline.source, true);
 }
@@ -143,6 +147,7 @@ for (let round = 0; round < ROUNDS; round++)
       if (cuda) runs[theirs].push(native(lanes, p.source, replayed));
       if (spinPool) runs[`${mine}Spin`].push(await ours(spinPool, p, replayed));
       if (WORDS) runs[`${mine}Words`].push(await ours(pool, p, replayed, 'words'));
+      if (PER_VALUE) runs[`${mine}PerValue`].push(await ours(pool, { work: p.perValue }, replayed));
       if (cuda && NATIVE_WATCHERS) {
         runs[`${theirs}Events`].push(native(lanes, p.source, replayed, 1));
         runs[`${theirs}Words`].push(native(lanes, p.source, replayed, 2));
@@ -179,6 +184,10 @@ const rows = configs.map(({ bytes, lanes, runs }) => defined({
   replay_words_fps: med(runs.replayWords),
   replay_words_of_native: paired(runs.replayWords, runs.nativeGraph),
   replay_words_main_us: med(runs.replayWords, 'mainUs'),
+  eager_per_value_fps: med(runs.eagerPerValue),
+  eager_per_value_of_native: paired(runs.eagerPerValue, runs.nativeEager),
+  replay_per_value_fps: med(runs.replayPerValue),
+  replay_per_value_of_native: paired(runs.replayPerValue, runs.nativeGraph),
   native_eager_events_fps: med(runs.nativeEagerEvents),
   native_eager_words_fps: med(runs.nativeEagerWords),
   native_graph_events_fps: med(runs.nativeGraphEvents),

@@ -10,17 +10,7 @@ mkdir -p "$out"
 summary="$out/summary.txt"
 : > "$summary"
 
-step() { # step NAME SECONDS COMMAND...
-  local name=$1 limit=$2
-  shift 2
-  local started=$SECONDS
-  timeout "$limit" "$@" >> "$out/log.txt" 2>&1
-  local rc=$?
-  local verdict=ok
-  [[ $rc -eq 124 ]] && verdict="HUNG (killed after ${limit}s)"
-  [[ $rc -ne 0 && $rc -ne 124 ]] && verdict="failed (exit $rc)"
-  printf '%-48s %-28s %4ss\n' "$name" "$verdict" $((SECONDS - started)) | tee -a "$summary"
-}
+source scripts/gpu-steps.sh
 
 echo "== $(date -u) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)" >> "$out/log.txt"
 step 'build the test helpers and the bench baselines' 300 node scripts/build-extras.mjs all

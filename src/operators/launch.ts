@@ -4,7 +4,7 @@ import { LaunchHooks, type LaunchHook } from '../core/kernels/launch-hooks.js';
 import { isArray, typeError } from '../core/base/errors.js';
 import { checkOptions } from '../core/base/options.js';
 import { LaunchConfig, type LaunchOptions } from '../core/kernels/launch-config.js';
-import { wrongArgCount } from '../core/kernels/packer.js';
+import { checkArgument, wrongArgCount } from '../core/kernels/packer.js';
 import { stepOperator, type Step } from './pipeline/step-run.js';
 import { PipelineError, type AnyWork, type Work } from './pipeline/work.js';
 import type { NamedIn, With } from './pipeline/slots.js';
@@ -25,8 +25,8 @@ export type ValueConfig<W> = LaunchConfig | LaunchOptions | ((work: W) => Launch
  * Launches `kernel` for each value on its lane, with the configuration and arguments that
  * `configure` returns for the value, and re-emits the value at once. Each value's call makes an
  * object and an argument array: where only some arguments depend on the value, give the
- * configuration and the arguments once instead (the other form, below), which allocates nothing
- * per value.
+ * configuration and the arguments once instead (the other form, below), whose plain launches
+ * allocate nothing per value.
  *
  * @example
  * launch(scale, (w) => ({ config: { grid: w.value.blocks, block: 256 }, args: [w.buffers.input, 2, n] }))
@@ -54,9 +54,12 @@ export function launch<T, B, R, S extends Signature, const A extends KernelArgs<
  * Launches `kernel` for each value on its lane and re-emits the value at once, with a
  * configuration and arguments given once: in the place of each argument that depends on the
  * value, a function that gives it. rxcuda calls those functions for each value, into an argument
- * list of the operator's own, so that a value's launch allocates nothing: the form for pipelines
- * of many small values. The list is copied when the operator is made (changing `args` later
- * changes nothing), and a function is called with the value alone (no `this`).
+ * list of the operator's own, so that the operator allocates nothing for a value's plain launch
+ * (one without hooks, a template's kernel or a Timeline): the form for pipelines of many small
+ * values. The list is copied when the operator is made (changing `args` later changes nothing),
+ * and the arguments given as they are are checked then. For each value the configuration's
+ * function is called first, then the arguments' in their order, each with the value alone (no
+ * `this`).
  *
  * @example
  * launch(scale, { grid: 64, block: 256 }, [(w) => w.buffers.input, 2, n])
@@ -77,8 +80,10 @@ export function launch<T, B, R, S extends Signature, const A extends KernelArgs<
  * function given throws, the arguments are refused, a hook fails (a LaunchHookError as its
  * cause), the launch fails (on the host device, also when the kernel's CPU implementation
  * throws), or the kernel's specialization does not compile; nothing is enqueued for that value.
- * TypeError (at once) for a non-kernel or `args` that are not one per parameter; RangeError or
- * TypeError (at once) for a `config` that is not a launch configuration.
+ * TypeError (at once) for a non-kernel, `args` that are not one per parameter, or an argument
+ * given as it is that the kernel would refuse (RangeError for a number out of its type's range);
+ * RangeError or TypeError (at once) for a `config` that is not a launch configuration (what the
+ * device allows, such as its largest block, is checked at the first launch on it).
  * @see Stream.launch
  */
 export function launch<T, B, R, S extends Signature, const A extends ValueArgs<S, Work<T, B, R>>>(
@@ -95,7 +100,13 @@ export function launch<S extends Signature>(
 ): OperatorFunction<AnyWork, AnyWork> {
   if (!(kernel instanceof Kernel)) typeError('kernel', 'a Kernel', kernel);
   const given = isArray(second);
-  if (!given && typeof first !== 'function') typeError('configure', 'a function, or a launch configuration followed by the arguments', first);
+  if (!given) {
+    // Arguments that are not an array, after a configuration or beside options: say so, not that
+    // a configuration is not a function.
+    if ((typeof first !== 'function' && second !== undefined) || ArrayBuffer.isView(second) || third !== undefined)
+      typeError('args', 'an array of kernel arguments', second);
+    if (typeof first !== 'function') typeError('configure', 'a function, or a launch configuration followed by the arguments', first);
+  }
   const options = (given ? third : second) ?? {};
   checkOptions('options', options, ['hooks']);
   const name = `launch(${kernel.name})`;
@@ -104,6 +115,7 @@ export function launch<S extends Signature>(
   // Plain launches take the fast path; a context is made only for hooks and specializations.
   const contextual = hooks !== undefined || kernel.specialized;
   const launchOne: LaunchOne<S> = (work, config, args, subscriber) => {
+    if (subscriber.closed) return; // a value started by the functions above failed the pipeline
     const extras = contextual ? extrasOf(name, hooks, work, subscriber) : undefined;
     if (work.timed) launchTimed(work, kernel, config, args, extras);
     else kernel.launchOn(work.stream, config, args, extras);
@@ -111,8 +123,10 @@ export function launch<S extends Signature>(
   const step: Step<AnyWork> = given
     ? argumentsGivenOnce(kernel, first as ValueConfig<AnyWork>, second as readonly unknown[], launchOne)
     : (work, subscriber) => {
-        const { config, args } = (first as (work: AnyWork) => { config: LaunchConfig | LaunchOptions; args: KernelArgs<S> })(work);
-        launchOne(work, config, args, subscriber);
+        const made = (first as (work: AnyWork) => { config: LaunchConfig | LaunchOptions; args: KernelArgs<S> } | undefined)(work);
+        if (typeof made !== 'object' || made === null || !isArray(made.args))
+          typeError('configure(work)', '{ config, args } (a function that gives the configuration alone takes the arguments after it)', made);
+        launchOne(work, made.config, made.args, subscriber);
       };
   return stepOperator(name, step);
 }
@@ -130,17 +144,21 @@ function argumentsGivenOnce<S extends Signature>(
   args: readonly unknown[],
   launchOne: LaunchOne<S>,
 ): Step<AnyWork> {
-  if (args.length !== kernel.signature.length) wrongArgCount(kernel.signature, args);
+  const signature = kernel.signature;
+  if (args.length !== signature.length) wrongArgCount(signature, args);
   const configOf = typeof config === 'function' ? config : undefined;
-  const fixed = typeof config === 'function' ? undefined : LaunchConfig.from(config); // checked now, and then once per device
-  const list = args.slice();
+  const fixed = typeof config === 'function' ? undefined : LaunchConfig.from(config); // checked now, the device's limits at its first launch
+  const list = Array.from(args); // a hole becomes undefined, refused below
   const at: number[] = [];
   const of: ((work: AnyWork) => unknown)[] = [];
   list.forEach((arg, i) => {
     if (typeof arg === 'function') at.push(i), of.push(arg as (work: AnyWork) => unknown);
+    else checkArgument(signature, kernel.device, i, arg); // what would fail every value fails now
   });
   let filling = 0;
   return (work, subscriber) => {
+    // The configuration first: a function of it that throws leaves nothing taken for the value.
+    const valueConfig = configOf ? configOf(work) : fixed!;
     const own = filling === 0 ? list : list.slice();
     filling++;
     try {
@@ -148,7 +166,7 @@ function argumentsGivenOnce<S extends Signature>(
         const argOf = of[k]!; // called on its own: its `this` is not the operator's list
         own[at[k]!] = argOf(work);
       }
-      launchOne(work, configOf ? configOf(work) : fixed!, own as unknown as KernelArgs<S>, subscriber);
+      launchOne(work, valueConfig, own as unknown as KernelArgs<S>, subscriber);
     } finally {
       filling--;
       // The list keeps no value's memory past its launch.

@@ -79,6 +79,69 @@ describeBackends('launch with arguments given once', (getDevice) => {
     expect(() => launch(kernels.addU32, grid, [(w: AnyValue) => w.device('u32', N), 1, N], { hook: [] } as never)).toThrow(TypeError);
   });
 
+  it('refuses at once an argument given as it is that the kernel would refuse, and a hole', () => {
+    const input = (w: AnyValue) => w.device('u32', N);
+    expect(() => launch(kernels.addU32, grid, [input, 'x', N] as never)).toThrow(new TypeError('Expected `args[1]` to be an integer 0..4294967295 (u32), got "x"'));
+    expect(() => launch(kernels.addU32, grid, [input, -1, N])).toThrow(RangeError);
+    expect(() => launch(kernels.addU32, grid, [input, , N] as never)).toThrow(/^Expected `args\[1\]` to be an integer 0\.\.4294967295 \(u32\), got undefined$/);
+    const f32 = device.allocHost('f32', N);
+    try {
+      expect(() => launch(kernels.addU32, grid, [f32, 1, N] as never)).toThrow(/^Expected `args\[0\]` to be memory of u32/);
+    } finally {
+      f32.close();
+    }
+    const closed = device.allocHost('u32', N);
+    closed.close();
+    expect(() => launch(kernels.addU32, grid, [closed, 1, N])).toThrow(/^Expected `args\[0\]` to be open memory/);
+  });
+
+  it('says that the arguments are missing, not that a configuration is no function', () => {
+    const named = new TypeError('Expected `args` to be an array of kernel arguments, got {"hooks":[]}');
+    expect(() => launch(kernels.addU32, grid, { hooks: [] } as never)).toThrow(named);
+    expect(() => launch(kernels.addU32, () => grid, undefined as never, { hooks: [] })).toThrow(
+      new TypeError('Expected `args` to be an array of kernel arguments, got undefined'),
+    );
+    expect(() => launch(kernels.addU32, grid, new Uint32Array(3) as never)).toThrow(/^Expected `args` to be an array of kernel arguments, got /);
+  });
+
+  it("fails the value whose one function gives no `{ config, args }`, saying what to give", async () => {
+    const error = await firstValueFrom(
+      range(0, 1).pipe(
+        map(frame),
+        onStreams(newPool({ lanes: 1, inFlight: 1 })),
+        upload((data) => data),
+        launch(kernels.addU32, (() => grid) as never),
+        completed(),
+      ),
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PipelineError);
+    expect((error as PipelineError).cause).toEqual(
+      new TypeError('Expected `configure(work)` to be { config, args } (a function that gives the configuration alone takes the arguments after it), got {"grid":2,"block":256}'),
+    );
+  });
+
+  it('calls the configuration function first: one that throws leaves the argument functions uncalled', async () => {
+    const calls: string[] = [];
+    const error = await firstValueFrom(
+      range(0, 1).pipe(
+        map(frame),
+        onStreams(newPool({ lanes: 1, inFlight: 1 })),
+        upload((data) => data),
+        launch(
+          kernels.addU32,
+          () => {
+            calls.push('config');
+            throw new Error('no configuration');
+          },
+          [(w) => (calls.push('input'), w.buffers.input), 1, N],
+        ),
+        completed(),
+      ),
+    ).catch((e: unknown) => e);
+    expect(((error as PipelineError).cause as Error).message).toBe('no configuration');
+    expect(calls).toEqual(['config']);
+  });
+
   it('fails the value whose argument function throws, naming the operator, and enqueues nothing for it', async () => {
     const seen: number[] = [];
     const error = await firstValueFrom(
@@ -148,6 +211,39 @@ describeBackends('launch with arguments given once', (getDevice) => {
     const results = (await done).sort((a, b) => a.index - b.index);
     expect(results.map((w) => w.index)).toEqual([0, 1]);
     for (const w of results) expect([...w.results.out], `value ${w.index}`).toEqual([...frame(w.index).map((v) => (v + 100 + w.index) >>> 0)]);
+  });
+
+  it('launches nothing for a value whose function started another value that failed the pipeline', async () => {
+    const source = new Subject<number>();
+    const launched: number[] = [];
+    const failed = firstValueFrom(
+      source.pipe(
+        map(frame),
+        onStreams(newPool({ lanes: 2, inFlight: 4 })),
+        upload((data) => data),
+        launch(
+          kernels.addU32,
+          grid,
+          [
+            (w) => w.buffers.input,
+            (w) => {
+              if (w.index === 0) source.next(1); // value 1 runs inside value 0's step
+              if (w.index === 1) throw new Error('value 1 has no argument');
+              return 7;
+            },
+            N,
+          ],
+          { hooks: [(context) => void launched.push(context.args[1] as number)] },
+        ),
+        completed(),
+        toArray(),
+      ),
+    ).catch((e: unknown) => e);
+    source.next(0);
+    const error = await failed;
+    expect(error).toBeInstanceOf(PipelineError);
+    expect((error as PipelineError).index).toBe(1);
+    expect(launched).toEqual([]);
   });
 
   it("shows the pipeline's hooks each value's own arguments, and a hook's context keeps them", async () => {

@@ -120,6 +120,22 @@ export function badArgument(signature: Signature, device: Device, i: number, val
 }
 
 /**
+ * Throws what a launch would throw for `value` as argument `i`, where that needs no launch: an
+ * argument given once, before any launch is made. Memory is checked for being open and of the
+ * pointer's element type, not for its device (the kernel may launch on the lanes of several).
+ */
+export function checkArgument(signature: Signature, device: Device, i: number, value: unknown): void {
+  const p = signature[i]!;
+  if (p === 'ptr' || isTypedPointer(p)) {
+    const fits = isInstance<Memory>(value, Memory)
+      ? !value.closed && (p === 'ptr' || value.dtype === pointee(p))
+      : p === 'ptr' && typeof value === 'bigint' && value >= 0n && value < 2n ** 64n;
+    if (!fits) badArgument(signature, device, i, value);
+  } else if (typeof p === 'string') checkScalar(`args[${i}]`, p, value);
+  else if (!(ArrayBuffer.isView(value) || value instanceof ArrayBuffer) || value.byteLength !== p.struct) badArgument(signature, device, i, value);
+}
+
+/**
  * The packer's lines for a pointer at byte `at`: memory (of `dtype` only, for a typed pointer) is
  * passed by its address and noted as used on the lane; a plain pointer also takes an address.
  */
