@@ -5,14 +5,7 @@
 # Run after the build: bash scripts/gpu-check.sh   (with compute-sanitizer: MEMCHECK=1)
 set -u
 cd "$(dirname "$0")/.."
-out=${OUT:-gpu-results}
-mkdir -p "$out"
-summary="$out/summary.txt"
-: > "$summary"
-
 source scripts/gpu-steps.sh
-
-echo "== $(date -u) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)" >> "$out/log.txt"
 step 'build the test helpers and the bench baselines' 300 node scripts/build-extras.mjs all
 step 'rxcuda info' 30 node dist/src/cli/main.js info
 step 'smoke: host steps' 120 node scripts/gpu-smoke.mjs

@@ -11,16 +11,11 @@
 #   bash scripts/gpu-small-values.sh
 set -u
 cd "$(dirname "$0")/.."
-out=${OUT:-gpu-results}
-mkdir -p "$out/json"
-summary="$out/summary.txt"
-: > "$summary"
 source scripts/gpu-steps.sh
+mkdir -p "$out/json"
+json=(env "OUT=$out/json") # the benchmarks write their JSON there
 parts=",${PARTS:-tests,frames,studies,copies,launches},"
 part() { [[ $parts == *",$1,"* ]]; }
-json=(env "OUT=$out/json") # the benchmarks write their JSON there
-
-echo "== $(date -u) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)" >> "$out/log.txt"
 if part tests; then
   for file in test/gpu/watch-roads.test.ts test/gpu/sticky-pipeline.test.ts test/behaviour/launch-given-once.test.ts \
               test/behaviour/spin-pipeline.test.ts test/behaviour/lane-buffers.test.ts test/behaviour/small-values.test.ts; do

@@ -1,6 +1,14 @@
-# Sourced by the GPU scripts: `step NAME SECONDS COMMAND...` runs a command under a deadline,
-# appends its output to $out/log.txt and one line (ok, failed, or HUNG) to $summary, so that a
-# step that hangs is reported and the rest still run. The caller sets `out` and `summary`.
+# Sourced by the GPU scripts, from the project's root: the results folder `out` ($OUT, default
+# ./gpu-results) with an empty summary and a log that starts with the GPU's name, and `step NAME
+# SECONDS COMMAND...`, which runs a command under a deadline, appends its output to $out/log.txt and
+# one line (ok, failed, or HUNG) to $out/summary.txt, so that a step that hangs is reported and
+# the rest still run.
+out=${OUT:-gpu-results}
+summary="$out/summary.txt"
+mkdir -p "$out"
+: > "$summary"
+echo "== $(date -u) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)" >> "$out/log.txt"
+
 step() {
   local name=$1 limit=$2
   shift 2
