@@ -21,11 +21,16 @@ describeBackends('small values at scale', (getDevice) => {
     kernels = await testKernels(device);
   });
 
-  /** Runs FRAMES frames through `work` (eager or replayed) and checks each result and the order. */
-  async function throughPipeline(replayed: boolean) {
+  /**
+   * Runs FRAMES frames through a pipeline (eager or replayed; its launch's arguments given once, or
+   * made by one function for each value) and checks each result and the order.
+   */
+  async function throughPipeline(replayed: boolean, givenOnce: boolean) {
     const work = pipe(
       upload((data: Uint32Array) => data),
-      launch(kernels.addU32, (w) => ({ config, args: [w.buffers.input, 5, N] })),
+      givenOnce
+        ? launch(kernels.addU32, config, [(w) => w.buffers.input, 5, N])
+        : launch(kernels.addU32, (w) => ({ config, args: [w.buffers.input, 5, N] })),
       download((w) => w.buffers.input, 'out'),
     );
     const pool = new LanePool(device, { lanes: 4, inFlight: 8 });
@@ -63,13 +68,16 @@ describeBackends('small values at scale', (getDevice) => {
     expect(seen.every((n) => n === 1), 'every frame came back once').toBe(true);
   }
 
-  it('gives 10^5 small frames through an eager pipeline, every result exact, each lane in order', async () => {
-    await throughPipeline(false);
-  });
+  for (const givenOnce of [false, true]) {
+    const form = givenOnce ? 'arguments given once' : 'one function per launch';
+    it(`gives 10^5 small frames through an eager pipeline, every result exact, each lane in order (${form})`, async () => {
+      await throughPipeline(false, givenOnce);
+    });
 
-  it('gives 10^5 small frames through a replayed pipeline, every result exact, each lane in order', async () => {
-    await throughPipeline(true);
-  });
+    it(`gives 10^5 small frames through a replayed pipeline, every result exact, each lane in order (${form})`, async () => {
+      await throughPipeline(true, givenOnce);
+    });
+  }
 
   it('keeps memory flat over 10^6 small values: heap and RSS after 10^5 and 10^6 differ by little', async () => {
     const pool = new LanePool(device, { lanes: 4, inFlight: 8 });
@@ -78,7 +86,7 @@ describeBackends('small values at scale', (getDevice) => {
       lastValueFrom(
         framesFrom(pool, { dtype: 'u32', length: N, count: values }, (f, i) => void (f.data[0] = i)).pipe(
           upload((f) => f),
-          launch(kernels.invert, (w) => ({ config, args: [w.buffers.input, N] })),
+          launch(kernels.invert, config, [(w) => w.buffers.input, N]),
           download((w) => w.buffers.input, 'out', { lend: 'release' }),
           tap((w) => {
             checksum = (checksum + (~w.results.out.data[0]! >>> 0)) % 2 ** 32;
