@@ -10,7 +10,7 @@ import type { Device } from '../device/device.js';
 import type { Recorder } from '../device/recorder.js';
 import type { Signature } from './kernel-types.js';
 import { LaunchConfig, type LaunchOptions } from './launch-config.js';
-import { HEADER_BYTES, STREAM_WORD, badArgument, buildPacker, paramLayout, wrongArgCount } from './packer.js';
+import { HEADER_BYTES, STREAM_WORD, badArgument, buildPacker, bytesOfStruct, paramLayout, wrongArgCount } from './packer.js';
 
 /** A launch's context as the block passes it on (a LaunchContext): its private copy of the arguments. */
 interface Launch {
@@ -70,8 +70,7 @@ export class LaunchBlock {
       bad: (i: number, v: unknown) => badArgument(signature, device, i, v),
       wrongCount: (a: unknown) => wrongArgCount(signature, a),
       structBytes: (i: number, v: unknown, size: number) => {
-        const bytes = ArrayBuffer.isView(v) ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength)
-          : v instanceof ArrayBuffer ? new Uint8Array(v) : undefined;
+        const bytes = bytesOfStruct(v);
         if (!bytes || bytes.byteLength !== size) badArgument(signature, device, i, v);
         return bytes;
       },

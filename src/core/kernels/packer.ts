@@ -119,6 +119,12 @@ export function badArgument(signature: Signature, device: Device, i: number, val
   typeError(name, `${size} bytes (an ArrayBuffer or a view) for struct(${size})`, value);
 }
 
+/** The bytes of a struct argument, a view of the ArrayBuffer or view given; undefined for anything else. */
+export function bytesOfStruct(value: unknown): Uint8Array | undefined {
+  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  return value instanceof ArrayBuffer ? new Uint8Array(value) : undefined;
+}
+
 /**
  * Throws what a launch would throw for `value` as argument `i`, where that needs no launch: an
  * argument given once, before any launch is made. Memory is checked for being open and of the
@@ -132,7 +138,7 @@ export function checkArgument(signature: Signature, device: Device, i: number, v
       : p === 'ptr' && typeof value === 'bigint' && value >= 0n && value < 2n ** 64n;
     if (!fits) badArgument(signature, device, i, value);
   } else if (typeof p === 'string') checkScalar(`args[${i}]`, p, value);
-  else if (!(ArrayBuffer.isView(value) || value instanceof ArrayBuffer) || value.byteLength !== p.struct) badArgument(signature, device, i, value);
+  else if (bytesOfStruct(value)?.byteLength !== p.struct) badArgument(signature, device, i, value);
 }
 
 /**
