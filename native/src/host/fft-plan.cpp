@@ -1,7 +1,9 @@
 #include "fft-plan.hpp"
 
+#include <array>
 #include <cmath>
 #include <numbers>
+#include <stdexcept>
 
 #include "../driver/library-blocks.hpp"
 
@@ -9,13 +11,14 @@ namespace rxcuda::host {
 namespace {
 
 // Prime factors above this go through Bluestein's algorithm: a generic butterfly costs the
-// radix per output.
+// radix per output. Radix 4 is the one composite radix, below it.
 constexpr size_t kLargestRadix = 61;
 
-std::vector<size_t> factorize(size_t n, bool& smooth) {
+// The radices of n, each followed by the length that remains after it, when every prime factor
+// of n is at most kLargestRadix; else empty (n goes through Bluestein's algorithm).
+std::vector<size_t> factorize(size_t n) {
   std::vector<size_t> factors;
   size_t rest = n;
-  smooth = true;
   auto take = [&](size_t p) {
     while (rest % p == 0) {
       rest /= p;
@@ -25,22 +28,27 @@ std::vector<size_t> factorize(size_t n, bool& smooth) {
   };
   take(4);
   take(2);
-  for (size_t p = 3; p * p <= rest; p += 2) take(p);
+  for (size_t p = 3; p <= kLargestRadix && p * p <= rest; p += 2) take(p);
+  // What remains is 1, a prime, or a product of primes above kLargestRadix (p² = 4489 for 67).
+  if (rest > kLargestRadix) return {};
   if (rest > 1) {
-    if (rest > kLargestRadix) smooth = false;
     factors.push_back(rest);
     factors.push_back(1);
   }
   return factors;
 }
 
+// A product without std::complex's care for infinities (a call to __muldc3 each): the data is
+// finite, or its transform is NaN either way.
+inline Complex mul(Complex a, Complex b) {
+  return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
+}
+
 }  // namespace
 
 Fft1d::Fft1d(size_t n) : n_(n) {
-  bool smooth = true;
-  factors_ = factorize(n, smooth);
-  if (n <= 1) factors_ = {1, 1};
-  if (smooth) {
+  factors_ = n <= 1 ? std::vector<size_t>{1, 1} : factorize(n);
+  if (!factors_.empty()) {
     twiddles_.resize(n);
     for (size_t j = 0; j < n; j++) twiddles_[j] = std::polar(1.0, -2 * std::numbers::pi * double(j) / double(n));
     return;
@@ -75,12 +83,12 @@ void Fft1d::forward(const Complex* in, size_t stride, Complex* out) const {
   if (!inner_) return work(out, in, 1, stride, factors_.data());
   const size_t m = inner_->size();
   std::vector<Complex> a(m), spectrum(m);
-  for (size_t j = 0; j < n_; j++) a[j] = in[j * stride] * chirp_[j];
+  for (size_t j = 0; j < n_; j++) a[j] = mul(in[j * stride], chirp_[j]);
   inner_->forward(a.data(), 1, spectrum.data());
-  for (size_t k = 0; k < m; k++) spectrum[k] = std::conj(spectrum[k] * kernel_[k]);
+  for (size_t k = 0; k < m; k++) spectrum[k] = std::conj(mul(spectrum[k], kernel_[k]));
   inner_->forward(spectrum.data(), 1, a.data());  // conj, forward, conj: the inverse
   const double scale = 1.0 / double(m);
-  for (size_t k = 0; k < n_; k++) out[k] = std::conj(a[k]) * scale * chirp_[k];
+  for (size_t k = 0; k < n_; k++) out[k] = mul(std::conj(a[k]) * scale, chirp_[k]);
 }
 
 // Decimation in time: the p sub-transforms of every p-th element, then butterflies of radix p
@@ -92,25 +100,43 @@ void Fft1d::work(Complex* out, const Complex* in, size_t fstride, size_t stride,
   } else {
     for (size_t q = 0; q < p; q++) work(out + q * m, in + q * fstride * stride, fstride * p, stride, factors + 2);
   }
-  Complex scratch[kLargestRadix + 3];
+  const Complex* w = twiddles_.data();
   if (p == 2) {
     for (size_t u = 0; u < m; u++) {
-      Complex t = out[u + m] * twiddles_[u * fstride];
+      Complex t = mul(out[u + m], w[u * fstride]);
       out[u + m] = out[u] - t;
       out[u] += t;
     }
     return;
   }
+  if (p == 4) {
+    // u·3·fstride < 4·m·fstride = n: the twiddles need no reduction.
+    for (size_t u = 0; u < m; u++) {
+      Complex a1 = mul(out[u + m], w[u * fstride]), a2 = mul(out[u + 2 * m], w[2 * u * fstride]);
+      Complex a3 = mul(out[u + 3 * m], w[3 * u * fstride]);
+      Complex even = out[u] + a2, odd = out[u] - a2, sum = a1 + a3, diff = a1 - a3;
+      Complex turned{diff.imag(), -diff.real()};  // −i·diff: W_4 of the forward transform
+      out[u] = even + sum;
+      out[u + m] = odd + turned;
+      out[u + 2 * m] = even - sum;
+      out[u + 3 * m] = odd - turned;
+    }
+    return;
+  }
+  // factorize() gives no radix above kLargestRadix; a plan that had one would write past the scratch.
+  std::array<Complex, kLargestRadix> scratch;
+  if (p > scratch.size()) throw std::logic_error("rxcuda: an FFT radix above the butterfly's scratch");
   for (size_t u = 0; u < m; u++) {
     for (size_t q = 0; q < p; q++) scratch[q] = out[u + q * m];
     for (size_t q1 = 0; q1 < p; q1++) {
       const size_t k = u + q1 * m;
+      const size_t step = fstride * k;  // below fstride·p·m = n
       Complex sum = scratch[0];
       size_t index = 0;
       for (size_t q = 1; q < p; q++) {
-        index += fstride * k;
-        if (index >= n_) index %= n_;
-        sum += scratch[q] * twiddles_[index];
+        index += step;
+        if (index >= n_) index -= n_;
+        sum += mul(scratch[q], w[index]);
       }
       out[k] = sum;
     }
