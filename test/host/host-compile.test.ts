@@ -1,20 +1,18 @@
 // The host device compiles each module's source too, where a CUDA compiler is found (NVRTC, else
 // nvcc), and refuses what a GPU would: a source that does not compile, a kernel name that is not
 // an entry of the code, a signature the compiled parameters contradict. Where none is found, it
-// says so once, in a warning and in `rxcuda info`. CI has nvcc, and sets RXCUDA_EXPECT_HOST_CHECK
-// so that these tests fail there, instead of skipping, if it is not found.
+// says so once, in a warning and in `rxcuda info`. The tests of the check skip without a compiler;
+// CI has nvcc, and names it in RXCUDA_EXPECT_TOOLS, so that they fail there instead.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CudaError, Device, HOST_UNCHECKED_WARNING, hostCompiler, NvrtcError } from '../../src/index.js';
+import { CudaError, Device, HOST_UNCHECKED_WARNING, NvrtcError } from '../../src/index.js';
 import { cliPath } from '../support/cli.js';
+import { describeWithTool } from '../support/tools.js';
 
 const device = Device.host();
-const check = await hostCompiler();
-const expected = process.env.RXCUDA_EXPECT_HOST_CHECK === '1';
-const reason = check.checked ? '' : ` (skipped: ${check.problem})`;
 const cpu = () => {};
 
 const SOURCE = String.raw`
@@ -27,7 +25,7 @@ extern "C" __global__ void by_value(Params p, double d) {}
 template <typename T> __global__ void scale(T* x, T a) { x[threadIdx.x] *= a; }
 `;
 
-describe.skipIf(!check.checked && !expected)(`the host device's compile check${reason}`, () => {
+describeWithTool('nvcc', "the host device's compile check", () => {
   const cache = mkdtempSync(join(tmpdir(), 'rxcuda-host-check-'));
   afterAll(() => rmSync(cache, { recursive: true, force: true }));
 

@@ -8,11 +8,12 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { lastValueFrom, map, range, toArray } from 'rxjs';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Device, LanePool, Timeline, download, host, launch, onStreams, upload, type Span } from '../../src/index.js';
 import { launchChromium, openFile, type Loaded } from '../support/browser.js';
 import { rxcuda } from '../support/cli.js';
 import { testKernels } from '../support/kernels.js';
+import { describeWithTool } from '../support/tools.js';
 
 // The page's script runs in the browser, where these exist; the test's own types have no DOM.
 interface BrowserElement {
@@ -83,7 +84,7 @@ function misplaced(bars: DrawnBar[], spans: Span[]): string[] {
   return wrong;
 }
 
-describe('Timeline.toHtml in headless Chromium', () => {
+describeWithTool('chromium', 'Timeline.toHtml in headless Chromium', () => {
   let browser: Browser;
   let folder: string;
   let timeline: Timeline;

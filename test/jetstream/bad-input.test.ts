@@ -1,11 +1,12 @@
 // What a worker does with what it cannot use: a missing stream or consumer, a payload larger than
 // its frames, a server that is down at start. Each gets a JetStreamError that says what to do,
 // and no message is acked or lost for it.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { lastValueFrom, toArray } from 'rxjs';
 import { LanePool } from '../../src/index.js';
 import { JetStreamCounts, JetStreamError, connectJetStream } from '../../src/operators/jetstream/index.js';
 import { freePort, startNats, type NatsServers } from '../support/nats.js';
+import { describeWithTool } from '../support/tools.js';
 import { DURABLE, INPUT, OUTPUT, consumerState, createStreams, publishInputs, readAll, verify, type Streams } from '../support/jetstream.js';
 import { device, invertKernel, worker } from './pipeline.js';
 
@@ -27,7 +28,7 @@ afterEach(async () => {
 /** The error a promise rejects with. */
 const rejection = (promise: Promise<unknown>) => promise.then(() => expect.fail('it did not reject'), (error: unknown) => error as JetStreamError);
 
-describe('connectJetStream', { timeout: 30_000 }, () => {
+describeWithTool('nats-server', 'connectJetStream', { timeout: 30_000 }, () => {
   it('rejects with reason server-unreachable when no server answers', async () => {
     const servers = `nats://127.0.0.1:${await freePort()}`;
     const error = await rejection(connectJetStream({ servers, stream: INPUT, consumer: DURABLE }));
@@ -60,7 +61,7 @@ describe('connectJetStream', { timeout: 30_000 }, () => {
   });
 });
 
-describe('fromJetStream with bad input', { timeout: 30_000 }, () => {
+describeWithTool('nats-server', 'fromJetStream with bad input', { timeout: 30_000 }, () => {
   it('errors with reason consumer-not-found when its consumer was deleted, acking nothing', async () => {
     streams = await createStreams(nats.servers);
     await publishInputs(streams.js, 5, 1024);

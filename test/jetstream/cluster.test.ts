@@ -1,8 +1,9 @@
 // Workers on a 3-node cluster whose streams have 3 replicas: the node leading the consumer killed
 // mid-run, the workers reconnect to the others and go on, and no input and no result is lost or
 // doubled.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { startNats, type NatsServers } from '../support/nats.js';
+import { describeWithTool } from '../support/tools.js';
 import { DURABLE, INPUT, OUTPUT, consumerState, createStreams, publishInputs, readAll, startWorker, until, verify, type Streams, type WorkerProcess } from '../support/jetstream.js';
 
 const BYTES = 64 * 1024;
@@ -24,7 +25,7 @@ afterEach(async () => {
 
 const acked = () => workers.reduce((sum, w) => sum + (w.last?.counts?.acked ?? 0), 0);
 
-describe('fromJetStream on a 3-node cluster (streams of 3 replicas)', { timeout: 240_000 }, () => {
+describeWithTool('nats-server', 'fromJetStream on a 3-node cluster (streams of 3 replicas)', { timeout: 240_000 }, () => {
   it('goes on when the node leading the consumer is killed mid-run: the workers reconnect, nothing is lost, results stay exactly once', async () => {
     const COUNT = 2000;
     // While the cluster elects new leaders, publishes fail and their messages are delivered again:

@@ -3,11 +3,12 @@
 // acks, unsubscribing, and the duplicate result of a message processed twice.
 import { headers } from '@nats-io/transport-node';
 import { lastValueFrom, toArray } from 'rxjs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { HostArray, LanePool, host } from '../../src/index.js';
 import type { JsMsg } from '@nats-io/jetstream';
 import { JetStreamCounts, type FromJetStreamOptions, type JetStreamMessage, type JetStreamOutcome } from '../../src/operators/jetstream/index.js';
 import { startNats, type NatsServers } from '../support/nats.js';
+import { describeWithTool } from '../support/tools.js';
 import { DEAD, DURABLE, INPUT, OUTPUT, checksum, consumerState, createStreams, input, publishInputs, readAll, until, verify, type Streams } from '../support/jetstream.js';
 import { device, invertAndPublish, invertKernel, worker } from './pipeline.js';
 
@@ -32,7 +33,7 @@ const run = (observable: ReturnType<typeof worker>) => {
   return lastValueFrom(observable.worker.pipe(toArray()));
 };
 
-describe('fromJetStream', { timeout: 60_000 }, () => {
+describeWithTool('nats-server', 'fromJetStream', { timeout: 60_000 }, () => {
   it('gives each value its payload in pinned memory and its message metadata', async () => {
     streams = await createStreams(nats.servers);
     const h = headers();
@@ -222,7 +223,7 @@ describe('fromJetStream', { timeout: 60_000 }, () => {
   });
 });
 
-describe('toJetStream', { timeout: 60_000 }, () => {
+describeWithTool('nats-server', 'toJetStream', { timeout: 60_000 }, () => {
   it('publishes the result of a message processed twice once: the server drops the second as a duplicate', async () => {
     streams = await createStreams(nats.servers);
     await publishInputs(streams.js, 3, BYTES);

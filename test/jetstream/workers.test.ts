@@ -1,8 +1,9 @@
 // Many worker processes on one durable consumer of a real nats-server: every input processed and
 // acked, every result in the output stream exactly once; a worker killed mid-run loses nothing;
 // a worker told to stop (SIGTERM) finishes what it holds and exits by itself.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { startNats, type NatsServers } from '../support/nats.js';
+import { describeWithTool } from '../support/tools.js';
 import { OUTPUT, consumerState, createStreams, publishInputs, readAll, startWorker, until, verify, type Streams, type WorkerProcess } from '../support/jetstream.js';
 
 const BYTES = 64 * 1024;
@@ -24,7 +25,7 @@ afterEach(async () => {
 
 const acked = () => workers.reduce((sum, w) => sum + (w.last?.counts?.acked ?? 0), 0);
 
-describe('fromJetStream workers (processes on one durable consumer)', { timeout: 240_000 }, () => {
+describeWithTool('nats-server', 'fromJetStream workers (processes on one durable consumer)', { timeout: 240_000 }, () => {
   it('three workers of 2 lanes process 10^4 messages of 64 KiB: every input acked, every result once and right', async () => {
     const COUNT = 10_000;
     streams = await createStreams(nats.servers, { ackWait: 30_000 });

@@ -1,28 +1,21 @@
-// A real browser for the tests of the HTML pages rxcuda writes: Debian's chromium, headless, driven
-// by playwright-core. The tests never skip for want of it: without the browser they fail, saying
-// how to install it (`.ci/run` does).
-import { existsSync } from 'node:fs';
+// A real browser for the tests of the HTML pages rxcuda writes: Debian's chromium (or
+// RXCUDA_CHROMIUM), headless, driven by playwright-core. Tests that need it describe themselves
+// with describeWithTool('chromium', …) (support/tools.ts): they skip without it, saying how to
+// install it, except where CI expects it.
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
-
-/** The Chromium binary: Debian's, or RXCUDA_CHROMIUM. */
-export const CHROMIUM = process.env.RXCUDA_CHROMIUM ?? '/usr/bin/chromium';
+import { toolPath } from './tools.js';
 
 // As root and offline: no sandbox, no GPU, and none of Chromium's own connections (refused here).
 const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 /** Starts headless Chromium, or throws an error that says how to install it. */
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `The HTML tests run in Debian's chromium, headless, and ${CHROMIUM} is not there: install it ` +
-        '(as root: apt-get update && apt-get install -y chromium; .ci/run does), or set RXCUDA_CHROMIUM to a Chromium binary.',
-    );
-  }
+  const executablePath = toolPath('chromium');
   // Without a sanitizer runtime preloaded into this process (scripts/asan.sh): Chromium is not
   // rxcuda's to check, and hangs under it.
   const { LD_PRELOAD: _preloaded, ...env } = process.env;
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS, env });
+  return chromium.launch({ executablePath, headless: true, args: FLAGS, env });
 }
 
 /** What loading a page showed: its console's errors and uncaught exceptions, and every URL it asked for. */

@@ -1,28 +1,14 @@
 // Real nats-server processes for the JetStream tests: one node, or a cluster, each node with
 // JetStream on a free loopback port and its own temporary store, stopped when the test ends.
-// A machine without the server fails these tests, saying how to install it: they never skip.
+// The server is $NATS_SERVER, else the first on the PATH or in the system's sbin folders
+// (support/tools.ts); a test file without it skips (describeWithTool('nats-server', …)), saying
+// how to install it, except where CI expects it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
-
-/** The nats-server binary: $NATS_SERVER, else the first on PATH or in the system's sbin folders. */
-export function natsServerBinary(): string {
-  const candidates = process.env.NATS_SERVER
-    ? [process.env.NATS_SERVER]
-    : [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/local/sbin', '/sbin'].map((dir) => join(dir, 'nats-server'));
-  for (const file of candidates) {
-    try {
-      accessSync(file, constants.X_OK);
-      return file;
-    } catch {}
-  }
-  throw new Error(
-    'The JetStream tests need a real nats-server and none was found (on PATH, in /usr/sbin, or at $NATS_SERVER): ' +
-      'install it with `apt-get install -y nats-server` (.ci/run does), or point NATS_SERVER at the binary',
-  );
-}
+import { join } from 'node:path';
+import { toolPath } from './tools.js';
 
 /**
  * The first port of the kernel's ephemeral range: outgoing connections (a node's routes to the
@@ -106,7 +92,7 @@ function launch(plan: NodePlan, dir: string, options: { maxPayload?: number; rou
     lines.push(`cluster { name: rxcuda-test, listen: 127.0.0.1:${plan.clusterPort}, routes: [${(options.routes ?? []).map((p) => `nats://127.0.0.1:${p}`).join(', ')}] }`);
   const config = join(dir, `${plan.name}.conf`);
   writeFileSync(config, lines.join('\n') + '\n');
-  const child = spawn(natsServerBinary(), ['-c', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(toolPath('nats-server'), ['-c', config], { stdio: ['ignore', 'ignore', 'pipe'] });
   child.stderr!.setEncoding('utf8').on('data', (text: string) => {
     log.push(text);
     if (log.length > 200) log.shift();

@@ -33,7 +33,7 @@ export type HostCompilerInfo =
     };
 
 /** Where nvcc is looked for, in order: the PATH, then the CUDA toolkit's own folder. */
-function nvccCandidates(): string[] {
+export function nvccCandidates(): string[] {
   const path = (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'nvcc'));
   return [...path, join(process.env.CUDA_PATH ?? '/usr/local/cuda', 'bin', 'nvcc')];
 }
