@@ -47,6 +47,14 @@ describeBackends('library arguments', (getDevice, backend) => {
     ['an infinite alpha', (s, { a, b, c }) => s.device.blas.gemm(s, a, b, c, { ...shape, alpha: Infinity }), RangeError, /Expected `alpha` to be a finite number, got Infinity/],
     ['a string transB', (s, { a, b, c }) => s.device.blas.gemm(s, a, b, c, { ...shape, transB: 'yes' as never }), TypeError, /Expected `transB` to be a boolean, got "yes"/],
     ['no options', (s, { a, b, c }) => s.device.blas.gemm(s, a, b, c, undefined as never), TypeError, /Expected `options` to be an options object with m, n and k, got undefined/],
+    ['null options', (s, { a, b, c }) => s.device.blas.gemm(s, a, b, c, null as never), TypeError, /Expected `options` to be an options object with m, n and k, got null/],
+    // Only undefined is "not given": null is refused as any other value of the wrong type.
+    ['a null alpha', (s, { a, b, c }) => s.device.blas.gemm(s, a, b, c, { ...shape, alpha: null as never }), TypeError, /Expected `alpha` to be a finite number, got null/],
+    ['a null beta', (s, { a, b, c }) => s.device.blas.gemm(s, a, b, c, { ...shape, beta: null as never }), TypeError, /Expected `beta` to be a finite number, got null/],
+    ['a null transB', (s, { a, b, c }) => s.device.blas.gemm(s, a, b, c, { ...shape, transB: null as never }), TypeError, /Expected `transB` to be a boolean, got null/],
+    ['a null lda', (s, { a, b, c }) => s.device.blas.gemm(s, a, b, c, { ...shape, lda: null as never }), TypeError, /Expected `lda` to be an integer in 5\.\.2147483647, got null/],
+    ['a null batch', (s, { a, b, c }) => s.device.blas.gemm(s, a, b, c, { ...shape, batch: null as never }), TypeError, /Expected `batch` to be an integer in 1\.\.2147483647, got null/],
+    ['a null strideC', (s, { a, b, c }) => s.device.blas.gemm(s, a, b, c, { ...shape, strideC: null as never }), TypeError, /Expected `strideC` to be an integer in 0\.\.\d+, got null/],
     ['a stream that is not one', (s, { a, b, c }) => s.device.blas.gemm({} as never, a, b, c, shape), TypeError, /Expected `stream` to be a Stream/],
     ['a closed stream', (s, { a, b, c }) => {
       const closed = s.device.createStream();
@@ -84,6 +92,11 @@ describeBackends('library arguments', (getDevice, backend) => {
     ['a real output over its complex input', (s, out) => s.device.fft.c2r(s, out.subarray(0, 34), out.subarray(16, 48), { shape: 32 }), RangeError, /Expected `output` to be memory apart from `input`, got memory that overlaps it/],
     ['a direction that is neither', (s, out) => s.device.fft.c2c(s, s.alloc('f32', 64), out, { shape: 32, direction: 'backward' as never }), TypeError, /Expected `direction` to be 'forward' or 'inverse', got "backward"/],
     ['a batch of 0', (s, out) => s.device.fft.c2c(s, s.alloc('f32', 64), out, { shape: 32, batch: 0 }), RangeError, /Expected `batch` to be an integer in 1\.\.2147483647, got 0/],
+    ['null options', (s, out) => s.device.fft.c2c(s, s.alloc('f32', 64), out, null as never), TypeError, /Expected `options` to be an options object with the shape, got null/],
+    ['a null batch', (s, out) => s.device.fft.c2c(s, s.alloc('f32', 64), out, { shape: 32, batch: null as never }), TypeError, /Expected `batch` to be an integer in 1\.\.2147483647, got null/],
+    ['a null direction', (s, out) => s.device.fft.c2c(s, s.alloc('f32', 64), out, { shape: 32, direction: null as never }), TypeError, /Expected `direction` to be 'forward' or 'inverse', got null/],
+    ['a null shape', (s, out) => s.device.fft.r2c(s, s.alloc('f32', 64), out, { shape: null as never }), TypeError, /Expected `shape` to be a size or an array of 1 to 3 sizes, got null/],
+    ['a null batch of a real transform', (s, out) => s.device.fft.r2c(s, s.alloc('f32', 64), out, { shape: 32, batch: null as never }), TypeError, /Expected `batch` to be an integer in 1\.\.2147483647, got null/],
     ['a closed input', (s, out) => {
       const input = s.alloc('f32', 64);
       input.close();

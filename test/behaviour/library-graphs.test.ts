@@ -73,6 +73,39 @@ describeBackends('library calls in graphs', (getDevice, backend) => {
     expectSame(await download(s, graphOut), await download(s, eagerOut), 'transform');
   });
 
+  it('take new scalars by an update, and refuse one whose alpha becomes 0 naming the change', async () => {
+    const s = stream();
+    const [a, b, c] = [s.alloc('f32', 16), s.alloc('f32', 16), s.alloc('f32', 16)];
+    s.fill(a, 1);
+    s.fill(b, 1);
+    const record = (options: { alpha: number; transB?: boolean }) => s.capture((g) => g.device.blas.gemm(g, a, b, c, { m: 4, n: 4, k: 4, ...options }));
+    using first = await record({ alpha: 1 });
+    using exec = first.instantiate();
+    using doubled = await record({ alpha: 2 });
+    exec.update(doubled);
+    exec.launch(s);
+    expect(await download(s, c)).toEqual(Array(16).fill(8));
+    using zero = await record({ alpha: 0 });
+    const topology = expect.objectContaining({ name: 'GraphError', reason: 'topology' });
+    expect(() => exec.update(zero)).toThrow(topology);
+    expect(() => exec.update(zero)).toThrow(/node 0 is gemm \(f32, 4×4×4\) with alpha 2 → 0 \(cuBLAS runs other kernels where alpha or beta is 0/);
+    using transposed = await record({ alpha: 1, transB: true });
+    expect(() => exec.update(transposed)).toThrow(/node 0 is gemm \(f32, 4×4×4\) with transB false → true$/);
+    s.fill(c, 0);
+    exec.launch(s); // the refused updates changed nothing
+    expect(await download(s, c)).toEqual(Array(16).fill(8));
+  });
+
+  it('refuse an update that turns a transform the other way, naming the direction', async () => {
+    const s = stream();
+    const [x, y] = [s.alloc('f32', 16), s.alloc('f32', 16)];
+    const record = (direction: 'forward' | 'inverse') => s.capture((g) => g.device.fft.c2c(g, x, y, { shape: 8, direction }));
+    using forward = await record('forward');
+    using exec = forward.instantiate();
+    using inverse = await record('inverse');
+    expect(() => exec.update(inverse)).toThrow(/node 0 is c2c \(f32, 8\) with direction forward → inverse$/);
+  });
+
   it('replayed by the replay operator, give the eager pipeline\'s results, with alpha changing per value', async () => {
     const device: Device = getDevice();
     const weights = values('f32', K * N, 2);

@@ -2,7 +2,8 @@
 // hold that what changed in between still counts: options changed in place, an array or the
 // stream closed, the plan cache cleared.
 import { expect, it } from 'vitest';
-import type { Stream } from '../../src/index.js';
+import { lastValueFrom, map, range } from 'rxjs';
+import { PipelineError, fft, gemm, onStreams, type Stream } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
 import { streamsPerTest } from '../support/streams.js';
 import { download } from '../support/libraries.js';
@@ -76,6 +77,53 @@ describeBackends('library calls repeated', (getDevice) => {
     s.close();
     expect(() => s.device.blas.gemm(s, a, b, c, options)).toThrow(/Expected `stream` to be open, got a closed Stream/);
     expect(() => s.device.fft.c2c(s, x, y, { shape: 8 })).toThrow(/Expected `stream` to be open, got a closed Stream/);
+  });
+
+  it('refuses a misspelt gemm option on a repeated call as on the first, leaving C as it was', async () => {
+    const s = stream();
+    const { a, b, c } = ones(s);
+    const options = { m: 4, n: 6, k: 5 };
+    s.device.blas.gemm(s, a, b, c, options);
+    const misspelt = { ...options, tranB: true }; // the values checked before, and a key more
+    expect(() => s.device.blas.gemm(s, a, b, c, misspelt as never)).toThrow(new TypeError('Unknown option `tranB`; did you mean `transB`?'));
+    Object.assign(options, { alhpa: 2 }); // added in place to the object checked before
+    s.fill(c, 0);
+    expect(() => s.device.blas.gemm(s, a, b, c, options)).toThrow(new TypeError('Unknown option `alhpa`; did you mean `alpha`?'));
+    expect(await download(s, c)).toEqual(Array(24).fill(0));
+  });
+
+  it('refuses a misspelt transform option on a repeated call as on the first, leaving the output as it was', async () => {
+    const s = stream();
+    const { x, y } = impulse(s);
+    s.device.fft.c2c(s, x, y, { shape: 8 });
+    expect(await download(s, y)).toEqual(flat(16));
+    s.fill(y, -1);
+    expect(() => s.device.fft.c2c(s, x, y, { shape: 8, directon: 'inverse' } as never)).toThrow(new TypeError('Unknown option `directon`; did you mean `direction`?'));
+    const [real, spectrum] = [s.alloc('f32', 8), s.alloc('f32', 10)];
+    s.fill(real, 1);
+    s.device.fft.r2c(s, real, spectrum, { shape: 8 });
+    expect(() => s.device.fft.r2c(s, real, spectrum, { shape: 8, direction: 'forward' } as never)).toThrow(/Unknown option `direction`; the options are `shape`, `batch`/);
+    expect(await download(s, y)).toEqual(Array(16).fill(-1));
+  });
+
+  it('refuses a misspelt option that the gemm and fft operators give for a later value on the same arrays', async () => {
+    const s = stream();
+    const { a, b, c } = ones(s);
+    const [x, y] = [s.alloc('f32', 16), s.alloc('f32', 16)];
+    await s.synchronized();
+    const run = (operator: 'gemm' | 'fft') =>
+      lastValueFrom(
+        range(0, 3).pipe(
+          onStreams(s.device, { lanes: 1 }),
+          operator === 'gemm'
+            ? gemm((v) => ({ a, b, c, m: 4, n: 6, k: 5, ...(v.index === 1 ? { tranB: true } : {}) }))
+            : fft((v) => ({ kind: 'c2c', input: x, output: y, shape: 8, ...(v.index === 1 ? { directon: 'inverse' } : {}) })),
+          map((v) => v.index),
+        ),
+      ).then(() => undefined, (error: unknown) => error as PipelineError);
+    const [product, transform] = [await run('gemm'), await run('fft')];
+    expect([product?.operator, product?.index, String(product?.cause)]).toEqual(['gemm', 1, 'TypeError: Unknown option `tranB`; did you mean `transB`?']);
+    expect([transform?.operator, transform?.index, String(transform?.cause)]).toEqual(['fft', 1, 'TypeError: Unknown option `directon`; did you mean `direction`?']);
   });
 
   /** An impulse of 16 interleaved values (8 complex), and an output of -1s. */

@@ -114,7 +114,7 @@ export function shapeDifference(was: NodeWork, now: NodeWork): string | undefine
       return undefined;
     case 'library': {
       const call = (now as typeof was).call;
-      return call.shape === was.call.shape ? undefined : `${call.name} where the graph has ${was.call.name}`;
+      return call.shape === was.call.shape ? undefined : call.shapeChange(was.call);
     }
   }
 }

@@ -19,6 +19,11 @@ export interface LibraryCall {
    * not be made; undefined when it is ready.
    */
   readonly pending: Promise<unknown> | undefined;
+  /**
+   * What differs between `was` and this call, of another shape, in words: `gemm (f32, 4×4×4) with
+   * alpha 1 → 0 (…)`, or `gemm (f32, 8×4×4) where the graph has gemm (f32, 4×4×4)`.
+   */
+  shapeChange(was: LibraryCall): string;
   /** Whether `other`, of the same shape, differs in what an executable holds (addresses, scalars). */
   differs(other: LibraryCall): boolean;
   /** Enqueues the call on `stream` as an eager call does (the host device's replay, say). */

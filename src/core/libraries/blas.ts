@@ -3,13 +3,14 @@
 // device through the CPU reference (native/src/host/gemm.cpp), with the same contract.
 import { isInstance, typeError } from '../base/errors.js';
 import { MADE, checkMade, type Made } from '../base/made.js';
+import { checkOptions } from '../base/options.js';
 import { Device as DeviceClass, type Device } from '../device/device.js';
 import type { DeviceArray } from '../memory/memory.js';
 import type { Stream } from '../device/stream.js';
 import { requireLibrary } from './availability.js';
 import { RecordedCall, allocationsOf, openGate, submit, type Gate, type Library } from './call.js';
 import { statusError } from './errors.js';
-import { GemmShape, LastGemm, checkGemm, gemmName, type GemmDType, type GemmOptions, type GemmOutput } from './gemm-args.js';
+import { GEMM_KEYS, GemmShape, LastGemm, checkGemm, gemmChange, gemmName, type GemmDType, type GemmOptions, type GemmOutput } from './gemm-args.js';
 import { CUBLAS, G, libraries, type NativeBlas } from './native.js';
 
 /**
@@ -61,6 +62,7 @@ export class Blas {
         return blas.#native!;
       },
       run: (block) => blas.#native!.gemm(block),
+      change: gemmChange,
       own: this.#block,
       runOwn: () => 0, // bound once the library is loaded
     };
@@ -98,9 +100,12 @@ export class Blas {
    */
   gemm<D extends GemmDType>(stream: Stream, a: DeviceArray<D>, b: DeviceArray<NoInfer<D>>, c: DeviceArray<NoInfer<GemmOutput<D>>>, options: GemmOptions): void {
     const block = this.#block;
-    // The call checked last again (a loop's): its block holds it already.
-    if (this.#last.is(stream, a, b, c, options)) stream.lane.checkOpen();
-    else checkGemm(this.device, stream, a, b, c, options, block, this.#last);
+    // The call checked last again (a loop's): its block holds it already. Its option values are
+    // the same, but the object may carry a key that the full check would refuse (`tranB`).
+    if (this.#last.is(stream, a, b, c, options)) {
+      checkOptions('options', options, GEMM_KEYS);
+      stream.lane.checkOpen();
+    } else checkGemm(this.device, stream, a, b, c, options, block, this.#last);
     const gate = this.#gate ?? this.#open();
     const capture = stream.lane.recorder;
     if (capture) {

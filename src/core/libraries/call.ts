@@ -41,6 +41,8 @@ export interface Library {
   readonly workBytesAt: number;
   /** Runs a block; the library's status. */
   run(block: Float64Array): number;
+  /** What makes the call of block `now` another shape than that of `was`, of the same name, in words. */
+  change(was: Float64Array, now: Float64Array): string;
   /** The block the library's own calls are written into, and its run bound natively (once loaded). */
   readonly own: Float64Array;
   runOwn: () => number;
@@ -136,6 +138,11 @@ export class RecordedCall implements LibraryCall {
       this.#ready.catch(() => {}); // whoever waits for it hears of the failure; nobody else must
     }
     return this.#ready;
+  }
+
+  shapeChange(was: LibraryCall): string {
+    if (!(was instanceof RecordedCall) || was.name !== this.name || was.#library !== this.#library) return `${this.name} where the graph has ${was.name}`;
+    return `${this.name} with ${this.#library.change(was.#block, this.#block)}`;
   }
 
   differs(other: LibraryCall): boolean {

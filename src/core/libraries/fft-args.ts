@@ -32,9 +32,9 @@ export interface C2cOptions extends FftOptions {
   readonly direction?: 'forward' | 'inverse';
 }
 
-/** The option names of the real transforms and of a complex one. */
-const KEYS = ['shape', 'batch'];
-const C2C_KEYS = [...KEYS, 'direction'];
+/** @internal The option names of the real transforms and of a complex one. */
+export const FFT_KEYS: readonly string[] = ['shape', 'batch'];
+export const C2C_KEYS: readonly string[] = [...FFT_KEYS, 'direction'];
 
 const INT_MAX = 2 ** 31 - 1;
 
@@ -88,6 +88,15 @@ export function fftName(description: Float64Array): string {
 const KINDS: readonly FftKind[] = ['c2c', 'r2c', 'c2r'];
 
 /**
+ * @internal What makes the transform of execution block `now` another shape than that of `was`
+ * (of one plan's name): its direction.
+ */
+export function fftChange(was: Float64Array, now: Float64Array): string {
+  const direction = (block: Float64Array) => (block[F.direction] === 1 ? 'inverse' : 'forward');
+  return `direction ${direction(was)} → ${direction(now)}`;
+}
+
+/**
  * @internal Checks a transform of `kind` on `stream` of `device`; writes its plan's description
  * into `description` and its arrays and direction into `block`, and remembers it in `checked`.
  * Nothing is enqueued.
@@ -102,15 +111,16 @@ export function checkFft(
   const inputs = data('input', input, device, undefined, kind !== 'r2c');
   const outputs = data('output', output, device, inputs.dtype, kind !== 'c2r');
   if (typeof options !== 'object' || options === null) typeError('options', 'an options object with the shape', options);
-  checkOptions('options', options, kind === 'c2c' ? C2C_KEYS : KEYS);
+  checkOptions('options', options, kind === 'c2c' ? C2C_KEYS : FFT_KEYS);
   // Each option read once: what is checked is what the block gets, and what `checked` remembers.
   const o = options as C2cOptions;
   const [shape, givenBatch, givenDirection] = [o.shape, o.batch, o.direction];
   const points = dimensions(shape, description);
-  const batch = givenBatch ?? 1;
+  // Only undefined is "not given": null is a value, and refused.
+  const batch = givenBatch === undefined ? 1 : givenBatch;
   if (typeof batch !== 'number' || !Number.isInteger(batch)) typeError('batch', `an integer in 1..${INT_MAX}`, batch);
   if (batch < 1 || batch > INT_MAX) rangeError('batch', `an integer in 1..${INT_MAX}`, batch);
-  const direction = givenDirection ?? 'forward';
+  const direction = givenDirection === undefined ? 'forward' : givenDirection;
   if (kind === 'c2c' && direction !== 'forward' && direction !== 'inverse') typeError('direction', "'forward' or 'inverse'", givenDirection);
   description[P.kind] = KIND[kind];
   description[P.precision] = PRECISION[inputs.dtype as FftDType];

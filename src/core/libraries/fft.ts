@@ -3,12 +3,13 @@
 // through the CPU reference (native/src/host/fft-plan.cpp), with the same contract.
 import { isInstance, typeError } from '../base/errors.js';
 import { MADE, checkMade, type Made } from '../base/made.js';
+import { checkOptions } from '../base/options.js';
 import { Device as DeviceClass, type Device } from '../device/device.js';
 import type { DeviceArray } from '../memory/memory.js';
 import type { Stream } from '../device/stream.js';
 import { requireLibrary } from './availability.js';
 import { RecordedCall, allocationsOf, submit, type Library } from './call.js';
-import { LastFft, checkFft, type C2cOptions, type FftDType, type FftKind, type FftOptions } from './fft-args.js';
+import { C2C_KEYS, FFT_KEYS, LastFft, checkFft, fftChange, type C2cOptions, type FftDType, type FftKind, type FftOptions } from './fft-args.js';
 import { PlanCache, type PlanEntry } from './fft-plans.js';
 import { CUFFT, F, P, libraries, type NativeFft } from './native.js';
 
@@ -59,6 +60,7 @@ export class Fft {
         return fft.#native!;
       },
       run: (block) => fft.#native!.exec(block),
+      change: fftChange,
       own: this.#block,
       runOwn: () => 0, // bound once the library is loaded
     };
@@ -136,10 +138,13 @@ export class Fft {
 
   #transform(kind: FftKind, stream: Stream, input: DeviceArray, output: DeviceArray, options: FftOptions): void {
     const block = this.#block;
-    // The call checked last again (a loop's): its block holds it, and its plan is found.
+    // The call checked last again (a loop's): its block holds it, and its plan is found. Its
+    // option values are the same, but the object may carry a key the full check would refuse.
     let plan = this.#lastCall.is(kind, stream, input, output, options);
-    if (plan) stream.lane.checkOpen();
-    else {
+    if (plan) {
+      checkOptions('options', options, kind === 'c2c' ? C2C_KEYS : FFT_KEYS);
+      stream.lane.checkOpen();
+    } else {
       checkFft(this.device, kind, stream, input, output, options, this.#description, block, this.#lastCall);
       plan = this.#lastCall.plan = this.#plan(this.#description);
       block[F.plan] = plan.slot;

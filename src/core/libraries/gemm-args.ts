@@ -54,6 +54,9 @@ export interface GemmOptions {
 /** The options as a call gave them, each read once. */
 type GivenGemm = { readonly [K in keyof GemmOptions]-?: GemmOptions[K] | undefined };
 
+/** @internal The options gemm takes: every call's options object is checked against them. */
+export const GEMM_KEYS: readonly string[] = ['m', 'n', 'k', 'transA', 'transB', 'alpha', 'beta', 'lda', 'ldb', 'ldc', 'batch', 'strideA', 'strideB', 'strideC'];
+
 const INT_MAX = 2 ** 31 - 1;
 const TYPES = ['f16', 'bf16', 'f32', 'f64'] as const;
 
@@ -117,19 +120,24 @@ interface CheckedGemm {
   readonly strideA: number; readonly strideB: number; readonly strideC: number;
 }
 
+/** `value`, or `fallback` where it was not given: undefined only (null is a value, and refused). */
+function or<T>(value: T | undefined, fallback: T): T {
+  return value === undefined ? fallback : value;
+}
+
 /** Checks the options as given (each read once by the caller) and fills in the defaults. */
 function checkShape(given: GivenGemm): CheckedGemm {
   const m = int('m', given.m, 1), n = int('n', given.n, 1), k = int('k', given.k, 1);
-  const transA = flag('transA', given.transA ?? false), transB = flag('transB', given.transB ?? false);
-  const alpha = finite('alpha', given.alpha ?? 1), beta = finite('beta', given.beta ?? 0);
+  const transA = flag('transA', or(given.transA, false)), transB = flag('transB', or(given.transB, false));
+  const alpha = finite('alpha', or(given.alpha, 1)), beta = finite('beta', or(given.beta, 0));
   const rowsA = transA ? k : m, colsA = transA ? m : k;
   const rowsB = transB ? n : k, colsB = transB ? k : n;
-  const lda = int('lda', given.lda ?? colsA, colsA), ldb = int('ldb', given.ldb ?? colsB, colsB), ldc = int('ldc', given.ldc ?? n, n);
-  const batch = int('batch', given.batch ?? 1, 1);
-  const strideA = int('strideA', given.strideA ?? rowsA * lda, 0, Number.MAX_SAFE_INTEGER);
-  const strideB = int('strideB', given.strideB ?? rowsB * ldb, 0, Number.MAX_SAFE_INTEGER);
+  const lda = int('lda', or(given.lda, colsA), colsA), ldb = int('ldb', or(given.ldb, colsB), colsB), ldc = int('ldc', or(given.ldc, n), n);
+  const batch = int('batch', or(given.batch, 1), 1);
+  const strideA = int('strideA', or(given.strideA, rowsA * lda), 0, Number.MAX_SAFE_INTEGER);
+  const strideB = int('strideB', or(given.strideB, rowsB * ldb), 0, Number.MAX_SAFE_INTEGER);
   // Batches of C may not overlap: each is written.
-  const strideC = int('strideC', given.strideC ?? m * ldc, batch > 1 ? (m - 1) * ldc + n : 0, Number.MAX_SAFE_INTEGER);
+  const strideC = int('strideC', or(given.strideC, m * ldc), batch > 1 ? (m - 1) * ldc + n : 0, Number.MAX_SAFE_INTEGER);
   return { m, n, k, transA, transB, alpha, beta, rowsA, colsA, rowsB, colsB, lda, ldb, ldc, batch, strideA, strideB, strideC };
 }
 
@@ -149,7 +157,7 @@ export function checkGemm(device: Device, stream: unknown, a: unknown, b: unknow
   const half = type === 'f16' || type === 'bf16';
   const C = operand('c', c, device, OUTPUTS[type], half ? ' (for `a` of 16-bit floats)' : ', as `a` is');
   if (typeof options !== 'object' || options === null) typeError('options', 'an options object with m, n and k', options);
-  checkOptions('options', options, ['m', 'n', 'k', 'transA', 'transB', 'alpha', 'beta', 'lda', 'ldb', 'ldc', 'batch', 'strideA', 'strideB', 'strideC']);
+  checkOptions('options', options, GEMM_KEYS);
   let s = last.checkedFor(options);
   if (!s) {
     // Each option read once: what is checked is what the block gets, and what `last` remembers.
@@ -261,6 +269,34 @@ export function gemmName(block: Float64Array): string {
   const batch = block[G.batch]!;
   // The block is cuBLAS's: its m and n are rxcuda's n and m.
   return `gemm (${ab === c ? ab : `${ab}→${c}`}, ${block[G.n]}×${block[G.m]}×${block[G.k]}${batch > 1 ? ` × ${batch}` : ''})`;
+}
+
+/**
+ * The fields of a block (cuBLAS's: its A is rxcuda's B) that a GEMM's name leaves out, by the
+ * option that gives each; alpha and beta count where one of them becomes or stops being 0.
+ */
+const UNNAMED: readonly (readonly [string, number])[] = [
+  ['transA', G.transB], ['transB', G.transA], ['lda', G.ldb], ['ldb', G.lda], ['ldc', G.ldc],
+  ['strideA', G.strideB], ['strideB', G.strideA], ['strideC', G.strideC], ['alpha', G.alpha], ['beta', G.beta],
+];
+
+/**
+ * @internal What makes the GEMM of block `now` another shape than that of `was` (of one name), in
+ * words: `alpha 1 → 0 (…)`, `transB false → true`.
+ */
+export function gemmChange(was: Float64Array, now: Float64Array): string {
+  const changes: string[] = [];
+  let scalars = false;
+  for (const [name, at] of UNNAMED) {
+    const [before, after] = [was[at]!, now[at]!];
+    const scalar = at === G.alpha || at === G.beta;
+    if (scalar ? (before === 0) === (after === 0) : before === after) continue;
+    scalars ||= scalar;
+    const shown = (v: number) => (at === G.transA || at === G.transB ? String(v === 1) : String(v));
+    changes.push(`${name} ${shown(before)} → ${shown(after)}`);
+  }
+  const why = scalars ? ' (cuBLAS runs other kernels where alpha or beta is 0: capture the graph with the value it will have)' : '';
+  return `${changes.join(', ') || 'another layout'}${why}`;
 }
 
 /** What a graph's node of a GEMM cannot change: everything but addresses and scalars. */
