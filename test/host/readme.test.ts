@@ -1,17 +1,19 @@
-// Every ```ts block of README.md is a user's module importing 'rxcuda': it is type-checked (with
-// this project's strict options and those `tsc --init` turns on), compiled with exactly the
-// consumer `tsconfig.json` the README states, as a project that installed rxcuda would compile it,
-// and that output is run with Node (20, where the suite runs on it) on the host device, and on the
-// GPU too where there is one; what its `// prints: text` comments say must be in its output. The
-// blocks run against dist/, which `npm test`'s pretest builds (as the examples do).
+// Every ```ts block of README.md and of the pages of docs/ (not the generated docs/reference/) is a
+// user's module importing 'rxcuda': it is type-checked (with this project's strict options and
+// those `tsc --init` turns on), compiled with exactly the consumer `tsconfig.json` the docs state,
+// as a project that installed rxcuda would compile it, with TypeScript 5.9 and with TypeScript 7
+// (tsgo, of @typescript/native-preview), and the output is run with Node (20, where the suite runs
+// on it) on the host device, and on the GPU too where there is one; what its `// prints: text`
+// comments say must be in its output. The blocks run against dist/, which `npm test`'s pretest
+// builds (as the examples do).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gpu } from '../support/gpu.js';
-import { codeBlocks, printed } from '../support/markdown.js';
+import { codeBlocks, printed, type CodeBlock } from '../support/markdown.js';
 
 // The blocks are type-checked and compiled by TypeScript, a development dependency: a machine that
 // runs the suite from built files alone (a GPU machine given dist/) may lack it, and says so.
@@ -19,9 +21,18 @@ const ts = (await import('typescript').then((m) => m.default, () => undefined))!
 const noTypeScript = ts === undefined ? 'TypeScript is not installed here, and it compiles the blocks' : '';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const blocks = codeBlocks(readFileSync(join(root, 'README.md'), 'utf8'));
+// TypeScript 7's compiler, a native program that its package's script starts.
+const tsgo = join(root, 'node_modules', '@typescript', 'native-preview', 'bin', 'tsgo');
+const noTypeScript7 = existsSync(tsgo) ? '' : 'TypeScript 7 (@typescript/native-preview) is not installed here';
+
+/** The pages whose blocks are checked: the README and each page of docs/, whatever pages there are. */
+const pages = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+/** A block and the page it is on; `key` names its files. */
+type PageBlock = CodeBlock & { readonly page: string; readonly key: string };
+const blocks: PageBlock[] = pages.flatMap((page) => codeBlocks(readFileSync(join(root, page), 'utf8'))
+  .map((b) => ({ ...b, page, key: `${page.replace(/\.md$/, '').replace(/[^A-Za-z0-9]+/g, '-')}-${b.line}` })));
 const tsBlocks = blocks.filter((b) => b.lang === 'ts');
-/** The README's consumer configuration: its JSON block with `compilerOptions`. */
+/** The docs' consumer configuration: the JSON block with `compilerOptions`. */
 const consumerConfig = blocks.find((b) => b.lang === 'json' && b.code.includes('"compilerOptions"'));
 
 // A project of a user's, outside the package: its tsconfig.json is the README's, its package.json
@@ -29,9 +40,10 @@ const consumerConfig = blocks.find((b) => b.lang === 'json' && b.code.includes('
 // NATS client (for the rxcuda/jetstream block).
 if (!existsSync(join(root, 'dist', 'src', 'index.js'))) throw new Error('The README blocks run against dist/: run `npx tsc` first (`npm test` does)');
 const dir = mkdtempSync(join(tmpdir(), 'rxcuda-readme-'));
-const source = (line: number) => join(dir, `block-${line}.ts`);
-/** Where the README's configuration puts the compiled block (its `outDir`). */
-let script = (line: number) => join(dir, `block-${line}.js`);
+// The docs' tsconfig.json takes a project's sources from src/ (its `rootDir`).
+const source = (key: string) => join(dir, 'src', `block-${key}.ts`);
+/** Where the docs' configuration puts the compiled block (its `outDir`). */
+let script = (key: string) => join(dir, `block-${key}.js`);
 // Device.default() is the host device where there is no GPU; this makes it so where there is one.
 const forceHost = join(dir, 'force-host.mjs');
 
@@ -63,8 +75,8 @@ function typeCheck(files: string[]): Map<string, string[]> {
   return errors;
 }
 
-function run(line: number, options: { forceHost: boolean }) {
-  const args = options.forceHost ? ['--import', forceHost, script(line)] : [script(line)];
+function run(key: string, options: { forceHost: boolean }) {
+  const args = options.forceHost ? ['--import', forceHost, script(key)] : [script(key)];
   // The working directory is the scratch folder: files a block writes land there.
   return spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8', timeout: 120_000 });
 }
@@ -89,17 +101,39 @@ function compileAsConsumer(): { errors: Map<string, string[]>; configErrors: str
   }
   const emitted = program.emit();
   const outDir = config.options.outDir ?? dir;
-  script = (line) => join(outDir, `block-${line}.js`);
+  script = (key) => join(outDir, `block-${key}.js`);
   return { errors, configErrors: [...config.errors, ...program.getGlobalDiagnostics(), ...emitted.diagnostics].map(flatten) };
+}
+
+/**
+ * Compiles the blocks with TypeScript 7 and the docs' tsconfig.json (emitting nothing): the errors
+ * per block file, and those of no block.
+ */
+function compileWithTypeScript7(): { errors: Map<string, string[]>; otherErrors: string[] } {
+  writeFileSync(join(dir, 'tsconfig.ts7.json'), JSON.stringify({ extends: './tsconfig.json', compilerOptions: { noEmit: true } }));
+  const result = spawnSync(process.execPath, [tsgo, '-p', join(dir, 'tsconfig.ts7.json'), '--pretty', 'false'], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+  const errors = new Map<string, string[]>(tsBlocks.map((b) => [source(b.key), []]));
+  const otherErrors: string[] = [];
+  if (result.error) otherErrors.push(String(result.error));
+  // tsgo prints `file(line,col): error TSnnnn: message`, each message's further lines indented.
+  for (const text of `${result.stdout}${result.stderr}`.split(/\n(?=\S)/).filter((t) => t.trim() !== '')) {
+    const match = /^(.+?)\((\d+),\d+\): (.*)$/s.exec(text.trim());
+    const file = match && join(dir, match[1]!);
+    if (file && errors.has(file)) errors.get(file)!.push(`line ${match[2]} of the block: ${match[3]}`);
+    else otherErrors.push(text.trim());
+  }
+  return { errors, otherErrors };
 }
 
 let errors: Map<string, string[]>;
 let consumer: { errors: Map<string, string[]>; configErrors: string[] };
+let consumer7: { errors: Map<string, string[]>; otherErrors: string[] } | undefined;
 
 beforeAll(() => {
   if (noTypeScript || !consumerConfig) return;
   writeFileSync(join(dir, 'tsconfig.json'), consumerConfig.code);
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'my-app', private: true, type: 'module' }));
+  mkdirSync(join(dir, 'src'));
   mkdirSync(join(dir, 'node_modules', '@types'), { recursive: true });
   symlinkSync(root, join(dir, 'node_modules', 'rxcuda'), 'dir');
   symlinkSync(join(root, 'node_modules', 'rxjs'), join(dir, 'node_modules', 'rxjs'), 'dir');
@@ -107,17 +141,18 @@ beforeAll(() => {
   // The NATS client, which a user of rxcuda/jetstream installs beside it.
   symlinkSync(join(root, 'node_modules', '@nats-io'), join(dir, 'node_modules', '@nats-io'), 'dir');
   writeFileSync(forceHost, "import { Device } from 'rxcuda';\nDevice.default = () => Device.host();\n");
-  for (const block of tsBlocks) writeFileSync(source(block.line), block.code);
-  errors = typeCheck(tsBlocks.map((b) => source(b.line)));
+  for (const block of tsBlocks) writeFileSync(source(block.key), block.code);
+  errors = typeCheck(tsBlocks.map((b) => source(b.key)));
   consumer = compileAsConsumer();
-}, 120_000);
+  if (!noTypeScript7) consumer7 = compileWithTypeScript7();
+}, 180_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe.skipIf(noTypeScript !== '')(`README.md${noTypeScript ? ` (skipped: ${noTypeScript})` : ''}`, () => {
+describe.skipIf(noTypeScript !== '')(`README.md and docs/*.md${noTypeScript ? ` (skipped: ${noTypeScript})` : ''}`, () => {
   it('has TypeScript blocks, and no JavaScript or TypeScript block that escapes these checks', () => {
     expect(tsBlocks.length).toBeGreaterThanOrEqual(4);
-    expect(blocks.filter((b) => /^(js|javascript|typescript|tsx?|mjs)$/.test(b.lang) && b.lang !== 'ts').map((b) => b.line)).toEqual([]);
+    expect(blocks.filter((b) => /^(js|javascript|typescript|tsx?|mjs)$/.test(b.lang) && b.lang !== 'ts').map((b) => `${b.page}:${b.line}`)).toEqual([]);
   });
 
   it('states the tsconfig.json a project needs for its blocks on Node 20, with no error of its own', () => {
@@ -125,32 +160,40 @@ describe.skipIf(noTypeScript !== '')(`README.md${noTypeScript ? ` (skipped: ${no
     expect(consumer.configErrors).toEqual([]);
   });
 
+  it.skipIf(noTypeScript7 !== '')(`compiles the blocks with TypeScript 7 and no error outside them${noTypeScript7 ? ` (skipped: ${noTypeScript7})` : ''}`, () => {
+    expect(consumer7?.otherErrors).toEqual([]);
+  });
+
   it('has a tsconfig.json whose output Node 20 can parse: `using` rewritten, not left as it is', () => {
     const usingBlocks = tsBlocks.filter((b) => /^\s*using /m.test(b.code));
     expect(usingBlocks.length).toBeGreaterThan(0);
-    for (const block of usingBlocks) expect(readFileSync(script(block.line), 'utf8')).not.toMatch(/^\s*using /m);
+    for (const block of usingBlocks) expect(readFileSync(script(block.key), 'utf8')).not.toMatch(/^\s*using /m);
   });
 
   for (const block of tsBlocks) {
-    const name = `the block at line ${block.line} (${block.heading})`;
+    const name = `${block.page}: the block at line ${block.line} (${block.heading})`;
 
     it(`${name} type-checks in strict mode`, () => {
-      expect(errors.get(source(block.line))).toEqual([]);
+      expect(errors.get(source(block.key))).toEqual([]);
     });
 
-    it(`${name} compiles with the README's tsconfig.json`, () => {
-      expect(consumer.errors.get(source(block.line))).toEqual([]);
+    it(`${name} compiles with the docs' tsconfig.json`, () => {
+      expect(consumer.errors.get(source(block.key))).toEqual([]);
+    });
+
+    it.skipIf(noTypeScript7 !== '')(`${name} compiles with TypeScript 7${noTypeScript7 ? ` (skipped: ${noTypeScript7})` : ''}`, () => {
+      expect(consumer7?.errors.get(source(block.key))).toEqual([]);
     });
 
     it(`${name} runs on the host device and prints what it says`, () => {
-      const result = run(block.line, { forceHost: true });
+      const result = run(block.key, { forceHost: true });
       expect(result.stderr, result.stdout).toBe('');
       expect(result.status).toBe(0);
       for (const text of printed(block.code)) expect(result.stdout).toContain(text);
     });
 
     it.skipIf(!gpu.available)(`${name} runs on the default device${gpu.available ? ` (${gpu.description})` : ` (skipped: ${gpu.reason})`}`, () => {
-      const result = run(block.line, { forceHost: false });
+      const result = run(block.key, { forceHost: false });
       expect(result.stderr, result.stdout).toBe('');
       expect(result.status).toBe(0);
       for (const text of printed(block.code)) expect(result.stdout).toContain(text);

@@ -3,6 +3,14 @@
 // layer through ../index.js and the object model through ../../core/index.js, and the one check
 // of options objects and the token of what rxcuda makes from ../../core/base/, nothing else of
 // rxcuda; the NATS client, an optional peer dependency, is loaded by peer.ts alone.
+/**
+ * GPU pipelines that consume and produce NATS JetStream: a source on a durable pull consumer
+ * ({@link fromJetStream}), a sink that publishes results with message IDs ({@link toJetStream}),
+ * counters and a connect helper. Needs the optional peer dependencies `@nats-io/jetstream` and
+ * `@nats-io/transport-node`.
+ *
+ * @module rxcuda/jetstream
+ */
 import './peer.js';
 
 export { fromJetStream } from './source.js';
