@@ -1,7 +1,8 @@
 // `rxcuda demo`: a frame pipeline on the default device (a GPU, else the host device), with a
-// progress bar, a summary of what happened, a Chrome trace of the lanes and, if asked, an HTML
+// progress bar, a summary of what happened and, if asked, a Chrome trace of the lanes and an HTML
 // report of them. Ctrl-C stops taking frames: those in flight finish, and the summary, the trace
 // and the report say what ran.
+import { resolve } from 'node:path';
 import { lastValueFrom, tap, count } from 'rxjs';
 import { Device, download, framesFrom, host, lanesFrom, launch, LanePool, LentArray, Timeline, upload, type HostArray, type Work } from '../index.js';
 import type { Observable } from 'rxjs';
@@ -23,8 +24,8 @@ export interface DemoOptions {
   readonly frames: number;
   readonly pixels: number;
   readonly lanes: number;
-  /** Where the Chrome trace goes. */
-  readonly trace: string;
+  /** Where the Chrome trace of the lanes goes, if anywhere. */
+  readonly trace?: string | undefined;
   /** Where the HTML report of the timeline goes, if anywhere. */
   readonly report?: string | undefined;
   /** Whether to draw a progress bar (only where stderr is a terminal). */
@@ -146,13 +147,15 @@ export async function demo(options: DemoOptions): Promise<DemoResult> {
     const rate = s.bytes > 0 ? `, ${bytes(s.bytesPerSecond)}/s` : '';
     console.log(`  ${stageLabel(s.kind, s.stage).padEnd(28)} ${s.mean.toFixed(3)} ms × ${s.count}${rate}`);
   }
-  await timeline.write(options.trace);
-  console.log(`trace: ${options.trace} (open in chrome://tracing or ui.perfetto.dev)`);
+  if (options.trace !== undefined) {
+    await timeline.write(options.trace);
+    console.log(`trace: ${resolve(options.trace)} (open in chrome://tracing or ui.perfetto.dev)`);
+  }
   if (options.report !== undefined) {
     const title = `rxcuda demo on ${describeDevice(device)}`;
     const description = `${done}${interrupt.interrupted ? ` of ${frames}` : ''} frames of ${bytes(pixels * 4)} on ${lanes} lanes; road: ${ROAD_NAMES[options.road]}${interrupt.interrupted ? '; interrupted by Ctrl-C' : ''}`;
     await timeline.writeHtml(options.report, { title, description });
-    console.log(`report: ${options.report} (open in any browser)`);
+    console.log(`report: ${resolve(options.report)} (open in any browser)`);
   }
   if (wrong > 0) throw new Error(`${wrong} frames came back wrong`);
   return { frames: done, interrupted: interrupt.interrupted };

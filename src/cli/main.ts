@@ -12,6 +12,9 @@ import { unwritable } from './writable.js';
 /** Exit code for a command line that cannot be used as given. */
 const USAGE = 2;
 
+/** Where `rxcuda demo --trace` writes the trace when given no path. */
+const DEFAULT_TRACE = 'rxcuda-demo-trace.json';
+
 const program = new Command('rxcuda')
   .description('Reactive stream scheduling for NVIDIA GPUs')
   .version(packageVersion(), '-V, --version', 'print the version of rxcuda')
@@ -32,15 +35,16 @@ program
   .addOption(new Option('--pixels <n>', '32-bit pixels per frame').argParser(integer(1, 1 << 26)).default(1 << 18))
   .addOption(new Option('--lanes <n>', 'streams to spread frames over').argParser(integer(1, 64)).default(3))
   .addOption(new Option('--road <road>', 'how frames travel: pinned frames filled and read in place, or plain (pageable) arrays').choices(['pinned', 'pageable']).default('pinned'))
-  .option('--trace <path>', 'where to write the Chrome trace', 'rxcuda-demo-trace.json')
+  .option('--trace [path]', `write a Chrome trace of the lanes to path (default: ${DEFAULT_TRACE})`)
   .option('--report <path>', 'where to write an HTML page of the lanes, the stages and the roads (self-contained)')
   .option('--no-progress', 'no progress bar (there is none where stderr is not a terminal)')
-  .action(async (options: { frames: number; pixels: number; lanes: number; road: 'pinned' | 'pageable'; trace: string; report?: string; progress: boolean }, command: Command) => {
-    for (const [flag, path] of [['--trace', options.trace], ['--report', options.report]] as const) {
+  .action(async (options: { frames: number; pixels: number; lanes: number; road: 'pinned' | 'pageable'; trace?: string | true; report?: string; progress: boolean }, command: Command) => {
+    const trace = options.trace === true ? DEFAULT_TRACE : options.trace;
+    for (const [flag, path] of [['--trace [path]', trace], ['--report <path>', options.report]] as const) {
       const problem = path === undefined ? undefined : unwritable(path);
-      if (problem) command.error(`error: option '${flag} <path>' cannot be written: ${problem}.`, { exitCode: USAGE, code: `rxcuda.${flag.slice(2)}` });
+      if (problem) command.error(`error: option '${flag}' cannot be written: ${problem}.`, { exitCode: USAGE, code: `rxcuda.${flag.slice(2, flag.indexOf(' '))}` });
     }
-    const { interrupted } = await (await import('./demo.js')).demo(options);
+    const { interrupted } = await (await import('./demo.js')).demo({ ...options, trace });
     if (interrupted) process.exitCode = INTERRUPTED;
   });
 

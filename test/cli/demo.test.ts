@@ -1,6 +1,6 @@
-// `rxcuda demo` as a user runs it: a summary written for people, and a Chrome trace in the
-// working folder that trace viewers can name the rows of.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// `rxcuda demo` as a user runs it: a summary written for people, and, when asked, a Chrome trace
+// that trace viewers can name the rows of.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,10 +10,13 @@ import { type CliRun, rxcuda } from '../support/cli.js';
 describe('rxcuda demo', () => {
   let folder: string;
   let run: CliRun;
+  let traced: CliRun;
   let pageable: CliRun;
   beforeAll(() => {
     folder = mkdtempSync(join(tmpdir(), 'rxcuda-demo-'));
-    run = rxcuda(['demo', '--frames', '12', '--pixels', '4096', '--lanes', '2'], folder);
+    for (const sub of ['plain', 'traced']) mkdirSync(join(folder, sub));
+    run = rxcuda(['demo', '--frames', '12', '--pixels', '4096', '--lanes', '2'], join(folder, 'plain'));
+    traced = rxcuda(['demo', '--frames', '12', '--pixels', '4096', '--lanes', '2', '--trace'], join(folder, 'traced'));
     pageable = rxcuda(['demo', '--frames', '6', '--pixels', String(1 << 17), '--lanes', '2', '--road', 'pageable', '--trace', join(folder, 'pageable.json')], folder);
   });
   afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -23,9 +26,20 @@ describe('rxcuda demo', () => {
     expect(run.stderr).toBe('');
   });
 
-  it('writes rxcuda-demo-trace.json into the working folder', () => {
-    expect(existsSync(join(folder, 'rxcuda-demo-trace.json'))).toBe(true);
-    expect(run.stdout).toContain('trace: rxcuda-demo-trace.json');
+  it('writes no file unasked', () => {
+    expect(readdirSync(join(folder, 'plain'))).toEqual([]);
+    expect(run.stdout).not.toMatch(/^trace:/m);
+  });
+
+  it('writes rxcuda-demo-trace.json into the working folder for --trace without a path, and says where', () => {
+    expect(traced.status).toBe(0);
+    expect(readdirSync(join(folder, 'traced'))).toEqual(['rxcuda-demo-trace.json']);
+    expect(traced.stdout).toContain(`\ntrace: ${join(folder, 'traced', 'rxcuda-demo-trace.json')} (open in chrome://tracing or ui.perfetto.dev)\n`);
+  });
+
+  it('writes the trace where --trace says, and says where', () => {
+    expect(existsSync(join(folder, 'pageable.json'))).toBe(true);
+    expect(pageable.stdout).toContain(`\ntrace: ${join(folder, 'pageable.json')} (`);
   });
 
   it('writes sizes, the device and stage names for people', () => {
@@ -63,7 +77,7 @@ describe('rxcuda demo', () => {
   });
 
   it('writes a trace with numeric ids, named by metadata events', () => {
-    const trace = JSON.parse(readFileSync(join(folder, 'rxcuda-demo-trace.json'), 'utf8')) as { traceEvents: { ph: string; name: string; tid: number; args?: { name?: string } }[] };
+    const trace = JSON.parse(readFileSync(join(folder, 'traced', 'rxcuda-demo-trace.json'), 'utf8')) as { traceEvents: { ph: string; name: string; tid: number; args?: { name?: string } }[] };
     expect(chromeTraceProblems(trace)).toEqual([]);
     expect(trace.traceEvents.filter((e) => e.ph === 'X')).toHaveLength(12 * 5);
     const threads = trace.traceEvents.filter((e) => e.name === 'thread_name').map((e) => [e.tid, e.args?.name]);

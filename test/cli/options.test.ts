@@ -46,14 +46,14 @@ describe('rxcuda demo options', () => {
     const run = rxcuda(['demo', '--trace', missing]);
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/^error: option '--trace <path>' cannot be written: its folder .+ does not exist\.\n$/);
+    expect(run.stderr).toMatch(/^error: option '--trace \[path\]' cannot be written: its folder .+ does not exist\.\n$/);
   });
 
   it('refuses a --trace path that is a folder, before the run', () => {
     const run = rxcuda(['demo', '--trace', folder]);
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toBe(`error: option '--trace <path>' cannot be written: ${folder} is a folder.\n`);
+    expect(run.stderr).toBe(`error: option '--trace [path]' cannot be written: ${folder} is a folder.\n`);
   });
 
   it('refuses a --report path in a folder that does not exist, before the run', () => {
