@@ -1,15 +1,16 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import { DTYPES, type DType, type TypedArrayOf } from '../core/base/dtype.js';
 import { MAIN_THREAD_COPY_BYTES, copyHost, copySmall, type CopyRoad } from '../core/memory/host-copy.js';
-import { LentArray } from '../core/memory/lent-array.js';
+import { LentArray, type LentArrayOwner } from '../core/memory/lent-array.js';
 import { typeError } from '../core/base/errors.js';
+import { bufferOf } from '../core/base/buffers.js';
 import { checkOptions } from '../core/base/options.js';
 import { checkMemoryOf } from '../core/memory/checks.js';
 import { holdInPlace } from '../core/memory/user-arrays.js';
 import type { HostArray, Memory } from '../core/memory/memory.js';
 import { WhenDone, operate } from './pipeline/operate.js';
 import type { AnyWork, Work } from './pipeline/work.js';
-import type { With } from './pipeline/slots.js';
+import { checkSlotName, type With } from './pipeline/slots.js';
 
 /** Options for {@link download} of memory of element type `D`, from values `W`. */
 export interface DownloadOptions<W extends AnyWork = AnyWork, D extends DType = DType> {
@@ -59,7 +60,8 @@ export interface LendOptions {
  * @param options see {@link DownloadOptions} and {@link LendOptions}.
  * @default name 'output'
  * @returns an operator that emits each {@link Work} when its data is on the host.
- * @throws TypeError at once for a `select` or `into` that is not a function, an unknown `lend`,
+ * @throws TypeError at once for a `select` or `into` that is not a function, a `name` that is not
+ * a non-empty string, an unknown `lend`,
  * or both `lend` and `into`; PipelineError (to the subscriber) when `select` or `into` throws,
  * `select` returns no open memory of the value's device, or `into` returns an array of another
  * element type, too short, detached or over a resizable buffer.
@@ -86,6 +88,7 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
   options: DownloadOptions<Work<T, B, R>, D> | LendOptions = {},
 ): OperatorFunction<Work<T, B, R>, Work<T, B, With<R, { readonly [K in N]: TypedArrayOf[D] | LentArray<D> }>>> {
   if (typeof select !== 'function') typeError('select', 'a function from a value to the memory to download', select);
+  checkSlotName('name', name);
   checkOptions('options', options, ['into', 'lend']);
   const lend = 'lend' in options ? options.lend : undefined;
   if (lend !== undefined && lend !== 'release' && lend !== 'next')
@@ -95,15 +98,13 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
   if (lend !== undefined && into !== undefined) throw new TypeError('Expected either `lend` or `into`, got both');
   return (source) =>
     new Observable((subscriber) => {
-      let lastLent: LentArray<D> | undefined; // for lend: 'next'
+      const next = lend === 'next' ? new NextLender() : undefined;
       const label = `download(${name})`;
       // Results attached just before the emission, from the value's staging: made once here.
       const lent = (work: Work<T, B, R>, staging: HostArray<D>) => {
-        const array = LentArray.make(staging, staging.length, work.lend(staging));
-        if (lend === 'next') {
-          lastLent?.release();
-          lastLent = array;
-        }
+        const lane = work.lend(staging);
+        const array = LentArray.make(staging, staging.length, next ? next.lend(staging, lane) : lane);
+        next?.keep(array);
         (work.results as Record<string, LentArray<D>>)[name] = array;
       };
       const copied = (work: Work<T, B, R>, staging: HostArray<D>) => {
@@ -119,7 +120,7 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
       const whenCopiedLater = new WhenDone<Out, Work<T, B, R>, Later>(label, subscriber, undefined, (_, later, ready, fail) => later(ready, fail));
       // A value's road captures nothing of its own unless it needs to (into, or a large copy), so
       // that the others allocate no context.
-      return operate(label, source, subscriber, (work, owe) => {
+      const subscription = operate(label, source, subscriber, (work, owe) => {
         const memory = select(work);
         checkMemoryOf('select(work)', memory, work.stream.device);
         const staging = work.staging(memory.dtype, memory.length);
@@ -137,8 +138,79 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
         }
         whenCopiedLater.emit(work, owe, copyLater(work, name, target, staging, memory));
       });
+      if (!next) return subscription;
+      return () => {
+        try {
+          subscription.unsubscribe();
+        } finally {
+          next.end();
+        }
+      };
     });
 }
+
+/**
+ * Lends results for `lend: 'next'`: the array lent last goes back when the next is lent. The last
+ * of a pipeline stays the subscriber's once it has ended (read after `lastValueFrom`, say); one
+ * that is dropped without being returned goes back to the pool once nothing can read it any more
+ * (its buffer collected), so that the pool's memory and counters stay flat from pipeline to
+ * pipeline. One registration per pipeline, at its end: a registration per value would cost every
+ * value (see lent-array.ts).
+ */
+class NextLender implements LentArrayOwner {
+  #lent: LentArray | undefined;
+  /** The memory lent last and the lane it goes back to, until it is returned. */
+  #memory: HostArray | undefined;
+  #lane: LentArrayOwner | undefined;
+
+  /** Returns the array lent before, and lends `memory` of `lane` in its place: the owner to lend it with. */
+  lend(memory: HostArray, lane: LentArrayOwner): LentArrayOwner {
+    this.#lent?.release();
+    this.#memory = memory;
+    this.#lane = lane;
+    return this;
+  }
+
+  /** The array made of the memory just lent. */
+  keep(array: LentArray): void {
+    this.#lent = array;
+  }
+
+  /** The lent array was returned (released by its holder, or by {@link lend}). */
+  give(memory: HostArray): void {
+    const lane = this.#lane!;
+    this.#memory = this.#lane = this.#lent = undefined;
+    lane.give(memory);
+  }
+
+  /** The pipeline has ended: the array lent last goes back once nothing reaches its memory. */
+  end(): void {
+    const lent = this.#lent;
+    this.#lent = undefined; // held no more: its buffer can be collected
+    if (!lent) return;
+    let buffer: ArrayBufferLike;
+    try {
+      buffer = bufferOf(lentData.call(lent)); // not the holder's own `data` or `buffer`, if they made one
+    } catch {
+      return; // returned
+    }
+    collectedLent.register(buffer, this);
+  }
+
+  /** The lent array's buffer was collected: its memory goes back, unless it was returned before. */
+  collected(): void {
+    if (this.#memory !== undefined) this.give(this.#memory);
+  }
+}
+
+const lentData = Object.getOwnPropertyDescriptor(LentArray.prototype, 'data')!.get! as (this: LentArray) => ArrayBufferView;
+
+/** Gives back the memory of a lent array left at a pipeline's end, once its buffer is collected. */
+const collectedLent = new FinalizationRegistry<NextLender>((lender) => {
+  try {
+    lender.collected();
+  } catch {} // a pool closed meanwhile, whose device's memory went with it
+});
 
 /** The device copy of a value's result into its staging, as the stage `download <name> [<road>]` when timed. */
 function copyBack(work: AnyWork, name: string, road: string, staging: HostArray, memory: Memory): void {

@@ -1,5 +1,6 @@
 import type { OperatorFunction } from 'rxjs';
 import type { Stream } from '../core/device/stream.js';
+import { typeError } from '../core/base/errors.js';
 import { stepOperator } from './pipeline/step-run.js';
 import type { Work } from './pipeline/work.js';
 import type { NamedIn, With } from './pipeline/slots.js';
@@ -23,13 +24,16 @@ import type { NamedIn, With } from './pipeline/slots.js';
  * @param name how errors name this step.
  * @default name 'enqueue'
  * @returns an operator that re-emits each {@link Work} after `fn` has enqueued its work.
- * @throws PipelineError (to the subscriber) when `fn` throws.
+ * @throws TypeError (at once) when `fn` is not a function or `name` not a string; PipelineError
+ * (to the subscriber) when `fn` throws.
  * @see launch
  */
 export function enqueue<T, B, R, X = void>(
   fn: (work: Work<T, B, R>, stream: Stream) => X,
   name = 'enqueue',
 ): OperatorFunction<Work<T, B, R>, Work<T, With<B, NamedIn<X>>, R>> {
+  if (typeof fn !== 'function') typeError('fn', 'a function that enqueues a value\'s work', fn);
+  if (typeof name !== 'string') typeError('name', 'a string', name);
   return stepOperator(name, (work: Work<T, B, R>) => {
     work.stage(name, () => fn(work, work.stream));
   });

@@ -4,6 +4,7 @@ import { isArray, isInstance, typeError } from '../core/base/errors.js';
 import { checkOptions } from '../core/base/options.js';
 import type { Stream } from '../core/device/stream.js';
 import { attached, operate } from './pipeline/operate.js';
+import { MAX_BRANCHES, checkBounded } from './pipeline/bounds.js';
 import type { Work } from './pipeline/work.js';
 import type { NamedIn, With } from './pipeline/slots.js';
 
@@ -38,22 +39,26 @@ export interface FanOutOptions {
  *   stream.copy(w.buffers.right, out);
  * }, { devices: [a, b] })
  *
- * @param count how many branches.
+ * @param count how many branches, at most {@link MAX_BRANCHES} (each is a side stream of every
+ * lane that runs it, kept for the pool's life).
  * @param branch enqueues branch `i`'s work on `stream`. The arrays it makes with
  * `work.device(dtype, length, name)` and returns (one, or an array of them) are typed as
  * `work.buffers[name]` after this operator: every name it can return, as every branch runs.
  * @param options `devices`: the device of each branch.
  * @returns an operator that re-emits each {@link Work} with its branches joined.
- * @throws RangeError for a bad `count`, TypeError for bad `options.devices` (at once);
+ * @throws TypeError or RangeError for a `count` that is not an integer in 1..MAX_BRANCHES,
+ * TypeError for a `branch` that is not a function or bad `options.devices` (at once);
  * PipelineError (to the subscriber) when a branch throws, the branches already enqueued
- * joined all the same.
+ * joined all the same, or when the device refuses a side stream (those made for the value are
+ * closed again).
  */
 export function fanOut<T, B, R, X = void>(
   count: number,
   branch: (work: Work<T, B, R>, stream: Stream, index: number) => X,
   options: FanOutOptions = {},
 ): OperatorFunction<Work<T, B, R>, Work<T, With<B, NamedIn<X>>, R>> {
-  if (!Number.isInteger(count) || count < 1) throw new RangeError(`Expected \`count\` to be a positive integer, got ${count}`);
+  checkBounded('count', count, MAX_BRANCHES);
+  if (typeof branch !== 'function') typeError('branch', 'a function that enqueues a branch', branch);
   checkOptions('options', options, ['devices']);
   const { devices } = options;
   if (devices !== undefined && (!isArray(devices) || devices.length !== count || !devices.every((d) => isInstance(d, Device))))

@@ -3,12 +3,13 @@ import { Device } from '../core/device/device.js';
 import { checkDType, type DType } from '../core/base/dtype.js';
 import { checkCount, isArray, isInstance, typeError } from '../core/base/errors.js';
 import { checkOptions } from '../core/base/options.js';
-import type { HostArray } from '../core/memory/memory.js';
+import { checkHostLength, type HostArray } from '../core/memory/memory.js';
 import { isThenable } from '../core/base/thenable.js';
 import { checkOpenPool, dispatcher, type LaneTarget } from './pipeline/dispatcher.js';
 import { LanePool, type LanePoolOptions } from './pipeline/lane-pool.js';
 import { LANE_POOL_OPTIONS } from './pipeline/pool-options.js';
 import type { Work } from './pipeline/work.js';
+import { closeIterator, unsubscribeFenced } from './pipeline/teardown.js';
 
 /** The options {@link framesFrom} takes: its frames', and a lane pool's. */
 const FRAMES_OPTIONS: readonly string[] = ['count', 'dtype', 'length', ...LANE_POOL_OPTIONS];
@@ -84,7 +85,7 @@ export function onStreams<T>(target: LaneTarget, options?: LanePoolOptions): Ope
       }
       return () => {
         waiting.clear();
-        subscription.unsubscribe();
+        unsubscribeFenced(subscription, subscriber, "onStreams's unsubscribe from its source");
         lanes.stop();
       };
     });
@@ -163,21 +164,35 @@ export function lanesFrom<T>(iterable: AsyncIterable<T> | Iterable<T>, target: L
       lanes.stop();
       throw error;
     }
+    // Whether the iteration is open: neither done nor failed, so that leaving it early calls
+    // `return()`, as `for await … of` does (and not after `next()` threw, as it does not).
+    let open = true;
+    const failed = (error: unknown): never => {
+      open = false;
+      throw error;
+    };
     // One answer for every pull: pulls come one at a time, and each answer is read at once.
     const answer = { value: undefined as T };
     const pulled = (result: IteratorResult<T>) => {
+      open = false; // until the result has been read: one that cannot be read ends the iteration
       if (result.done) return undefined;
       answer.value = result.value;
+      open = true;
       return answer;
     };
     const pull = lanes.pulling(() => {
-      const next = iterator.next();
-      return isThenable(next) ? next.then(pulled) : pulled(next);
+      let next;
+      try {
+        next = iterator.next();
+      } catch (error) {
+        return failed(error);
+      }
+      return isThenable(next) ? next.then(pulled, failed) : pulled(next);
     });
     pull();
     return () => {
       lanes.stop();
-      void iterator.return?.();
+      if (open) closeIterator(iterator, subscriber, "lanesFrom's iterator.return()");
     };
   });
 }
@@ -230,7 +245,7 @@ export function framesFrom<D extends DType>(
   if (options === undefined) typeError('options', 'an options object with `dtype` and `length`', options);
   const { dtype, length, count = Infinity, ...laneOptions } = options;
   checkDType('dtype', dtype);
-  checkCount('length', length);
+  checkHostLength(dtype, length);
   if (count !== Infinity) checkCount('count', count);
   if (typeof fill !== 'function') typeError('fill', 'a function', fill);
   checkTarget(target, laneOptions);

@@ -3,6 +3,7 @@ import { typeError } from '../core/base/errors.js';
 import { Feed } from './pipeline/feed.js';
 import { Replayer } from './pipeline/replayer.js';
 import { PipelineError, type Work } from './pipeline/work.js';
+import { unsubscribeFenced } from './pipeline/teardown.js';
 
 /** The warning code of a value whose work {@link replay} enqueued as given. */
 export const REPLAY_EAGER_WARNING = 'RXCUDA_REPLAY_EAGER';
@@ -70,8 +71,8 @@ export function replay<T, B, R, O>(operator: OperatorFunction<Work<T, B, R>, O>)
         complete: () => feed.complete(),
       });
       return () => {
-        outer.unsubscribe();
-        inner.unsubscribe();
+        unsubscribeFenced(outer, subscriber, "replay's unsubscribe from its source");
+        unsubscribeFenced(inner, subscriber, "replay's unsubscribe from its operator");
         replayer.close();
       };
     });

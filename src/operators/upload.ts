@@ -7,7 +7,7 @@ import { holdInPlace } from '../core/memory/user-arrays.js';
 import { MAIN_THREAD_COPY_BYTES } from '../core/memory/host-copy.js';
 import { stepOperator } from './pipeline/step-run.js';
 import type { AnyWork, Work } from './pipeline/work.js';
-import type { DTypeOfData, HostData, With } from './pipeline/slots.js';
+import { checkSlotName, type DTypeOfData, type HostData, type With } from './pipeline/slots.js';
 
 /** What `upload` takes: a TypedArray, or pinned memory (a frame, a registered array). */
 export type UploadSource = HostData | HostArray;
@@ -40,7 +40,7 @@ export type DTypeOfSource<A extends UploadSource> = A extends HostArray<infer D>
  * @default name 'input'
  * @returns an operator that re-emits each {@link Work} with the device array attached, typed
  * (a Uint8Array becomes `work.buffers[name]: DeviceArray<'u8'>`).
- * @throws TypeError when `select` is not a function (at once); PipelineError (to the subscriber)
+ * @throws TypeError when `select` is not a function or `name` not a non-empty string (at once); PipelineError (to the subscriber)
  * when `select` throws or returns neither a HostArray nor a TypedArray (a Uint8ClampedArray has
  * no element type of its own: view its buffer as a Uint8Array), or an array whose buffer is
  * detached or resizable.
@@ -51,6 +51,7 @@ export function upload<T, B, R, A extends UploadSource, N extends string = 'inpu
   name: N = 'input' as N,
 ): OperatorFunction<Work<T, B, R>, Work<T, With<B, { readonly [K in N]: DeviceArray<DTypeOfSource<A>> }>, R>> {
   if (typeof select !== 'function') typeError('select', 'a function from a value to the data to upload', select);
+  checkSlotName('name', name);
   // The step's road for an untimed value captures nothing, so that it allocates no context: a
   // timeline's stages take the functions below.
   return stepOperator(`upload(${name})`, (work: Work<T, B, R>) => {

@@ -2,11 +2,11 @@
 // device and pinned memory that they share, reused from value to value, and the bound on values
 // in flight. The pool is a thin face over its concerns: its options (pool-options.ts), its places
 // in flight and turns (pool-places.ts) and its buffers (pool-buffers.ts).
-import type { DType } from '../../core/base/dtype.js';
+import { checkDType, type DType } from '../../core/base/dtype.js';
 import type { Device } from '../../core/device/device.js';
 import type { Event } from '../../core/device/event.js';
 import type { Stream } from '../../core/device/stream.js';
-import type { DeviceArray, HostArray, Memory } from '../../core/memory/memory.js';
+import { checkDeviceLength, checkHostLength, type DeviceArray, type HostArray, type Memory } from '../../core/memory/memory.js';
 import type { PipelineError } from './pipeline-error.js';
 import { Buffers } from './pool-buffers.js';
 import { checkSameOptions, readPoolOptions, type DeviceFaultPolicy, type LanePoolOptions, type PoolSettings } from './pool-options.js';
@@ -14,7 +14,7 @@ import { Places, type LanePoolStats } from './pool-places.js';
 import type { Timeline } from '../timeline/timeline.js';
 import { MADE, checkMade, type Made } from '../../core/base/made.js';
 
-export { DEFAULT_POOL_SPIN, MAX_LANES, type DeviceFaultPolicy, type LanePoolOptions } from './pool-options.js';
+export { DEFAULT_POOL_SPIN, MAX_IN_FLIGHT, MAX_LANES, type DeviceFaultPolicy, type LanePoolOptions } from './pool-options.js';
 export type { LanePoolStats } from './pool-places.js';
 
 /** A side stream of a lane, for `fanOut`, with the event its branch is joined through. */
@@ -86,28 +86,61 @@ export class Lane {
   sides(count: number, devices?: readonly Device[]): { fork: Event; sides: SideStream[] } {
     const own = this.stream.device;
     const taken = new Map<Device, number>();
-    const sides = Array.from({ length: count }, (_, i) => {
-      const device = devices?.[i] ?? own;
-      const k = taken.get(device) ?? 0;
-      taken.set(device, k + 1);
-      let list = this.#sides.get(device);
-      if (!list) this.#sides.set(device, (list = []));
-      while (list.length <= k) list.push({ stream: device.createStream({ nonBlocking: true }), joined: device.createEvent() });
-      return list[k]!;
-    });
-    return { fork: (this.#fork ??= own.createEvent()), sides };
+    const made: SideStream[] = [];
+    try {
+      const fork = (this.#fork ??= own.createEvent());
+      const sides = Array.from({ length: count }, (_, i) => {
+        const device = devices?.[i] ?? own;
+        const k = taken.get(device) ?? 0;
+        taken.set(device, k + 1);
+        let list = this.#sides.get(device);
+        if (!list) this.#sides.set(device, (list = []));
+        while (list.length <= k) {
+          const side = sideStream(device);
+          made.push(side);
+          list.push(side);
+        }
+        return list[k]!;
+      });
+      return { fork, sides };
+    } catch (error) {
+      // A device that refused a stream or an event: what this call made goes, so that the lane
+      // holds no more streams than its values have used (nor keeps the device's from others).
+      for (const side of made) {
+        const list = this.#sides.get(side.stream.device)!;
+        list.splice(list.indexOf(side), 1);
+        try {
+          closeSide(side);
+        } catch {} // the device's own failure is the one to report
+      }
+      throw error;
+    }
   }
 
   /** @internal Closes the stream and the side streams (the pool's `close()` does; see {@link LanePool.closed}). */
   close(): void {
-    for (const side of [...this.#sides.values()].flat()) {
-      side.stream.close();
-      side.joined.close();
-    }
+    for (const side of [...this.#sides.values()].flat()) closeSide(side);
     this.#sides.clear();
     this.#fork?.close();
     this.stream.close();
   }
+}
+
+/** A side stream of `device` and its event; neither when either cannot be made. */
+function sideStream(device: Device): SideStream {
+  const stream = device.createStream({ nonBlocking: true });
+  try {
+    return { stream, joined: device.createEvent() };
+  } catch (error) {
+    stream.close();
+    throw error;
+  }
+}
+
+/** Closes a side stream and its event (behind the work enqueued on them). */
+function closeSide(side: SideStream): void {
+  side.stream.close();
+  side.joined.close();
 }
 
 /**
@@ -261,11 +294,16 @@ export class LanePool {
 
   /** @internal A pinned host array from the pool, pinned by `device` (memory of no stream), for `lane` (its index) if given. */
   host<D extends DType>(dtype: D, length: number, device = this.usableDevice(), lane = -1): HostArray<D> {
+    // Checked on every call, not only when one is allocated: a free buffer is found by them.
+    checkDType('dtype', dtype);
+    checkHostLength(dtype, length);
     return (this.#buffers.take(device, true, dtype, length, lane) ?? this.#buffers.made(device.allocHost(dtype, length))) as HostArray<D>;
   }
 
   /** @internal A device array from the pool, of `stream`'s device (allocated on it when none is free). */
   deviceArray<D extends DType>(stream: Stream, dtype: D, length: number, lane = -1): DeviceArray<D> {
+    checkDType('dtype', dtype);
+    checkDeviceLength(dtype, length);
     return (this.#buffers.take(stream.device, false, dtype, length, lane) ?? this.#buffers.made(stream.alloc(dtype, length))) as DeviceArray<D>;
   }
 

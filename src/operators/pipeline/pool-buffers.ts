@@ -1,4 +1,4 @@
-// A pool's memory: device and pinned buffers kept for reuse by kind, device, element type and
+// A pool's memory: device and pinned buffers kept for reuse by device, kind, element type and
 // length, shared by every lane of the pool. A buffer comes back only once the work that used it
 // has finished, so any lane may take it next, and the pool holds what is in flight. A lane takes
 // back the buffers it gave where it can: a replayed value then finds an executable of its lane
@@ -8,13 +8,15 @@ import type { Device } from '../../core/device/device.js';
 import { HostArray, type Memory } from '../../core/memory/memory.js';
 
 const DTYPE_CODES = Object.fromEntries(Object.keys(DTYPES).map((dtype, i) => [dtype, i])) as Record<DType, number>;
+const KINDS = Object.keys(DTYPES).length * 2;
 
 /**
- * The key of pooled memory on its device: its kind, element type and length, as one number (a
- * string made for each buffer taken and given back was garbage twice per buffer and value).
+ * Where free buffers of one kind (pinned or device memory) and element type are in a device's
+ * lists; their length then keys a map of its own, so no two kinds, types or lengths share a key
+ * (the pool's callers take only integer lengths: see LanePool).
  */
-function bufferKey(host: boolean, dtype: DType, length: number): number {
-  return (length * 16 + DTYPE_CODES[dtype]) * 2 + (host ? 1 : 0);
+function kindOf(host: boolean, dtype: DType): number {
+  return DTYPE_CODES[dtype] * 2 + (host ? 1 : 0);
 }
 
 /** Free buffers looked at, the latest first, for one the taking lane gave back. */
@@ -28,7 +30,8 @@ interface FreeList {
 
 /** The free buffers of one pool. */
 export class Buffers {
-  readonly #free = new Map<Device, Map<number, FreeList>>();
+  /** By device, then {@link kindOf} kind and element type, then length. */
+  readonly #free = new Map<Device, Map<number, FreeList>[]>();
   #inUse = 0;
   #created = 0;
 
@@ -47,7 +50,7 @@ export class Buffers {
    * gave back first; else {@link made} one.
    */
   take(device: Device, host: boolean, dtype: DType, length: number, lane = -1): Memory | undefined {
-    const free = this.#free.get(device)?.get(bufferKey(host, dtype, length));
+    const free = this.#free.get(device)?.[kindOf(host, dtype)]?.get(length);
     if (!free || free.memory.length === 0) return undefined;
     const { memory, lanes } = free;
     const last = memory.length - 1;
@@ -80,10 +83,10 @@ export class Buffers {
     if (closed) return memory.closeIdle();
     const device = memory.device as Device;
     let lists = this.#free.get(device);
-    if (!lists) this.#free.set(device, (lists = new Map()));
-    const key = bufferKey(memory instanceof HostArray, memory.dtype, memory.length);
-    let free = lists.get(key);
-    if (!free) lists.set(key, (free = { memory: [], lanes: [] }));
+    if (!lists) this.#free.set(device, (lists = Array.from({ length: KINDS }, () => new Map<number, FreeList>())));
+    const byLength = lists[kindOf(memory instanceof HostArray, memory.dtype)]!;
+    let free = byLength.get(memory.length);
+    if (!free) byLength.set(memory.length, (free = { memory: [], lanes: [] }));
     free.memory.push(memory);
     free.lanes.push(lane);
   }
@@ -95,12 +98,13 @@ export class Buffers {
    */
   close(): void {
     for (const lists of this.#free.values())
-      for (const list of lists.values())
-        for (const memory of list.memory) {
-          try {
-            memory.closeIdle();
-          } catch {}
-        }
+      for (const byLength of lists)
+        for (const list of byLength.values())
+          for (const memory of list.memory) {
+            try {
+              memory.closeIdle();
+            } catch {}
+          }
     this.#free.clear();
   }
 }

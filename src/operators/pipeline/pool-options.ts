@@ -6,6 +6,9 @@ import { describe, isArray, isInstance, rangeError, received, typeError } from '
 import { checkOptions } from '../../core/base/options.js';
 import type { PipelineError } from './pipeline-error.js';
 import { Timeline } from '../timeline/timeline.js';
+import { MAX_IN_FLIGHT, MAX_LANES, checkBounded } from './bounds.js';
+
+export { MAX_IN_FLIGHT, MAX_LANES } from './bounds.js';
 
 /**
  * What a pipeline over several devices does when one of them breaks (a sticky error: an illegal
@@ -29,8 +32,8 @@ export interface LanePoolOptions {
   readonly lanesPerDevice?: number;
   /**
    * Values whose device work may be in flight at once, on all the devices together; more wait
-   * upstream.
-   * @default twice the lanes of all the devices
+   * upstream. At most {@link MAX_IN_FLIGHT}.
+   * @default twice the lanes of all the devices (at most {@link MAX_IN_FLIGHT})
    */
   readonly inFlight?: number;
   /** Records each value's stages, to look at the lanes overlapping. */
@@ -68,21 +71,6 @@ function checkDevices(devices: unknown): readonly Device[] {
   return Object.freeze([...devicesList]);
 }
 
-/**
- * The most lanes a pool has on a device. A GPU runs the work of at most 32 streams side by side
- * (its hardware queues); far more lanes only cost streams, so a larger number is taken for a
- * mistake.
- */
-export const MAX_LANES = 1024;
-
-/** A positive integer option of at most `max`, or its default. */
-function positive(name: string, value: unknown, fallback: number, max = Infinity): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max)
-    rangeError(name, max === Infinity ? 'a positive integer' : `an integer in 1..${max}`, value);
-  return value;
-}
-
 /** A pool's options as it keeps them: checked, with their defaults. */
 export interface PoolSettings {
   readonly devices: readonly Device[];
@@ -111,15 +99,18 @@ export const LANE_POOL_OPTIONS: readonly string[] = ['inFlight', 'lanes', 'lanes
 export function readPoolOptions(devices: unknown, options: LanePoolOptions): PoolSettings {
   const list = checkDevices(devices);
   checkOptions('options', options, LANE_POOL_OPTIONS);
-  const lanesPerDevice = positive('lanesPerDevice', options.lanesPerDevice, positive('lanes', options.lanes, 2, MAX_LANES), MAX_LANES);
-  if (options.lanes !== undefined && options.lanesPerDevice !== undefined && options.lanes !== lanesPerDevice)
-    rangeError('lanesPerDevice', `\`lanes\` (${options.lanes}) or left out`, lanesPerDevice);
-  const bound = positive('inFlight', options.inFlight, list.length * lanesPerDevice * 2);
-  const spin = options.spin === undefined ? DEFAULT_POOL_SPIN : checkSpin('spin', options.spin);
-  if (options.timeline !== undefined && !isInstance(options.timeline, Timeline)) typeError('timeline', 'a Timeline', options.timeline);
-  const { onDeviceFault = 'error' } = options;
+  // Each option read once, and what was read is what is checked and kept (a getter may answer
+  // differently each time).
+  const { lanes, lanesPerDevice: perDevice, inFlight, spin: spinGiven, timeline, onDeviceFault = 'error' } = options;
+  const lanesGiven = lanes === undefined ? undefined : checkBounded('lanes', lanes, MAX_LANES);
+  const lanesPerDevice = perDevice === undefined ? (lanesGiven ?? 2) : checkBounded('lanesPerDevice', perDevice, MAX_LANES);
+  if (lanesGiven !== undefined && perDevice !== undefined && lanesGiven !== lanesPerDevice)
+    rangeError('lanesPerDevice', `\`lanes\` (${lanesGiven}) or left out`, lanesPerDevice);
+  const bound = inFlight === undefined ? Math.min(list.length * lanesPerDevice * 2, MAX_IN_FLIGHT) : checkBounded('inFlight', inFlight, MAX_IN_FLIGHT);
+  const spin = spinGiven === undefined ? DEFAULT_POOL_SPIN : checkSpin('spin', spinGiven);
+  if (timeline !== undefined && !isInstance(timeline, Timeline)) typeError('timeline', 'a Timeline', timeline);
   if (onDeviceFault !== 'error' && typeof onDeviceFault !== 'function') typeError('onDeviceFault', "'error' or a function", onDeviceFault);
-  return { devices: list, lanesPerDevice, bound, spin, timeline: options.timeline, onDeviceFault };
+  return { devices: list, lanesPerDevice, bound, spin, timeline, onDeviceFault };
 }
 
 /**

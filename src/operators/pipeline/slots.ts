@@ -3,6 +3,7 @@
 // `w.buffers.gray` as a DeviceArray<'u8'> and `w.results.gray` as a Uint8Array.
 import type { DType, TypedArrayOf } from '../../core/base/dtype.js';
 import type { DeviceArray } from '../../core/memory/memory.js';
+import { typeError } from '../../core/base/errors.js';
 
 declare const slotName: unique symbol;
 
@@ -57,3 +58,12 @@ type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: 
  * values (such as kernel arguments) among which they are; `{}` when there is none.
  */
 export type NamedIn<X> = Intersection<SlotOf<Elements<X>>>;
+
+/**
+ * Throws a TypeError naming `name` unless `value` can name a slot of `work.buffers` or
+ * `work.results`: a non-empty string other than `__proto__` (which would replace the slots'
+ * prototype instead of naming one).
+ */
+export function checkSlotName(name: string, value: unknown): asserts value is string {
+  if (typeof value !== 'string' || value === '' || value === '__proto__') typeError(name, 'a non-empty string other than "__proto__"', value);
+}

@@ -2,11 +2,11 @@
 // device resources attached to it, and the count of operators still holding it.
 import type { DType } from '../../core/base/dtype.js';
 import type { DeviceArray, Memory } from '../../core/memory/memory.js';
-import type { Stream } from '../../core/device/stream.js';
-import type { CudaError } from '../../core/base/errors.js';
+import { Stream } from '../../core/device/stream.js';
+import { isInstance, typeError, type CudaError } from '../../core/base/errors.js';
 import type { Lane } from './lane-pool.js';
 import type { PipelineError } from './pipeline-error.js';
-import type { NamedArray } from './slots.js';
+import { checkSlotName, type NamedArray } from './slots.js';
 import { MADE, checkMade, type Made } from '../../core/base/made.js';
 
 export { PipelineError } from './pipeline-error.js';
@@ -81,10 +81,14 @@ export class Work<T, B = {}, R = {}> {
    * A device array from the lanes' pool, returned to it when this value's work is done; with a
    * `name`, also attached as `buffers[name]`, and typed so that the operator that receives it
    * (see {@link NamedArray}) gives the operators after it `buffers[name]` with its type.
+   * @throws TypeError for an unknown `dtype`, a `length` that is not an integer or a `name` that
+   * is not a non-empty string; RangeError for a negative or too large `length` (checked on every
+   * call, before a buffer is taken).
    */
   device<D extends DType>(dtype: D, length: number): DeviceArray<D>;
   device<D extends DType, N extends string>(dtype: D, length: number, name: N): NamedArray<N, D>;
   device<D extends DType>(dtype: D, length: number, name?: string): DeviceArray<D> {
+    if (name !== undefined) checkSlotName('name', name);
     const array = this.lane.device(dtype, length);
     this.#keep(array);
     if (name !== undefined) (this.buffers as Record<string, DeviceArray>)[name] = array;
@@ -95,10 +99,13 @@ export class Work<T, B = {}, R = {}> {
    * A device array of `stream`'s device from the lanes' pool, ordered on `stream`, returned to it
    * when this value's work is done: for a {@link fanOut} branch on another device, whose side
    * stream `stream` is. With a `name`, also attached as `buffers[name]`, as {@link device} does.
+   * @throws TypeError or RangeError as {@link device} does, and TypeError when `stream` is not a Stream.
    */
   deviceOn<D extends DType>(stream: Stream, dtype: D, length: number): DeviceArray<D>;
   deviceOn<D extends DType, N extends string>(stream: Stream, dtype: D, length: number, name: N): NamedArray<N, D>;
   deviceOn<D extends DType>(stream: Stream, dtype: D, length: number, name?: string): DeviceArray<D> {
+    if (!isInstance(stream, Stream)) typeError('stream', 'a Stream', stream);
+    if (name !== undefined) checkSlotName('name', name);
     const array = this.lane.pool.deviceArray(stream, dtype, length);
     this.#keep(array);
     if (name !== undefined) (this.buffers as Record<string, DeviceArray>)[name] = array;
