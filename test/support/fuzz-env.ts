@@ -32,7 +32,7 @@ export interface FuzzWorld extends FuzzEnvironment {
 /** Throws naming `what` unless `got` equals `want` element by element. */
 export function same(what: string, got: readonly unknown[], want: readonly unknown[]): void {
   if (got.length !== want.length || got.some((v, i) => !Object.is(v, want[i])))
-    throw new Error(`${what}: got [${got.slice(0, 8).join(', ')}${got.length > 8 ? ', …' : ''}], expected [${want.slice(0, 8).join(', ')}${want.length > 8 ? ', …' : ''}]`);
+    throw new Error(`${what}: got [${got.slice(0, 8).join(', ')}${got.length > 8 ? ', …' : ''}] (${got.length}), expected [${want.slice(0, 8).join(', ')}${want.length > 8 ? ', …' : ''}] (${want.length})`);
 }
 
 export async function fuzzWorld(device: Device): Promise<FuzzWorld> {

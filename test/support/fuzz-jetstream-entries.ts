@@ -3,13 +3,13 @@
 // or an operator, untouched), and connectJetStream checks its options before it connects (a valid
 // call to a port nothing listens on rejects with JetStreamError `server-unreachable`).
 import fc from 'fast-check';
-import { isObservable } from 'rxjs';
-import { LanePool, type Device } from '../../src/index.js';
+import { isObservable, lastValueFrom, of, toArray } from 'rxjs';
+import { LanePool, onStreams, type Device } from '../../src/index.js';
 import { JetStreamCounts, JetStreamError, connectJetStream, fromJetStream, toJetStream } from '../../src/operators/jetstream/index.js';
 import type { FuzzWorld } from './fuzz-env.js';
 import { same } from './fuzz-env.js';
 import { invalid, valid, type EntryPoint } from './fuzz-harness.js';
-import { NOT_FUNCTIONS, NOT_NAMES, NOT_NUMBERS, NOT_OPTIONS, proxied, type Hostile } from './fuzz-hostile.js';
+import { NOT_FUNCTIONS, NOT_NAMES, NOT_NUMBERS, NOT_OPTIONS, lyingArray, proxied, type Hostile } from './fuzz-hostile.js';
 import { hostile } from './fuzz-stream-entries.js';
 
 /** The entry points {@link jetstreamEntries} fuzzes, in order. */
@@ -80,6 +80,17 @@ export function jetstreamEntries(w: FuzzWorld): EntryPoint[] {
         fc.tuple(fc.constantFrom('results.frames', 'a.b.c', 'x'), fc.option(fc.integer({ min: 1, max: 10 }), { nil: undefined }), fc.option(fc.integer({ min: 1, max: 60_000 }), { nil: undefined })).map(([subject, retries, timeout]) =>
           valid(`toJetStream(js, '${subject}', select, ${JSON.stringify({ retries, timeout })})`, () => toJetStream(jetstream, subject, () => new Uint8Array(4), { retries, timeout } as never),
             (op) => same('an operator', [typeof op], ['function']))),
+        fc.tuple(fc.integer({ min: 1, max: 16 }), fc.boolean()).map(([n, lying]) => {
+          const data = (lying ? lyingArray(n) : new Uint32Array(n)).map((_, i) => i * 0x01010101);
+          const published: Uint8Array[] = [];
+          const recorder = { publish: (_: string, bytes: Uint8Array) => (published.push(bytes.slice()), Promise.resolve({ duplicate: false })) } as never;
+          return valid(`toJetStream(js, 'results', () => a Uint32Array(${n})${lying ? ' whose getters lie' : ''}) over a value`,
+            () => {
+              published.length = 0;
+              return lastValueFrom(of(1).pipe(onStreams(w.pool), toJetStream(recorder, 'results', () => data, { msgID: (v) => `value-${v.index}` }), toArray()));
+            },
+            (out) => same('toJetStream: [values, bytes published]', [out.length, ...published.flatMap((b) => [...b])], [1, ...new Uint8Array(Uint32Array.from(data).buffer)]));
+        }),
         hostile([['null', () => null], ['{}', () => ({})], ['42', () => 42]], (label, js) => invalid(`toJetStream(${label}, …)`, () => toJetStream(js() as never, 'results', () => new Uint8Array(4)))),
         hostile([...NOT_NAMES, ["'a b'", () => 'a b']], (label, subject) => invalid(`toJetStream(js, ${label}, …)`, () => toJetStream(jetstream, subject() as string, () => new Uint8Array(4)))),
         hostile(NOT_FUNCTIONS, (label, select) => invalid(`toJetStream(js, 'results', ${label})`, () => toJetStream(jetstream, 'results', select() as never))),

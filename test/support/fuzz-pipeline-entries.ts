@@ -98,6 +98,8 @@ export function pipelineEntries(w: FuzzWorld): EntryPoint[] {
         values.map((vs) => valid(`download(v => v.buffers.x, 'out') of ${vs.length} values`, () => through(vs, up, down), (out) => same('download: the values back', results(out).flat(), vs.flatMap((v) => [...v])))),
         values.map((vs) => valid(`download(…, 'out', { into }) of ${vs.length} values`, () => through(vs, up, download((v: AnyWork) => v.buffers.x as DeviceArray<'u32'>, 'out', { into: () => new Uint32Array(8) }) as Op),
           (out) => same('download into: the values back', results(out).flat(), vs.flatMap((v) => [...v])))),
+        values.map((vs) => valid(`download(…, 'out', { into: a Uint32Array(8) whose getters lie }) of ${vs.length} values`, () => through(vs, up, download((v: AnyWork) => v.buffers.x as DeviceArray<'u32'>, 'out', { into: () => lyingArray(8) }) as Op),
+          (out) => same('download into a lying array: the values back', out.flatMap((v) => [...(v.results.out as Uint32Array)]) /* its iterator reads the array's own length */, vs.flatMap((v) => [...v])))),
         hostile(NOT_FUNCTIONS, (label, select) => invalid(`download(${label})`, () => download(select() as never))),
         hostile(NOT_NAMES, (label, name) => invalid(`download(v => v.buffers.x, ${label})`, () => download((v: AnyWork) => v.buffers.x as DeviceArray<'u32'>, name() as string))),
         hostile([...NOT_OPTIONS, ["{ lend: 'now' }", () => ({ lend: 'now' })], ['{ into: 5 }', () => ({ into: 5 })], ["{ lend: 'next', into: fn }", () => ({ lend: 'next', into: () => new Uint32Array(8) })], ["{ lnd: 'next' }", () => ({ lnd: 'next' })]],
