@@ -4,7 +4,7 @@ import { headers } from '@nats-io/transport-node';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { Device, LanePool, download, launch, upload, type Kernel } from '../../src/index.js';
 import { fromJetStream, toJetStream, type FromJetStreamOptions, type JetStreamMessage } from '../../src/operators/jetstream/index.js';
-import { checksum } from '../support/jetstream.js';
+import { checksum, type Streams } from '../support/jetstream.js';
 
 export const device = Device.host();
 
@@ -42,10 +42,11 @@ export function invertAndPublish(js: JetStreamClient, invert: Kernel<['ptr', 'u3
 }
 
 /** A worker on `pool` (its own, made here when not given), stopping when idle for 500 ms. */
-export function worker(js: JetStreamClient, consumer: Parameters<typeof fromJetStream>[0], invert: Kernel<['ptr', 'u32']>, options: Partial<FromJetStreamOptions> & { pool?: LanePool } = {}) {
+export function worker(streams: Pick<Streams, 'js' | 'nc'>, consumer: Parameters<typeof fromJetStream>[0], invert: Kernel<['ptr', 'u32']>, options: Partial<FromJetStreamOptions> & { pool?: LanePool } = {}) {
   const { pool = new LanePool(device, { lanes: 2 }), ...rest } = options;
+  const { js, nc } = streams;
   return {
     pool,
-    worker: fromJetStream(consumer, pool, { frameBytes: 65536, idle: 500, nakDelay: 50, deadLetter: { jetstream: js, subject: 'dead.frames' }, process: invertAndPublish(js, invert), ...rest }),
+    worker: fromJetStream(consumer, pool, { frameBytes: 65536, idle: 500, nakDelay: 50, deadLetter: { jetstream: js, subject: 'dead.frames', connection: nc }, process: invertAndPublish(js, invert), ...rest }),
   };
 }

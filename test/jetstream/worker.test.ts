@@ -6,10 +6,10 @@ import { lastValueFrom, toArray } from 'rxjs';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { HostArray, LanePool, host } from '../../src/index.js';
 import type { JsMsg } from '@nats-io/jetstream';
-import { JetStreamCounts, type FromJetStreamOptions, type JetStreamMessage, type JetStreamOutcome } from '../../src/operators/jetstream/index.js';
+import { DEAD_LETTER_HEADERS, JetStreamCounts, type FromJetStreamOptions, type JetStreamError, type JetStreamMessage, type JetStreamOutcome } from '../../src/operators/jetstream/index.js';
 import { startNats, type NatsServers } from '../support/nats.js';
 import { describeWithTool } from '../support/tools.js';
-import { DEAD, DURABLE, INPUT, OUTPUT, checksum, consumerState, createStreams, input, publishInputs, readAll, until, verify, type Streams } from '../support/jetstream.js';
+import { DEAD, DURABLE, INPUT, OUTPUT, checksum, connectStreams, consumerState, createStreams, input, publishInputs, readAll, until, verify, type Streams } from '../support/jetstream.js';
 import { device, invertAndPublish, invertKernel, worker } from './pipeline.js';
 
 const BYTES = 65536;
@@ -43,7 +43,7 @@ describeWithTool('nats-server', 'fromJetStream', { timeout: 60_000 }, () => {
     const copies: Uint8Array[] = [];
     const invert = await invertKernel();
     const process = invertAndPublish(streams.js, invert);
-    await run(worker(streams.js, await consumer(), invert, {
+    await run(worker(streams, await consumer(), invert, {
       process: (messages) => process(messages.pipe(host((w) => void (seen.push(w.value), copies.push(w.value.data.data.slice()))))),
     }));
     expect(seen).toHaveLength(1);
@@ -62,7 +62,7 @@ describeWithTool('nats-server', 'fromJetStream', { timeout: 60_000 }, () => {
     streams = await createStreams(nats.servers);
     await publishInputs(streams.js, 100, BYTES);
     const counts = new JetStreamCounts();
-    const outcomes = await run(worker(streams.js, await consumer(), await invertKernel(), { counts }));
+    const outcomes = await run(worker(streams, await consumer(), await invertKernel(), { counts }));
     expect(outcomes.map((o) => o.outcome)).toEqual(Array(100).fill('acked'));
     expect(new Set(outcomes.map((o) => o.sequence)).size).toBe(100);
     expect(counts.toJSON()).toEqual({ pulled: 100, inFlight: 0, acked: 100, naked: 0, redelivered: 0, deadLettered: 0, duplicates: 0 });
@@ -76,7 +76,7 @@ describeWithTool('nats-server', 'fromJetStream', { timeout: 60_000 }, () => {
     const poison = input(6, BYTES); // sequence 7
     const first = new Uint32Array(poison.buffer)[0];
     const counts = new JetStreamCounts();
-    const outcomes = await run(worker(streams.js, await consumer(), await invertKernel({ fail: (x) => x[0] === first }), { counts }));
+    const outcomes = await run(worker(streams, await consumer(), await invertKernel({ fail: (x) => x[0] === first }), { counts }));
     const dead = outcomes.filter((o) => o.outcome === 'dead-letter');
     expect(dead.map((o) => [o.sequence, o.deliveryCount])).toEqual([[7, 3]]);
     expect(outcomes.filter((o) => o.outcome === 'nak').map((o) => [o.sequence, o.deliveryCount])).toEqual([[7, 1], [7, 2]]);
@@ -99,7 +99,7 @@ describeWithTool('nats-server', 'fromJetStream', { timeout: 60_000 }, () => {
     await publishInputs(streams.js, 5, BYTES);
     await streams.js.publish('frames.bad', new TextEncoder().encode('not a frame'));
     const counts = new JetStreamCounts();
-    const outcomes = await run(worker(streams.js, await consumer(), await invertKernel(), {
+    const outcomes = await run(worker(streams, await consumer(), await invertKernel(), {
       counts,
       decode: (payload, frame) => {
         if (payload.length % 4 !== 0) throw new RangeError(`a payload of ${payload.length} bytes is not words`);
@@ -110,12 +110,46 @@ describeWithTool('nats-server', 'fromJetStream', { timeout: 60_000 }, () => {
     expect(counts.toJSON()).toMatchObject({ acked: 5, naked: 1, deadLettered: 1 });
   });
 
+  it('dead-letters a message whose last delivery (max_deliver) a dead worker held: read from the stream by sequence, once though two workers hear of it', async () => {
+    streams = await createStreams(nats.servers, { maxDeliver: 2, ackWait: 1000 });
+    const h = headers();
+    h.set('Frame-Kind', 'held');
+    await streams.js.publish('frames.0', input(0, 1024), { headers: h, msgID: 'in-0' });
+    // Another worker, on a connection of its own: its first delivery fails (nak), and it dies
+    // holding the second, the last the consumer allows: the server delivers it no more.
+    const doomed = await connectStreams(nats.servers);
+    const other = await doomed.js.consumers.get(INPUT, DURABLE);
+    const first = (await other.next({ expires: 5000 }))!;
+    first.nak();
+    const last = (await other.next({ expires: 5000 }))!;
+    expect(last.info.deliveryCount).toBe(2);
+    await doomed.close();
+    const [a, b] = [new JetStreamCounts(), new JetStreamCounts()];
+    const invert = await invertKernel();
+    // Two workers hear the server's advisory, after ack_wait; idle for longer than ack_wait.
+    const outcomes = await Promise.all([a, b].map(async (counts) => run(worker(streams, await consumer(), invert, { counts, idle: 3000 }))));
+    const dead = outcomes.flat();
+    expect(dead.map((o) => [o.outcome, o.sequence, o.subject, o.deliveryCount])).toEqual([['dead-letter', 1, 'frames.0', 2]]);
+    expect((dead[0]!.error as JetStreamError).reason).toBe('max-deliveries');
+    expect(a.deadLettered + b.deadLettered).toBe(1);
+    expect([a.pulled, b.pulled]).toEqual([0, 0]);
+    const letters = await readAll(streams.js, DEAD);
+    expect(letters).toHaveLength(1);
+    expect(new Uint8Array(letters[0]!.data)).toEqual(input(0, 1024));
+    const letter = (await streams.jsm.streams.getMessage(DEAD, { seq: 1 }))!;
+    expect([DEAD_LETTER_HEADERS.stream, DEAD_LETTER_HEADERS.sequence, DEAD_LETTER_HEADERS.subject, DEAD_LETTER_HEADERS.deliveries, 'Frame-Kind'].map((k) => letter.header.get(k))).toEqual([INPUT, '1', 'frames.0', '2', 'held']);
+    expect(letter.header.get(DEAD_LETTER_HEADERS.error)).toBe(
+      "JetStreamError: Message FRAMES #1 was delivered 2 times (the consumer's max_deliver) and never settled: the worker that held it last died, stopped or lost the server before acking it",
+    );
+    expect(await consumerState(streams.jsm)).toMatchObject({ ackPending: 0, pending: 0 });
+  });
+
   it('never holds more messages than the pool’s in-flight bound: num_ack_pending on the server stays at or under it while a stage is slow', async () => {
     streams = await createStreams(nats.servers, { maxAckPending: 1000 });
     await publishInputs(streams.js, 24, BYTES);
     const pool = new LanePool(device, { lanes: 1, inFlight: 3 });
     const counts = new JetStreamCounts();
-    const done = run(worker(streams.js, await consumer(), await invertKernel({ slowMs: 100 }), { pool, counts }));
+    const done = run(worker(streams, await consumer(), await invertKernel({ slowMs: 100 }), { pool, counts }));
     const seen: number[] = [];
     let finished = false;
     void done.then(() => (finished = true));
@@ -135,7 +169,7 @@ describeWithTool('nats-server', 'fromJetStream', { timeout: 60_000 }, () => {
     streams = await createStreams(nats.servers, { ackWait: 1000 });
     await publishInputs(streams.js, 2, BYTES);
     const counts = new JetStreamCounts();
-    await run(worker(streams.js, await consumer(), await invertKernel({ slowMs: 2500 }), { counts }));
+    await run(worker(streams, await consumer(), await invertKernel({ slowMs: 2500 }), { counts }));
     expect(counts.toJSON()).toMatchObject({ pulled: 2, acked: 2, redelivered: 0 });
     expect(await consumerState(streams.jsm)).toMatchObject({ ackPending: 0, redelivered: 0 });
   });
@@ -144,7 +178,7 @@ describeWithTool('nats-server', 'fromJetStream', { timeout: 60_000 }, () => {
     streams = await createStreams(nats.servers);
     await publishInputs(streams.js, 60, BYTES);
     const counts = new JetStreamCounts();
-    const { pool, worker: running } = worker(streams.js, await consumer(), await invertKernel({ slowMs: 20 }), { counts });
+    const { pool, worker: running } = worker(streams, await consumer(), await invertKernel({ slowMs: 20 }), { counts });
     pools.push(pool);
     const outcomes: JetStreamOutcome[] = [];
     const subscription = running.subscribe((o) => outcomes.push(o));
@@ -157,7 +191,7 @@ describeWithTool('nats-server', 'fromJetStream', { timeout: 60_000 }, () => {
     expect(counts.acked).toBeLessThan(60);
     // On the server, nothing is held but what it gave back (nak'ed, waiting to be delivered again).
     await until(async () => (await consumerState(streams.jsm)).ackPending === counts.naked, 5_000, 'nothing held on the server');
-    const rest = await run(worker(streams.js, await consumer(), await invertKernel()));
+    const rest = await run(worker(streams, await consumer(), await invertKernel()));
     expect(counts.acked + rest.filter((o) => o.outcome === 'acked').length).toBe(60);
     expect(verify(await readAll(streams.js, OUTPUT), 60, BYTES)).toEqual([]);
   });
@@ -170,7 +204,7 @@ describeWithTool('nats-server', 'fromJetStream', { timeout: 60_000 }, () => {
     // A host step alone: the frames are the only pooled memory the values take.
     const process: FromJetStreamOptions['process'] = (messages) => messages.pipe(host(() => void inUse.push(pool.stats.buffersInUse)));
     const invert = await invertKernel();
-    await run(worker(streams.js, await consumer(), invert, { pool, process }));
+    await run(worker(streams, await consumer(), invert, { pool, process }));
     expect(inUse).toHaveLength(20);
     expect(Math.min(...inUse)).toBeGreaterThanOrEqual(1);
     expect(Math.max(...inUse)).toBeLessThanOrEqual(2);
@@ -179,7 +213,7 @@ describeWithTool('nats-server', 'fromJetStream', { timeout: 60_000 }, () => {
     expect(created).toBeGreaterThanOrEqual(1);
     expect(created).toBeLessThanOrEqual(2);
     await publishInputs(streams.js, 20, BYTES, 20);
-    await run(worker(streams.js, await consumer(), invert, { pool, process }));
+    await run(worker(streams, await consumer(), invert, { pool, process }));
     expect(inUse).toHaveLength(40);
     expect(pool.stats).toMatchObject({ buffersInUse: 0, buffersCreated: created });
   });
@@ -194,7 +228,7 @@ describeWithTool('nats-server', 'fromJetStream', { timeout: 60_000 }, () => {
     const counts = new JetStreamCounts();
     const outcomes: JetStreamOutcome[] = [];
     let finished = false;
-    const done = run(worker(streams.js, await consumer(), await invertKernel(), { counts, idle: 300 }));
+    const done = run(worker(streams, await consumer(), await invertKernel(), { counts, idle: 300 }));
     void done.then((list) => ((finished = true), outcomes.push(...list)));
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(finished).toBe(false);
@@ -211,7 +245,7 @@ describeWithTool('nats-server', 'fromJetStream', { timeout: 60_000 }, () => {
     const abort = new AbortController();
     const counts = new JetStreamCounts();
     const invert = await invertKernel({ slowMs: 20 });
-    const outcomes = await run(worker(streams.js, await consumer(), invert, {
+    const outcomes = await run(worker(streams, await consumer(), invert, {
       counts,
       signal: abort.signal,
       idle: 60_000,
@@ -233,7 +267,7 @@ describeWithTool('nats-server', 'toJetStream', { timeout: 60_000 }, () => {
     h.set('Checksum', String(checksum(input(1, BYTES))));
     await streams.js.publish('results.frames', new Uint8Array(earlier.buffer), { msgID: `${INPUT}:2`, headers: h });
     const counts = new JetStreamCounts();
-    const outcomes = await run(worker(streams.js, await consumer(), await invertKernel(), { counts }));
+    const outcomes = await run(worker(streams, await consumer(), await invertKernel(), { counts }));
     expect(outcomes.map((o) => o.outcome)).toEqual(['acked', 'acked', 'acked']);
     expect(counts.duplicates).toBe(1);
     const results = await readAll(streams.js, OUTPUT);

@@ -37,18 +37,26 @@ export interface StreamOptions {
   readonly maxAckPending?: number;
   /** Create the consumer (default) or leave it out. */
   readonly consumer?: boolean;
+  /** Where the streams keep their messages: `memory` (default), or `file`, which outlives a server's restart. */
+  readonly storage?: 'memory' | 'file';
 }
 
 const nanos = (ms: number) => ms * 1e6;
 
+/** A connection of its own to the streams (made by {@link createStreams}), reconnecting for ever. */
+export async function connectStreams(servers: string[]): Promise<Streams> {
+  const nc = await connect({ servers, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+  return { nc, js: jetstream(nc), jsm: await jetstreamManager(nc), close: () => nc.close() };
+}
+
 /** Connects, and creates the input, output and dead-letter streams and the durable pull consumer. */
 export async function createStreams(servers: string[], options: StreamOptions = {}): Promise<Streams> {
-  const nc = await connect({ servers, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
-  const jsm = await jetstreamManager(nc);
-  const js = jetstream(nc);
+  const streams = await connectStreams(servers);
+  const { jsm } = streams;
   const replicas = options.replicas ?? 1;
+  const storage = options.storage === 'file' ? StorageType.File : StorageType.Memory;
   for (const [name, subjects] of [[INPUT, ['frames.>']], [OUTPUT, ['results.>']], [DEAD, ['dead.>']]] as const)
-    await jsm.streams.add({ name, subjects: [...subjects], num_replicas: replicas, storage: StorageType.Memory, duplicate_window: nanos(120_000) });
+    await jsm.streams.add({ name, subjects: [...subjects], num_replicas: replicas, storage, duplicate_window: nanos(120_000) });
   if (options.consumer !== false)
     await jsm.consumers.add(INPUT, {
       durable_name: DURABLE,
@@ -58,7 +66,7 @@ export async function createStreams(servers: string[], options: StreamOptions = 
       max_ack_pending: options.maxAckPending ?? 1000,
       num_replicas: replicas,
     });
-  return { nc, js, jsm, close: () => nc.close() };
+  return streams;
 }
 
 /** Publishes inputs `from`..`to - 1`, a window of them at a time. */

@@ -30,12 +30,15 @@ export function checkOptions(name: string, value: unknown, known?: readonly stri
   if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) typeError(name, 'an options object', value);
 }
 
-/** `value`, a number in `min..max` (integer when `integer`), or `fallback` when undefined. */
-export function checkNumber(name: string, value: unknown, fallback: number, min: number, max = Infinity, integer = true): number {
+/**
+ * `value`, a number in `min..max` (integer when `integer`), or `fallback` when undefined; `bound`
+ * says where `max` comes from, in the error.
+ */
+export function checkNumber(name: string, value: unknown, fallback: number, min: number, max = Infinity, integer = true, bound?: string): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || Number.isNaN(value)) typeError(name, 'a number', value);
   if ((integer && !Number.isInteger(value)) || value < min || value > max)
-    rangeError(name, `${integer ? 'an integer' : 'a number'} in ${min}..${max === Infinity ? '' : max}`, value);
+    rangeError(name, `${integer ? 'an integer' : 'a number'} in ${min}..${max === Infinity ? '' : max}${bound ? ` (${bound})` : ''}`, value);
   return value;
 }
 

@@ -2,12 +2,19 @@
 
 /** The counters, as numbers (see {@link JetStreamCounts}). */
 export interface JetStreamCountsSnapshot {
+  /** Messages the worker got from the server (every delivery counts). */
   readonly pulled: number;
+  /** Messages pulled and not settled yet. */
   readonly inFlight: number;
+  /** Messages acked: their work done and their result accepted by the sink. */
   readonly acked: number;
+  /** Messages nak'ed, to be delivered again. */
   readonly naked: number;
+  /** Messages pulled that had been delivered before. */
   readonly redelivered: number;
+  /** Dead letters the worker published (and the server stored: not duplicates of another worker's). */
   readonly deadLettered: number;
+  /** Results the server dropped as duplicates. */
   readonly duplicates: number;
 }
 
@@ -49,7 +56,12 @@ export class JetStreamCounts implements JetStreamCountsSnapshot {
   get redelivered(): number {
     return this.#redelivered;
   }
-  /** Messages terminated after their last delivery failed, and published to the dead-letter subject. */
+  /**
+   * Dead letters the worker published and the server stored: messages it terminated (failed on
+   * their last delivery, or larger than its frames), and messages the server said had used up
+   * the consumer's `max_deliver` unsettled, which it read from the stream (the worker whose
+   * publish of such a dead letter came first counts it; the others' were duplicates).
+   */
   get deadLettered(): number {
     return this.#deadLettered;
   }
@@ -77,6 +89,11 @@ export class JetStreamCounts implements JetStreamCountsSnapshot {
     if (how === 'acked') this.#acked++;
     else if (how === 'naked') this.#naked++;
     else this.#deadLettered++;
+  }
+
+  /** @internal A dead letter of a message the worker did not hold was stored. */
+  deadLetter(): void {
+    this.#deadLettered++;
   }
 
   /** @internal The server dropped a result as a duplicate. */

@@ -9,10 +9,15 @@ import { RxcudaError } from '../../core/index.js';
  *   (at start, or it was deleted while the worker ran);
  * - `not-a-pull-consumer`, `ack-policy`: the consumer is a push consumer, or does not ask for
  *   explicit acks, which a worker needs;
- * - `payload-too-large`: a message is larger than the worker's frames (`frameBytes`);
  * - `dead-letter-failed`: a message that had used up its deliveries could not be published to the
  *   dead-letter subject (no stream takes that subject, say), so it was left unacked;
  * - `connection-closed`: the connection closed under the worker (reconnects given up).
+ *
+ * Two reasons are no stop, but the `error` of a dead letter (its outcome, and its `Rxcuda-Error`
+ * header), after which the worker goes on:
+ * - `payload-too-large`: a message is larger than the worker's frames (`frameBytes`);
+ * - `max-deliveries`: a message used up the consumer's `max_deliver` without being settled (the
+ *   worker that held it last died, stopped or lost the server), as the server's advisory said.
  */
 export type JetStreamErrorReason =
   | 'server-unreachable'
@@ -23,13 +28,15 @@ export type JetStreamErrorReason =
   | 'ack-policy'
   | 'payload-too-large'
   | 'dead-letter-failed'
-  | 'connection-closed';
+  | 'connection-closed'
+  | 'max-deliveries';
 
 /**
  * A JetStream worker could not start, or stopped because it could not go on; `reason` says why
  * and `cause` is the NATS client's own error, where there is one. No message was acked for it:
  * what the worker had pulled and not finished is back on the consumer (nak'ed, or redelivered
- * after `ack_wait`). `code` is undefined: the class and `reason` say it all.
+ * after `ack_wait`). It is also the error of a dead letter the worker itself decided on
+ * (`payload-too-large`, `max-deliveries`). `code` is undefined: the class and `reason` say it all.
  */
 export class JetStreamError extends RxcudaError {
   /** The class's name, `JetStreamError`. */
@@ -59,10 +66,10 @@ export function reasonOf(error: unknown): JetStreamErrorReason | undefined {
   return undefined;
 }
 
-/** The error of a message whose payload is larger than the worker's frames. */
+/** The error of a message whose payload is larger than the worker's frames: the error of its dead letter. */
 export function payloadTooLarge(stream: string, sequence: number, bytes: number, frameBytes: number): JetStreamError {
   return new JetStreamError(
     'payload-too-large',
-    `Message ${stream} #${sequence} has ${bytes} bytes, more than the worker's frames of ${frameBytes} (\`frameBytes\`): give the worker larger frames (and the server a larger max_payload); the message was given back, not acked`,
+    `Message ${stream} #${sequence} has ${bytes} bytes, more than the worker's frames of ${frameBytes} (\`frameBytes\`): dead-lettered; give the worker larger frames (and the server a larger max_payload), and republish it from the dead-letter stream`,
   );
 }

@@ -20,5 +20,6 @@ export { connectJetStream, type ConnectJetStreamOptions, type JetStreamWorkerCon
 export { JetStreamMessage } from './message.js';
 export { JetStreamCounts, type JetStreamCountsSnapshot } from './counts.js';
 export { JetStreamError, type JetStreamErrorReason } from './errors.js';
-export { DEAD_LETTER_HEADERS, type JetStreamOutcome, type DeadLetterOptions } from './settle.js';
+export { type JetStreamOutcome } from './settle.js';
+export { DEAD_LETTER_HEADERS, type DeadLetterOptions } from './dead-letter.js';
 export { PEER_DEPENDENCIES } from './peer.js';

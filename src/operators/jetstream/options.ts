@@ -5,7 +5,8 @@ import { LanePool, type Work } from '../index.js';
 import { checkNumber, checkOptions, checkSubject, typeError } from './args.js';
 import { JetStreamCounts } from './counts.js';
 import type { JetStreamMessage } from './message.js';
-import type { DeadLetterOptions } from './settle.js';
+import type { DeadLetterOptions } from './dead-letter.js';
+import { BOUND, MAX_DURATION_MS, MAX_FRAME_BYTES, MAX_TIMER_MS } from './limits.js';
 
 /** The server's default payload limit (`max_payload`), 1 MiB, which is also the default frame. */
 export const DEFAULT_FRAME_BYTES = 1024 * 1024;
@@ -20,11 +21,16 @@ export interface FromJetStreamOptions<B = {}, R = {}> {
    * subscription of its own, so that one value's failure fails that message alone.
    */
   readonly process: (messages: Observable<Work<JetStreamMessage>>) => Observable<Work<JetStreamMessage, B, R>>;
-  /** Where a message goes after its last delivery failed (see {@link maxDeliver}). */
+  /**
+   * Where a message goes after its last delivery failed (see {@link maxDeliver}), or when it is
+   * larger than the frames, or when the server says it used up the consumer's `max_deliver`
+   * unsettled (`deadLetter.connection`, or `drain`, hears that: one of them is needed).
+   */
   readonly deadLetter: DeadLetterOptions;
   /**
-   * Bytes of each pinned frame that payloads are decoded into; a message with a larger payload
-   * stops the worker (`JetStreamError`, reason `payload-too-large`) and is given back, unacked.
+   * Bytes of each pinned frame that payloads are decoded into, 1 to 64 MiB (the largest
+   * `max_payload` nats-server takes); a message with a larger payload is dead-lettered (its error
+   * a `JetStreamError`, reason `payload-too-large`), and the worker goes on.
    * The frames are the pool's pinned buffers: `pool.stats` counts them, and they stay in its
    * free lists for the next message, and the next worker on the pool, until it closes.
    * @default 1 MiB (the server's default `max_payload`)
@@ -37,24 +43,27 @@ export interface FromJetStreamOptions<B = {}, R = {}> {
    */
   readonly decode?: (payload: Uint8Array, frame: Uint8Array) => number | void;
   /**
-   * Milliseconds after which a failed message is delivered again.
+   * Milliseconds after which a failed message is delivered again: an integer up to
+   * 9 223 372 036 854 (the server reads it as nanoseconds in an int64).
    * @default 1000
    */
   readonly nakDelay?: number;
   /**
    * Deliveries after which a failing message is dead-lettered: at most the consumer's own
-   * `max_deliver` (after which the server delivers it no more).
+   * `max_deliver` (after which the server delivers it no more). A safe integer.
    * @default the consumer's `max_deliver`, or 5 where it has none
    */
   readonly maxDeliver?: number;
   /**
    * Milliseconds after which a message still held tells the server it is being worked on (an
-   * in-progress ack, which restarts its `ack_wait`).
+   * in-progress ack, which restarts its `ack_wait`), up to 2^31 - 1 (a Node timer's longest).
    * @default a third of the consumer's `ack_wait`
    */
   readonly progressEvery?: number;
   /**
-   * Milliseconds a pull request waits on an empty stream; on a stop the worker waits for none.
+   * Milliseconds a pull request waits on an empty stream, an integer from 1000 (the client's
+   * least) to 9 223 372 036 854 (nanoseconds in an int64, as the server reads it); on a stop the
+   * worker waits for none.
    * The server sends a heartbeat on a waiting request every fifth of it (0.5 to 5 s): a request
    * it has gone silent on for 2.5 heartbeats (held by a node that died, or lost in a reconnect)
    * is sent again, so that a worker goes on as soon as the cluster serves the consumer again.
@@ -67,32 +76,40 @@ export interface FromJetStreamOptions<B = {}, R = {}> {
    * server does not answer, or while messages wait that go to other workers, does not count:
    * the idle clock starts again. Messages other workers hold are not waited for: give a batch
    * job's workers an `idle` longer than `ack_wait`, so that those of a worker that died come back
-   * to the others first.
+   * to the others first. Up to 2^31 - 1 (a Node timer's longest); leave it out never to stop so.
    */
   readonly idle?: number;
   /** Stops the worker when aborted. */
   readonly signal?: AbortSignal;
   /** Process signals that stop the worker, e.g. `['SIGTERM', 'SIGINT']` (listened to while it runs). */
   readonly stopOn?: readonly NodeJS.Signals[];
-  /** A connection to drain once the worker has stopped (the worker's own), so that the process can exit. */
-  readonly drain?: { drain(): Promise<void> };
+  /**
+   * A connection to drain once the worker has stopped (the worker's own), so that the process can
+   * exit; also the connection that hears the server's max-deliveries advisories, unless
+   * `deadLetter.connection` is given.
+   */
+  readonly drain?: {
+    /** Drains the connection: its subscriptions end once what they got is handled, and it closes. */
+    drain(): Promise<void>;
+  };
   /** Counters to count into (pulled, in flight, acked, nak'ed, redelivered, dead-lettered). */
   readonly counts?: JetStreamCounts;
 }
 
-/** The options checked, with their defaults. */
 /** The options {@link FromJetStreamOptions} declares. */
 const FROM_JETSTREAM_OPTIONS: readonly string[] = [
   'counts', 'deadLetter', 'decode', 'drain', 'expires', 'frameBytes', 'idle', 'maxDeliver', 'nakDelay', 'process', 'progressEvery', 'signal', 'stopOn',
 ];
 
-export interface CheckedOptions extends Required<Omit<FromJetStreamOptions<any, any>, 'decode' | 'maxDeliver' | 'progressEvery' | 'idle' | 'signal' | 'drain'>> {
+/** The options checked, with their defaults. */
+export interface CheckedOptions extends Required<Omit<FromJetStreamOptions<any, any>, 'decode' | 'maxDeliver' | 'progressEvery' | 'idle' | 'signal' | 'drain' | 'deadLetter'>> {
   readonly decode: FromJetStreamOptions['decode'];
   readonly maxDeliver: number | undefined;
   readonly progressEvery: number | undefined;
   readonly idle: number | undefined;
   readonly signal: AbortSignal | undefined;
   readonly drain: FromJetStreamOptions['drain'];
+  readonly deadLetter: DeadLetterOptions & { connection: NonNullable<DeadLetterOptions['connection']> };
 }
 
 export function checkWorkerOptions(consumer: unknown, pool: unknown, options: FromJetStreamOptions<any, any>): CheckedOptions {
@@ -103,7 +120,7 @@ export function checkWorkerOptions(consumer: unknown, pool: unknown, options: Fr
   checkOptions('options', options, FROM_JETSTREAM_OPTIONS);
   if (options === undefined) typeError('options', 'an options object with `process` and `deadLetter`', options);
   if (typeof options.process !== 'function') typeError('process', 'a function from an Observable of Work to an Observable of Work', options.process);
-  checkOptions('deadLetter', options.deadLetter, ['jetstream', 'subject'], 'deadLetter.');
+  checkOptions('deadLetter', options.deadLetter, ['connection', 'jetstream', 'subject'], 'deadLetter.');
   if (typeof options.deadLetter?.jetstream?.publish !== 'function') typeError('deadLetter.jetstream', 'a JetStreamClient', options.deadLetter?.jetstream);
   checkSubject('deadLetter.subject', options.deadLetter.subject);
   if (options.decode !== undefined && typeof options.decode !== 'function') typeError('decode', 'a function', options.decode);
@@ -112,16 +129,23 @@ export function checkWorkerOptions(consumer: unknown, pool: unknown, options: Fr
     typeError('stopOn', 'an array of signal names such as SIGTERM', options.stopOn);
   if (options.drain !== undefined && typeof options.drain?.drain !== 'function') typeError('drain', 'a NatsConnection', options.drain);
   if (options.counts !== undefined && !(options.counts instanceof JetStreamCounts)) typeError('counts', 'a JetStreamCounts', options.counts);
+  const connection = options.deadLetter.connection ?? (options.drain as DeadLetterOptions['connection']);
+  if (typeof connection?.subscribe !== 'function')
+    typeError(
+      'deadLetter.connection',
+      "a NatsConnection to hear the server's max-deliveries advisories on (or `drain`, the worker's connection)",
+      options.deadLetter.connection,
+    );
   return {
     process: options.process,
-    deadLetter: options.deadLetter,
-    frameBytes: checkNumber('frameBytes', options.frameBytes, DEFAULT_FRAME_BYTES, 1),
+    deadLetter: { jetstream: options.deadLetter.jetstream, subject: options.deadLetter.subject, connection },
+    frameBytes: checkNumber('frameBytes', options.frameBytes, DEFAULT_FRAME_BYTES, 1, MAX_FRAME_BYTES, true, BOUND.frameBytes),
     decode: options.decode,
-    nakDelay: checkNumber('nakDelay', options.nakDelay, 1000, 0),
-    maxDeliver: options.maxDeliver === undefined ? undefined : checkNumber('maxDeliver', options.maxDeliver, 0, 1),
-    progressEvery: options.progressEvery === undefined ? undefined : checkNumber('progressEvery', options.progressEvery, 0, 1, Infinity, false),
-    expires: checkNumber('expires', options.expires, 5000, 1000),
-    idle: options.idle === undefined ? undefined : checkNumber('idle', options.idle, 0, 1, Infinity, false),
+    nakDelay: checkNumber('nakDelay', options.nakDelay, 1000, 0, MAX_DURATION_MS, true, BOUND.duration),
+    maxDeliver: options.maxDeliver === undefined ? undefined : checkNumber('maxDeliver', options.maxDeliver, 0, 1, Number.MAX_SAFE_INTEGER, true, BOUND.count),
+    progressEvery: options.progressEvery === undefined ? undefined : checkNumber('progressEvery', options.progressEvery, 0, 1, MAX_TIMER_MS, false, BOUND.timer),
+    expires: checkNumber('expires', options.expires, 5000, 1000, MAX_DURATION_MS, true, BOUND.duration),
+    idle: options.idle === undefined ? undefined : checkNumber('idle', options.idle, 0, 1, MAX_TIMER_MS, false, BOUND.timer),
     signal: options.signal,
     stopOn: options.stopOn ?? [],
     drain: options.drain,

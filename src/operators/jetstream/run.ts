@@ -6,6 +6,8 @@ import { lanesFrom, PipelineError, type LanePool, type Work } from '../index.js'
 import { nothingWaiting, requestFailure, workerSettings } from './consumer.js';
 import { JetStreamError, payloadTooLarge } from './errors.js';
 import { Frames } from './frames.js';
+import { MAX_TIMER_MS } from './limits.js';
+import { MaxDeliveries } from './max-deliveries.js';
 import { JetStreamMessage } from './message.js';
 import { Puller } from './puller.js';
 import { Settler, type Held, type JetStreamOutcome } from './settle.js';
@@ -30,6 +32,7 @@ export class WorkerRun {
   #puller: Puller | undefined;
   #settler: Settler | undefined;
   #frames: Frames | undefined;
+  #maxDeliveries: MaxDeliveries | undefined;
   #subscription: Subscription | undefined;
   #waiter: (() => void) | undefined;
   #index = 0;
@@ -65,8 +68,18 @@ export class WorkerRun {
     if (this.#stopping) return this.#stop();
     const options = this.#options;
     const emit = (outcome: JetStreamOutcome) => void (this.#subscriber.closed || this.#subscriber.next(outcome));
-    const progressEvery = options.progressEvery ?? settings.ackWait / 3;
+    const progressEvery = options.progressEvery ?? Math.min(MAX_TIMER_MS, settings.ackWait / 3);
     this.#settler = new Settler({ nakDelay: options.nakDelay, maxDeliver: settings.maxDeliver, deadLetter: options.deadLetter, progressEvery }, options.counts, emit);
+    // The server says when a message used up its max_deliver unsettled; with none, it never stops delivering one.
+    if (info.config.max_deliver !== undefined && info.config.max_deliver > 0)
+      this.#maxDeliveries = new MaxDeliveries(info.stream_name, info.name, options.deadLetter, {
+        deadLettered: (outcome) => {
+          options.counts.deadLetter();
+          emit(outcome);
+        },
+        failed: (error) => this.#stop(error),
+        ended: () => this.#finishIfDone(),
+      });
     this.#frames = new Frames(this.#pool, options.frameBytes);
     this.#puller = new Puller(this.#consumer, this.#pool.bound, options.expires, {
       message: (message) => this.#arrived(message),
@@ -180,11 +193,17 @@ export class WorkerRun {
     const frames = this.#frames!;
     const decode = this.#options.decode;
     if (!decode && payload.length > frames.bytes) {
-      this.#giveBack(held);
-      this.#stop(payloadTooLarge(message.info.stream, message.info.streamSequence, payload.length, frames.bytes));
+      this.#settle(this.#settler!.deadLetter(held, payloadTooLarge(message.info.stream, message.info.streamSequence, payload.length, frames.bytes)));
       return undefined;
     }
-    const frame = frames.take();
+    let frame: JetStreamMessage['frame'];
+    try {
+      frame = frames.take();
+    } catch (error) {
+      this.#giveBack(held);
+      this.#stop(error); // no pinned memory for a frame: no message can be taken
+      return undefined;
+    }
     let length = payload.length;
     try {
       if (decode) {
@@ -249,7 +268,12 @@ export class WorkerRun {
       this.#giveBack(held);
       return this.#stop(error);
     }
-    this.#settler!.fail(held, error).then(
+    this.#settle(this.#settler!.fail(held, error));
+  }
+
+  /** Once a message is settled (or could not be dead-lettered, which stops the worker), its place is free. */
+  #settle(settling: Promise<void>): void {
+    settling.then(
       () => this.#settled(),
       (failure: unknown) => {
         this.#settled();
@@ -284,8 +308,10 @@ export class WorkerRun {
 
   #finishIfDone(): void {
     if (!this.#stopping || !this.#sourceDone || this.#finished || (this.#settler?.held ?? 0) > 0 || (this.#puller && !this.#pullsEnded)) return;
+    if ((this.#maxDeliveries?.busy ?? 0) > 0) return;
     this.#finished = true;
     this.#settler?.close();
+    this.#maxDeliveries?.close();
     this.#subscription?.unsubscribe();
     const drained = this.#options.drain?.drain().catch(() => {}) ?? Promise.resolve();
     void drained.then(() => {

@@ -1,30 +1,30 @@
 // How a worker settles each message it pulled: acked once its work is done and its result
 // accepted, nak'ed with a delay when it failed, terminated and dead-lettered after its last
 // delivery, and kept alive with in-progress acks while its work takes long.
-import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import type { JsMsg } from '@nats-io/jetstream';
 import type { JetStreamCounts } from './counts.js';
-import { JetStreamError } from './errors.js';
-import { nats } from './peer.js';
+import { noStreamTakes, publishDeadLetter, type DeadLetterOptions } from './dead-letter.js';
+import { MAX_TIMER_MS } from './limits.js';
 
 /** What became of a message, as a worker's Observable emits it. */
 export interface JetStreamOutcome {
-  /** `acked`: done, result accepted; `nak`: failed or returned, to be delivered again; `dead-letter`: failed on its last delivery, terminated and published to the dead-letter subject. */
+  /**
+   * `acked`: done, result accepted; `nak`: failed or returned, to be delivered again;
+   * `dead-letter`: published to the dead-letter subject, never delivered again (it failed on its
+   * last delivery and was terminated, it is larger than the worker's frames, or the server said
+   * that it used up the consumer's `max_deliver` unsettled and this worker dead-lettered it).
+   */
   readonly outcome: 'acked' | 'nak' | 'dead-letter';
+  /** The stream the message is stored in. */
   readonly stream: string;
+  /** Its sequence number in that stream: the one number that names a message across deliveries and workers. */
   readonly sequence: number;
+  /** The subject it was published on (empty for a dead letter of a message no longer in the stream). */
   readonly subject: string;
   /** Its deliveries so far, this one included. */
   readonly deliveryCount: number;
   /** Why it failed (a `nak` for a failure, or a `dead-letter`); undefined for a message returned unprocessed. */
   readonly error?: unknown;
-}
-
-/** Where messages go after their last failed delivery. */
-export interface DeadLetterOptions {
-  /** The JetStream client to publish with. */
-  readonly jetstream: JetStreamClient;
-  /** The subject; a stream must take it (else dead-lettering fails, and the message stays unacked). */
-  readonly subject: string;
 }
 
 /** A pulled message while the worker holds it. */
@@ -33,26 +33,6 @@ export interface Held {
   /** When it last told the server it is being worked on (or arrived), by performance.now(). */
   since: number;
   settled: boolean;
-}
-
-/** Headers of a dead letter, beside `Nats-Msg-Id`: where it came from and why it failed. */
-export const DEAD_LETTER_HEADERS = {
-  error: 'Rxcuda-Error',
-  stream: 'Rxcuda-Stream',
-  sequence: 'Rxcuda-Sequence',
-  subject: 'Rxcuda-Subject',
-  deliveries: 'Rxcuda-Deliveries',
-} as const;
-
-/** An error as one header line. */
-function errorLine(error: unknown): string {
-  let text: string;
-  try {
-    text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  } catch {
-    text = 'an error that cannot be printed';
-  }
-  return text.replace(/[\r\n]+/g, ' ').slice(0, 2000);
 }
 
 /** Settles held messages and keeps the slow ones alive. */
@@ -77,7 +57,7 @@ export class Settler {
     this.#maxDeliver = options.maxDeliver;
     this.#deadLetter = options.deadLetter;
     this.#progressEvery = options.progressEvery;
-    this.#timer = setInterval(() => this.#progress(), Math.max(10, options.progressEvery / 4));
+    this.#timer = setInterval(() => this.#progress(), Math.min(MAX_TIMER_MS, Math.max(10, options.progressEvery / 4)));
     this.#timer.unref();
   }
 
@@ -118,8 +98,10 @@ export class Settler {
 
   /**
    * It failed: nak'ed with the delay, or on its last delivery published to the dead-letter
-   * subject and terminated. Resolves once settled; rejects with a JetStreamError when the dead
-   * letter could not be published (the message is nak'ed then, not terminated).
+   * subject and terminated. Resolves once settled; rejects with a JetStreamError when no stream
+   * takes the dead-letter subject (the message is nak'ed then, not terminated). A dead letter the
+   * server did not take in time is nak'ed too, and the worker goes on: on its last delivery, the
+   * server's max-deliveries advisory has it dead-lettered from the stream (see MaxDeliveries).
    */
   async fail(held: Held, error: unknown): Promise<void> {
     if (held.settled) return;
@@ -129,26 +111,26 @@ export class Settler {
       message.nak(this.#nakDelay);
       return this.#done(held, 'naked', 'nak', error);
     }
-    const { jetstream, subject } = this.#deadLetter;
-    const { stream, streamSequence } = message.info;
-    const headers = nats.headers();
-    headers.set(DEAD_LETTER_HEADERS.error, errorLine(error));
-    headers.set(DEAD_LETTER_HEADERS.stream, stream);
-    headers.set(DEAD_LETTER_HEADERS.sequence, String(streamSequence));
-    headers.set(DEAD_LETTER_HEADERS.subject, message.subject);
-    headers.set(DEAD_LETTER_HEADERS.deliveries, String(message.info.deliveryCount));
+    return this.deadLetter(held, error);
+  }
+
+  /**
+   * Publishes it to the dead-letter subject with `error`, whatever its deliveries, and
+   * terminates it (a message this worker cannot take, or one that failed on its last delivery).
+   */
+  async deadLetter(held: Held, error: unknown): Promise<void> {
+    if (held.settled) return;
+    const { message } = held;
+    const { stream, streamSequence: sequence, deliveryCount: deliveries } = message.info;
     try {
-      await jetstream.publish(subject, message.data, { msgID: `${stream}:${streamSequence}:dead-letter`, headers });
-    } catch (cause) {
+      await publishDeadLetter(this.#deadLetter, { stream, sequence, subject: message.subject, headers: message.headers, data: message.data, deliveries, error });
+    } catch (failure) {
       if (this.#take(held)) {
         message.nak(this.#nakDelay);
         this.#done(held, 'naked', 'nak', error);
       }
-      throw new JetStreamError(
-        'dead-letter-failed',
-        `Could not publish ${stream} #${streamSequence} to the dead-letter subject \`${subject}\` after its ${message.info.deliveryCount} deliveries failed (${errorLine(cause)}): add a stream that takes \`${subject}\`; the message is left unacked`,
-        cause,
-      );
+      if (noStreamTakes((failure as Error).cause)) throw failure;
+      return;
     }
     if (!this.#take(held)) return;
     message.term();

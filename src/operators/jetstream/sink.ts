@@ -6,6 +6,7 @@ import { Observable, type OperatorFunction } from 'rxjs';
 import { HostArray } from '../../core/index.js';
 import { PipelineError, type Work } from '../index.js';
 import { checkOptions, checkNumber, checkSubject, typeError } from './args.js';
+import { BOUND, MAX_TIMER_MS } from './limits.js';
 import { JetStreamMessage } from './message.js';
 
 /** What {@link toJetStream} publishes: bytes, any TypedArray or DataView (as bytes), or pinned memory. */
@@ -20,7 +21,7 @@ export interface ToJetStreamOptions<W> {
    * @default `${stream}:${sequence}` of the input message ({@link JetStreamMessage.msgID})
    */
   readonly msgID?: (work: W) => string;
-  /** Milliseconds to wait for the server's acknowledgement of each publish (the client's default where left out). */
+  /** Milliseconds to wait for the server's acknowledgement of each publish (the client's default where left out), an integer up to 2^31 - 1 (a Node timer's longest). */
   readonly timeout?: number;
   /**
    * Tries of each publish when the server does not answer in time or has no responder (a cluster
@@ -81,8 +82,8 @@ export function toJetStream<T, B, R>(
   const { headers, msgID, timeout } = options;
   if (headers !== undefined && typeof headers !== 'function') typeError('headers', 'a function', headers);
   if (msgID !== undefined && typeof msgID !== 'function') typeError('msgID', 'a function', msgID);
-  if (timeout !== undefined) checkNumber('timeout', timeout, 0, 1);
-  const retries = checkNumber('retries', options.retries, 1, 1);
+  if (timeout !== undefined) checkNumber('timeout', timeout, 0, 1, MAX_TIMER_MS, true, BOUND.timer);
+  const retries = checkNumber('retries', options.retries, 1, 1, Number.MAX_SAFE_INTEGER, true, BOUND.count);
   const name = `toJetStream(${typeof subject === 'string' ? subject : 'subject(work)'})`;
   return (source) =>
     new Observable((subscriber) => {
