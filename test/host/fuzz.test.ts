@@ -5,6 +5,12 @@
 // FUZZ_CALLS and FUZZ_SEED change the run (docs/reliability.md gives the long one).
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { publicCallables } from '../support/entry-points.js';
+import { JETSTREAM_ENTRIES } from '../support/fuzz-jetstream-entries.js';
+import { KERNEL_ENTRIES } from '../support/fuzz-kernel-entries.js';
+import { LIBRARY_ENTRIES } from '../support/fuzz-library-entries.js';
+import { PIPELINE_ENTRIES } from '../support/fuzz-pipeline-entries.js';
+import { STREAM_ENTRIES } from '../support/fuzz-stream-entries.js';
 
 const fixture = new URL('./fixtures/fuzz.mjs', import.meta.url).pathname;
 const CALLS = Number(process.env.FUZZ_CALLS ?? 3000);
@@ -32,4 +38,22 @@ describe('the public entry points, fuzzed', () => {
     for (const [name, entry] of Object.entries(figures.entries)) expect(entry.calls, name).toBeGreaterThan(0);
     expect(Object.values(figures.entries).filter((e) => e.refused > 0 && e.refused < e.calls).length).toBeGreaterThanOrEqual(20);
   }, 180_000);
+});
+
+describe('the entry points the fuzzers with an oracle call (test/host/fuzz-*.test.ts)', () => {
+  it('are at least 30 callables of the public API, the libraries, the operators and rxcuda/jetstream among them', () => {
+    const api = publicCallables();
+    const ids = [
+      ...[...STREAM_ENTRIES, ...KERNEL_ENTRIES, ...PIPELINE_ENTRIES, ...LIBRARY_ENTRIES].map((name) => `rxcuda: ${name}`),
+      ...JETSTREAM_ENTRIES.map((name) => `rxcuda/jetstream: ${name}`),
+    ];
+    // `Stream.alloc` is the method `Stream#alloc`, or a static `Blas.for`; `upload` a function.
+    const missing = ids.filter((id) => !api.has(id) && !api.has(id.replace(/\.(\w+)$/, '#$1')));
+    console.log(`fuzzers with an oracle: ${ids.length} of the ${api.size} public callables`);
+    expect(missing).toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.length).toBeGreaterThanOrEqual(30);
+    for (const id of ['rxcuda: Blas.gemm', 'rxcuda: Fft.c2c', 'rxcuda: gemm', 'rxcuda: fft', 'rxcuda/jetstream: fromJetStream', 'rxcuda: fanOut', 'rxcuda: GraphExec.update'])
+      expect(ids).toContain(id);
+  }, 60_000);
 });

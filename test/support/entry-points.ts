@@ -172,3 +172,27 @@ export function optionsParameters(): OptionsParameter[] {
   return [...found.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : a.index - b.index || (a.path < b.path ? -1 : 1)));
 }
 
+
+/**
+ * Every callable of the public API, by id: `rxcuda: upload` (a function), `rxcuda: Stream#launch`
+ * (a public method, module augmentations included), `rxcuda: Blas.for` (a static one),
+ * `rxcuda: LanePool.constructor` (a public constructor).
+ */
+export function publicCallables(): Set<string> {
+  const checker = entryProgram().getTypeChecker();
+  const found = new Set<string>();
+  const classes = exportedClasses();
+  for (const { prefix, name, symbol, declaration } of exportedValues(checker)) {
+    if (symbol.flags & ts.SymbolFlags.Function) found.add(`${prefix}: ${name}`);
+    if (!(symbol.flags & ts.SymbolFlags.Class)) continue;
+    if (classes.find((c) => c.entry === prefix && c.name === name)?.publicConstructor) found.add(`${prefix}: ${name}.constructor`);
+    const classType = checker.getTypeOfSymbolAtLocation(symbol, declaration);
+    for (const member of classType.getProperties())
+      if (isPublic(member) && member.name !== 'prototype' && checker.getTypeOfSymbolAtLocation(member, declaration).getCallSignatures().length > 0) found.add(`${prefix}: ${name}.${member.name}`);
+    for (const member of checker.getDeclaredTypeOfSymbol(symbol).getProperties()) {
+      if (!isPublic(member) || !member.declarations?.length) continue;
+      if (checker.getTypeOfSymbolAtLocation(member, member.declarations[0]!).getCallSignatures().length > 0) found.add(`${prefix}: ${name}#${member.name}`);
+    }
+  }
+  return found;
+}
