@@ -1,7 +1,7 @@
 import type { OperatorFunction, Subscriber } from 'rxjs';
 import { Kernel, type ArgOf, type KernelArgs, type LaunchExtras, type Signature } from '../core/kernels/kernel.js';
-import { LaunchHooks, type LaunchHook } from '../core/kernels/launch-hooks.js';
-import { isArray, typeError } from '../core/base/errors.js';
+import { hooksOf, type LaunchHook, type LaunchHooks } from '../core/kernels/launch-hooks.js';
+import { isArray, isInstance, typeError } from '../core/base/errors.js';
 import { checkOptions } from '../core/base/options.js';
 import { LaunchConfig, type LaunchOptions } from '../core/kernels/launch-config.js';
 import { checkArgument, wrongArgCount } from '../core/kernels/packer.js';
@@ -98,7 +98,7 @@ export function launch<S extends Signature>(
   second?: readonly unknown[] | LaunchOperatorOptions<S>,
   third?: LaunchOperatorOptions<S>,
 ): OperatorFunction<AnyWork, AnyWork> {
-  if (!(kernel instanceof Kernel)) typeError('kernel', 'a Kernel', kernel);
+  if (!isInstance(kernel, Kernel)) typeError('kernel', 'a Kernel', kernel);
   const given = isArray(second);
   if (!given) {
     // Arguments that are not an array, after a configuration or beside options: say so, not that
@@ -110,8 +110,7 @@ export function launch<S extends Signature>(
   const options = (given ? third : second) ?? {};
   checkOptions('options', options, ['hooks']);
   const name = `launch(${kernel.name})`;
-  let hooks: LaunchHooks | undefined;
-  for (const hook of (options as LaunchOperatorOptions<S>).hooks ?? []) (hooks ??= new LaunchHooks()).add(hook as unknown as LaunchHook);
+  const hooks = hooksOf((options as LaunchOperatorOptions<S>).hooks);
   // Plain launches take the fast path; a context is made only for hooks and specializations.
   const contextual = hooks !== undefined || kernel.specialized;
   const launchOne: LaunchOne<S> = (work, config, args, subscriber) => {

@@ -99,22 +99,25 @@ describeBackends('Stream memory', (getDevice) => {
   it('gives pinned host memory as a real TypedArray, emptied once freed', async () => {
     const unused = device.allocHost('f64', 3);
     expect(unused).toBeInstanceOf(HostArray);
-    expect(unused.data).toBeInstanceOf(Float64Array);
+    const view = unused.data;
+    expect(view).toBeInstanceOf(Float64Array);
     unused.close();
-    expect(unused.data.length).toBe(0);
+    expect(view.length).toBe(0);
+    expect(() => unused.data).toThrow(new TypeError('Expected `array` to be an open HostArray, got a closed HostArray'));
 
     const used = device.allocHost('u8', 1 << 20);
+    const usedView = used.data;
     const a = s.alloc('u8', 1 << 20);
     s.copy(a, used);
     used.close(); // the copy may still be running: the memory stays until it has finished
     expect(used.closed).toBe(true);
     await s.synchronized();
-    await vi.waitFor(() => expect(used.data.length).toBe(0));
+    await vi.waitFor(() => expect(usedView.length).toBe(0));
   });
 
   it('reuses the block of a freed small pinned array, zeroed, and frees large ones', async () => {
     const small = device.allocHost('u32', 100); // 400 bytes: a 512-byte block
-    small.data.fill(0xffff_ffff);
+    const smallView = small.data.fill(0xffff_ffff);
     const { ptr } = small;
     const cached = device.pinnedCache.freeBytes;
     small.close();
@@ -122,12 +125,13 @@ describeBackends('Stream memory', (getDevice) => {
     const again = device.allocHost('i16', 256); // 512 bytes: the same size class
     expect(again.ptr).toBe(ptr);
     expect([...again.data].every((v) => v === 0)).toBe(true);
-    expect(small.data.length).toBe(0);
+    expect(smallView.length).toBe(0);
 
     const large = device.allocHost('u8', (1 << 20) + 1); // past the cached sizes
+    const largeView = large.data;
     const before = device.pinnedCache.freeBytes;
     large.close();
-    await vi.waitFor(() => expect(large.data.length).toBe(0));
+    await vi.waitFor(() => expect(largeView.length).toBe(0));
     expect(device.pinnedCache.freeBytes).toBe(before);
     again.close();
   });
@@ -137,14 +141,14 @@ describeBackends('Stream memory', (getDevice) => {
     const kept = 0;
     await vi.waitFor(() => expect(device.pinnedCache.keptBytes).toBe(kept), { timeout: 5000, interval: 100 }); // earlier tests' blocks
     const first = device.allocHost('u32', bytes / 4);
-    first.data.fill(7);
+    const firstView = first.data.fill(7);
     const { ptr } = first;
     first.close();
     await vi.waitFor(() => expect(device.pinnedCache.keptBytes).toBe(kept + bytes));
     const again = device.allocHost('u8', bytes); // the same size, another element type
     expect(again.ptr).toBe(ptr);
     expect(again.data.every((v) => v === 0)).toBe(true);
-    expect(first.data.length).toBe(0);
+    expect(firstView.length).toBe(0);
     again.close();
     await vi.waitFor(() => expect(device.pinnedCache.keptBytes).toBe(kept + bytes));
     // Nobody asks for that size again: it is freed after a second.

@@ -170,7 +170,7 @@ describeBackends('Stream.synchronized({ spin })', (getDevice) => {
     expect(slot.data[0]).toBe(7777);
     expect(() => s.synchronized({ spin: -1 })).toThrow(RangeError);
     s.close();
-    expect(() => s.synchronized()).toThrow(TypeError);
+    await expect(s.synchronized()).rejects.toThrow(TypeError);
   });
 
   it('falls back on a notification once the watcher gives up, or once the stream is closed', async () => {

@@ -1,4 +1,5 @@
 // Element types of device and host arrays, and the scalar parameter types of kernels.
+import { typedArrayName } from './buffers.js';
 import { rangeError, typeError } from './errors.js';
 
 /**
@@ -70,9 +71,8 @@ export type DTypeOfArray<A> = A extends { readonly [Symbol.toStringTag]: infer T
 
 /** The element type of a TypedArray other than a Uint8ClampedArray; undefined for anything else. */
 export function dtypeOfArray(value: unknown): Exclude<DType, 'f16' | 'bf16'> | undefined {
-  if (!ArrayBuffer.isView(value) || value instanceof DataView) return undefined;
-  const tag = (value as unknown as { [Symbol.toStringTag]: string })[Symbol.toStringTag];
-  return Object.hasOwn(DTYPE_OF_TAG, tag) ? DTYPE_OF_TAG[tag as keyof typeof DTYPE_OF_TAG] : undefined;
+  const tag = typedArrayName(value); // its slot: a subclass's own toStringTag may say anything
+  return tag !== undefined && Object.hasOwn(DTYPE_OF_TAG, tag) ? DTYPE_OF_TAG[tag as keyof typeof DTYPE_OF_TAG] : undefined;
 }
 
 /** True when `value` names an element type. */

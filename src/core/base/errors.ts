@@ -1,6 +1,8 @@
 // Error classes (one base, RxcudaError) that the addon throws as real instances, and the argument
 // checks that produce TypeError/RangeError messages of one shape: Expected `name` to be …, got ….
-import { isDetached } from './buffers.js';
+import { types } from 'node:util';
+import { bufferOf, isDetached, isView, lengthOf, typedArrayName } from './buffers.js';
+import { BRAND } from './made.js';
 
 /**
  * The base class of the errors rxcuda defines, so that `error instanceof RxcudaError` tells a
@@ -181,7 +183,7 @@ function shorten(text: string): string {
   return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text;
 }
 
-function render(value: unknown, depth: number): string {
+function render(value: unknown, depth: number, throughProxy = false): string {
   if (value instanceof Received) return value.text;
   switch (typeof value) {
     case 'bigint':
@@ -198,6 +200,8 @@ function render(value: unknown, depth: number): string {
       return String(value);
   }
   if (value === null) return 'null';
+  // A Proxy is no object of rxcuda's, whatever it stands for: say so, and what it says it is.
+  if (types.isProxy(value) && !throughProxy) return `a Proxy of ${render(value, depth + 1, true)}`;
   if (Array.isArray(value)) {
     if (depth > 1) return `an array of ${value.length}`;
     const shown = value.slice(0, MAX_ELEMENTS).map((v: unknown) => render(v, depth + 1));
@@ -210,10 +214,10 @@ function render(value: unknown, depth: number): string {
   const name = typeof constructor === 'function' ? constructor.name : undefined;
   if (name && name !== 'Object') {
     const article = /^[AEIO]/.test(name) ? 'an' : 'a';
-    // A TypedArray says its length, so that "too short" can be seen in the message.
-    if (!ArrayBuffer.isView(value)) return `${article} ${name}`;
-    if (isDetached(value.buffer)) return `a detached ${name}`; // say so, rather than "of 0"
-    return value instanceof DataView ? `${article} ${name}` : `${article} ${name} of ${(value as Uint8Array).length}`;
+    // A TypedArray says its length (its slot's), so that "too short" can be seen in the message.
+    if (!isView(value)) return `${article} ${name}`;
+    if (isDetached(bufferOf(value))) return `a detached ${name}`; // say so, rather than "of 0"
+    return typedArrayName(value) === undefined ? `${article} ${name}` : `${article} ${name} of ${lengthOf(value)}`;
   }
   // A plain object: shown as JSON, bigints as `1n`, a cycle as "[cycle]".
   const seen = new Set<unknown>();
@@ -257,15 +261,32 @@ export function checkCount(name: string, value: unknown, min = 0): number {
 }
 
 /**
- * `value instanceof Class`, and false where asking throws (a revoked proxy, a proxy whose
- * `getPrototypeOf` trap throws): argument checks use it, so that such a value is refused by name.
+ * `value instanceof Class` for an object that is one itself: false for a Proxy (of one, or
+ * revoked), for an object made from `Class.prototype` without its constructor (where the class
+ * has a brand, made.ts), and where asking throws. Argument checks use it, so that such a value is
+ * refused by name before any private member of it is read.
  */
 export function isInstance<T>(value: unknown, Class: { readonly prototype: T }): value is T {
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
   try {
+    const brand = (Class as { readonly [BRAND]?: (value: object) => boolean })[BRAND];
+    if (brand !== undefined ? !brand(value) : types.isProxy(value)) return false;
     return value instanceof (Class as unknown as Function);
   } catch {
     return false;
   }
+}
+
+/**
+ * The elements of `array`, read once each into a plain array, a hole read as undefined: where
+ * `slice` keeps holes and `every`, `some`, `forEach` and `map` skip them, a check of the copy
+ * refuses `[2, , 3]` as it refuses `[2, undefined, 3]`.
+ */
+export function elementsOf(array: readonly unknown[]): unknown[] {
+  const length = array.length;
+  const elements = new Array<unknown>(length);
+  for (let i = 0; i < length; i++) elements[i] = array[i];
+  return elements;
 }
 
 /** `Array.isArray`, and false where asking throws (a revoked proxy). */

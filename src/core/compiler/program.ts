@@ -5,7 +5,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { addon } from '../native/addon.js';
-import { rangeError, typeError } from '../base/errors.js';
+import { elementsOf, isArray, rangeError, typeError } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
 
 /** Compile-time macros of a specialization, e.g. `{ BLOCK_THREADS: 256 }` (see `Device.template`). */
@@ -96,8 +96,10 @@ export function checkCompileOptions(options: CompileOptions): void {
 
 function strings(name: string, value: unknown): readonly string[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) typeError(name, 'an array of strings', value);
-  return value;
+  if (!isArray(value)) typeError(name, 'an array of strings', value);
+  const elements = elementsOf(value); // a hole is refused, not skipped
+  if (!elements.every((v) => typeof v === 'string')) typeError(name, 'an array of strings', value);
+  return elements as string[];
 }
 
 /** NVRTC's options for `arch` and `options` (nvcc takes them too). */

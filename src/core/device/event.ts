@@ -10,7 +10,7 @@ import type { Recorder } from './recorder.js';
 import { settling, type Command, type Pause } from '../queue/scheduler.js';
 import type { Device } from './device.js';
 import type { Stream } from './stream.js';
-import { MADE, checkMade, type Made } from '../base/made.js';
+import { BRAND, MADE, checkMade, type Made } from '../base/made.js';
 
 /** Options for {@link Stream.record} and {@link Device.createEvent}. */
 export interface EventOptions {
@@ -51,6 +51,8 @@ export class Event {
   /** Recorded at least once: by a stream, one of rxcuda's own lanes, or a graph's record node. */
   #everRecorded = false;
   #closed = false;
+  /** @internal Whether `value` is one itself, not a Proxy of one (made.ts). */
+  static readonly [BRAND] = (value: object): boolean => #slot in value;
 
   private constructor(made: Made, device: Device, timing: boolean) {
     checkMade(made, 'an Event', 'stream.record() or device.createEvent()');
@@ -186,13 +188,18 @@ export class Event {
    * Resolves when the work before the event has completed, woken by the driver (no polling, no
    * blocking), also when the record still waits in its stream's queue. Work enqueued on the
    * event's stream after the event does not delay it, nor does any other completion point.
-   * @throws TypeError (synchronously) for a closed or never recorded event; the Promise rejects
-   * with a DeadlockError when a host step of its stream waits for it while the record is queued
-   * behind the step (see {@link DeadlockError}: it would never end).
+   * Never throws: the Promise rejects with a TypeError for a closed or never recorded event, the
+   * CudaError that broke the device, or a DeadlockError when a host step of its stream waits for
+   * it while the record is queued behind the step (see {@link DeadlockError}: it would never end).
    */
   completed(): Promise<void> {
-    this.#check();
-    if (this.query()) return Promise.resolve();
+    let done: boolean;
+    try {
+      done = this.query(); // which checks the event first
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (done) return Promise.resolve();
     // A record still queued behind a host step of its stream: that step must not wait for it.
     return guardedWait(this.pending ? this.#slot.lane : undefined, 'event.completed() (of an event recorded behind it)', () => new Promise((resolve, reject) =>
       this.device.completionPoints.after([this], undefined, (status, error) => {

@@ -1,5 +1,6 @@
 // The device work a stream is given besides kernels and events: copies, fills, native host
 // functions and allocations, checked, then recorded while the stream records or handed to its lane.
+import { byteLengthOf } from '../base/buffers.js';
 import { DTYPES, type DType } from '../base/dtype.js';
 import { isInstance, typeError } from '../base/errors.js';
 import { checkScalar, scalarBits } from '../base/scalar.js';
@@ -90,7 +91,7 @@ function peerCopy(lane: Lane, dst: Memory, src: Memory): Command {
  (a small copy, made at once, is not heard of).
  */
 export function stageIn(stream: { readonly lane: Lane }, staging: HostArray, data: ArrayBufferView, onWorkers?: () => void): void {
-  if (data.byteLength <= MAIN_THREAD_COPY_BYTES) return copySmall(staging.data, data); // done now: nothing waits
+  if (byteLengthOf(data) <= MAIN_THREAD_COPY_BYTES) return copySmall(staging.data, data); // done now: nothing waits
   stageOffThread(stream.lane, staging, data, onWorkers);
 }
 

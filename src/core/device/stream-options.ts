@@ -1,4 +1,6 @@
 // What a stream is made with, and the events it emits.
+import { rangeError, typeError } from '../base/errors.js';
+import { checkOptions } from '../base/options.js';
 import type { HostStepContext } from '../queue/failure-route.js';
 
 /** Events a stream emits. Use RxJS's `fromEvent(stream, 'idle')` to observe them as streams. */
@@ -28,4 +30,18 @@ export interface StreamOptions {
    * @default false
    */
   readonly nonBlocking?: boolean;
+}
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+
+/** `options` checked, with their defaults. */
+export function readStreamOptions(options: StreamOptions): Required<StreamOptions> {
+  checkOptions('options', options, ['nonBlocking', 'priority']);
+  const { priority = 0, nonBlocking = false } = options;
+  if (typeof priority !== 'number' || !Number.isInteger(priority)) typeError('priority', 'an integer', priority);
+  // The driver takes an int: a wider number would wrap around (2^31 becoming the most urgent).
+  if (priority < INT32_MIN || priority > INT32_MAX) rangeError('priority', `an integer in ${INT32_MIN}..${INT32_MAX}`, priority);
+  if (typeof nonBlocking !== 'boolean') typeError('nonBlocking', 'a boolean', nonBlocking);
+  return { priority, nonBlocking };
 }

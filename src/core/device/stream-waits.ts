@@ -1,6 +1,7 @@
 // Waits for a stream's work: a Promise settled from the completion road (or by the spinning
 // watcher), a query that never waits, and the completion point rxcuda's own bookkeeping uses.
 import { checkOptions } from '../base/options.js';
+import { refusal } from '../base/thenable.js';
 import { completionCommand } from '../queue/host-steps.js';
 import type { Lane } from '../queue/lane.js';
 import { guardedWait } from '../queue/self-wait.js';
@@ -13,7 +14,8 @@ export function synchronizedOn(lane: Lane<Recorder>, spins: SpinningWaits, optio
   checkOptions('options', options, ['spin']);
   const { spin = 0 } = options;
   checkSpin('spin', spin);
-  lane.checkOpen();
+  const refused = refusal(() => lane.checkOpen());
+  if (refused) return refused;
   lane.recorder?.interrupt('synchronized (a wait for the stream)');
   return guardedWait(lane, 'stream.synchronized()', () => new Promise((resolve, reject) => {
     const mark = lane.given + 1;
@@ -28,7 +30,7 @@ export function synchronizedOn(lane: Lane<Recorder>, spins: SpinningWaits, optio
 
 /** See {@link Stream.flushed}. */
 export function flushedOn(lane: Lane): Promise<void> {
-  return guardedWait(lane, 'stream.flushed()', () => lane.flushed());
+  return refusal(() => lane.checkOpen()) ?? guardedWait(lane, 'stream.flushed()', () => lane.flushed());
 }
 
 /** See {@link Stream.query}. */

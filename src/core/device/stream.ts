@@ -3,8 +3,7 @@
 // its work goes through its lane (queue/lane.ts), each concern in a file of its own (stream-commands,
 // -steps, -waits, spin-wait.ts); kernels/ adds `launch` and graphs/ `capture`.
 import { EventEmitter } from 'eventemitter3';
-import { isInstance, rangeError, typeError, type CudaError } from '../base/errors.js';
-import { checkOptions } from '../base/options.js';
+import { isInstance, typeError, type CudaError } from '../base/errors.js';
 import { checkDType, type DType } from '../base/dtype.js';
 import type { NativeStream } from '../native/types.js';
 import { checkDeviceLength, type DeviceArray, type Memory } from '../memory/memory.js';
@@ -16,15 +15,13 @@ import { Device } from './device.js';
 import { Event, recordOn, waitOn, type EventOptions } from './event.js';
 import type { Recorder } from './recorder.js';
 import { SpinningWaits } from './spin-wait.js';
-import type { StreamEvents, StreamOptions } from './stream-options.js';
+import { readStreamOptions, type StreamEvents, type StreamOptions } from './stream-options.js';
 import { allocOn, copyOn, fillOn, hostFunctionOn } from './stream-commands.js';
 import { ValueWatches, hostLaunchOn, onDoneOn, valueDoneOn, valueWatchOn } from './stream-steps.js';
 import { afterWork, flushedOn, queryOn, synchronizedOn } from './stream-waits.js';
-import { MADE, checkMade, type Made } from '../base/made.js';
+import { BRAND, MADE, checkMade, type Made } from '../base/made.js';
 
 const NON_BLOCKING = 0x1;
-const INT32_MIN = -(2 ** 31);
-const INT32_MAX = 2 ** 31 - 1;
 
 /**
  * An ordered lane of device work on one device. Create with {@link Device.createStream}.
@@ -44,6 +41,8 @@ export class Stream extends EventEmitter<StreamEvents> {
   /** The stream's entry among its device's open lanes. */
   readonly #open: WeakRef<Lane>;
   readonly #reached = (mark: number) => this.#reachedCompletionPoint(mark);
+  /** @internal Whether `value` is one itself, not a Proxy of one (made.ts). */
+  static readonly [BRAND] = (value: object): boolean => #spins in value;
 
   private constructor(made: Made, device: Device, native: NativeStream, foreign = false) {
     checkMade(made, 'a Stream', 'device.createStream()');
@@ -58,12 +57,7 @@ export class Stream extends EventEmitter<StreamEvents> {
 
   /** @internal Use {@link Device.createStream}. */
   static create(device: Device, options: StreamOptions = {}): Stream {
-    checkOptions('options', options, ['nonBlocking', 'priority']);
-    const { priority = 0, nonBlocking = false } = options;
-    if (typeof priority !== 'number' || !Number.isInteger(priority)) typeError('priority', 'an integer', priority);
-    // The driver takes an int: a wider number would wrap around (2^31 becoming the most urgent).
-    if (priority < INT32_MIN || priority > INT32_MAX) rangeError('priority', `an integer in ${INT32_MIN}..${INT32_MAX}`, priority);
-    if (typeof nonBlocking !== 'boolean') typeError('nonBlocking', 'a boolean', nonBlocking);
+    const { priority, nonBlocking } = readStreamOptions(options);
     try {
       return new Stream(MADE, device, new device.backend.Stream(device.native, nonBlocking ? NON_BLOCKING : 0, priority));
     } catch (error) {
@@ -176,7 +170,9 @@ export class Stream extends EventEmitter<StreamEvents> {
    * Resolves once nothing of this stream waits in rxcuda's queue: every host step enqueued so far
    * has settled and the work behind them has gone to the driver (it may still be running). Await
    * it before other CUDA code enqueues on {@link handle}, so that its work follows all of this
-   * stream's. Rejects with a DeadlockError when a host step of this stream waits for it.
+   * stream's. Rejects with a DeadlockError when a host step of this stream waits for it, and, as
+   * {@link synchronized} does, with a TypeError once the stream is closed (the work queued then
+   * still goes to the driver: await this before `close()`) or the device's CudaError once it broke.
    */
   flushed(): Promise<void> {
     return flushedOn(this.lane);
@@ -206,10 +202,12 @@ export class Stream extends EventEmitter<StreamEvents> {
   /**
    * Calls `fn` on the main thread once the work enqueued so far has finished, without holding
    * the stream (later work does not wait for `fn`). `fn` gets the CudaError that stopped the
-   * stream, if one did. Failures of `fn` are reported like those of host steps.
-   * @throws TypeError for a non-function `fn` or a closed stream; GraphError (`forbidden`) inside
-   * {@link capture}, which it ends; CudaError (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) on a stream
-   * that other code captures; DeadlockError from an async host step of this stream.
+   * stream, if one did. Failures of `fn` are reported like those of host steps. It returns no
+   * Promise, so it throws what refuses it, at once, and `fn` is never called then.
+   * @throws TypeError for a non-function `fn` or a closed stream; the CudaError that broke the
+   * device; GraphError (`forbidden`) inside {@link capture}, which it ends; CudaError
+   * (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) on a stream that other code captures; DeadlockError
+   * from an async host step of this stream.
    */
   onDone(fn: (error: CudaError | undefined) => unknown): void {
     if (typeof fn !== 'function') typeError('fn', 'a function', fn);
@@ -250,10 +248,10 @@ export class Stream extends EventEmitter<StreamEvents> {
    * word itself each turn, so that the write is taken at once (the watcher bounds the wait).
    * Past `spin` (or once the stream is closed), a completion point behind the same place settles
    * the Promise, errors included. The watch starts when the wait reaches the driver.
-   * @throws (synchronously) TypeError or RangeError for bad options, TypeError for a closed
-   * stream, GraphError (`forbidden`) inside {@link capture}, which it ends; the Promise rejects
-   * with the CudaError that stopped the stream or broke its device, or a DeadlockError when a host
-   * step of this stream waits for it (see {@link hostLaunch}).
+   * @throws (synchronously) TypeError or RangeError for bad options, GraphError (`forbidden`)
+   * inside {@link capture}, which it ends; the Promise rejects with a TypeError for a closed
+   * stream, the CudaError that stopped the stream or broke its device, or a DeadlockError when a
+   * host step of this stream waits for it (see {@link hostLaunch}).
    */
   synchronized(options: { readonly spin?: number } = {}): Promise<void> {
     return synchronizedOn(this.lane, this.#spins, options, this.#reached);

@@ -1,6 +1,7 @@
 // What graphs add to the device layer's classes: Device's createGraph and Stream's capture, and
 // the recording a replayed value's work goes into. Added here, where graphs are known.
 import { GraphError, typeError } from '../base/errors.js';
+import { refusal } from '../base/thenable.js';
 import { Device } from '../device/device.js';
 import type { Recorder } from '../device/recorder.js';
 import { Stream } from '../device/stream.js';
@@ -35,8 +36,9 @@ declare module '../device/stream.js' {
      * {@link Stream.handle} meanwhile goes to the device as usual, as does rxcuda's own bookkeeping.
      * @param fn called with this stream; may be async.
      * @returns the captured graph, which the caller closes.
-     * @throws TypeError for a non-function or a closed stream; GraphError (`capturing`) when the
-     * stream is already capturing, (`nested`) when called inside another capture's function.
+     * @throws TypeError for a non-function; GraphError (`capturing`) when the stream is already
+     * capturing, (`nested`) when called inside another capture's function. The Promise rejects
+     * with a TypeError for a closed stream, or the CudaError that broke the device.
      * @example
      * ```ts
      * using graph = await stream.capture((s) => {
@@ -64,7 +66,8 @@ function alreadyCapturing(): never {
 Stream.prototype.capture = function capture(this: Stream, fn: (stream: Stream) => unknown): Promise<Graph> {
   if (typeof fn !== 'function') typeError('fn', 'a function', fn);
   const lane = this.lane;
-  lane.checkOpen();
+  const refused = refusal(() => lane.checkOpen());
+  if (refused) return refused;
   if (lane.recorder) alreadyCapturing();
   checkNotNested();
   const capture = (lane.recorder = new Capture(this.device));

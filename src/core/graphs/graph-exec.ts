@@ -17,7 +17,7 @@ import { Graph, type GraphStep, type Segment } from './graph.js';
 import { allocationsOf, holdWork, kernelWork, sameHolds, type HeldResources } from './node-work.js';
 import { Stream } from '../device/stream.js';
 import type { Device } from '../device/device.js';
-import { MADE, checkMade, type Made } from '../base/made.js';
+import { BRAND, MADE, checkMade, type Made } from '../base/made.js';
 
 const unclosed = new FinalizationRegistry<HeldResources>((held) => held.release());
 
@@ -55,6 +55,8 @@ export class GraphExec {
   /** The stream launched on last, whose use of the memory and modules is noted. */
   #lastStream: Stream | undefined;
   #closed = false;
+  /** @internal Whether `value` is one itself, not a Proxy of one (made.ts). */
+  static readonly [BRAND] = (value: object): boolean => #segments in value;
 
   private constructor(made: Made, graph: Graph, works: NodeWork[], segments: Segment[], natives: (NativeGraphExec | undefined)[] | undefined, held: HeldResources) {
     checkMade(made, 'a GraphExec', 'graph.instantiate()');

@@ -6,7 +6,7 @@
 // Graph, GraphNode and GraphExec name one another (a graph makes its nodes and executables, and
 // each of them names its graph, as the public API types it): the one import circle of this folder.
 import type { DType } from '../base/dtype.js';
-import { isArray, isInstance, nameOf, rangeError, received, typeError } from '../base/errors.js';
+import { elementsOf, isArray, isInstance, nameOf, rangeError, received, typeError } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
 import { checkScalar } from '../base/scalar.js';
 import { checkCopy, checkMemoryOf } from '../memory/checks.js';
@@ -20,7 +20,7 @@ import { LaunchConfig, type LaunchOptions } from '../kernels/launch-config.js';
 import { GraphNode, type NodeWork } from './graph-node.js';
 import { GraphExec } from './graph-exec.js';
 import { HeldResources, copyWork, eventWork, fillWork, holdWork, hostFunctionWork, kernelWork } from './node-work.js';
-import { MADE, checkMade, type Made } from '../base/made.js';
+import { BRAND, MADE, checkMade, type Made } from '../base/made.js';
 
 /** Options for a node added to a {@link Graph}. */
 export interface NodeOptions {
@@ -72,6 +72,8 @@ export class Graph {
   readonly #segments: Segment[] = [{ first: 0, end: 0, step: undefined }];
   readonly #held = new HeldResources();
   #closed = false;
+  /** @internal Whether `value` is one itself, not a Proxy of one (made.ts). */
+  static readonly [BRAND] = (value: object): boolean => #nodes in value;
 
   private constructor(made: Made, device: Device) {
     checkMade(made, 'a Graph', 'device.createGraph() or stream.capture()');
@@ -279,7 +281,7 @@ export class Graph {
     const { after = [] } = options;
     if (!isArray(after)) typeError('after', 'an array of graph nodes', after);
     const first = this.#segments.at(-1)!.first;
-    const nodes = (after as readonly unknown[]).slice();
+    const nodes = elementsOf(after); // a hole is refused, not skipped
     nodes.forEach((node, i) => {
       if (!isInstance(node, GraphNode)) typeError(`after[${i}]`, 'a GraphNode', node);
       if (node.graph !== this) rangeError(`after[${i}]`, 'a node of this graph', received('a node of another graph'));

@@ -56,7 +56,7 @@ function asReceived(type: Signature[number] | undefined, value: unknown): unknow
 }
 
 function view(value: unknown): unknown {
-  if (value instanceof HostArray) return value.data;
+  if (value instanceof HostArray) return value.elements; // closed since the launch, its memory waits for this kernel
   if (!(value instanceof Memory)) return value;
   // Over the allocation's one buffer, which its free detaches (a kept view then empties).
   const allocation = value.allocation as DeviceAllocation;

@@ -3,6 +3,7 @@
 // modules and kernels are known, the way a method file of a large class adds its methods.
 import { isInstance, typeError } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
+import { refusal } from '../base/thenable.js';
 import { Device } from '../device/device.js';
 import { Stream } from '../device/stream.js';
 import { Kernel, type KernelArgs, type Signature } from './kernel.js';
@@ -21,7 +22,7 @@ declare module '../device/device.js' {
      * waits for the device.
      * @throws TypeError (synchronously) for an empty or non-image argument, and on the host device,
      * which runs no images (compile kernels with CPU implementations there); the Promise rejects
-     * with a CudaError when the driver rejects the image.
+     * with a CudaError when the driver rejects the image, or with the one that broke the device.
      */
     loadModule(image: ModuleImage): Promise<Module>;
 
@@ -33,7 +34,9 @@ declare module '../device/device.js' {
      * compiled too, where a CUDA compiler is found (see {@link hostCompiler}), so that what a GPU
      * would refuse is refused there: a source that does not compile, a kernel name that is not an
      * entry of the code, a signature its parameters contradict.
-     * @throws NvrtcError with the compiler's log when compilation fails (on the host device too).
+     * Never throws: the Promise rejects, with a TypeError or RangeError for bad source or options,
+     * the CudaError that broke the device, or an NvrtcError with the compiler's log when
+     * compilation fails (on the host device too).
      */
     compile(source: string, options?: CompileOptions): Promise<Module>;
 
@@ -75,8 +78,7 @@ declare module '../device/recorder.js' {
 }
 
 Device.prototype.loadModule = function loadModule(this: Device, image: ModuleImage): Promise<Module> {
-  this.checkUsable();
-  return Module.load(this, image);
+  return refusal(() => this.checkUsable()) ?? Module.load(this, image);
 };
 
 /** See {@link Device.compile}: `source` compiled for `device` and loaded there. */

@@ -19,7 +19,7 @@ import { globalHooks, LaunchHooks, type Disposer, type LaunchHook } from './laun
 import type { Module } from './module.js';
 import { checkCompiledParams, checkSignature } from './packer.js';
 import { Specializations } from './specialization.js';
-import { MADE, checkMade, type Made } from '../base/made.js';
+import { BRAND, MADE, checkMade, type Made } from '../base/made.js';
 
 export type { StructParam, ParamType, Signature, ArgOf, KernelArgs, BlockSizeSuggestion } from './kernel-types.js';
 
@@ -76,6 +76,8 @@ export class Kernel<S extends Signature = Signature> {
   readonly #origin: Kernel | undefined;
   /** This kernel on other devices, made on a first launch there (see {@link on}). */
   #onOtherDevices: Map<Device, Kernel> | undefined;
+  /** @internal Whether `value` is one itself, not a Proxy of one (made.ts). */
+  static readonly [BRAND] = (value: object): boolean => #block in value;
 
   /** @internal The kernel `name` of `module`, run by `native` (Module.kernel and Template.kernel make them). */
   static make<S extends Signature>(module: Module, name: string, native: NativeKernel, signature: S, options: KernelOptions<S> = {}): Kernel<S> {

@@ -3,6 +3,7 @@
 // A launch writes into it and makes one native call; a launch that must wait in its lane's queue
 // takes a copy of the block, written back when its turn comes.
 import { bfloat16Bits, halfBits } from '../base/dtype.js';
+import { BRAND } from '../base/made.js';
 import { Memory } from '../memory/memory.js';
 import type { KernelLauncher, NativeKernel } from '../native/types.js';
 import type { Lane } from '../queue/lane.js';
@@ -66,7 +67,7 @@ export class LaunchBlock {
       i8: new Int8Array(block), u8: new Uint8Array(block), i16: new Int16Array(block),
       u16: new Uint16Array(block), i32: new Int32Array(block), u32: this.#header,
       f32: new Float32Array(block), f64: new Float64Array(block), i64: new BigInt64Array(block),
-      u64: new BigUint64Array(block), half: halfBits, bhalf: bfloat16Bits, Memory, device,
+      u64: new BigUint64Array(block), half: halfBits, bhalf: bfloat16Bits, isMemory: Memory[BRAND], device,
       bad: (i: number, v: unknown) => badArgument(signature, device, i, v),
       wrongCount: (a: unknown) => wrongArgCount(signature, a),
       structBytes: (i: number, v: unknown, size: number) => {

@@ -1,6 +1,7 @@
 // Launch configurations: grid, block, dynamic shared memory, cluster and cooperative launch,
 // checked once and kept as the header words the native launch reads.
-import { describe, isArray, isInstance, rangeError, typeError } from '../base/errors.js';
+import { describe, elementsOf, isArray, isInstance, rangeError, typeError } from '../base/errors.js';
+import { BRAND } from '../base/made.js';
 import { checkOptions } from '../base/options.js';
 import type { Device } from '../device/device.js';
 import type { KernelAttributes } from '../native/facts.js';
@@ -39,7 +40,7 @@ function dim3(name: string, value: unknown, optional: boolean): readonly [number
   const given = typeof value === 'number' ? [value] : value;
   if (!isArray(given) || given.length < 1 || given.length > 3)
     typeError(name, 'a positive integer or an array of 1 to 3 positive integers', value);
-  const dims = given.slice(); // read once: what is checked is what is used
+  const dims = elementsOf(given); // read once, holes as undefined: what is checked is what is used
   if (!dims.every((d) => typeof d === 'number' && Number.isInteger(d)))
     typeError(name, 'positive integers', value);
   if (!(dims as number[]).every((d) => d >= 1 && d <= 0xffff_ffff)) rangeError(name, 'positive integers', value);
@@ -86,6 +87,8 @@ export class LaunchConfig {
   /** @internal The first 11 words of the native launch header. */
   readonly header: Uint32Array;
   #checkedFor: Device | undefined;
+  /** @internal Whether `value` is one itself, not a Proxy of one (made.ts). */
+  static readonly [BRAND] = (value: object): boolean => #checkedFor in value;
 
   /**
    * @throws TypeError/RangeError naming the bad option, e.g.

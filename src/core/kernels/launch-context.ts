@@ -2,6 +2,7 @@
 // specialization) for the code that acts on its behalf: pre-launch hooks, specializers and CPU
 // implementations, which find it with currentLaunch(). Nothing here runs when no hook, specializer
 // or CPU implementation is involved: a plain launch never builds a context.
+import { bytesOf } from '../base/buffers.js';
 import { RxcudaError } from '../base/errors.js';
 import type { DType } from '../base/dtype.js';
 import { current } from './current-launch.js';
@@ -27,7 +28,8 @@ function describeArgument(value: unknown): string {
   if (value instanceof Memory) return `${value.constructor.name}<${value.dtype as DType}>[${value.length}]`;
   if (typeof value === 'bigint') return `0x${value.toString(16)}`;
   if (typeof value === 'number') return String(value);
-  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return `struct(${value.byteLength} B)`;
+  const bytes = bytesOf(value);
+  if (bytes !== undefined) return `struct(${bytes.byteLength} B)`;
   return typeof value;
 }
 

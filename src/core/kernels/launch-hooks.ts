@@ -1,7 +1,7 @@
 // Pre-launch hooks: functions called with the launch context just before a launch is enqueued,
 // in three scopes (global, per kernel, per pipeline), which may replace the launch's arguments or
 // kernel. With no hook registered, a launch never reaches this file.
-import { RxcudaError, describe, nameOf } from '../base/errors.js';
+import { RxcudaError, describe, elementsOf, isArray, nameOf, typeError } from '../base/errors.js';
 import { enterLaunch, leaveLaunch } from './current-launch.js';
 import { LaunchContext } from './launch-context.js';
 import type { Kernel, KernelArgs, Signature } from './kernel.js';
@@ -48,6 +48,22 @@ export class LaunchHookError extends RxcudaError {
     this.hook = hook;
     this.context = context;
   }
+}
+
+/**
+ * The hooks of a pipeline's `hooks` option, registered in their order, or undefined for none.
+ * @throws TypeError naming `hooks` for anything but an array, and `hooks[i]` for an element (a
+ * hole included) that is not a function.
+ */
+export function hooksOf(given: unknown): LaunchHooks | undefined {
+  if (given === undefined) return undefined;
+  if (!isArray(given)) typeError('hooks', 'an array of hook functions', given);
+  const list = elementsOf(given);
+  list.forEach((hook, i) => void (typeof hook !== 'function' && typeError(`hooks[${i}]`, 'a function', hook)));
+  if (list.length === 0) return undefined;
+  const hooks = new LaunchHooks();
+  for (const hook of list) hooks.add(hook as LaunchHook);
+  return hooks;
 }
 
 /** Hooks of one scope, called in registration order. */

@@ -1,4 +1,5 @@
 // Modules: cubin, fatbin or PTX images loaded on a device, and the kernels looked up in them.
+import { isArrayBuffer, plainView, typedArrayName } from '../base/buffers.js';
 import { addon } from '../native/addon.js';
 import type { NativeModule } from '../native/types.js';
 import { CudaError, rangeError, typeError, received } from '../base/errors.js';
@@ -11,7 +12,7 @@ import { readSignature } from './packer.js';
 import { CpuLauncher, type CpuKernel } from './cpu-kernel.js';
 import type { Device } from '../device/device.js';
 import type { MemoryLane } from '../memory/owner.js';
-import { MADE, checkMade, type Made } from '../base/made.js';
+import { BRAND, MADE, checkMade, type Made } from '../base/made.js';
 import { UsedLanes } from '../memory/used-lanes.js';
 
 /**
@@ -48,8 +49,9 @@ function startsWith(bytes: Uint8Array, magic: number[]): boolean {
 /** The bytes the driver expects: PTX text must end in a NUL byte, binaries are passed as they are. */
 function imageBytes(image: ModuleImage): Uint8Array {
   if (typeof image === 'string') return new TextEncoder().encode(`${image}\0`);
-  const bytes = image instanceof ArrayBuffer ? new Uint8Array(image) : image;
-  if (!(bytes instanceof Uint8Array) || bytes.length === 0)
+  // Read through its slots (buffers.ts), so that its own getters cannot say another length.
+  const bytes = isArrayBuffer(image) ? new Uint8Array(image) : typedArrayName(image) === 'Uint8Array' ? plainView(image) : undefined;
+  if (bytes === undefined || bytes.length === 0)
     typeError('image', 'PTX text or non-empty cubin, fatbin or PTX bytes (Uint8Array)', image);
   if (startsWith(bytes, ELF_MAGIC) || startsWith(bytes, FATBIN_MAGIC) || bytes[bytes.length - 1] === 0) return bytes;
   const terminated = new Uint8Array(bytes.length + 1);
@@ -84,6 +86,8 @@ export class Module {
   #closed = false;
   /** Graphs and executables whose kernel nodes use it: the unload waits until they let go. */
   #held = 0;
+  /** @internal Whether `value` is one itself, not a Proxy of one (made.ts). */
+  static readonly [BRAND] = (value: object): boolean => #names in value;
 
   private constructor(made: Made, device: Device, native: NativeModule | undefined, names: ReadonlyMap<string, string>, log: string, fromCache: boolean, reload?: Reload, entries?: ReadonlyMap<string, readonly PtxParam[]>) {
     checkMade(made, 'a Module', 'device.compile() or device.loadModule()');

@@ -1,8 +1,9 @@
 // The launch fast path's argument packer: a signature becomes straight-line code, built once,
 // that checks each argument and stores it into the kernel's preallocated argument block; and the
 // signature's layout, checked against the parameters of the compiled code.
+import { bytesOf } from '../base/buffers.js';
 import { DTYPES, isDType, type DType } from '../base/dtype.js';
-import { isArray, isInstance, rangeError, received, typeError } from '../base/errors.js';
+import { elementsOf, isArray, isInstance, rangeError, received, typeError } from '../base/errors.js';
 import { Memory } from '../memory/memory.js';
 import { checkScalar } from '../base/scalar.js';
 import { isTypedPointer, pointee } from './kernel-types.js';
@@ -72,7 +73,7 @@ export function checkSignature(signature: unknown): asserts signature is Signatu
  */
 export function readSignature(signature: unknown): Signature {
   if (!isArray(signature)) typeError('signature', 'an array of parameter types', signature);
-  const params = signature.slice();
+  const params = elementsOf(signature); // a hole is refused, not skipped
   return Object.freeze(params.map((p: unknown, i): ParamType => {
     if (p === 'ptr' || isDType(p) || isTypedPointer(p)) return p;
     const struct = readStruct(p);
@@ -119,10 +120,12 @@ export function badArgument(signature: Signature, device: Device, i: number, val
   typeError(name, `${size} bytes (an ArrayBuffer or a view) for struct(${size})`, value);
 }
 
-/** The bytes of a struct argument, a view of the ArrayBuffer or view given; undefined for anything else. */
+/**
+ * The bytes of a struct argument, a view of the ArrayBuffer or view given, as its slots measure it
+ * (buffers.ts); undefined for anything else.
+ */
 export function bytesOfStruct(value: unknown): Uint8Array | undefined {
-  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-  return value instanceof ArrayBuffer ? new Uint8Array(value) : undefined;
+  return bytesOf(value);
 }
 
 /**
@@ -146,7 +149,8 @@ export function checkArgument(signature: Signature, device: Device, i: number, v
  * passed by its address and noted as used on the lane; a plain pointer also takes an address.
  */
 function pointer(at: number, bad: string, dtype: DType | undefined): string[] {
-  const memory = dtype ? `v instanceof Memory && v.dtype === '${dtype}'` : 'v instanceof Memory';
+  // Memory itself, never a Proxy of it, whose traps could answer any address.
+  const memory = `typeof v === 'object' && v !== null && isMemory(v)${dtype ? ` && v.dtype === '${dtype}'` : ''}`;
   const address = dtype ? '' : `else if (typeof v === 'bigint' && v >= 0n && v < 2n ** 64n) u64[${at / 8}] = v; `;
   return [
     `if (${memory}) { if (!v.usableOn(device, lane)) ${bad}; u32[${at / 4}] = v.lo; u32[${at / 4 + 1}] = v.hi; }`,

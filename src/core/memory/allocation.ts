@@ -1,5 +1,6 @@
 // Allocations: the memory behind an array and its views, with the bookkeeping that frees it only
 // after every lane that used it has finished with it, and after the graphs that hold it let go.
+import { byteLengthOf } from '../base/buffers.js';
 import { addon } from '../native/addon.js';
 import type { MemoryDevice, MemoryLane } from './owner.js';
 import { UsedLanes } from './used-lanes.js';
@@ -23,7 +24,7 @@ export abstract class Allocation {
 
   /** Whether this is a registered array's memory whose buffer was detached (or shrunk) since. */
   get moved(): boolean {
-    return this.userArray !== undefined && this.userArray.byteLength < this.userBytes;
+    return this.userArray !== undefined && byteLengthOf(this.userArray) < this.userBytes;
   }
 
   constructor(
@@ -161,7 +162,7 @@ export class RegisteredAllocation extends Allocation {
   constructor(device: MemoryDevice, ptr: bigint, array: ArrayBufferView) {
     super(device, ptr);
     this.userArray = array;
-    this.userBytes = array.byteLength;
+    this.userBytes = byteLengthOf(array);
   }
 
   protected free(): void {

@@ -2,6 +2,7 @@
 // threads copy in parallel, and its completion comes back through the completion road.
 import { expectCompletion } from '../native/completions.js';
 import { addon } from '../native/addon.js';
+import { bufferOf, byteLengthOf, byteOffsetOf, lengthOf, typedArrayName } from '../base/buffers.js';
 import { rangeError, received, typeError } from '../base/errors.js';
 import { MOVABLE_EXPECTED, whyMovable } from './user-arrays.js';
 
@@ -14,13 +15,17 @@ export const MAIN_THREAD_COPY_BYTES = 256 * 1024;
 /**
  * Copies the bytes of `src` into `dst` (at least as long) on the main thread, now: for copies of
  * at most {@link MAIN_THREAD_COPY_BYTES}. Arrays of one kind copy into each other directly;
- * others through byte views of their memory.
+ * others through byte views of their memory. Both are measured through their slots (buffers.ts).
  */
 export function copySmall(dst: ArrayBufferView, src: ArrayBufferView): void {
-  if (dst.constructor === src.constructor && (dst as Uint8Array).length >= (src as Uint8Array).length) return (dst as Uint8Array).set(src as Uint8Array);
-  const bytes = src.byteLength;
-  new Uint8Array(dst.buffer, dst.byteOffset, bytes).set(new Uint8Array(src.buffer, src.byteOffset, bytes));
+  const kind = typedArrayName(src);
+  if (kind !== undefined && kind === typedArrayName(dst) && lengthOf(dst) >= lengthOf(src)) return void setElements.call(dst, src);
+  const bytes = byteLengthOf(src);
+  new Uint8Array(bufferOf(dst), byteOffsetOf(dst), bytes).set(new Uint8Array(bufferOf(src), byteOffsetOf(src), bytes));
 }
+
+/** %TypedArray%.prototype.set, which the arrays' own classes may not redefine for rxcuda. */
+const setElements = (Object.getPrototypeOf(Int8Array.prototype) as { set: (this: unknown, source: unknown) => void }).set;
 
 /** Where a copy ran: on native threads, or on the main thread (a small one). */
 export type CopyRoad = 'workers' | 'main';
@@ -34,12 +39,13 @@ export type CopyRoad = 'workers' | 'main';
  * nothing is copied then.
  */
 export function copyHost(dst: ArrayBufferView, src: ArrayBufferView, done: () => void): CopyRoad {
-  const bytes = src.byteLength;
+  const bytes = byteLengthOf(src);
   // Checked where it matters, just before the bytes move: an array moved away since its command
   // was checked (by code that ignores its untransferable mark) is refused, never copied.
   checkInPlace('dst', dst);
   checkInPlace('src', src);
-  if (dst.byteLength < bytes) rangeError('dst', `at least ${bytes} bytes, as \`src\` has`, received(`${dst.byteLength} bytes`));
+  const room = byteLengthOf(dst);
+  if (room < bytes) rangeError('dst', `at least ${bytes} bytes, as \`src\` has`, received(`${room} bytes`));
   if (bytes <= MAIN_THREAD_COPY_BYTES) {
     copySmall(dst, src);
     done();

@@ -1,5 +1,6 @@
 // Device arrays (stream-ordered pool memory) and pinned host arrays: what kernels and copies
 // address. Their allocations (allocation.ts) free them behind the work that used them.
+import { bufferOf, byteLengthOf, byteOffsetOf, lengthOf, typedArrayName } from '../base/buffers.js';
 import { DTYPES, type DType, type TypedArrayOf } from '../base/dtype.js';
 import { constants } from 'node:buffer';
 import { checkCount, rangeError, received, typeError } from '../base/errors.js';
@@ -7,7 +8,7 @@ import { addon } from '../native/addon.js';
 import { Allocation, DeviceAllocation, HostAllocation, RegisteredAllocation, collected } from './allocation.js';
 import type { MemoryDevice, MemoryLane } from './owner.js';
 import { CACHED_BYTES, sizeClass } from './pinned-cache.js';
-import { MADE, checkMade, type Made } from '../base/made.js';
+import { BRAND, MADE, checkMade, type Made } from '../base/made.js';
 import { holdInPlace, whyMovable } from './user-arrays.js';
 
 /** Memory that kernels and copies can address: a device array or a pinned host array. */
@@ -26,6 +27,9 @@ export abstract class Memory<D extends DType = DType> {
   readonly hi: number;
   /** @internal */
   readonly allocation: Allocation;
+  /** @internal Whether `value` is memory itself, not a Proxy of it (made.ts): the packer's check of a pointer. */
+  static readonly [BRAND] = (value: object): boolean => #memory in value;
+  #memory(): void {}
 
   /** Memory is made by rxcuda: see {@link DeviceArray} and {@link HostArray}. */
   protected constructor(made: Made, allocation: Allocation, dtype: D, byteOffset: number, length: number) {
@@ -52,7 +56,7 @@ export abstract class Memory<D extends DType = DType> {
     const allocation = this.allocation;
     if (allocation.freed || (allocation.device !== device && !allocation.portable)) return false;
     const user = allocation.userArray;
-    if (user !== undefined && user.byteLength < allocation.userBytes) return false; // moved away
+    if (user !== undefined && byteLengthOf(user) < allocation.userBytes) return false; // moved away
     if (lane !== undefined) allocation.use(lane);
     return true;
   }
@@ -64,8 +68,8 @@ export abstract class Memory<D extends DType = DType> {
    */
   movedAway(): string | undefined {
     const user = this.allocation.userArray;
-    if (user === undefined || user.byteLength >= this.allocation.userBytes) return undefined;
-    return `a ${this.constructor.name} over ${whyMovable(user) ?? `a ${user.constructor.name} shorter than it was`}`;
+    if (user === undefined || byteLengthOf(user) >= this.allocation.userBytes) return undefined;
+    return `a ${this.constructor.name} over ${whyMovable(user) ?? `a ${typedArrayName(user) ?? 'DataView'} shorter than it was`}`;
   }
 
   /** @internal Checks begin/end of a view and returns its byte offset and length. */
@@ -152,14 +156,24 @@ export class DeviceArray<D extends DType = DType> extends Memory<D> {
  * known work is done, on a worker thread, as the driver's free waits for the whole device.
  */
 export class HostArray<D extends DType = DType> extends Memory<D> {
-  /** The elements, readable and writable from JavaScript (f16 as raw bit patterns). */
-  readonly data: TypedArrayOf[D];
+  /** @internal {@link data}, closed or not: what work enqueued before `close()` still uses. */
+  readonly elements: TypedArrayOf[D];
 
   /** `byteOffset` from the allocation's address. */
   private constructor(made: Made, allocation: Allocation, dtype: D, data: TypedArrayOf[D], byteOffset?: number) {
     checkMade(made, 'a HostArray', 'device.allocHost() or device.registerHost()');
-    super(made, allocation, dtype, byteOffset ?? data.byteOffset, data.length);
-    this.data = data;
+    super(made, allocation, dtype, byteOffset ?? byteOffsetOf(data), lengthOf(data));
+    this.elements = data;
+  }
+
+  /**
+   * The elements, readable and writable from JavaScript (f16 as raw bit patterns).
+   * @throws TypeError once the array is closed (``Expected `array` to be an open HostArray, got a
+   * closed HostArray``): its memory is freed, or, registered, no longer the device's to read.
+   */
+  get data(): TypedArrayOf[D] {
+    if (this.allocation.freed) closedArray();
+    return this.elements;
   }
 
   /** @internal A pinned array over `allocation` as it is (a stand-in's, for the tests). */
@@ -190,7 +204,8 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
   static register<D extends DType>(device: MemoryDevice, dtype: D, data: TypedArrayOf[D]): HostArray<D> {
     holdInPlace('data', data);
     const ptr = addon.hostAddress(data);
-    if (data.byteLength > 0) device.backend.registerHost(device.native, ptr, data.byteLength);
+    const bytes = byteLengthOf(data); // its slot's: a getter of the user's may say anything
+    if (bytes > 0) device.backend.registerHost(device.native, ptr, bytes);
     const allocation = new RegisteredAllocation(device, ptr, data);
     const array = new HostArray(MADE, allocation, dtype, data, 0);
     collected.register(array, allocation, allocation);
@@ -210,13 +225,18 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
    * @throws RangeError when the range is outside the array.
    */
   subarray(begin = 0, end = this.length): HostArray<D> {
-    if (this.closed) typeError('array', 'an open HostArray', received('a closed HostArray'));
+    if (this.closed) closedArray();
     const moved = this.movedAway();
     if (moved) typeError('array', 'a HostArray whose array is attached', received(moved));
     const [offset, length] = this.range(begin, end);
-    const view = new DTYPES[this.dtype].Array(this.data.buffer, this.data.byteOffset + offset, length);
+    const view = new DTYPES[this.dtype].Array(bufferOf(this.elements), byteOffsetOf(this.elements) + offset, length);
     return new HostArray(MADE, this.allocation, this.dtype, view, Number(this.ptr - this.allocation.ptr) + offset);
   }
+}
+
+/** The refusal of a closed HostArray's elements. */
+function closedArray(): never {
+  typeError('array', 'an open HostArray', received('a closed HostArray'));
 }
 
 /**

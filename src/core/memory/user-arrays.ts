@@ -11,28 +11,15 @@
 // whose buffer is detached or resizable. A SharedArrayBuffer needs no mark: it is never detached,
 // and a growable one only grows.
 import { markAsUntransferable } from 'node:worker_threads';
-import { isDetached } from '../base/buffers.js';
+import { bufferOf, isDetached, isResizable, isSharedArrayBuffer, typedArrayName } from '../base/buffers.js';
 import { received, typeError } from '../base/errors.js';
 
 /** What the refusals say an array must be. */
 export const MOVABLE_EXPECTED = 'a TypedArray whose buffer is attached and of fixed length';
 
-/** Whether `buffer` is an ArrayBuffer that `resize()` may shrink. */
-function isResizable(buffer: ArrayBufferLike): boolean {
-  return !isShared(buffer) && (buffer as { readonly resizable?: unknown }).resizable === true;
-}
-
-function isShared(buffer: ArrayBufferLike): boolean {
-  return typeof SharedArrayBuffer !== 'undefined' && buffer instanceof SharedArrayBuffer;
-}
-
-/** `Float32Array`, as messages name an array's kind. */
+/** `Float32Array`, as messages name an array's kind (its slot's, whatever its class says). */
 function kindOf(view: ArrayBufferView): string {
-  try {
-    return view.constructor.name;
-  } catch {
-    return 'TypedArray';
-  }
+  return typedArrayName(view) ?? 'DataView';
 }
 
 /**
@@ -40,7 +27,7 @@ function kindOf(view: ArrayBufferView): string {
  * undefined when it can.
  */
 export function whyMovable(view: ArrayBufferView): string | undefined {
-  const buffer = view.buffer;
+  const buffer = bufferOf(view);
   if (isDetached(buffer)) return `a detached ${kindOf(view)}`;
   if (isResizable(buffer)) return `a ${kindOf(view)} over a resizable ArrayBuffer`;
   return undefined;
@@ -59,5 +46,5 @@ export function whyMovable(view: ArrayBufferView): string | undefined {
 export function holdInPlace(name: string, view: ArrayBufferView, offThread = true): void {
   const why = whyMovable(view);
   if (why !== undefined) typeError(name, MOVABLE_EXPECTED, received(why));
-  if (offThread && !isShared(view.buffer)) markAsUntransferable(view.buffer);
+  if (offThread && !isSharedArrayBuffer(bufferOf(view))) markAsUntransferable(bufferOf(view));
 }

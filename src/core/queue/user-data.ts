@@ -1,6 +1,6 @@
 // What a host step is given besides its function: bytes copied at enqueue, and a timeout.
-import { isDetached } from '../base/buffers.js';
-import { isInstance, rangeError, received, typeError } from '../base/errors.js';
+import { bytesOf, isDetached, isSharedArrayBuffer, isView, viewLike } from '../base/buffers.js';
+import { rangeError, received, typeError } from '../base/errors.js';
 
 /** A copy of the caller's bytes, of the kind the caller gave. */
 export type UserData = ArrayBuffer | ArrayBufferView;
@@ -37,16 +37,16 @@ export function checkTimeout(timeout: unknown): number | undefined {
   return timeout;
 }
 
-/** Copies user data at enqueue, rejecting what cannot be copied. */
+/**
+ * Copies user data at enqueue, rejecting what cannot be copied: the bytes its slots measure
+ * (buffers.ts), into a buffer of the kind it was over, as a plain view of its kind.
+ */
 export function copyUserData<D extends UserData>(userData: D | undefined): D | undefined {
   if (userData === undefined) return undefined;
-  const buffer = ArrayBuffer.isView(userData) ? userData.buffer : userData;
-  if (!(isInstance(buffer, ArrayBuffer) || (typeof SharedArrayBuffer !== 'undefined' && isInstance(buffer, SharedArrayBuffer))))
-    typeError('userData', 'an ArrayBuffer, a TypedArray or a DataView', userData);
-  if (isDetached(buffer)) typeError('userData', 'bytes that can be read', received('a detached buffer'));
-  if (!ArrayBuffer.isView(userData)) return buffer.slice(0) as D;
-  const copy = buffer.slice(userData.byteOffset, userData.byteOffset + userData.byteLength);
-  if (userData instanceof DataView) return new DataView(copy) as unknown as D;
-  const View = userData.constructor as new (buffer: ArrayBufferLike) => D;
-  return new View(copy);
+  const bytes = bytesOf(userData);
+  if (bytes === undefined) typeError('userData', 'an ArrayBuffer, a TypedArray or a DataView', userData);
+  if (isDetached(bytes.buffer)) typeError('userData', 'bytes that can be read', received('a detached buffer'));
+  const copy = isSharedArrayBuffer(bytes.buffer) ? new SharedArrayBuffer(bytes.byteLength) : new ArrayBuffer(bytes.byteLength);
+  new Uint8Array(copy).set(bytes);
+  return (isView(userData) ? viewLike(userData, copy) : copy) as D;
 }
