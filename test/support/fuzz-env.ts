@@ -43,7 +43,7 @@ export async function fuzzWorld(device: Device): Promise<FuzzWorld> {
   let kernelRuns = 0;
   // The kernels the fuzzers launch count their runs (a refused launch must not run one).
   const counting = kernels.module.kernel('store', ['ptr<u32>', 'u32'], { cpu: (_, [p, v]) => void ((p[0] = v), kernelRuns++) });
-  const world = { kernels: { ...kernels, store: counting } } as { kernels: Kernels };
+  const world = { kernels: { ...kernels, store: counting } } as unknown as { kernels: Kernels };
   const u32 = stream.alloc('u32', 64), u32b = stream.alloc('u32', 64), f32 = stream.alloc('f32', 64), f64 = stream.alloc('f64', 64);
   const hostU32 = device.allocHost('u32', 16);
   const closedU32 = stream.alloc('u32', 16);

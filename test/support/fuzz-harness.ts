@@ -163,7 +163,7 @@ export async function fuzzEntry(entry: EntryPoint, env: FuzzEnvironment, tally: 
 
 /** A valid call: `run` makes it, `check` (optional) throws unless its result is right. */
 export function valid<R>(label: string, run: () => R, check?: (result: Awaited<R>) => void | Promise<void>): FuzzCall {
-  return { label, valid: true, run, ...(check ? { check: check as FuzzCall['check'] } : {}) };
+  return { label, valid: true, run, ...(check ? { check: check as NonNullable<FuzzCall['check']> } : {}) } as FuzzCall;
 }
 
 /** An invalid call: `run` makes it; it must be refused (at once, unless `via` says otherwise). */

@@ -105,7 +105,8 @@ export function detachedArray(length = 16): Uint32Array {
 
 /** A Uint32Array over a resizable buffer. */
 export function resizableArray(length = 16): Uint32Array {
-  return new Uint32Array(new ArrayBuffer(length * 4, { maxByteLength: length * 8 }));
+  const Resizable = ArrayBuffer as unknown as new (bytes: number, options: { maxByteLength: number }) => ArrayBuffer;
+  return new Uint32Array(new Resizable(length * 4, { maxByteLength: length * 8 }));
 }
 
 /** Typed arrays that are not plain memory to take: detached, resizable, clamped. */

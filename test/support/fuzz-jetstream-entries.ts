@@ -67,7 +67,7 @@ export function jetstreamEntries(w: FuzzWorld): EntryPoint[] {
       name: 'fromJetStream',
       calls: fc.oneof(
         validWorker.map((options) => valid(`fromJetStream(consumer, pool, { process, deadLetter, ...${JSON.stringify(options)} })`,
-          () => fromJetStream(consumer, w.pool, { process: (x) => x as never, deadLetter, counts: new JetStreamCounts(), ...options }), (o) => same('an Observable, not subscribed', [isObservable(o)], [true]))),
+          () => fromJetStream(consumer, w.pool, { process: (x: unknown) => x as never, deadLetter, counts: new JetStreamCounts(), ...options } as never), (o) => same('an Observable, not subscribed', [isObservable(o)], [true]))),
         hostile(BAD_WORKER_OPTIONS, (label, options) => invalid(`fromJetStream(consumer, pool, ${label})`, () => fromJetStream(consumer, w.pool, options() as never))),
         hostile([['null', () => null], ['{}', () => ({})], ['{ fetch }', () => ({ fetch() {} })]], (label, c) => invalid(`fromJetStream(${label}, pool, …)`, () => fromJetStream(c() as never, w.pool, { process: (x) => x as never, deadLetter }))),
         hostile([['null', () => null], ['a closed LanePool', () => closedPool], ['a Device', () => w.device as Device], ['a Proxy around a LanePool', () => proxied(w.pool)]],
@@ -113,7 +113,7 @@ export function jetstreamEntries(w: FuzzWorld): EntryPoint[] {
           ['{ srvers } (misspelt)', () => ({ srvers: 'nats://127.0.0.1:1', stream: 'S', consumer: 'c' })],
           ['{ servers: [] }', () => ({ servers: [], stream: 'S', consumer: 'c' })],
           ['{ servers: [42] }', () => ({ servers: [42], stream: 'S', consumer: 'c' })],
-          ['{ servers: [<hole>] }', () => ({ servers: [, ], stream: 'S', consumer: 'c' })], // eslint-disable-line no-sparse-arrays
+          ['{ servers: [<hole>] }', () => ({ servers: [, ], stream: 'S', consumer: 'c' })],
           ["{ stream: 'a b' }", () => ({ servers: 'nats://127.0.0.1:1', stream: 'a b', consumer: 'c' })],
           ["{ consumer: '' }", () => ({ servers: 'nats://127.0.0.1:1', stream: 'S', consumer: '' })],
           ['{ connection: 5 }', () => ({ servers: 'nats://127.0.0.1:1', stream: 'S', consumer: 'c', connection: 5 })],

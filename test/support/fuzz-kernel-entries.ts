@@ -27,8 +27,8 @@ const CONFIGS: readonly (readonly [string, () => LaunchConfig | LaunchOptions])[
 
 /** Configurations no launch takes. */
 export const BAD_CONFIGS: readonly Hostile[] = [
-  ['{ grid: [2, , 3], block: 1 } (a hole)', () => ({ grid: [2, , 3], block: 1 })], // eslint-disable-line no-sparse-arrays
-  ['{ grid: 1, block: [4, , 1] } (a hole)', () => ({ grid: 1, block: [4, , 1] })], // eslint-disable-line no-sparse-arrays
+  ['{ grid: [2, , 3], block: 1 } (a hole)', () => ({ grid: [2, , 3], block: 1 })],
+  ['{ grid: 1, block: [4, , 1] } (a hole)', () => ({ grid: 1, block: [4, , 1] })],
   ['{ grid: 0, block: 1 }', () => ({ grid: 0, block: 1 })],
   ['{ grid: 1, block: 2048 }', () => ({ grid: 1, block: 2048 })],
   ['{ grid: 1, block: -0 }', () => ({ grid: 1, block: -0 })],
@@ -61,8 +61,8 @@ export function kernelEntries(w: FuzzWorld, graphs: { graph: Graph; node: GraphN
     ['[f32, 1] (another element type)', () => [w.f32, 1]],
     ['[a closed array, 1]', () => [w.closedU32, 1]],
     ['[a Proxy around a DeviceArray, 1]', () => [proxied(w.u32), 1]],
-    ['[u32, <hole>] (a hole)', () => [w.u32, , ]], // eslint-disable-line no-sparse-arrays
-    ['[<hole>, 1] (a hole)', () => [, 1]], // eslint-disable-line no-sparse-arrays
+    ['[u32, <hole>] (a hole)', () => [w.u32, , ]],
+    ['[<hole>, 1] (a hole)', () => [, 1]],
     ['[a Uint32Array, 1]', () => [new Uint32Array(4), 1]],
     ['null', () => null],
     ['{ 0: u32, 1: 1, length: 2 }', () => ({ 0: w.u32, 1: 1, length: 2 })],
@@ -98,7 +98,7 @@ export function kernelEntries(w: FuzzWorld, graphs: { graph: Graph; node: GraphN
           same('the kernel', [k.name], ['store']))),
         hostile([['42', () => 42], ['null', () => null], ['Symbol()', () => Symbol('k')], ['a Proxy around a string', () => new Proxy(Object('store'), {})]],
           (label, name) => invalid(`module.kernel(${label}, …)`, () => w.kernels.module.kernel(name() as string, ['ptr<u32>', 'u32'], { cpu: () => {} }))),
-        hostile([["['bogus']", () => ['bogus']], ["['ptr<u33>']", () => ['ptr<u33>']], ['null', () => null], ["['ptr', , 'u32'] (a hole)", () => ['ptr', , 'u32']]], // eslint-disable-line no-sparse-arrays
+        hostile([["['bogus']", () => ['bogus']], ["['ptr<u33>']", () => ['ptr<u33>']], ['null', () => null], ["['ptr', , 'u32'] (a hole)", () => ['ptr', , 'u32']]],
           (label, signature) => invalid(`module.kernel('store', ${label}, { cpu })`, () => w.kernels.module.kernel('store', signature() as never, { cpu: () => {} }))),
         hostile([...NOT_OPTIONS, ['{ cpuu: fn }', () => ({ cpuu: () => {} })], ['{ cpu: 42 }', () => ({ cpu: 42 })]],
           (label, options) => invalid(`module.kernel('store', […], ${label})`, () => w.kernels.module.kernel('store', ['ptr<u32>', 'u32'], options() as never))),
@@ -114,7 +114,7 @@ export function kernelEntries(w: FuzzWorld, graphs: { graph: Graph; node: GraphN
         hostile(badArgs, (label, args) => invalid(`graph.addKernel(store, { grid: 1, block: 1 }, ${label})`, () => graphs.other.addKernel(store, { grid: 1, block: 1 }, args() as never))),
         hostile([['a Proxy around a Kernel', () => proxied(store)], ['null', () => null]],
           (label, kernel) => invalid(`graph.addKernel(${label}, …)`, () => graphs.other.addKernel(kernel() as Store, { grid: 1, block: 1 }, [w.u32, 1]))),
-        hostile([...NOT_OPTIONS, ['{ afer: [] }', () => ({ afer: [] })], ['{ after: [null] }', () => ({ after: [null] })], ['{ after: [a node of another graph] }', () => ({ after: [graphs.node] })], ['{ after: [<hole>] }', () => ({ after: [, ] })]], // eslint-disable-line no-sparse-arrays
+        hostile([...NOT_OPTIONS, ['{ afer: [] }', () => ({ afer: [] })], ['{ after: [null] }', () => ({ after: [null] })], ['{ after: [a node of another graph] }', () => ({ after: [graphs.node] })], ['{ after: [<hole>] }', () => ({ after: [, ] })]],
           (label, options) => invalid(`graph.addKernel(store, …, ${label})`, () => graphs.other.addKernel(store, { grid: 1, block: 1 }, [w.u32, 1], options() as never))),
       ),
     },

@@ -3,8 +3,8 @@
 // computed here in f64 (within the bounds the library tests state); invalid ones are refused,
 // also when they repeat a valid call's arrays and option values (the calls' fast paths).
 import fc from 'fast-check';
-import { lastValueFrom, of, toArray } from 'rxjs';
-import { Blas, Fft, download, fft, gemm, onStreams, upload, type DeviceArray, type Stream } from '../../src/index.js';
+import { lastValueFrom, of, toArray, type Observable } from 'rxjs';
+import { Blas, Fft, download, fft, gemm, onStreams, upload, type DeviceArray, type Stream, type Work } from '../../src/index.js';
 import type { FuzzWorld } from './fuzz-env.js';
 import { invalid, valid, type EntryPoint } from './fuzz-harness.js';
 import { NOT_FUNCTIONS, NOT_NUMBERS, NOT_OPTIONS, changing, proxied, type Hostile } from './fuzz-hostile.js';
@@ -15,6 +15,7 @@ import { EPSILON, dft, fftBound, norm, outside, referenceGemm, upload as uploadT
 export const LIBRARY_ENTRIES = ['Blas.for', 'Fft.for', 'Blas.gemm', 'Fft.c2c', 'Fft.r2c', 'Fft.c2r', 'gemm', 'fft'];
 
 type F32 = DeviceArray<'f32'>;
+type AnyWork = Work<any, any, any>;
 
 /** Sizes of transforms, with squares of primes above 61 (67², 71²: the host device's Bluestein road). */
 const SIZES = [1, 2, 3, 5, 8, 12, 16, 17, 64, 97, 4489, 5041];
@@ -71,7 +72,7 @@ const BAD_FFT_OPTIONS: readonly Hostile[] = [
   ['{ shape: 8, batchs: 1 } (misspelt)', () => ({ shape: 8, batchs: 1 })],
   ['{ shpe: 8 } (misspelt)', () => ({ shpe: 8 })],
   ['{ shape: 0 }', () => ({ shape: 0 })],
-  ['{ shape: [2, , 4] } (a hole)', () => ({ shape: [2, , 4] })], // eslint-disable-line no-sparse-arrays
+  ['{ shape: [2, , 4] } (a hole)', () => ({ shape: [2, , 4] })],
   ['{ shape: [1, 1, 1, 8] }', () => ({ shape: [1, 1, 1, 8] })],
   ['{ shape: [] }', () => ({ shape: [] })],
   ['{ shape: 2 ** 31 }', () => ({ shape: 2 ** 31 })],
@@ -151,7 +152,7 @@ export function libraryEntries(w: FuzzWorld, l: LibraryArrays): EntryPoint[] {
         : [fc.constant(invalid(`fft.${kind}(…, { shape: 8, direction: 'inverse' })`, () => fourier[kind](s, kind === 'c2r' ? l.out : l.signal, kind === 'c2r' ? l.back : l.out, { shape: 8, direction: 'inverse' } as never)))]),
     ),
   });
-  const pipeline = <T>(...ops: unknown[]) => lastValueFrom((ops as ((x: unknown) => unknown)[]).reduce((x, op) => op(x) as never, of(Float32Array.from(l.av)).pipe(onStreams(w.pool)) as unknown).pipe(toArray())) as Promise<T>;
+  const pipeline = <T>(...ops: unknown[]) => lastValueFrom(((ops as ((x: unknown) => unknown)[]).reduce((x, op) => op(x) as never, of(Float32Array.from(l.av)).pipe(onStreams(w.pool)) as unknown) as Observable<unknown>).pipe(toArray())) as Promise<T>;
   const up = upload((x: Float32Array) => x, 'x');
 
   return [
@@ -185,15 +186,15 @@ export function libraryEntries(w: FuzzWorld, l: LibraryArrays): EntryPoint[] {
       name: 'gemm',
       calls: fc.oneof(
         shapes.map((shape) => valid(`gemm(v => ({ a: x, b, c: v.device(…), ...${JSON.stringify(shape)} }))`, () => pipeline<{ results: { y: Float32Array } }[]>(up,
-          gemm((v) => ({ a: v.buffers.x as F32, b: l.b, c: v.device('f32', shape.m * shape.n, 'y'), ...shape })), download((v: { buffers: { y: F32 } }) => v.buffers.y, 'y')), (out) => {
+          gemm((v: AnyWork) => ({ a: v.buffers.x as F32, b: l.b, c: v.device('f32', shape.m * shape.n, 'y'), ...shape })), download((v: { buffers: { y: F32 } }) => v.buffers.y, 'y')), (out) => {
           const want = product(shape);
           near(`gemm operator's C of ${JSON.stringify(shape)}`, [...out[0]!.results.y], want.out, want.bound);
         })),
         hostile(NOT_FUNCTIONS, (label, configure) => invalid(`gemm(${label})`, () => gemm(configure() as never))),
         hostile([...BAD_GEMM_OPTIONS.filter(([label]) => !/^(5|'x'|\[\]|Symbol\(\)|a function|a revoked proxy)$/.test(label))],
-          (label, options) => invalid(`gemm(v => ({ a, b, c, ...${label} }))`, () => pipeline(up, gemm((v) => {
+          (label, options) => invalid(`gemm(v => ({ a, b, c, ...${label} }))`, () => pipeline(up, gemm((v: AnyWork) => {
             const o = options();
-            return o === null ? (null as never) : Object.defineProperties({ a: v.buffers.x as F32, b: l.b, c: v.device('f32', 64) }, Object.getOwnPropertyDescriptors(o));
+            return o === null ? (null as never) : Object.defineProperties({ a: v.buffers.x as F32, b: l.b, c: v.device('f32', 64) }, Object.getOwnPropertyDescriptors(o)) as never;
           })), { via: 'pipeline' })),
       ),
     },
@@ -202,7 +203,7 @@ export function libraryEntries(w: FuzzWorld, l: LibraryArrays): EntryPoint[] {
       calls: fc.oneof(
         transforms.filter(([n, batch]) => n * batch <= 64).map(([n, batch]) => valid(`fft(v => ({ kind: 'c2c', shape: ${n}, batch: ${batch} }))`, () => pipeline<{ results: { y: Float32Array } }[]>(
           upload(() => Float32Array.from(l.sv.slice(0, 2 * n * batch)), 'x'),
-          fft((v) => ({ kind: 'c2c', input: v.buffers.x as F32, output: v.device('f32', 2 * n * batch, 'y'), shape: n, batch })), download((v: { buffers: { y: F32 } }) => v.buffers.y, 'y')), (out) => {
+          fft((v: AnyWork) => ({ kind: 'c2c', input: v.buffers.x as F32, output: v.device('f32', 2 * n * batch, 'y'), shape: n, batch })), download((v: { buffers: { y: F32 } }) => v.buffers.y, 'y')), (out) => {
           for (let i = 0; i < batch; i++) {
             const want = dft(l.sv.slice(2 * n * i, 2 * n * (i + 1)), -1);
             near(`fft operator's transform ${i} of ${n} points`, [...out[0]!.results.y].slice(2 * n * i, 2 * n * (i + 1)), want, want.map(() => fftBound(n, EPSILON.f32, norm(want))));
@@ -210,9 +211,9 @@ export function libraryEntries(w: FuzzWorld, l: LibraryArrays): EntryPoint[] {
         })),
         hostile(NOT_FUNCTIONS, (label, configure) => invalid(`fft(${label})`, () => fft(configure() as never))),
         hostile([...BAD_FFT_OPTIONS.filter(([label]) => !/^(5|'x'|\[\]|Symbol\(\)|a function|a revoked proxy|undefined)$/.test(label)), ["{ shape: 8, kind: 'dct' }", () => ({ shape: 8, kind: 'dct' })]],
-          (label, options) => invalid(`fft(v => ({ kind: 'c2c', input, output, ...${label} }))`, () => pipeline(up, fft((v) => {
+          (label, options) => invalid(`fft(v => ({ kind: 'c2c', input, output, ...${label} }))`, () => pipeline(up, fft((v: AnyWork) => {
             const o = options();
-            return o === null ? (null as never) : Object.defineProperties({ kind: 'c2c', input: v.buffers.x as F32, output: v.device('f32', 128) }, Object.getOwnPropertyDescriptors(o));
+            return o === null ? (null as never) : Object.defineProperties({ kind: 'c2c', input: v.buffers.x as F32, output: v.device('f32', 128) }, Object.getOwnPropertyDescriptors(o)) as never;
           })), { via: 'pipeline' })),
       ),
     },

@@ -63,7 +63,7 @@ export function pipelineEntries(w: FuzzWorld): EntryPoint[] {
             p.close();
           })),
         hostile(BAD_POOL_OPTIONS, (label, options) => invalid(`new LanePool(device, ${label})`, () => new LanePool(w.device, options() as LanePoolOptions))),
-        hostile([['null', () => null], ['[]', () => []], ['[device, device]', () => [w.device, w.device]], ['a Proxy around a Device', () => proxied(w.device)], ['[<hole>]', () => [, ]]], // eslint-disable-line no-sparse-arrays
+        hostile([['null', () => null], ['[]', () => []], ['[device, device]', () => [w.device, w.device]], ['a Proxy around a Device', () => proxied(w.device)], ['[<hole>]', () => [, ]]],
           (label, devices) => invalid(`new LanePool(${label})`, () => new LanePool(devices() as Device))),
       ),
     },
@@ -164,7 +164,7 @@ export function pipelineEntries(w: FuzzWorld): EntryPoint[] {
           })),
         hostile([...BAD_NUMBERS, ['0', () => 0], ['2 ** 31', () => 2 ** 31], ['1e6', () => 1e6]], (label, count) => invalid(`fanOut(${label}, branch)`, () => fanOut(count() as number, () => {}))),
         hostile(NOT_FUNCTIONS, (label, branch) => invalid(`fanOut(2, ${label})`, () => fanOut(2, branch() as () => void))),
-        hostile([...NOT_OPTIONS, ['{ device: [] } (misspelt)', () => ({ device: [] })], ['{ devices: [null, null] }', () => ({ devices: [null, null] })], ['{ devices: [device] } (one for two)', () => ({ devices: [w.device] })], ['{ devices: [<hole>, device] }', () => ({ devices: [, w.device] })]], // eslint-disable-line no-sparse-arrays
+        hostile([...NOT_OPTIONS, ['{ device: [] } (misspelt)', () => ({ device: [] })], ['{ devices: [null, null] }', () => ({ devices: [null, null] })], ['{ devices: [device] } (one for two)', () => ({ devices: [w.device] })], ['{ devices: [<hole>, device] }', () => ({ devices: [, w.device] })]],
           (label, options) => invalid(`fanOut(2, branch, ${label})`, () => fanOut(2, () => {}, options() as never))),
       ),
     },

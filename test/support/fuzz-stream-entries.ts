@@ -168,7 +168,7 @@ export function streamEntries(w: FuzzWorld): EntryPoint[] {
       calls: fc.oneof(
         fc.tuple(fc.constantFrom(...DTYPES), fc.nat(100)).map(([dtype, n]) =>
           valid(`allocHost('${dtype}', ${n})`, () => w.device.allocHost(dtype, n), (a) => {
-            same('allocHost: [dtype, length, zeroed]', [a.dtype, a.length, [...(a.data as ArrayLike<number | bigint>)].every((v) => v == 0)], [dtype, n, true]);
+            same('allocHost: [dtype, length, zeroed]', [a.dtype, a.length, Array.from(a.data as ArrayLike<number | bigint>).every((v) => v == 0)], [dtype, n, true]);
             a.close();
           })),
         hostile(BAD_NUMBERS, (label, make) => invalid(`allocHost('u32', ${label})`, () => w.device.allocHost('u32', make() as number))),
