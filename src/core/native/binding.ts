@@ -17,14 +17,29 @@ function packageRoot(): string {
   }
 }
 
-/** What to do, said for a clone (build it) or for an installed package (reinstall). */
-function advice(root: string, options: { napi_versions: number[] }): string {
+/** Where the page on install and loading problems is. */
+const TROUBLESHOOTING = 'https://github.com/rxcuda/rxcuda/blob/main/docs/troubleshooting.md';
+
+/**
+ * What to do, said for a clone (build it) or for an installed package (reinstall), or for an addon
+ * that the system's C library or C++ runtime is too old for (`why`, the loader's words).
+ */
+function advice(root: string, options: { napi_versions: number[] }, why: string): string {
   const target = `${process.platform}-${process.arch}, Node-API ${options.napi_versions.join(' or ')}`;
-  if (root.split(sep).includes('node_modules')) {
+  const installed = root.split(sep).includes('node_modules');
+  if (/\b(GLIBC|GLIBCXX|CXXABI)_[\d.]+/.test(why)) {
+    return (
+      'The addon needs a newer C library or C++ runtime than this system has (the prebuilt addon: glibc 2.34 and ' +
+      `GCC 12's libstdc++). Compile it here instead: ${installed ? '`npm rebuild rxcuda --build-from-source`' : '`npm run build:native`'} ` +
+      `(cmake ≥ 3.18 and a C++20 compiler, no CUDA toolkit). See ${TROUBLESHOOTING}.`
+    );
+  }
+  if (installed) {
     return (
       `This installed rxcuda has no prebuilt addon that fits (${target}) and none was compiled at install ` +
-      `(installed with --ignore-scripts, or cmake failed). Reinstall it with scripts on (\`npm rebuild rxcuda\`); ` +
-      'compiling needs cmake ≥ 3.18 and a C++20 compiler, no CUDA toolkit.'
+      '(its install script did not run: npm --ignore-scripts, or an npm whose `allowScripts` policy skipped it; ' +
+      'or cmake failed). Allow its script (`npm install-scripts approve rxcuda` on npm 11) and rebuild it ' +
+      `(\`npm rebuild rxcuda\`); compiling needs cmake ≥ 3.18 and a C++20 compiler, no CUDA toolkit. See ${TROUBLESHOOTING}.`
     );
   }
   return `Build it with \`npm run build:native\` (${target}; cmake ≥ 3.18 and a C++20 compiler, no CUDA toolkit).`;
@@ -45,7 +60,7 @@ export function loadAddon<T>(init: (addon: T) => void): T {
     return addon;
   } catch (error) {
     const why = override ? `RXCUDA_ADDON=${override}: ${(error as Error).message}` : (error as Error).message;
-    const what = override ? 'Unset RXCUDA_ADDON or point it at a built rxcuda.node.' : advice(root, options);
+    const what = override ? 'Unset RXCUDA_ADDON or point it at a built rxcuda.node.' : advice(root, options, String((error as Error).message));
     throw new Error(`The rxcuda native addon could not be loaded. ${what}\n${why}`);
   }
 }
