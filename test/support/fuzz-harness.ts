@@ -64,7 +64,7 @@ export class FuzzTally {
 
 /** The seed and runs of every fuzzer: FUZZ_SEED and FUZZ_RUNS change them (fast-check prints the seed of a failure). */
 export const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? 20261205);
-export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 6);
+export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 10);
 const DEADLINE_MS = 5000;
 
 const OWN_WORDS = /^(Expected `[^`]+` to be |Expected either |Unknown option `)/;
