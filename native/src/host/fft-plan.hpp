@@ -1,7 +1,8 @@
 // The host device's FFT: the reference for cuFFT's, with its contract (row-major sizes, batches
 // packed one after another, complex data interleaved, transforms unnormalized, c2r reading the
 // n/2 + 1 non-redundant outputs of the last dimension) for any size: mixed radix for sizes whose
-// prime factors are small, Bluestein's algorithm (through a power of two) for the others. Sums
+// prime factors are small, Bluestein's algorithm (through a power of two) for the others, and
+// long sizes split in two factors (a four-step transform) where they have any. Sums
 // are formed in f64 whatever the data's precision, so its results are at least as accurate as
 // the GPU's.
 #pragma once
@@ -25,11 +26,15 @@ class Fft1d {
 
  private:
   void forward(const Complex* in, size_t stride, Complex* out) const;
+  void split(const Complex* in, size_t stride, Complex* out, bool inverse) const;
   void work(Complex* out, const Complex* in, size_t fstride, size_t stride, const size_t* factors) const;
 
   size_t n_;
   std::vector<size_t> factors_;  // radix, then the remaining length, per stage
-  std::vector<Complex> twiddles_;
+  std::vector<Complex> twiddles_;  // W_n^j for j < n; for a split, j < n1 only
+  // A split: the transforms of the columns (n1) and of the rows (n2), and W_n^(n1·j) for j < n2.
+  std::unique_ptr<Fft1d> cols_, rows_;
+  std::vector<Complex> coarse_;
   // Bluestein: the chirp, the transformed kernel and the power-of-two transform they go through.
   std::vector<Complex> chirp_, kernel_;
   std::unique_ptr<Fft1d> inner_;
