@@ -120,8 +120,9 @@ export async function perform(call: FuzzCall, env: FuzzEnvironment, nth: number)
     } catch (error) {
       if (call.valid || /\(a hang\)$/.test((error as Error)?.message ?? '')) throw new Error(`${call.label} (call #${nth} of it) is valid, and failed: ${shown(error)}`, { cause: error });
       checkRefusal(call, error, nth);
+      // A value refused by an operator had its earlier operators' work enqueued, as it should.
       const after = env.counters().join();
-      if (after !== before) throw new Error(`${call.label} (call #${nth} of it) was refused, and work was given: [${before}] → [${after}]`);
+      if (call.via !== 'pipeline' && after !== before) throw new Error(`${call.label} (call #${nth} of it) was refused, and work was given: [${before}] → [${after}]`);
       return true;
     }
   }
