@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { lastValueFrom, of, toArray, type OperatorFunction } from 'rxjs';
 import {
-  LanePool, download, enqueue, fanOut, host, launch, onStreams, upload,
+  LanePool, download, enqueue, fanOut, framesFrom, host, lanesFrom, launch, onStreams, upload,
   type Device, type DeviceArray, type Kernel, type LanePoolOptions, type Work,
 } from '../../src/index.js';
 import type { FuzzWorld } from './fuzz-env.js';
@@ -18,7 +18,7 @@ import { hostile } from './fuzz-stream-entries.js';
 
 /** The entry points {@link pipelineEntries} fuzzes, in order. */
 export const PIPELINE_ENTRIES = [
-  'LanePool.constructor', 'onStreams', 'upload', 'download', 'launch', 'host', 'enqueue', 'fanOut', 'Work.device',
+  'LanePool.constructor', 'onStreams', 'lanesFrom', 'framesFrom', 'upload', 'download', 'launch', 'host', 'enqueue', 'fanOut', 'Work.device',
 ];
 
 type AnyWork = Work<any, any, any>;
@@ -78,6 +78,37 @@ export function pipelineEntries(w: FuzzWorld): EntryPoint[] {
           (label, options) => invalid(`onStreams(pool, ${label})`, () => onStreams(pool, options() as LanePoolOptions))),
         hostile([['null', () => null], ['{}', () => ({})], ['a Proxy around a LanePool', () => proxied(pool)], ['42', () => 42]],
           (label, target) => invalid(`onStreams(${label})`, () => onStreams(target() as LanePool))),
+      ),
+    },
+    {
+      name: 'lanesFrom',
+      calls: fc.oneof(
+        fc.tuple(values, fc.boolean()).map(([vs, async]) => valid(`lanesFrom(${async ? 'an async generator' : 'an array'} of ${vs.length} values, pool)`, () => {
+          const source = async ? (async function* () { yield* vs; })() : vs;
+          return lastValueFrom((lanesFrom(source, pool) as unknown as ReturnType<Op>).pipe(up, down, toArray()));
+        }, (out) => same('lanesFrom: the values back', results(out.sort((a, b) => a.index - b.index)).flat(), vs.flatMap((v) => [...v])))),
+        hostile([['null', () => null], ['42', () => 42], ['{}', () => ({})], ['a revoked proxy', NOT_OPTIONS[6]![1]]],
+          (label, iterable) => invalid(`lanesFrom(${label}, pool)`, () => lanesFrom(iterable() as never, pool))),
+        hostile([['null', () => null], ['{}', () => ({})], ['a Proxy around a LanePool', () => proxied(pool)]], (label, target) => invalid(`lanesFrom([], ${label})`, () => lanesFrom([], target() as LanePool))),
+        hostile(BAD_POOL_OPTIONS, (label, options) =>
+          invalid(`lanesFrom([1], device, ${label})`, () => lastValueFrom(lanesFrom([1], w.device, options() as LanePoolOptions)), { via: 'pipeline' })),
+      ),
+    },
+    {
+      name: 'framesFrom',
+      calls: fc.oneof(
+        fc.tuple(fc.integer({ min: 1, max: 64 }), fc.nat(4)).map(([length, count]) => valid(`framesFrom(pool, { dtype: 'u32', length: ${length}, count: ${count} }, fill frame i with i + 1)`,
+          () => lastValueFrom(framesFrom(pool, { dtype: 'u32', length, count }, (frame, i) => void frame.data.fill(i + 1)).pipe(upload((f) => f, 'x'), download((v) => v.buffers.x, 'out'), toArray())),
+          (out) => same('framesFrom: each frame as filled', results(out.sort((a, b) => a.index - b.index) as AnyWork[]).flat(), Array.from({ length: count }, (_, i) => Array(length).fill(i + 1)).flat()))),
+        hostile([
+          ...NOT_OPTIONS, ['undefined', () => undefined],
+          ["{ dtyp: 'u32', length: 8 } (misspelt)", () => ({ dtyp: 'u32', length: 8 })],
+          ["{ dtype: 'u33', length: 8 }", () => ({ dtype: 'u33', length: 8 })],
+          ...BAD_NUMBERS.map(([label, make]): Hostile => [`{ dtype: 'u32', length: ${label} }`, () => ({ dtype: 'u32', length: make() })]),
+          ...BAD_NUMBERS.map(([label, make]): Hostile => [`{ dtype: 'u32', length: 8, count: ${label} }`, () => ({ dtype: 'u32', length: 8, count: make() })]),
+          ["{ dtype: 'u32', length: 8, lanes: 3 } beside a pool of 2", () => ({ dtype: 'u32', length: 8, lanes: 3 })],
+        ], (label, options) => invalid(`framesFrom(pool, ${label}, fill)`, () => framesFrom(pool, options() as never, () => {}))),
+        hostile(NOT_FUNCTIONS, (label, fill) => invalid(`framesFrom(pool, { dtype: 'u32', length: 8 }, ${label})`, () => framesFrom(pool, { dtype: 'u32', length: 8 }, fill() as never))),
       ),
     },
     {
