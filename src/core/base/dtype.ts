@@ -75,7 +75,13 @@ export function dtypeOfArray(value: unknown): Exclude<DType, 'f16' | 'bf16'> | u
   return tag !== undefined && Object.hasOwn(DTYPE_OF_TAG, tag) ? DTYPE_OF_TAG[tag as keyof typeof DTYPE_OF_TAG] : undefined;
 }
 
-/** True when `value` names an element type. */
+/**
+ * True when `value` names an element type.
+ * @example
+ * const dtype = process.env.DTYPE ?? 'f32';
+ * if (!isDType(dtype)) throw new TypeError(`Unknown element type ${dtype}`);
+ * const array = stream.alloc(dtype, 1024); // dtype is a DType here
+ */
 export function isDType(value: unknown): value is DType {
   return typeof value === 'string' && Object.hasOwn(DTYPES, value);
 }

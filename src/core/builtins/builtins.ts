@@ -167,6 +167,9 @@ export class Builtins {
   /**
    * The built-ins of `device`, compiled on first use (and cached on disk) for CUDA devices.
    * @throws TypeError (synchronously) for anything but a Device.
+   * @example
+   * const builtins = await Builtins.for(device);
+   * builtins.iota(stream, x); // x[i] = i
    */
   static for(device: Device): Promise<Builtins> {
     if (!isInstance(device, DeviceClass)) typeError('device', 'a Device', device);
@@ -182,38 +185,62 @@ export class Builtins {
     return new Builtins(MADE, device, await module);
   }
 
-  /** dst[i] = value */
+  /**
+   * dst[i] = value
+   * @example
+   * builtins.fill(stream, y, 1.5); // every element of y is 1.5
+   */
   fill(stream: Stream, dst: Memory, value: number): void {
     const dtype = this.#arrays(stream, { dst });
     this.#launch(stream, 'fill', dtype, dst.length, [dst, scalar('value', dtype, value), BigInt(dst.length)]);
   }
 
-  /** dst[i] = start + i·step (integers wrap: a u32 step of -1 counts down) */
+  /**
+   * dst[i] = start + i·step (integers wrap: a u32 step of -1 counts down)
+   * @example
+   * builtins.iota(stream, x, 10, 2); // 10, 12, 14, …
+   */
   iota(stream: Stream, dst: Memory, start = 0, step = 1): void {
     const dtype = this.#arrays(stream, { dst });
     const args = [dst, scalar('start', dtype, start, true), scalar('step', dtype, step, true), BigInt(dst.length)];
     this.#launch(stream, 'iota', dtype, dst.length, args);
   }
 
-  /** dst[i] = a·src[i] */
+  /**
+   * dst[i] = a·src[i]
+   * @example
+   * builtins.scale(stream, y, x, 0.5); // y[i] = 0.5·x[i]
+   */
   scale(stream: Stream, dst: Memory, src: Memory, a: number): void {
     const dtype = this.#arrays(stream, { dst, src });
     this.#launch(stream, 'scale', dtype, dst.length, [dst, src, scalar('a', dtype, a), BigInt(dst.length)]);
   }
 
-  /** y[i] = a·x[i] + y[i] */
+  /**
+   * y[i] = a·x[i] + y[i]
+   * @example
+   * builtins.axpy(stream, 2, x, y); // y[i] += 2·x[i]
+   */
   axpy(stream: Stream, a: number, x: Memory, y: Memory): void {
     const dtype = this.#arrays(stream, { y, x });
     this.#launch(stream, 'axpy', dtype, y.length, [scalar('a', dtype, a), x, y, BigInt(y.length)]);
   }
 
-  /** dst[i] = a[i] + b[i] */
+  /**
+   * dst[i] = a[i] + b[i]
+   * @example
+   * builtins.add(stream, sum, x, y); // sum[i] = x[i] + y[i]
+   */
   add(stream: Stream, dst: Memory, a: Memory, b: Memory): void {
     const dtype = this.#arrays(stream, { dst, a, b });
     this.#launch(stream, 'add', dtype, dst.length, [dst, a, b, BigInt(dst.length)]);
   }
 
-  /** dst[i] = a[i] · b[i] */
+  /**
+   * dst[i] = a[i] · b[i]
+   * @example
+   * builtins.mul(stream, product, x, y); // product[i] = x[i]·y[i]
+   */
   mul(stream: Stream, dst: Memory, a: Memory, b: Memory): void {
     const dtype = this.#arrays(stream, { dst, a, b });
     this.#launch(stream, 'mul', dtype, dst.length, [dst, a, b, BigInt(dst.length)]);
@@ -222,6 +249,10 @@ export class Builtins {
   /**
    * dst[0] += Σ src[i] (dst is a one-element array; fill it with 0 first for a plain sum). `dst`
    * may not lie within `src`.
+   * @example
+   * using total = stream.alloc('f32', 1);
+   * builtins.fill(stream, total, 0);
+   * builtins.reduceSum(stream, total, x); // total[0] = Σ x[i]
    */
   reduceSum(stream: Stream, dst: Memory, src: Memory): void {
     const dtype = this.#arrays(stream, { src, dst }, { dst: 1 });
@@ -229,7 +260,12 @@ export class Builtins {
     this.#launch(stream, 'reduce_sum', dtype, src.length, [dst, src, BigInt(src.length)]);
   }
 
-  /** dst (cols × rows) = the transpose of src (rows × cols), both row-major, in memory apart. */
+  /**
+   * dst (cols × rows) = the transpose of src (rows × cols), both row-major, in memory apart.
+   * @example
+   * using t = stream.alloc('f32', 6);
+   * builtins.transpose(stream, t, matrix, 2, 3); // matrix is 2 × 3, t is 3 × 2
+   */
   transpose(stream: Stream, dst: Memory, src: Memory, rows: number, cols: number): void {
     checkCount('rows', rows, 1);
     checkCount('cols', cols, 1);

@@ -74,12 +74,22 @@ export class Device {
     return this.openLanes.live();
   }
 
-  /** The driver's state: version, whether it can be used (and why not), NVRTC's version and path. */
+  /**
+   * The driver's state: version, whether it can be used (and why not), NVRTC's version and path.
+   * @example
+   * const info = Device.driverInfo();
+   * if (!info.available) console.log(`no GPU: ${info.problem}`);
+   * if (!info.nvrtc.available) console.log(`no NVRTC: ${info.nvrtc.problem}`);
+   */
   static driverInfo(): DriverInfo {
     return addon.driverInfo();
   }
 
-  /** Number of CUDA devices; 0 where there is no driver or no device. */
+  /**
+   * Number of CUDA devices; 0 where there is no driver or no device.
+   * @example
+   * const device = Device.count() > 0 ? Device.get(0) : Device.host();
+   */
   static count(): number {
     return addon.driverInfo().deviceCount;
   }
@@ -88,6 +98,9 @@ export class Device {
    * The device with this ordinal.
    * @throws CudaError when no CUDA driver or device can be used (its message says why).
    * @throws RangeError when `ordinal` is not below {@link Device.count}.
+   * @example
+   * const second = Device.get(1);
+   * console.log(`${second}: ${second.name}, ${second.arch}`); // device 1: NVIDIA H200, sm_90
    */
   static get(ordinal: number): Device {
     checkCount('ordinal', ordinal);
@@ -106,6 +119,8 @@ export class Device {
    * Every CUDA device, in ordinal order; where there is none, the host device alone (as
    * {@link Device.default} falls back to it), so that `onStreams(Device.all())` runs everywhere.
    * Use {@link Device.count} to tell whether there is a GPU.
+   * @example
+   * frames$.pipe(onStreams(Device.all(), { lanesPerDevice: 2 }), upload((f) => f.pixels), …)
    */
   static all(): Device[] {
     const count = Device.count();
@@ -116,6 +131,9 @@ export class Device {
    * The host device: the CPU as a reference backend. Its streams run their commands in order on a
    * few threads per environment (a stream costs no thread of its own; at most 65536 are open), its memory is host memory, and events, host steps and completions
    * behave as on a GPU. Kernels run there when they have a CPU implementation.
+   * @example
+   * const device = Device.host(); // the CPU, even where there is a GPU
+   * using stream = device.createStream();
    */
   static host(): Device {
     return Device.hosts(1)[0]!;
@@ -141,7 +159,12 @@ export class Device {
     return hostDevices.slice(0, count);
   }
 
-  /** The first CUDA device where there is one, else the host device. */
+  /**
+   * The first CUDA device where there is one, else the host device.
+   * @example
+   * const device = Device.default();
+   * console.log(`running on ${device}`); // device 0, or the host device
+   */
   static default(): Device {
     return Device.count() > 0 ? Device.get(0) : Device.host();
   }
@@ -151,7 +174,11 @@ export class Device {
     return this.backend.kind;
   }
 
-  /** `device 0`, `the host device` (the first), or `host device 1` (another). */
+  /**
+   * `device 0`, `the host device` (the first), or `host device 1` (another).
+   * @example
+   * console.log(`${Device.default()}`); // device 0, or the host device
+   */
   toString(): string {
     if (this.kind === 'cuda') return `device ${this.ordinal}`;
     return this.hostIndex === 0 ? 'the host device' : `host device ${this.hostIndex}`;
@@ -175,6 +202,9 @@ export class Device {
   /**
    * Free and total device memory in bytes, as the driver reports them now (for a host device, the
    * machine's RAM).
+   * @example
+   * const { free, total } = device.memoryInfo();
+   * console.log(`${(free / 2 ** 30).toFixed(1)} of ${(total / 2 ** 30).toFixed(1)} GiB free`);
    */
   memoryInfo(): {
     /** Free memory in bytes. */
@@ -193,6 +223,9 @@ export class Device {
    * in a process warning (code `RXCUDA_PEER_STAGED`). True between host devices (one memory) and
    * for the device itself.
    * @throws TypeError for a `peer` that is not a Device; RangeError for one of another backend.
+   * @example
+   * const [a, b] = Device.all();
+   * if (a && b && !a.canAccessPeer(b)) console.warn('copies between the GPUs go through host memory');
    */
   canAccessPeer(peer: Device): boolean {
     if (!isInstance(peer, Device)) typeError('peer', 'a Device', peer);
@@ -230,13 +263,25 @@ export class Device {
   /**
    * A new stream on this device.
    * @param options `priority` (lower is more urgent, default 0) and `nonBlocking` (default false).
+   * @example
+   * using urgent = device.createStream({ priority: -1, nonBlocking: true });
    */
   createStream(options?: StreamOptions): Stream {
     this.checkUsable();
     return Stream.create(this, options);
   }
 
-  /** A new event, to be recorded later with {@link Stream.record}. */
+  /**
+   * A new event, to be recorded later with {@link Stream.record}.
+   * @example
+   * using start = device.createEvent({ timing: true });
+   * using end = device.createEvent({ timing: true });
+   * stream.record(start);
+   * stream.launch(kernel, config, args);
+   * stream.record(end);
+   * await end.completed();
+   * console.log(`${end.elapsedSince(start)} ms`);
+   */
   createEvent(options?: EventOptions): Event {
     this.checkUsable();
     return Event.create(this, options);
@@ -247,6 +292,10 @@ export class Device {
    * it asynchronously, and `data` is a TypedArray over it.
    * @throws TypeError for an unknown `dtype`, RangeError for a negative or non-integer `length`,
    * or one whose bytes exceed the largest buffer Node.js makes (`buffer.constants.MAX_LENGTH`).
+   * @example
+   * using input = device.allocHost('f32', 1024);
+   * input.data.fill(1); // a Float32Array over pinned memory
+   * stream.copy(deviceArray, input);
    */
   allocHost<D extends DType>(dtype: D, length: number): HostArray<D> {
     checkDType('dtype', dtype);

@@ -74,7 +74,12 @@ export class Event {
     return this.#closed;
   }
 
-  /** The stream the event was last recorded on, if any. */
+  /**
+   * The stream the event was last recorded on, if any.
+   * @example
+   * const done = stream.record();
+   * console.log(done.recordedStream() === stream); // true
+   */
   recordedStream(): Stream | undefined {
     return this.#recorded;
   }
@@ -191,6 +196,10 @@ export class Event {
    * Never throws: the Promise rejects with a TypeError for a closed or never recorded event, the
    * CudaError that broke the device, or a DeadlockError when a host step of its stream waits for
    * it while the record is queued behind the step (see {@link DeadlockError}: it would never end).
+   * @example
+   * stream.launch(kernel, config, args);
+   * const done = stream.record();
+   * await done.completed(); // the kernel has finished; work enqueued later does not delay this
    */
   completed(): Promise<void> {
     let done: boolean;
@@ -214,6 +223,12 @@ export class Event {
    * @throws TypeError when either event is untimed, unrecorded or closed; CudaError
    * (CUDA_ERROR_NOT_READY) when one has not completed yet, or its record still waits in its
    * stream's queue.
+   * @example
+   * const start = stream.record({ timing: true });
+   * stream.launch(kernel, config, args);
+   * const end = stream.record({ timing: true });
+   * await end.completed();
+   * console.log(`the kernel took ${end.elapsedSince(start).toFixed(3)} ms`);
    */
   elapsedSince(start: Event): number {
     if (!isInstance(start, Event)) typeError('start', 'an Event', start);

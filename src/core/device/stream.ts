@@ -72,6 +72,9 @@ export class Stream extends EventEmitter<StreamEvents> {
    * @param device the device whose primary context owns the stream
    * @throws TypeError for a bad `handle` or `device`, and on the host device, which has no
    * foreign streams; RangeError when the stream belongs to another context.
+   * @example
+   * const theirs = Stream.fromHandle(otherLibrary.streamHandle(), Device.get(0)); // a CUstream as a bigint
+   * theirs.launch(kernel, config, args); // ordered with the other library's work on that stream
    */
   static fromHandle(handle: bigint, device: Device): Stream {
     if (typeof handle !== 'bigint' || handle <= 0n || handle >= 2n ** 64n)
@@ -101,6 +104,9 @@ export class Stream extends EventEmitter<StreamEvents> {
    * also while work waits in the stream's queue.
    * @throws TypeError for an unknown `dtype`; RangeError for a bad `length`, or one whose bytes
    * are more than 2^53 − 1.
+   * @example
+   * using x = stream.alloc('f32', 1 << 20); // freed in stream order when closed
+   * stream.fill(x, 0);
    */
   alloc<D extends DType>(dtype: D, length: number): DeviceArray<D> {
     checkDType('dtype', dtype);
@@ -121,6 +127,11 @@ export class Stream extends EventEmitter<StreamEvents> {
    * @throws TypeError for non-memory or closed arguments, or different element types; RangeError
    * for different lengths or device memory of another device (but the peer of such a copy).
    * Nothing is enqueued when it throws.
+   * @example
+   * using input = device.allocHost('f32', n);
+   * using x = stream.alloc('f32', n);
+   * stream.copy(x, input); // host to device
+   * stream.copy(input, x); // and back
    */
   copy<D extends DType>(dst: Memory<D>, src: Memory<D>): void {
     copyOn(this.lane, this.device, dst, src);
@@ -129,6 +140,8 @@ export class Stream extends EventEmitter<StreamEvents> {
   /**
    * Sets every element of `dst` to `value`, in stream order.
    * @throws TypeError/RangeError when `value` does not fit `dst.dtype`.
+   * @example
+   * stream.fill(x, 0); // every element of x is 0, once the work before it has run
    */
   fill<D extends DType>(dst: Memory<D>, value: D extends 'i64' | 'u64' ? number | bigint : number): void {
     fillOn(this.lane, this.device, dst, value);
@@ -140,6 +153,9 @@ export class Stream extends EventEmitter<StreamEvents> {
    * @param options `timing: true` to use the event for elapsed-time measurements (default false),
    * or an event of this device to record again.
    * @throws TypeError for a closed event; RangeError for an event of another device.
+   * @example
+   * const uploaded = copies.record();
+   * compute.wait(uploaded); // compute's later work runs after the copies before the record
    */
   record(options?: EventOptions | Event): Event {
     return recordOn(this.lane, this.device, options, this);
@@ -153,6 +169,10 @@ export class Stream extends EventEmitter<StreamEvents> {
    * work is then ordered before this device's.
    * @throws TypeError for a closed event or one that is not an Event; RangeError for an event of
    * another backend.
+   * @example
+   * producer.launch(fillKernel, config, [x]);
+   * consumer.wait(producer.record());
+   * consumer.launch(useKernel, config, [x]); // runs after fillKernel
    */
   wait(event: Event): void {
     waitOn(this.lane, this.device, event);
@@ -161,6 +181,8 @@ export class Stream extends EventEmitter<StreamEvents> {
   /**
    * True when all work enqueued so far has completed, work in the stream's queue included (and
    * host steps settled). Never waits.
+   * @example
+   * if (stream.query()) console.log('idle: everything enqueued so far has completed');
    */
   query(): boolean {
     return queryOn(this.lane);
@@ -173,6 +195,10 @@ export class Stream extends EventEmitter<StreamEvents> {
    * stream's. Rejects with a DeadlockError when a host step of this stream waits for it, and, as
    * {@link synchronized} does, with a TypeError once the stream is closed (the work queued then
    * still goes to the driver: await this before `close()`) or the device's CudaError once it broke.
+   * @example
+   * stream.hostLaunch(async () => prepareInputs());
+   * await stream.flushed(); // nothing of the stream waits in rxcuda's queue now
+   * otherLibrary.enqueueOn(stream.handle); // follows all of the stream's work
    */
   flushed(): Promise<void> {
     return flushedOn(this.lane);
@@ -194,6 +220,10 @@ export class Stream extends EventEmitter<StreamEvents> {
    * @throws TypeError for a non-function or unreadable `userData`, RangeError for a bad `timeout`; CudaError
    * (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) on a stream under graph capture. Nothing is enqueued
    * when it throws.
+   * @example
+   * stream.copy(hostResult, x);
+   * stream.hostLaunch(() => console.log('first element', hostResult.data[0])); // after the copy
+   * stream.launch(kernel, config, [x]); // waits for the step to settle
    */
   hostLaunch<D extends UserData = ArrayBuffer>(fn: (userData: D | undefined) => unknown, options: HostLaunchOptions<D> = {}): void {
     hostLaunchOn(this.lane, fn, options);
@@ -208,6 +238,11 @@ export class Stream extends EventEmitter<StreamEvents> {
    * device; GraphError (`forbidden`) inside {@link capture}, which it ends; CudaError
    * (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) on a stream that other code captures; DeadlockError
    * from an async host step of this stream.
+   * @example
+   * stream.onDone((error) => {
+   *   if (error) console.error('the stream stopped', error);
+   *   else console.log('the work enqueued so far has finished');
+   * });
    */
   onDone(fn: (error: CudaError | undefined) => unknown): void {
     if (typeof fn !== 'function') typeError('fn', 'a function', fn);
@@ -230,6 +265,9 @@ export class Stream extends EventEmitter<StreamEvents> {
    * as they are. It runs on a driver thread, not in JavaScript, and must not call CUDA. Memory
    * passed as `userData` stays allocated until the function has run.
    * @throws TypeError for a null or non-bigint function pointer.
+   * @example
+   * // `callback` is a CUhostFn's address from compiled code, e.g. another addon's export
+   * stream.launchHostFunction(callback, userDataPointer);
    */
   launchHostFunction(fn: bigint, userData: bigint | Memory = 0n): void {
     hostFunctionOn(this.lane, this.device, fn, userData);
@@ -252,6 +290,10 @@ export class Stream extends EventEmitter<StreamEvents> {
    * inside {@link capture}, which it ends; the Promise rejects with a TypeError for a closed
    * stream, the CudaError that stopped the stream or broke its device, or a DeadlockError when a
    * host step of this stream waits for it (see {@link hostLaunch}).
+   * @example
+   * stream.launch(kernel, config, args);
+   * await stream.synchronized(); // woken by the driver; the main thread never blocks
+   * await stream.synchronized({ spin: 200 }); // or watched for up to 200 µs, for less latency
    */
   synchronized(options: { readonly spin?: number } = {}): Promise<void> {
     return synchronizedOn(this.lane, this.#spins, options, this.#reached);
@@ -273,6 +315,10 @@ export class Stream extends EventEmitter<StreamEvents> {
   /**
    * Stops enqueuing and releases the stream; work already enqueued (queued work included) still
    * runs to completion. Idempotent. A stream from {@link Stream.fromHandle} is left to its owner.
+   * @example
+   * const stream = device.createStream();
+   * stream.launch(kernel, config, args);
+   * stream.close(); // the launch still runs
    */
   close(): void {
     if (this.lane.closed) return;

@@ -66,7 +66,11 @@ function checkInPlace(name: string, view: ArrayBufferView): void {
   if (why !== undefined) typeError(name, MOVABLE_EXPECTED, received(why));
 }
 
-/** The native threads that large host copies run on (started by this call if not yet running). */
+/**
+ * The native threads that large host copies run on (started by this call if not yet running).
+ * @example
+ * console.log(`large host copies run on ${copyThreads()} threads`); // RXCUDA_COPY_THREADS sets it
+ */
 export function copyThreads(): number {
   return addon.copyThreads();
 }
