@@ -4,7 +4,8 @@ import { isArray, isInstance, typeError } from '../core/base/errors.js';
 import { checkOptions } from '../core/base/options.js';
 import type { Stream } from '../core/device/stream.js';
 import { attached, operate } from './pipeline/operate.js';
-import { MAX_BRANCHES, checkBounded } from './pipeline/bounds.js';
+import { checkBounded } from './pipeline/pool-options.js';
+import { MAX_BRANCHES } from './pipeline/side-streams.js';
 import type { Work } from './pipeline/work.js';
 import type { NamedIn, With } from './pipeline/slots.js';
 

@@ -8,7 +8,7 @@ export { host, type HostOptions } from './host.js';
 export { download, type DownloadOptions, type LendOptions } from './download.js';
 export { completed } from './completed.js';
 export { fanOut, type FanOutOptions } from './fan-out.js';
-export { MAX_BRANCHES } from './pipeline/bounds.js';
+export { MAX_BRANCHES } from './pipeline/side-streams.js';
 export { TEARDOWN_FAILED_WARNING } from './pipeline/teardown.js';
 export { enqueue } from './enqueue.js';
 export { replay, REPLAY_EAGER_WARNING } from './replay.js';

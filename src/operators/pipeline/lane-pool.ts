@@ -13,15 +13,11 @@ import { checkSameOptions, readPoolOptions, type DeviceFaultPolicy, type LanePoo
 import { Places, type LanePoolStats } from './pool-places.js';
 import type { Timeline } from '../timeline/timeline.js';
 import { MADE, checkMade, type Made } from '../../core/base/made.js';
+import { SideStreams, type SideStream } from './side-streams.js';
 
 export { DEFAULT_POOL_SPIN, MAX_IN_FLIGHT, MAX_LANES, type DeviceFaultPolicy, type LanePoolOptions } from './pool-options.js';
 export type { LanePoolStats } from './pool-places.js';
-
-/** A side stream of a lane, for `fanOut`, with the event its branch is joined through. */
-export interface SideStream {
-  readonly stream: Stream;
-  readonly joined: Event;
-}
+export type { SideStream } from './side-streams.js';
 
 /**
  * One stream of a pool. Its memory comes from the pool's free lists, which every lane shares (a
@@ -35,8 +31,7 @@ export class Lane {
   /** The pool the lane belongs to. */
   readonly pool: LanePool;
   /** Side streams by device, made on first use. */
-  readonly #sides = new Map<Device, SideStream[]>();
-  #fork: Event | undefined;
+  readonly #sides = new SideStreams();
   /** Values started on this lane whose device work has not finished. */
   #inFlight = 0;
 
@@ -80,67 +75,17 @@ export class Lane {
 
   /**
    * @internal `count` side streams of this lane, branch `i`'s on `devices[i]` (the lane's device
-   * without them), and the event values fork from, made on first use and reused: recording an
-   * event again does not disturb waits already enqueued.
+   * without them), and the event values fork from (see SideStreams.take).
    */
   sides(count: number, devices?: readonly Device[]): { fork: Event; sides: SideStream[] } {
-    const own = this.stream.device;
-    const taken = new Map<Device, number>();
-    const made: SideStream[] = [];
-    try {
-      const fork = (this.#fork ??= own.createEvent());
-      const sides = Array.from({ length: count }, (_, i) => {
-        const device = devices?.[i] ?? own;
-        const k = taken.get(device) ?? 0;
-        taken.set(device, k + 1);
-        let list = this.#sides.get(device);
-        if (!list) this.#sides.set(device, (list = []));
-        while (list.length <= k) {
-          const side = sideStream(device);
-          made.push(side);
-          list.push(side);
-        }
-        return list[k]!;
-      });
-      return { fork, sides };
-    } catch (error) {
-      // A device that refused a stream or an event: what this call made goes, so that the lane
-      // holds no more streams than its values have used (nor keeps the device's from others).
-      for (const side of made) {
-        const list = this.#sides.get(side.stream.device)!;
-        list.splice(list.indexOf(side), 1);
-        try {
-          closeSide(side);
-        } catch {} // the device's own failure is the one to report
-      }
-      throw error;
-    }
+    return this.#sides.take(this.stream.device, count, devices);
   }
 
   /** @internal Closes the stream and the side streams (the pool's `close()` does; see {@link LanePool.closed}). */
   close(): void {
-    for (const side of [...this.#sides.values()].flat()) closeSide(side);
-    this.#sides.clear();
-    this.#fork?.close();
+    this.#sides.close();
     this.stream.close();
   }
-}
-
-/** A side stream of `device` and its event; neither when either cannot be made. */
-function sideStream(device: Device): SideStream {
-  const stream = device.createStream({ nonBlocking: true });
-  try {
-    return { stream, joined: device.createEvent() };
-  } catch (error) {
-    stream.close();
-    throw error;
-  }
-}
-
-/** Closes a side stream and its event (behind the work enqueued on them). */
-function closeSide(side: SideStream): void {
-  side.stream.close();
-  side.joined.close();
 }
 
 /**

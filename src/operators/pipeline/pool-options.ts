@@ -6,9 +6,6 @@ import { describe, isArray, isInstance, rangeError, received, typeError } from '
 import { checkOptions } from '../../core/base/options.js';
 import type { PipelineError } from './pipeline-error.js';
 import { Timeline } from '../timeline/timeline.js';
-import { MAX_IN_FLIGHT, MAX_LANES, checkBounded } from './bounds.js';
-
-export { MAX_IN_FLIGHT, MAX_LANES } from './bounds.js';
 
 /**
  * What a pipeline over several devices does when one of them breaks (a sticky error: an illegal
@@ -69,6 +66,31 @@ function checkDevices(devices: unknown): readonly Device[] {
   if (new Set(devicesList).size !== devicesList.length) rangeError('devices', what, received(`${devicesList.join(', ')} (a device twice)`));
   if (devicesList.some((d) => d.backend !== devicesList[0]!.backend)) rangeError('devices', what, received(devicesList.join(', ')));
   return Object.freeze([...devicesList]);
+}
+
+/**
+ * The most lanes a pool has on a device. A GPU runs the work of at most 32 streams side by side
+ * (its hardware queues); far more lanes only cost streams, so a larger number is taken for a
+ * mistake.
+ */
+export const MAX_LANES = 1024;
+
+/**
+ * The most values a pool lets be in flight at once: each holds its pooled memory (and on a GPU
+ * an event) until its work is done. Far more than lanes can overlap, so a larger number is taken
+ * for a mistake.
+ */
+export const MAX_IN_FLIGHT = 65_536;
+
+/**
+ * `value`, an integer in `min..max`, for the numbers that size a pool's or an operator's streams
+ * and memory; else a TypeError (not a number) or a RangeError (a number outside, or not an
+ * integer) that names `name` and the bound.
+ */
+export function checkBounded(name: string, value: unknown, max: number, min = 1): number {
+  if (typeof value !== 'number') typeError(name, `an integer in ${min}..${max}`, value);
+  if (!Number.isInteger(value) || value < min || value > max) rangeError(name, `an integer in ${min}..${max}`, value);
+  return value;
 }
 
 /** A pool's options as it keeps them: checked, with their defaults. */
