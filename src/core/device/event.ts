@@ -178,6 +178,9 @@ export class Event {
    * True when the work before the event has completed; false while its record is queued. Never
    * waits.
    * @throws TypeError for a closed event or one never recorded; the device's sticky CudaError.
+   * @example
+   * const done = stream.record();
+   * if (!done.query()) console.log('the work before it is still running');
    */
   query(): boolean {
     this.#check();
@@ -252,14 +255,27 @@ export class Event {
     }
   }
 
-  /** Releases the event. Idempotent; records and waits already enqueued (or queued) are unaffected. */
+  /**
+   * Releases the event. Idempotent; records and waits already enqueued (or queued) are unaffected.
+   * @example
+   * const done = stream.record();
+   * other.wait(done);
+   * done.close(); // the wait already enqueued still holds
+   */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
     this.#release(this.#slot);
   }
 
-  /** The same as `close()`, for `using`. */
+  /**
+   * The same as `close()`, for `using`.
+   * @example
+   * {
+   *   using done = stream.record();
+   *   other.wait(done);
+   * } // closed here
+   */
   [Symbol.dispose](): void {
     this.close();
   }

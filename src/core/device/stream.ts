@@ -331,7 +331,14 @@ export class Stream extends EventEmitter<StreamEvents> {
     letStepTimersGo(this.lane);
   }
 
-  /** The same as `close()`, for `using`. */
+  /**
+   * The same as `close()`, for `using`.
+   * @example
+   * {
+   *   using stream = device.createStream();
+   *   stream.launch(kernel, config, args);
+   * } // closed here; the launch still runs
+   */
   [Symbol.dispose](): void {
     this.close();
   }
