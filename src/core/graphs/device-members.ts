@@ -13,6 +13,12 @@ declare module '../device/device.js' {
     /**
      * An empty graph, to build node by node (see {@link Graph}); {@link Stream.capture} records one
      * from a stream's work instead.
+     * @example
+     * using graph = device.createGraph();
+     * const zeroed = graph.addFill(x, 0);
+     * graph.addKernel(scale, { grid: 4, block: 256 }, [n, 2, x], { after: [zeroed] });
+     * using exec = graph.instantiate();
+     * exec.launch(stream);
      */
     createGraph(): Graph;
   }

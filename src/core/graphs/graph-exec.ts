@@ -108,6 +108,9 @@ export class GraphExec {
    * @throws TypeError for a closed executable or stream, or one whose nodes use a registered
    * array detached since; RangeError for a stream of another device; GraphError (`forbidden`)
    * on a stream that is capturing. Nothing is enqueued then.
+   * @example
+   * using exec = graph.instantiate();
+   * for (const stream of streams) exec.launch(stream); // one driver call each
    */
   launch(stream: Stream): void {
     if (this.#closed) this.#checkOpen();
@@ -154,6 +157,10 @@ export class GraphExec {
    * and copied now.
    * @throws TypeError for a closed executable, a node that is not a kernel node of its graph or
    * bad arguments; GraphError (`topology`) for a config that changes cooperative or cluster launch.
+   * @example
+   * const [node] = graph.nodesOf(scale);
+   * exec.setArgs(node!, [n, 4, y]); // the next launches scale y by 4
+   * exec.launch(stream);
    */
   setArgs<S extends Signature>(node: GraphNode<S>, args: KernelArgs<S>, config?: LaunchConfig | LaunchOptions): void {
     this.#checkOpen();
@@ -181,6 +188,10 @@ export class GraphExec {
    * kernels, copy and fill sizes, events and host functions, and steps in the same places.
    * @throws TypeError for a closed executable or graph; RangeError for a graph of another
    * device; GraphError (`topology`) naming the first difference. Nothing changes then.
+   * @example
+   * const next = await stream.capture((s) => s.launch(scale, config, [n, 2, y])); // same shape, other memory
+   * exec.update(next);
+   * exec.launch(stream);
    */
   update(graph: Graph): void {
     this.#checkOpen();
@@ -219,6 +230,9 @@ export class GraphExec {
   /**
    * Releases the executable; launches already made still run (the driver frees it once they have
    * completed). What its nodes use is released once the graph is closed too. Idempotent.
+   * @example
+   * exec.launch(stream);
+   * exec.close(); // the launch still runs
    */
   close(): void {
     if (this.#closed) return;
@@ -230,7 +244,14 @@ export class GraphExec {
     this.#held.release();
   }
 
-  /** The same as `close()`, for `using`. */
+  /**
+   * The same as `close()`, for `using`.
+   * @example
+   * {
+   *   using exec = graph.instantiate();
+   *   exec.launch(stream);
+   * } // closed here; the launch still runs
+   */
   [Symbol.dispose](): void {
     this.close();
   }

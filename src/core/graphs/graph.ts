@@ -120,6 +120,9 @@ export class Graph {
    * Adds a kernel launch; the arguments are checked and copied now (later changes by the caller
    * do not reach the graph).
    * @throws TypeError/RangeError naming the bad argument, as {@link Stream.launch} does.
+   * @example
+   * const first = graph.addKernel(scale, { grid: 4, block: 256 }, [n, 2, x]);
+   * graph.addKernel(scale, { grid: 4, block: 256 }, [n, 3, x], { after: [first] });
    */
   addKernel<S extends Signature>(kernel: Kernel<S>, config: LaunchConfig | LaunchOptions, args: KernelArgs<S>, options: NodeOptions = {}): GraphNode<S> {
     const after = this.#checkAdd(options);
@@ -139,6 +142,9 @@ export class Graph {
   /**
    * Adds a copy of all of `src` into `dst` (same element type and length, as {@link Stream.copy}).
    * @throws TypeError/RangeError as {@link Stream.copy} does.
+   * @example
+   * const upload = graph.addCopy(x, input); // input: a HostArray of x's type and length
+   * graph.addKernel(scale, config, [n, 2, x], { after: [upload] });
    */
   addCopy<D extends DType>(dst: Memory<D>, src: Memory<D>, options: NodeOptions = {}): GraphNode<undefined> {
     const after = this.#checkAdd(options);
@@ -149,6 +155,9 @@ export class Graph {
   /**
    * Adds a fill of every element of `dst` with `value`.
    * @throws TypeError/RangeError when `value` does not fit `dst.dtype`.
+   * @example
+   * const zeroed = graph.addFill(sums, 0);
+   * graph.addKernel(accumulate, config, [n, x, sums], { after: [zeroed] });
    */
   addFill<D extends DType>(dst: Memory<D>, value: D extends 'i64' | 'u64' ? number | bigint : number, options: NodeOptions = {}): GraphNode<undefined> {
     const after = this.#checkAdd(options);
@@ -161,6 +170,9 @@ export class Graph {
    * Adds a native host function (a `CUhostFn` from compiled code) with its user data, as
    * {@link Stream.launchHostFunction} enqueues one: a host node, run on a driver thread.
    * @throws TypeError for a null or non-bigint function pointer.
+   * @example
+   * // `callback` is a CUhostFn's address from compiled code
+   * graph.addHostFunction(callback, userDataPointer, { after: [lastKernel] });
    */
   addHostFunction(fn: bigint, userData: bigint | Memory = 0n, options: NodeOptions = {}): GraphNode<undefined> {
     const after = this.#checkAdd(options);
@@ -175,6 +187,11 @@ export class Graph {
    * Adds a record of `event` (the native event it has now; see {@link Event}), which streams can
    * wait for after the graph's launches.
    * @throws TypeError for a closed event; RangeError for an event of another device.
+   * @example
+   * const done = device.createEvent();
+   * graph.addRecord(done, { after: [lastKernel] });
+   * graph.instantiate().launch(stream);
+   * other.wait(done); // other's later work follows the graph's kernels
    */
   addRecord(event: Event, options: NodeOptions = {}): GraphNode<undefined> {
     const after = this.#checkAdd(options);
@@ -186,6 +203,10 @@ export class Graph {
    * Adds a wait for `event`: the nodes after it start once the work before its latest record
    * (when the node runs) has completed.
    * @throws TypeError for a closed event; RangeError for an event of another device.
+   * @example
+   * const ready = producer.record();
+   * const waited = graph.addWait(ready);
+   * graph.addKernel(consume, config, [x], { after: [waited] });
    */
   addWait(event: Event, options: NodeOptions = {}): GraphNode<undefined> {
     const after = this.#checkAdd(options);
@@ -193,7 +214,12 @@ export class Graph {
     return this.add(eventWork('wait', event, this.#held), after) as GraphNode<undefined>;
   }
 
-  /** Adds a node that does nothing, to join dependencies. */
+  /**
+   * Adds a node that does nothing, to join dependencies.
+   * @example
+   * const both = graph.addEmpty({ after: [left, right] });
+   * graph.addKernel(merge, config, [x, y], { after: [both] });
+   */
   addEmpty(options: NodeOptions = {}): GraphNode<undefined> {
     return this.add({ kind: 'empty', memory: [] }, this.#checkAdd(options)) as GraphNode<undefined>;
   }
@@ -205,6 +231,10 @@ export class Graph {
    * launched in two parts, around a host step.
    * @param options `userData` (copied now) and `timeout`, as for {@link Stream.hostLaunch}.
    * @throws TypeError for a non-function; RangeError for a bad timeout.
+   * @example
+   * graph.addKernel(scale, config, [n, 2, x]);
+   * graph.addStep(() => console.log('the first kernel is done'));
+   * graph.addKernel(scale, config, [n, 3, x]); // launched once the step has settled
    */
   addStep<D extends UserData = ArrayBuffer>(fn: (userData: D | undefined) => unknown, options: HostLaunchOptions<D> = {}): void {
     this.#checkOpen();
@@ -218,6 +248,9 @@ export class Graph {
    * Makes an executable of the graph, to launch on any stream of its device any number of times.
    * Nodes added later are not in it.
    * @throws TypeError for a closed graph; CudaError when the driver refuses the graph.
+   * @example
+   * using exec = graph.instantiate();
+   * for (let i = 0; i < 100; i++) exec.launch(stream);
    */
   instantiate(): GraphExec {
     this.#checkOpen();
@@ -234,6 +267,9 @@ export class Graph {
   /**
    * Releases the graph. What its nodes use stays alive while executables made from it are open.
    * Idempotent.
+   * @example
+   * const exec = graph.instantiate();
+   * graph.close(); // exec still launches: it keeps what the nodes use
    */
   close(): void {
     if (this.#closed) return;
@@ -242,7 +278,11 @@ export class Graph {
     this.#held.release();
   }
 
-  /** The same as `close()`, for `using`. */
+  /**
+   * The same as `close()`, for `using`.
+   * @example
+   * using graph = device.createGraph(); // closed at the end of the block
+   */
   [Symbol.dispose](): void {
     this.close();
   }
