@@ -23,6 +23,10 @@ declare module '../device/device.js' {
      * @throws TypeError (synchronously) for an empty or non-image argument, and on the host device,
      * which runs no images (compile kernels with CPU implementations there); the Promise rejects
      * with a CudaError when the driver rejects the image, or with the one that broke the device.
+     * @example
+     * const ptx = await readFile('kernels/saxpy.ptx', 'utf8'); // or a cubin or fatbin as bytes
+     * using module = await device.loadModule(ptx);
+     * const saxpy = module.kernel('saxpy', ['u32', 'f32', 'ptr<f32>', 'ptr<f32>']);
      */
     loadModule(image: ModuleImage): Promise<Module>;
 
@@ -37,6 +41,11 @@ declare module '../device/device.js' {
      * Never throws: the Promise rejects, with a TypeError or RangeError for bad source or options,
      * the CudaError that broke the device, or an NvrtcError with the compiler's log when
      * compilation fails (on the host device too).
+     * @example
+     * using module = await device.compile(source, { defines: { BLOCK: 256 }, std: 'c++17' });
+     * const scale = module.kernel('scale', ['u32', 'f32', 'ptr<f32>'], {
+     *   cpu: (_config, [n, a, x]) => { for (let i = 0; i < n; i++) x[i] = Math.fround(a * x[i]!); },
+     * });
      */
     compile(source: string, options?: CompileOptions): Promise<Module>;
 
@@ -62,6 +71,8 @@ declare module '../device/stream.js' {
      * Launches `kernel` with a grid, a block and arguments that match its signature. Everything is
      * checked before anything is enqueued; the launch itself is one native call.
      * @throws TypeError/RangeError naming the bad argument; CudaError when the driver refuses.
+     * @example
+     * stream.launch(saxpy, { grid: Math.ceil(n / 256), block: 256 }, [n, 2, x, y]);
      */
     launch<S extends Signature>(kernel: Kernel<S>, config: LaunchConfig | LaunchOptions, args: KernelArgs<S>): void;
   }

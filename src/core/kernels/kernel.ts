@@ -147,6 +147,9 @@ export class Kernel<S extends Signature = Signature> {
   /**
    * Allows launches with up to `bytes` of dynamic shared memory (above the default 48 KiB).
    * @throws CudaError when the device cannot provide it.
+   * @example
+   * tile.setMaxDynamicSharedMemory(96 * 1024);
+   * stream.launch(tile, { grid: 64, block: 256, sharedMem: 96 * 1024 }, [x, n]);
    */
   setMaxDynamicSharedMemory(bytes: number): void {
     checkCount('bytes', bytes);
@@ -165,7 +168,11 @@ export class Kernel<S extends Signature = Signature> {
     if (config.sharedMem !== 0 && !this.#specializations) checkDynamicShared(config, this.name, this.module.device, this.attributes);
   }
 
-  /** How many blocks of `blockSize` threads can be active on one multiprocessor at once. */
+  /**
+   * How many blocks of `blockSize` threads can be active on one multiprocessor at once.
+   * @example
+   * console.log(`${kernel.maxActiveBlocks(256)} blocks of 256 threads per multiprocessor`);
+   */
   maxActiveBlocks(blockSize: number, sharedMem = 0): number {
     checkCount('blockSize', blockSize, 1);
     checkCount('sharedMem', sharedMem);
@@ -175,6 +182,9 @@ export class Kernel<S extends Signature = Signature> {
   /**
    * The block size that maximizes occupancy, and the smallest grid that fills the device with it.
    * @param options `sharedMem` per block (default 0), `blockLimit` (default 0: no limit).
+   * @example
+   * const { blockSize } = saxpy.suggestedBlockSize();
+   * stream.launch(saxpy, { grid: Math.ceil(n / blockSize), block: blockSize }, [n, 2, x, y]);
    */
   suggestedBlockSize(options: { sharedMem?: number; blockLimit?: number } = {}): BlockSizeSuggestion {
     checkOptions('options', options, ['blockLimit', 'sharedMem']);
@@ -190,6 +200,9 @@ export class Kernel<S extends Signature = Signature> {
    * @param hook the hook.
    * @returns a disposer that unregisters it.
    * @throws TypeError when `hook` is not a function.
+   * @example
+   * using trace = saxpy.onLaunch((launch) => console.log(`${launch}`));
+   * stream.launch(saxpy, config, [n, 2, x, y]); // logs the launch first
    */
   onLaunch(hook: LaunchHook<S>): Disposer {
     if (this.#origin) return this.#origin.onLaunch(hook as unknown as LaunchHook);
@@ -240,6 +253,8 @@ export class Kernel<S extends Signature = Signature> {
   /**
    * The specializations compiled so far, for a kernel with a specializer (see
    * {@link Template.kernel}): their defines, and whether the compiled code came from the disk cache.
+   * @example
+   * for (const { defines, fromCache } of sum.specializations()) console.log(defines, fromCache ? '(cached)' : '');
    */
   specializations(): readonly CompiledSpecialization[] {
     return this.#specializations?.compiled() ?? [];

@@ -117,7 +117,12 @@ export class LaunchConfig {
     Object.freeze(this);
   }
 
-  /** The config itself, or a new one built from plain options. */
+  /**
+   * The config itself, or a new one built from plain options.
+   * @example
+   * const config = LaunchConfig.from({ grid: 4096, block: 256 }); // checked once
+   * for (const frame of frames) stream.launch(kernel, config, [frame, n]);
+   */
   static from(config: LaunchConfig | LaunchOptions): LaunchConfig {
     return isInstance(config, LaunchConfig) ? config : new LaunchConfig(config);
   }

@@ -127,6 +127,8 @@ export class LaunchContext<S extends Signature = Signature> {
   /**
    * A line for people, bounded in length whatever the arguments: e.g.
    * `saxpy<<<4096×1×1, 256×1×1>>>(1048576, 2, DeviceArray<f32>[1048576], …) on a stream of device 0`.
+   * @example
+   * onLaunch((launch) => console.log(`${launch}`)); // saxpy<<<4096×1×1, 256×1×1>>>(…) on a stream of device 0
    */
   toString(): string {
     const shown = this.#args.slice(0, SHOWN_ARGUMENTS).map(describeArgument);

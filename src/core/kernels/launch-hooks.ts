@@ -29,7 +29,14 @@ export type LaunchHook<S extends Signature = Signature> = (context: LaunchContex
 /** Undoes a registration: call it, or let `using` dispose of it. Calling it again does nothing. */
 export interface Disposer {
   (): void;
-  /** The same as calling it, for `using`. */
+  /**
+   * The same as calling it, for `using`.
+   * @example
+   * {
+   *   using trace = onLaunch((launch) => console.log(`${launch}`));
+   *   stream.launch(kernel, config, args); // traced
+   * } // unregistered here
+   */
   [Symbol.dispose](): void;
 }
 

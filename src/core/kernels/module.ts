@@ -173,6 +173,10 @@ export class Module {
    * `compile` such as `scale<float>`), with its parameter types.
    * @throws TypeError for a bad signature, or one the driver's parameter info contradicts;
    * CudaError (CUDA_ERROR_NOT_FOUND) when the module has no such kernel.
+   * @example
+   * const saxpy = module.kernel('saxpy', ['u32', 'f32', 'ptr<f32>', 'ptr<f32>'], {
+   *   cpu: (_config, [n, a, x, y]) => { for (let i = 0; i < n; i++) y[i] = Math.fround(a * x[i]! + y[i]!); },
+   * });
    */
   kernel<const S extends Signature>(name: string, signature: S, options: { readonly cpu?: CpuKernel<S> } = {}): Kernel<S> {
     if (typeof name !== 'string' || name === '') typeError('name', 'a kernel name', name);
@@ -238,6 +242,9 @@ export class Module {
    * Unloads the module once every launch already enqueued from it has finished, and the rest of
    * the device's known work too (on a worker thread: the driver's unload waits for the whole
    * device); its kernels can no longer be launched. Idempotent.
+   * @example
+   * stream.launch(saxpy, config, args);
+   * module.close(); // unloaded once the launch has finished
    */
   close(): void {
     if (this.#closed) return;
@@ -258,7 +265,14 @@ export class Module {
     if (--this.#held === 0 && this.#closed) unload(this.device, this.native, this.#streams);
   }
 
-  /** The same as `close()`, for `using`. */
+  /**
+   * The same as `close()`, for `using`.
+   * @example
+   * {
+   *   using module = await device.compile(source);
+   *   stream.launch(module.kernel('saxpy', signature), config, args);
+   * } // unloaded once its launches have finished
+   */
   [Symbol.dispose](): void {
     this.close();
   }

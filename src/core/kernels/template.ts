@@ -95,7 +95,13 @@ export class Template {
     return Kernel.make(this.#placeholder, name, new CodelessKernel("A template's kernel has no compiled code of its own: its specializations do (kernel.specializations())"), signature, { specializations: new Specializations(options.specialize, make) });
   }
 
-  /** Unloads every specialization once its launches have finished; kernels of it can no longer be launched. Idempotent. */
+  /**
+   * Unloads every specialization once its launches have finished; kernels of it can no longer be launched. Idempotent.
+   * @example
+   * const template = device.template(source);
+   * // … launches of its kernels …
+   * template.close(); // each specialization unloads once its launches have finished
+   */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
@@ -103,7 +109,11 @@ export class Template {
     for (const module of this.#modules.splice(0)) module.close();
   }
 
-  /** The same as `close()`, for `using`. */
+  /**
+   * The same as `close()`, for `using`.
+   * @example
+   * using template = device.template(source); // closed at the end of the block
+   */
   [Symbol.dispose](): void {
     this.close();
   }
