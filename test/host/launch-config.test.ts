@@ -25,6 +25,25 @@ describe('LaunchConfig', () => {
     expect(() => new LaunchConfig({ grid: 1, block: 1, cooperative: 1 as never })).toThrow(TypeError);
   });
 
+  it('refuses holes in a dimension array as it refuses undefined, and says where they are', () => {
+    // eslint-disable-next-line no-sparse-arrays
+    const [middle, first, last] = [[2, , 3], [, 2], [4, 2, ,]] as unknown as [[number, number], [number, number], [number, number]];
+    expect(() => new LaunchConfig({ grid: middle, block: 1 })).toThrow('Expected `grid` to be positive integers, got [2, , 3]');
+    expect(() => new LaunchConfig({ grid: first, block: 1 })).toThrow('Expected `grid` to be positive integers, got [, 2]');
+    expect(() => new LaunchConfig({ grid: 1, block: middle })).toThrow(TypeError);
+    expect(() => new LaunchConfig({ grid: 1, block: 1, cluster: first })).toThrow(/^Expected `cluster`/);
+    expect(() => new LaunchConfig({ grid: last, block: 1 })).toThrow('Expected `grid` to be positive integers, got [4, 2, ]');
+    expect(new LaunchConfig({ grid: [4, 2], block: 1 }).grid).toEqual([4, 2, 1]); // a shorter array is no hole
+    expect(() => new LaunchConfig({ grid: [2, undefined, 3] as never, block: 1 })).toThrow('Expected `grid` to be positive integers, got [2, undefined, 3]');
+  });
+
+  it('never matches options with a hole where it has a dimension', () => {
+    const config = new LaunchConfig({ grid: [2, 1, 3], block: 1 });
+    // eslint-disable-next-line no-sparse-arrays
+    expect(config.matches({ grid: [2, , 3], block: 1 })).toBe(false);
+    expect(config.matches({ grid: [2, 1, 3], block: 1 })).toBe(true);
+  });
+
   it('requires the grid to be a multiple of the cluster', () => {
     expect(() => new LaunchConfig({ grid: 6, block: 32, cluster: 4 })).toThrow(RangeError);
     expect(new LaunchConfig({ grid: 8, block: 32, cluster: 4 }).cluster).toEqual([4, 1, 1]);
