@@ -176,6 +176,10 @@ async function writeCache(dir: string, path: string, program: CompiledProgram): 
  * to do both. Needs NVRTC, not a device.
  * @param options `arch` is required here (there is no device to take it from).
  * @throws NvrtcError with the compiler's log when compilation fails.
+ * @example
+ * const { image, log } = await compile(source, { arch: 'sm_90' }); // no device needed
+ * await writeFile('saxpy.cubin', image);
+ * if (log) console.warn(log);
  */
 export async function compile(source: string, options: CompileOptions & { readonly arch: string }): Promise<CompiledProgram> {
   if (typeof source !== 'string' || source.length === 0) typeError('source', 'CUDA C++ source text', source);

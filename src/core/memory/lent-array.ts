@@ -65,7 +65,15 @@ export class LentArray<D extends DType = DType> {
     return this.#data === undefined;
   }
 
-  /** Returns the memory: `data` throws from now on, and every view of it is emptied. Idempotent. */
+  /**
+   * Returns the memory: `data` throws from now on, and every view of it is emptied. Idempotent.
+   * @example
+   * frames$.pipe(…, download((w) => w.buffers.out, 'out', { lend: 'release' }), tap((w) => {
+   *   const out = w.results.out;
+   *   save(out.data); // pinned memory, read in place
+   *   out.release(); // back to the pool; out.data throws from now on
+   * }))
+   */
   release(): void {
     const data = this.#data;
     if (data === undefined) return;
@@ -76,7 +84,14 @@ export class LentArray<D extends DType = DType> {
     owner.give(this.#memory);
   }
 
-  /** The same as `release()`, for `using`. */
+  /**
+   * The same as `release()`, for `using`.
+   * @example
+   * tap((w) => {
+   *   using out = w.results.out; // lent with { lend: 'release' }
+   *   save(out.data);
+   * }) // returned here
+   */
   [Symbol.dispose](): void {
     this.release();
   }

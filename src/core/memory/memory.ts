@@ -84,6 +84,10 @@ export abstract class Memory<D extends DType = DType> {
   /**
    * Frees the memory after the work already enqueued on it completes. On a view, frees the whole
    * allocation it belongs to. Idempotent.
+   * @example
+   * const x = stream.alloc('f32', n);
+   * stream.launch(kernel, config, [x, n]);
+   * x.close(); // freed once the launch has run
    */
   close(): void {
     collected.unregister(this.allocation);
@@ -99,7 +103,14 @@ export abstract class Memory<D extends DType = DType> {
     this.allocation.release(true);
   }
 
-  /** The same as `close()`, for `using`. */
+  /**
+   * The same as `close()`, for `using`.
+   * @example
+   * {
+   *   using x = stream.alloc('f32', n);
+   *   stream.launch(kernel, config, [x, n]);
+   * } // freed once the launch has run
+   */
   [Symbol.dispose](): void {
     this.close();
   }
@@ -139,6 +150,9 @@ export class DeviceArray<D extends DType = DType> extends Memory<D> {
   /**
    * A view of elements `begin` (inclusive) to `end` (exclusive), sharing this memory.
    * @throws RangeError when the range is outside the array.
+   * @example
+   * const [left, right] = [x.subarray(0, n / 2), x.subarray(n / 2)];
+   * stream.launch(blur, config, [left, n / 2]); // the first half only
    */
   subarray(begin = 0, end = this.length): DeviceArray<D> {
     const [offset, length] = this.range(begin, end);
@@ -223,6 +237,8 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
   /**
    * A view of elements `begin` (inclusive) to `end` (exclusive), sharing this memory.
    * @throws RangeError when the range is outside the array.
+   * @example
+   * stream.copy(x.subarray(0, 256), input.subarray(0, 256)); // the first 256 elements
    */
   subarray(begin = 0, end = this.length): HostArray<D> {
     if (this.closed) closedArray();

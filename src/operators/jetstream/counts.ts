@@ -70,7 +70,12 @@ export class JetStreamCounts implements JetStreamCountsSnapshot {
     return this.#duplicates;
   }
 
-  /** The counters now, as a plain object. */
+  /**
+   * The counters now, as a plain object.
+   * @example
+   * const { acked, deadLettered } = counts.toJSON();
+   * console.log(JSON.stringify(counts)); // the same snapshot
+   */
   toJSON(): JetStreamCountsSnapshot {
     const { pulled, inFlight, acked, naked, redelivered, deadLettered, duplicates } = this;
     return { pulled, inFlight, acked, naked, redelivered, deadLettered, duplicates };

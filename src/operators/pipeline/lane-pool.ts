@@ -52,12 +52,26 @@ export class Lane {
     return this.#inFlight;
   }
 
-  /** A device array from the pool (allocated, ordered on this lane's stream, when none is free). */
+  /**
+   * A device array from the pool (allocated, ordered on this lane's stream, when none is free).
+   * @example
+   * enqueue((w, stream) => {
+   *   const scratch = w.lane.device('f32', n); // from the pool (w.device also returns it when the value is done)
+   *   stream.launch(kernel, config, [w.buffers.input, scratch, n]);
+   * })
+   */
   device<D extends DType>(dtype: D, length: number): DeviceArray<D> {
     return this.pool.deviceArray(this.stream, dtype, length, this.index);
   }
 
-  /** A pinned host array from the pool, pinned by this lane's device. */
+  /**
+   * A pinned host array from the pool, pinned by this lane's device.
+   * @example
+   * enqueue((w, stream) => {
+   *   const staging = w.lane.host('f32', n); // pinned, from the pool
+   *   stream.copy(staging, w.buffers.output);
+   * })
+   */
   host<D extends DType>(dtype: D, length: number): HostArray<D> {
     return this.pool.host(dtype, length, this.stream.device, this.index);
   }
@@ -187,7 +201,11 @@ export class LanePool {
     this.#places.unreserve(taken);
   }
 
-  /** Values in flight on `device` now. */
+  /**
+   * Values in flight on `device` now.
+   * @example
+   * for (const device of Device.all()) console.log(`${device}: ${pool.inFlightOn(device)} values in flight`);
+   */
   inFlightOn(device: Device): number {
     return this.#places.on(device);
   }
@@ -264,7 +282,14 @@ export class LanePool {
     this.#buffers.give(memory, this.#closed, lane);
   }
 
-  /** Frees the pooled memory (behind the work that used it) and closes the streams. */
+  /**
+   * Frees the pooled memory (behind the work that used it) and closes the streams.
+   * @example
+   * const pool = new LanePool(device, { lanes: 4 });
+   * await lastValueFrom(a$.pipe(onStreams(pool), upload((v) => v.data), download(…)));
+   * await lastValueFrom(b$.pipe(onStreams(pool), upload((v) => v.data), download(…))); // the same lanes and buffers
+   * pool.close();
+   */
   close(): void {
     this.#closed = true;
     this.#buffers.close();

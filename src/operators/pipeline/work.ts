@@ -84,6 +84,8 @@ export class Work<T, B = {}, R = {}> {
    * @throws TypeError for an unknown `dtype`, a `length` that is not an integer or a `name` that
    * is not a non-empty string; RangeError for a negative or too large `length` (checked on every
    * call, before a buffer is taken).
+   * @example
+   * launch(blur, config, [(w) => w.buffers.input, (w) => w.device('f32', n, 'blurred'), n]) // then w.buffers.blurred
    */
   device<D extends DType>(dtype: D, length: number): DeviceArray<D>;
   device<D extends DType, N extends string>(dtype: D, length: number, name: N): NamedArray<N, D>;
@@ -100,6 +102,12 @@ export class Work<T, B = {}, R = {}> {
    * when this value's work is done: for a {@link fanOut} branch on another device, whose side
    * stream `stream` is. With a `name`, also attached as `buffers[name]`, as {@link device} does.
    * @throws TypeError or RangeError as {@link device} does, and TypeError when `stream` is not a Stream.
+   * @example
+   * fanOut(2, (w, stream, i) => {
+   *   const input = w.deviceOn(stream, 'f32', n); // on branch i's device
+   *   stream.copy(input, w.buffers.input);
+   *   stream.launch(blur, config, [input, n]);
+   * }, { devices: [a, b] })
    */
   deviceOn<D extends DType>(stream: Stream, dtype: D, length: number): DeviceArray<D>;
   deviceOn<D extends DType, N extends string>(stream: Stream, dtype: D, length: number, name: N): NamedArray<N, D>;

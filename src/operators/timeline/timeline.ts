@@ -82,7 +82,11 @@ export class Timeline {
     this.#host.push({ span: { lane, index, stage, kind: 'host', start: start - this.#origin, duration: now - start, bytes }, requested: requested - this.#origin });
   }
 
-  /** Every span whose events have completed (call after the pipeline finished for all), by start. */
+  /**
+   * Every span whose events have completed (call after the pipeline finished for all), by start.
+   * @example
+   * for (const span of timeline.spans()) console.log(`${span.stage} on lane ${span.lane}: ${span.duration.toFixed(3)} ms`);
+   */
   spans(): Span[] {
     return this.#finished().map((f) => f.span);
   }
@@ -112,6 +116,8 @@ export class Timeline {
    * Total and mean milliseconds per stage, keyed `device:invert`, `host:host`, and for copies the
    * bytes moved and the rate while copying. The operators name copy stages by the road the data
    * took (`upload input [pinned]`, `stage input [workers]`, `download output [lent]`, …).
+   * @example
+   * console.table(timeline.summary()); // one row per stage: total and mean ms, bytes, rates
    */
   summary(): Record<string, StageSummary> {
     const out: Record<string, StageSummary> = {};
