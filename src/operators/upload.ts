@@ -1,4 +1,5 @@
 import type { OperatorFunction } from 'rxjs';
+import { byteLengthOf, lengthOf } from '../core/base/buffers.js';
 import { dtypeOfArray, type DType } from '../core/base/dtype.js';
 import { typeError } from '../core/base/errors.js';
 import { HostArray, type DeviceArray } from '../core/memory/memory.js';
@@ -64,11 +65,13 @@ export function upload<T, B, R, A extends UploadSource, N extends string = 'inpu
     }
     const dtype: DType | undefined = dtypeOfArray(data);
     if (!dtype) typeError('select(value)', 'a HostArray or a TypedArray other than a Uint8ClampedArray', data);
-    holdInPlace('select(value)', data, data.byteLength > MAIN_THREAD_COPY_BYTES); // the copy threads read a large one after this returns
-    const staging = work.staging(dtype, data.length);
+    // Measured through its internal slots: a subclass's length and byteLength getters may say anything.
+    const length = lengthOf(data);
+    holdInPlace('select(value)', data, byteLengthOf(data) > MAIN_THREAD_COPY_BYTES); // the copy threads read a large one after this returns
+    const staging = work.staging(dtype, length);
     if (work.timed) stageTimed(work, `stage ${name} [workers]`, staging, data);
     else stageIn(work.stream, staging, data);
-    const target = work.device(dtype, data.length, name);
+    const target = work.device(dtype, length, name);
     if (!work.timed) work.stream.copy(target, staging);
     else copyStaged(work, `upload ${name} [staged]`, target, staging);
   });
@@ -82,5 +85,5 @@ function copyStaged(work: AnyWork, stage: string, target: DeviceArray, source: H
 /** The host copy into staging of a timed value, with a host span `span` when native threads make it. */
 function stageTimed(work: AnyWork, span: string, staging: HostArray, data: ArrayBufferView): void {
   const start = performance.now();
-  stageIn(work.stream, staging, data, () => work.hostSpan(span, start, data.byteLength));
+  stageIn(work.stream, staging, data, () => work.hostSpan(span, start, byteLengthOf(data)));
 }
