@@ -67,7 +67,10 @@ const DTYPE_OF_TAG = {
 } as const;
 
 /** The element type of a TypedArray (a Uint16Array reads as u16, never f16 or bf16). */
-export type DTypeOfArray<A> = A extends { readonly [Symbol.toStringTag]: infer T extends keyof typeof DTYPE_OF_TAG } ? (typeof DTYPE_OF_TAG)[T] : never;
+export type DTypeOfArray<A> = A extends {
+  /** The TypedArray's class name, e.g. `Float32Array`. */
+  readonly [Symbol.toStringTag]: infer T extends keyof typeof DTYPE_OF_TAG;
+} ? (typeof DTYPE_OF_TAG)[T] : never;
 
 /** The element type of a TypedArray other than a Uint8ClampedArray; undefined for anything else. */
 export function dtypeOfArray(value: unknown): Exclude<DType, 'f16' | 'bf16'> | undefined {

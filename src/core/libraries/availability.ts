@@ -13,7 +13,12 @@ import { libraries, type LibraryInfo } from './native.js';
  * console.log(cublas.available ? `cuBLAS ${cublas.version} from ${cublas.path}` : cublas.problem);
  * @returns what was found of cuBLAS and of cuFFT.
  */
-export function libraryInfo(): { readonly cublas: LibraryInfo; readonly cufft: LibraryInfo } {
+export function libraryInfo(): {
+  /** What was found of cuBLAS. */
+  readonly cublas: LibraryInfo;
+  /** What was found of cuFFT. */
+  readonly cufft: LibraryInfo;
+} {
   return { cublas: libraries.libraryInfo('cublas'), cufft: libraries.libraryInfo('cufft') };
 }
 

@@ -13,7 +13,10 @@ declare const slotName: unique symbol;
  * `fanOut` callback) adds it to the value's buffers under that name for the operators after it.
  * At run time it is a plain DeviceArray.
  */
-export type NamedArray<N extends string, D extends DType> = DeviceArray<D> & { readonly [slotName]: N };
+export type NamedArray<N extends string, D extends DType> = DeviceArray<D> & {
+  /** The name, in the type alone (no such property exists at run time). */
+  readonly [slotName]: N;
+};
 
 /** The host element type of each TypedArray that `upload` takes. */
 interface DTypeOfTag {
