@@ -134,7 +134,7 @@ describeBackends('Fft sizes with large prime factors', (getDevice) => {
     return problems;
   }
 
-  it('transforms p² points for every prime 61 < p < 1000', { timeout: 120_000 }, async () => {
+  it('transforms p² points for every prime 61 < p < 1000', { timeout: 300_000 }, async () => {
     const s = stream();
     const problems: string[] = [];
     for (const p of LARGE) problems.push(...(await check(s, [p * p], p)));

@@ -157,7 +157,8 @@ export function checkFft(
  * @internal The transform checked last: its kind, stream, arrays and option values, and its
  * plan. A call with the same ones (a loop's, a pipeline's over pooled arrays) finds its block
  * written and its plan found already, and needs no check but that the stream and the arrays are
- * still open. The options are read again, since an options object may have changed since.
+ * still open and that its options object has no key the transform does not take (the caller
+ * checks those). The options are read again, since an options object may have changed since.
  */
 export class LastFft<Plan> {
   #kind: FftKind | undefined;

@@ -202,7 +202,8 @@ export function checkGemm(device: Device, stream: unknown, a: unknown, b: unknow
 /**
  * @internal What a Blas checked last: the option values, and the call (stream and arrays) whose
  * block it wrote. A call with the same ones (a loop's) finds its block written already, and needs
- * no check but that the stream and the arrays are still open; a call with the same option values
+ * no check but that the stream and the arrays are still open and that its options object has no
+ * key gemm does not take (the caller checks those); a call with the same option values
  * only (a pipeline's next value, over other pooled arrays) needs its arrays checked. The options
  * are read again, field by field, since an options object may have changed since.
  */
