@@ -2,7 +2,6 @@
 // checks that produce TypeError/RangeError messages of one shape: Expected `name` to be …, got ….
 import { types } from 'node:util';
 import { bufferOf, isDetached, isView, lengthOf, typedArrayName } from './buffers.js';
-import { BRAND } from './made.js';
 
 /**
  * The base class of the errors rxcuda defines, so that `error instanceof RxcudaError` tells a
@@ -261,9 +260,18 @@ export function checkCount(name: string, value: unknown, min = 0): number {
 }
 
 /**
+ * The static method by which a class of rxcuda's tells its own objects (`#field in value`) from a
+ * Proxy of one, or an object made from its prototype alone, neither of which has its private
+ * state: {@link isInstance} asks it before `instanceof`.
+ * @example
+ * class Kernel { static readonly [BRAND] = (value: object): boolean => #block in value; }
+ */
+export const BRAND: unique symbol = Symbol('rxcuda brand');
+
+/**
  * `value instanceof Class` for an object that is one itself: false for a Proxy (of one, or
  * revoked), for an object made from `Class.prototype` without its constructor (where the class
- * has a brand, made.ts), and where asking throws. Argument checks use it, so that such a value is
+ * has a {@link BRAND}), and where asking throws. Argument checks use it, so that such a value is
  * refused by name before any private member of it is read.
  */
 export function isInstance<T>(value: unknown, Class: { readonly prototype: T }): value is T {

@@ -15,12 +15,3 @@ export type Made = typeof MADE;
 export function checkMade(token: unknown, what: string, factory: string): void {
   if (token !== MADE) throw new TypeError(`Use ${factory} to make ${what}: its constructor is rxcuda's own`);
 }
-
-/**
- * The static method by which a class of rxcuda's tells its own objects (`#field in value`) from a
- * Proxy of one, or an object made from its prototype alone, neither of which has its private
- * state: `isInstance` (errors.ts) asks it before `instanceof`.
- * @example
- * class Kernel { static [BRAND](value: object): boolean { return #block in value; } }
- */
-export const BRAND: unique symbol = Symbol('rxcuda brand');

@@ -2,7 +2,7 @@
 // may still wait in its stream's queue (behind an unsettled host step); a wait for it then waits in
 // its own stream's queue until the record reaches the driver (see scheduler.ts).
 import { DISABLE_TIMING, type NativeEvent } from '../native/types.js';
-import { CudaError, isInstance, rangeError, typeError, received } from '../base/errors.js';
+import { BRAND, CudaError, isInstance, rangeError, typeError, received } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
 import type { Lane } from '../queue/lane.js';
 import { guardedWait } from '../queue/self-wait.js';
@@ -10,7 +10,7 @@ import type { Recorder } from './recorder.js';
 import { settling, type Command, type Pause } from '../queue/scheduler.js';
 import type { Device } from './device.js';
 import type { Stream } from './stream.js';
-import { BRAND, MADE, checkMade, type Made } from '../base/made.js';
+import { MADE, checkMade, type Made } from '../base/made.js';
 
 /** Options for {@link Stream.record} and {@link Device.createEvent}. */
 export interface EventOptions {

@@ -3,7 +3,7 @@
 // its work goes through its lane (queue/lane.ts), each concern in a file of its own (stream-commands,
 // -steps, -waits, spin-wait.ts); kernels/ adds `launch` and graphs/ `capture`.
 import { EventEmitter } from 'eventemitter3';
-import { isInstance, typeError, type CudaError } from '../base/errors.js';
+import { BRAND, isInstance, typeError, type CudaError } from '../base/errors.js';
 import { checkDType, type DType } from '../base/dtype.js';
 import type { NativeStream } from '../native/types.js';
 import { checkDeviceLength, type DeviceArray, type Memory } from '../memory/memory.js';
@@ -19,7 +19,7 @@ import { readStreamOptions, type StreamEvents, type StreamOptions } from './stre
 import { allocOn, copyOn, fillOn, hostFunctionOn } from './stream-commands.js';
 import { ValueWatches, hostLaunchOn, onDoneOn, valueDoneOn, valueWatchOn } from './stream-steps.js';
 import { afterWork, flushedOn, queryOn, synchronizedOn } from './stream-waits.js';
-import { BRAND, MADE, checkMade, type Made } from '../base/made.js';
+import { MADE, checkMade, type Made } from '../base/made.js';
 
 const NON_BLOCKING = 0x1;
 

@@ -3,7 +3,7 @@
 // for the launches made after them, queued launches included: each launch carries the node
 // parameters it was made with, and applies what differs from the native executable's when it
 // reaches the driver.
-import { GraphError, isArray, isInstance, rangeError, received, typeError } from '../base/errors.js';
+import { BRAND, GraphError, isArray, isInstance, rangeError, received, typeError } from '../base/errors.js';
 import { addon } from '../native/addon.js';
 import type { NativeGraphExec } from '../native/types.js';
 import type { Allocation } from '../memory/allocation.js';
@@ -17,7 +17,7 @@ import { Graph, type GraphStep, type Segment } from './graph.js';
 import { allocationsOf, holdWork, kernelWork, sameHolds, type HeldResources } from './node-work.js';
 import { Stream } from '../device/stream.js';
 import type { Device } from '../device/device.js';
-import { BRAND, MADE, checkMade, type Made } from '../base/made.js';
+import { MADE, checkMade, type Made } from '../base/made.js';
 
 const unclosed = new FinalizationRegistry<HeldResources>((held) => held.release());
 

@@ -6,7 +6,7 @@
 // Graph, GraphNode and GraphExec name one another (a graph makes its nodes and executables, and
 // each of them names its graph, as the public API types it): the one import circle of this folder.
 import type { DType } from '../base/dtype.js';
-import { elementsOf, isArray, isInstance, nameOf, rangeError, received, typeError } from '../base/errors.js';
+import { BRAND, elementsOf, isArray, isInstance, nameOf, rangeError, received, typeError } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
 import { checkScalar } from '../base/scalar.js';
 import { checkCopy, checkMemoryOf } from '../memory/checks.js';
@@ -20,7 +20,7 @@ import { LaunchConfig, type LaunchOptions } from '../kernels/launch-config.js';
 import { GraphNode, type NodeWork } from './graph-node.js';
 import { GraphExec } from './graph-exec.js';
 import { HeldResources, copyWork, eventWork, fillWork, holdWork, hostFunctionWork, kernelWork } from './node-work.js';
-import { BRAND, MADE, checkMade, type Made } from '../base/made.js';
+import { MADE, checkMade, type Made } from '../base/made.js';
 
 /** Options for a node added to a {@link Graph}. */
 export interface NodeOptions {

@@ -3,7 +3,7 @@
 // (hooks, a CPU implementation, a specializer) builds it first. A module makes its kernels, and a
 // kernel launches through contexts, hooks and specializations, each of which names the kernel (as
 // the public API types it): the one import circle of this folder.
-import { checkCount, isArray, rangeError, received, typeError } from '../base/errors.js';
+import { BRAND, checkCount, isArray, rangeError, received, typeError } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
 import type { KernelAttributes, NativeKernel } from '../native/types.js';
 import type { Device } from '../device/device.js';
@@ -19,7 +19,7 @@ import { globalHooks, LaunchHooks, type Disposer, type LaunchHook } from './laun
 import type { Module } from './module.js';
 import { checkCompiledParams, checkSignature } from './packer.js';
 import { Specializations } from './specialization.js';
-import { BRAND, MADE, checkMade, type Made } from '../base/made.js';
+import { MADE, checkMade, type Made } from '../base/made.js';
 
 export type { StructParam, ParamType, Signature, ArgOf, KernelArgs, BlockSizeSuggestion } from './kernel-types.js';
 

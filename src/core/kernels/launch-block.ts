@@ -2,8 +2,8 @@
 // that the native launch reads, allocated once per kernel, with the packer its signature built.
 // A launch writes into it and makes one native call; a launch that must wait in its lane's queue
 // takes a copy of the block, written back when its turn comes.
+import { BRAND } from '../base/errors.js';
 import { bfloat16Bits, halfBits } from '../base/dtype.js';
-import { BRAND } from '../base/made.js';
 import { Memory } from '../memory/memory.js';
 import type { KernelLauncher, NativeKernel } from '../native/types.js';
 import type { Lane } from '../queue/lane.js';

@@ -1,7 +1,6 @@
 // Launch configurations: grid, block, dynamic shared memory, cluster and cooperative launch,
 // checked once and kept as the header words the native launch reads.
-import { describe, elementsOf, isArray, isInstance, rangeError, typeError } from '../base/errors.js';
-import { BRAND } from '../base/made.js';
+import { BRAND, describe, elementsOf, isArray, isInstance, rangeError, typeError } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
 import type { Device } from '../device/device.js';
 import type { KernelAttributes } from '../native/facts.js';

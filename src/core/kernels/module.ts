@@ -2,7 +2,7 @@
 import { isArrayBuffer, plainView, typedArrayName } from '../base/buffers.js';
 import { addon } from '../native/addon.js';
 import type { NativeModule } from '../native/types.js';
-import { CudaError, rangeError, typeError, received } from '../base/errors.js';
+import { BRAND, CudaError, rangeError, typeError, received } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
 import type { HostChecked } from '../compiler/host-check.js';
 import type { PtxParam } from '../compiler/ptx.js';
@@ -12,7 +12,7 @@ import { readSignature } from './packer.js';
 import { CpuLauncher, type CpuKernel } from './cpu-kernel.js';
 import type { Device } from '../device/device.js';
 import type { MemoryLane } from '../memory/owner.js';
-import { BRAND, MADE, checkMade, type Made } from '../base/made.js';
+import { MADE, checkMade, type Made } from '../base/made.js';
 import { UsedLanes } from '../memory/used-lanes.js';
 
 /**

@@ -3,12 +3,12 @@
 import { bufferOf, byteLengthOf, byteOffsetOf, lengthOf, typedArrayName } from '../base/buffers.js';
 import { DTYPES, type DType, type TypedArrayOf } from '../base/dtype.js';
 import { constants } from 'node:buffer';
-import { checkCount, rangeError, received, typeError } from '../base/errors.js';
+import { BRAND, checkCount, rangeError, received, typeError } from '../base/errors.js';
 import { addon } from '../native/addon.js';
 import { Allocation, DeviceAllocation, HostAllocation, RegisteredAllocation, collected } from './allocation.js';
 import type { MemoryDevice, MemoryLane } from './owner.js';
 import { CACHED_BYTES, sizeClass } from './pinned-cache.js';
-import { BRAND, MADE, checkMade, type Made } from '../base/made.js';
+import { MADE, checkMade, type Made } from '../base/made.js';
 import { holdInPlace, whyMovable } from './user-arrays.js';
 
 /** Memory that kernels and copies can address: a device array or a pinned host array. */
