@@ -62,7 +62,8 @@ export function fanOut<T, B, R, X = void>(
   if (typeof branch !== 'function') typeError('branch', 'a function that enqueues a branch', branch);
   checkOptions('options', options, ['devices']);
   const { devices } = options;
-  if (devices !== undefined && (!isArray(devices) || devices.length !== count || !devices.every((d) => isInstance(d, Device))))
+  // Spread, so that a hole is seen (every() skips holes) and refused as no Device.
+  if (devices !== undefined && (!isArray(devices) || devices.length !== count || ![...devices].every((d) => isInstance(d, Device))))
     typeError('options.devices', `${count} Devices, one per branch`, devices);
   const on = devices && Object.freeze([...devices]);
   return (source) =>

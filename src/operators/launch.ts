@@ -107,10 +107,10 @@ export function launch<S extends Signature>(
       typeError('args', 'an array of kernel arguments', second);
     if (typeof first !== 'function') typeError('configure', 'a function, or a launch configuration followed by the arguments', first);
   }
-  const options = (given ? third : second) ?? {};
+  const options = given ? third : second; // null is refused, as it is everywhere options are taken
   checkOptions('options', options, ['hooks']);
   const name = `launch(${kernel.name})`;
-  const hooks = hooksOf((options as LaunchOperatorOptions<S>).hooks);
+  const hooks = hooksOf((options as LaunchOperatorOptions<S> | undefined)?.hooks);
   // Plain launches take the fast path; a context is made only for hooks and specializations.
   const contextual = hooks !== undefined || kernel.specialized;
   const launchOne: LaunchOne<S> = (work, config, args, subscriber) => {

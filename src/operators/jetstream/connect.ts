@@ -42,7 +42,8 @@ export async function connectJetStream(options: ConnectJetStreamOptions): Promis
   checkOptions('options', options, ['connection', 'consumer', 'servers', 'stream']);
   if (options === undefined) typeError('options', 'an options object with `servers`, `stream` and `consumer`', options);
   const servers = typeof options.servers === 'string' ? [options.servers] : options.servers;
-  if (!Array.isArray(servers) || servers.length === 0 || servers.some((s) => typeof s !== 'string')) typeError('servers', 'a server address or a non-empty array of them', options.servers);
+  // Spread, so that a hole is seen (some() skips holes) and refused as no address.
+  if (!Array.isArray(servers) || servers.length === 0 || [...servers].some((s) => typeof s !== 'string')) typeError('servers', 'a server address or a non-empty array of them', options.servers);
   const stream = checkSubject('stream', options.stream);
   const name = checkSubject('consumer', options.consumer);
   checkOptions('connection', options.connection);

@@ -61,7 +61,8 @@ export interface LanePoolOptions {
 function checkDevices(devices: unknown): readonly Device[] {
   const list = isInstance(devices, Device) ? [devices] : devices;
   const what = 'a Device or a non-empty array of distinct Devices of one backend';
-  if (!isArray(list) || list.length === 0 || !list.every((d) => isInstance(d, Device))) typeError('devices', what, devices);
+  // Spread, so that a hole is seen (every() skips holes) and refused as no Device.
+  if (!isArray(list) || list.length === 0 || ![...list].every((d) => isInstance(d, Device))) typeError('devices', what, devices);
   const devicesList = list as readonly Device[];
   if (new Set(devicesList).size !== devicesList.length) rangeError('devices', what, received(`${devicesList.join(', ')} (a device twice)`));
   if (devicesList.some((d) => d.backend !== devicesList[0]!.backend)) rangeError('devices', what, received(devicesList.join(', ')));
