@@ -130,9 +130,14 @@ class Waiting<T> {
  */
 function iteratorOf<T>(iterable: AsyncIterable<T> | Iterable<T>): () => AsyncIterator<T> | Iterator<T> {
   const source = iterable as Partial<AsyncIterable<T> & Iterable<T>> | null | undefined;
-  const async = source?.[Symbol.asyncIterator];
+  let async: unknown, sync: unknown;
+  try {
+    async = source?.[Symbol.asyncIterator];
+    if (typeof async !== 'function') sync = source?.[Symbol.iterator];
+  } catch {
+    // a revoked proxy, or a getter that throws: refused below, by name
+  }
   if (typeof async === 'function') return () => async.call(source);
-  const sync = source?.[Symbol.iterator];
   if (typeof sync === 'function') return () => sync.call(source);
   return typeError('iterable', 'an iterable or an async iterable', iterable);
 }
