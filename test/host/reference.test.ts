@@ -82,12 +82,14 @@ describe.skipIf(noTypeDoc !== '')(`docs/reference${noTypeDoc ? ` (skipped: ${noT
   });
 
   it('gives every function and method an @example', () => {
+    expect(status, `TypeDoc failed (see the test above):\n${output}`).toBe(0);
     const project = JSON.parse(readFileSync(join(dir, 'reference.json'), 'utf8')) as Reflection;
     expect(project.children?.map((m) => m.name)).toEqual(['rxcuda', 'rxcuda/jetstream']);
     expect(withoutExample(project), 'these functions and methods have no @example in their doc comment').toEqual([]);
   });
 
   it(`is committed as the doc comments make it now (else ${regenerate})`, () => {
+    expect(status, `TypeDoc failed (see the first test):\n${output}`).toBe(0);
     const files = filesUnder(made);
     expect(files.length).toBeGreaterThan(50);
     expect(filesUnder(committed), `docs/reference/ has other files than TypeDoc makes: ${regenerate}`).toEqual(files);
