@@ -115,12 +115,14 @@ export function isResizable(buffer: ArrayBufferLike): boolean {
 
 /**
  * A Uint8Array over the bytes of a view, an ArrayBuffer or a SharedArrayBuffer, as their slots
- * measure them; undefined for anything else (a Proxy of one included).
+ * measure them (none once detached); undefined for anything else (a Proxy of one included).
  */
 export function bytesOf(value: unknown): Uint8Array | undefined {
-  if (isView(value)) return new Uint8Array(bufferOf(value), byteOffsetOf(value), byteLengthOf(value));
-  if (isArrayBuffer(value) || isSharedArrayBuffer(value)) return new Uint8Array(value);
-  return undefined;
+  const view = isView(value);
+  if (!view && !isArrayBuffer(value) && !isSharedArrayBuffer(value)) return undefined;
+  const buffer = view ? bufferOf(value) : value;
+  if (isDetached(buffer)) return new Uint8Array(0); // none: a view of it cannot even be made
+  return view ? new Uint8Array(buffer, byteOffsetOf(value), byteLengthOf(value)) : new Uint8Array(buffer);
 }
 
 type ViewKind = new (buffer: ArrayBufferLike, byteOffset: number, length: number) => View;

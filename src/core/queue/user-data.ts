@@ -1,5 +1,5 @@
 // What a host step is given besides its function: bytes copied at enqueue, and a timeout.
-import { bytesOf, isDetached, isSharedArrayBuffer, isView, viewLike } from '../base/buffers.js';
+import { bufferOf, bytesOf, isDetached, isSharedArrayBuffer, isView, viewLike } from '../base/buffers.js';
 import { rangeError, received, typeError } from '../base/errors.js';
 
 /** A copy of the caller's bytes, of the kind the caller gave. */
@@ -45,7 +45,8 @@ export function copyUserData<D extends UserData>(userData: D | undefined): D | u
   if (userData === undefined) return undefined;
   const bytes = bytesOf(userData);
   if (bytes === undefined) typeError('userData', 'an ArrayBuffer, a TypedArray or a DataView', userData);
-  if (isDetached(bytes.buffer)) typeError('userData', 'bytes that can be read', received('a detached buffer'));
+  if (isDetached(isView(userData) ? bufferOf(userData) : (userData as ArrayBufferLike)))
+    typeError('userData', 'bytes that can be read', received('a detached buffer'));
   const copy = isSharedArrayBuffer(bytes.buffer) ? new SharedArrayBuffer(bytes.byteLength) : new ArrayBuffer(bytes.byteLength);
   new Uint8Array(copy).set(bytes);
   return (isView(userData) ? viewLike(userData, copy) : copy) as D;
