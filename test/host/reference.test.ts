@@ -62,10 +62,12 @@ function withoutExample(project: Reflection): string[] {
 
 beforeAll(() => {
   if (noTypeDoc) return;
+  // TypeDoc sorts names by the locale's collation (Lithuanian puts y before j): one locale for all,
+  // as `npm run docs:reference` sets it.
   const result = spawnSync(process.execPath, [
     typedoc, '--options', join(root, 'typedoc.reference.json'),
     '--out', made, '--json', join(dir, 'reference.json'),
-  ], { cwd: root, encoding: 'utf8', timeout: 300_000, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
+  ], { cwd: root, encoding: 'utf8', timeout: 300_000, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', LC_ALL: 'C' } });
   output = `${result.stdout}${result.stderr}`;
   status = result.status;
 }, 320_000);
