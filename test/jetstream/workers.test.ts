@@ -2,9 +2,9 @@
 // acked, every result in the output stream exactly once; a worker killed mid-run loses nothing;
 // a worker told to stop (SIGTERM) finishes what it holds and exits by itself.
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { startNats, type NatsServers } from '../support/nats.js';
+import { startNats, subscribers, type NatsServers } from '../support/nats.js';
 import { describeWithTool } from '../support/tools.js';
-import { OUTPUT, consumerState, createStreams, publishInputs, readAll, startWorker, until, verify, type Streams, type WorkerProcess } from '../support/jetstream.js';
+import { DEAD, DURABLE, INPUT, OUTPUT, consumerState, createStreams, publishInputs, readAll, startWorker, until, verify, type Streams, type WorkerProcess } from '../support/jetstream.js';
 
 const BYTES = 64 * 1024;
 let nats: NatsServers;
@@ -100,5 +100,95 @@ describeWithTool('nats-server', 'fromJetStream workers (processes on one durable
     expect(counts.acked! + second.last!.counts!.acked!).toBe(COUNT);
     const results = await readAll(streams.js, OUTPUT);
     expect(verify(results, COUNT, BYTES)).toEqual([]);
+  });
+
+  it('a poison message whose last delivery (max_deliver) a worker held when killed with SIGKILL is dead-lettered once by the workers left', async () => {
+    const ACK_WAIT = 1500;
+    streams = await createStreams(nats.servers, { ackWait: ACK_WAIT, maxDeliver: 2 });
+    await publishInputs(streams.js, 1, BYTES); // sequence 1, the poison
+    const victim = startWorker({ servers: nats.servers, lanes: 2, frameBytes: BYTES, nakDelay: 50, poison: [1], holdAt: 2 });
+    workers = [victim];
+    await until(() => victim.reports.some((r) => r.holding?.join() === '1,2'), 60_000, 'the victim to hold the poison on its last delivery');
+    const survivors = [0, 1].map(() => startWorker({ servers: nats.servers, lanes: 2, frameBytes: BYTES, idle: ACK_WAIT + 3000 }));
+    workers.push(...survivors);
+    const advisory = `$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.${INPUT}.${DURABLE}`;
+    await until(async () => (await subscribers(nats.nodes[0]!, advisory)) === 3, 60_000, 'the three workers to listen to the advisory');
+    victim.child.kill('SIGKILL');
+    expect((await victim.exited).signal).toBe('SIGKILL');
+    await publishInputs(streams.js, 20, BYTES, 1);
+    const ends = await Promise.all(survivors.map((w) => w.exited));
+    expect(ends.map((e) => e.code), survivors.map((w) => w.stderr.join('')).join('\n')).toEqual([0, 0]);
+    // Read from the stream by sequence and published by both, stored once.
+    expect(survivors.flatMap((w) => [...w.dead])).toEqual([1]);
+    expect(survivors.flatMap((w) => [...w.advised])).toEqual([1]);
+    const letters = await readAll(streams.js, DEAD);
+    expect(letters.map((l) => l.source)).toEqual([`${INPUT}:1:dead-letter`]);
+    const letter = (await streams.jsm.streams.getMessage(DEAD, { seq: 1 }))!;
+    expect(['Rxcuda-Sequence', 'Rxcuda-Subject', 'Rxcuda-Deliveries'].map((k) => letter.header.get(k))).toEqual(['1', 'frames.0', '2']);
+    expect(letter.header.get('Rxcuda-Error')).toMatch(/^JetStreamError: Message FRAMES #1 was delivered 2 times \(the consumer's max_deliver\) and never settled/);
+    expect(new Uint8Array(letter.data)).toEqual(new Uint8Array(letters[0]!.data));
+    expect(await consumerState(streams.jsm)).toMatchObject({ ackPending: 0, pending: 0 });
+    expect(verify(await readAll(streams.js, OUTPUT), 21, BYTES)).toEqual([`${INPUT}:1: no result`]);
+  });
+
+  it('workers killed at random (SIGKILL) and a server restart: every message has exactly one result, or (a poison) exactly one dead letter', async () => {
+    const COUNT = 1500;
+    const SIZE = 16 * 1024;
+    const ACK_WAIT = 1500;
+    // Every 100th message fails on every delivery. Room in max_deliver for the deliveries the
+    // kills (one each) and the restart (a publish that failed meanwhile) take from the others.
+    const poison = Array.from({ length: COUNT / 100 }, (_, i) => (i + 1) * 100);
+    streams = await createStreams(nats.servers, { ackWait: ACK_WAIT, maxDeliver: 8, storage: 'file' });
+    await publishInputs(streams.js, COUNT, SIZE);
+    const settings = { servers: nats.servers, lanes: 2, frameBytes: SIZE, idle: ACK_WAIT + 4000, nakDelay: 50, slowMs: 2, poison };
+    workers = [0, 1, 2].map(() => startWorker(settings));
+    const live = () => workers.filter((w) => w.child.exitCode === null && w.child.signalCode === null);
+    const seed = Date.now() % 2 ** 31;
+    let state = seed;
+    const random = () => ((state = (Math.imul(state, 48271) >>> 0) % 2147483647) / 2147483647);
+    const events: string[] = [];
+    for (const [share, event] of [[0.15, 'kill'], [0.3, 'restart'], [0.5, 'kill'], [0.7, 'kill']] as const) {
+      await until(() => acked() >= COUNT * share, 120_000, `${share * 100}% of the messages acked`);
+      if (event === 'restart') {
+        await nats.nodes[0]!.stop();
+        await nats.nodes[0]!.restart();
+        events.push(`restart at ${acked()}`);
+        continue;
+      }
+      const running = live();
+      const victim = running[Math.floor(random() * running.length)]!;
+      victim.child.kill('SIGKILL');
+      await victim.exited;
+      events.push(`kill of worker ${workers.indexOf(victim)} at ${acked()}`);
+      workers.push(startWorker(settings));
+    }
+    const survivors = live();
+    const ends = await Promise.all(survivors.map((w) => w.exited));
+    expect(ends.map((e) => e.code), survivors.map((w) => w.stderr.join('')).join('\n')).toEqual(survivors.map(() => 0));
+    expect(await consumerState(streams.jsm)).toMatchObject({ ackPending: 0, pending: 0 });
+    // Counted by sequence: a result, or a dead letter for a poison, exactly once each.
+    const results = await readAll(streams.js, OUTPUT);
+    const letters = await readAll(streams.js, DEAD);
+    const tally = (sources: string[], suffix: string) => {
+      const n = new Map<number, number>();
+      for (const source of sources) {
+        const sequence = Number(source.slice(`${INPUT}:`.length, source.length - suffix.length));
+        n.set(sequence, (n.get(sequence) ?? 0) + 1);
+      }
+      return n;
+    };
+    const resultsOf = tally(results.map((r) => r.source), '');
+    const lettersOf = tally(letters.map((l) => l.source), ':dead-letter');
+    const wrong: string[] = [];
+    for (let sequence = 1; sequence <= COUNT; sequence++) {
+      const expected = poison.includes(sequence) ? [0, 1] : [1, 0];
+      const got = [resultsOf.get(sequence) ?? 0, lettersOf.get(sequence) ?? 0];
+      if (got.join() !== expected.join()) wrong.push(`#${sequence}: ${got[0]} results, ${got[1]} dead letters`);
+    }
+    expect(wrong).toEqual([]);
+    expect(results.length + letters.length).toBe(COUNT);
+    expect(verify(results, COUNT, SIZE)).toEqual(poison.map((s) => `${INPUT}:${s}: no result`));
+    const viaAdvisory = workers.flatMap((w) => [...w.advised]);
+    console.log(`chaos (seed ${seed}): ${events.join(', ')}; ${workers.length} workers in all; ${letters.length} dead letters (${viaAdvisory.length} from the advisory); redelivered ${workers.reduce((n, w) => n + (w.last?.counts?.redelivered ?? 0), 0)}`);
   });
 });

@@ -146,6 +146,12 @@ export function verify(results: Result[], count: number, bytes: number): string[
 export interface WorkerReport {
   pulled?: number[];
   acked?: number[];
+  /** Messages the worker dead-lettered (its dead letter stored first). */
+  dead?: number[];
+  /** Those of `dead` that the server's max-deliveries advisory named. */
+  advised?: number[];
+  /** A poison message it holds for ever from now: [sequence, delivery]. */
+  holding?: [number, number];
   /** Messages acked on a later delivery, with when (ms since the epoch). */
   again?: [number, number][];
   counts?: Record<string, number>;
@@ -160,6 +166,8 @@ export interface WorkerProcess {
   readonly child: ChildProcess;
   readonly pulled: Set<number>;
   readonly acked: Set<number>;
+  readonly dead: Set<number>;
+  readonly advised: Set<number>;
   /** When each message acked on a later delivery was acked. */
   readonly again: Map<number, number>;
   readonly reports: WorkerReport[];
@@ -183,6 +191,8 @@ export function startWorker(settings: Record<string, unknown>): WorkerProcess {
     child,
     pulled: new Set(),
     acked: new Set(),
+    dead: new Set(),
+    advised: new Set(),
     again: new Map(),
     reports: [],
     stderr,
@@ -194,6 +204,8 @@ export function startWorker(settings: Record<string, unknown>): WorkerProcess {
     if (report.started) started();
     for (const s of report.pulled ?? []) worker.pulled.add(s);
     for (const s of report.acked ?? []) worker.acked.add(s);
+    for (const s of report.dead ?? []) worker.dead.add(s);
+    for (const s of report.advised ?? []) worker.advised.add(s);
     for (const [s, at] of report.again ?? []) worker.again.set(s, at);
     if (report.counts) worker.last = report;
   });

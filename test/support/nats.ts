@@ -53,11 +53,14 @@ export interface NatsNode {
   readonly name: string;
   readonly url: string;
   readonly monitor: string;
+  /** The node's process (a new one after {@link restart}). */
   readonly process: ChildProcess;
   /** Stops the node (SIGTERM, SIGKILL after 5 s) and waits for it to exit. */
   stop(): Promise<void>;
   /** Kills the node at once (SIGKILL) and waits for it to exit. */
   kill(): Promise<void>;
+  /** Starts a node stopped or killed before again, on the same ports and store, and waits until it is ready. */
+  restart(): Promise<void>;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -79,7 +82,7 @@ interface NodePlan {
   clusterPort?: number;
 }
 
-function launch(plan: NodePlan, dir: string, options: { maxPayload?: number; routes?: number[] }, log: string[]): NatsNode {
+function launch(plan: NodePlan, dir: string, options: { maxPayload?: number; routes?: number[] }, log: string[], clustered: boolean): NatsNode {
   const store = join(dir, plan.name);
   const lines = [
     `server_name: ${plan.name}`,
@@ -92,18 +95,22 @@ function launch(plan: NodePlan, dir: string, options: { maxPayload?: number; rou
     lines.push(`cluster { name: rxcuda-test, listen: 127.0.0.1:${plan.clusterPort}, routes: [${(options.routes ?? []).map((p) => `nats://127.0.0.1:${p}`).join(', ')}] }`);
   const config = join(dir, `${plan.name}.conf`);
   writeFileSync(config, lines.join('\n') + '\n');
-  const child = spawn(toolPath('nats-server'), ['-c', config], { stdio: ['ignore', 'ignore', 'pipe'] });
-  child.stderr!.setEncoding('utf8').on('data', (text: string) => {
-    log.push(text);
-    if (log.length > 200) log.shift();
-  });
-  const url = `nats://127.0.0.1:${plan.port}`;
-  const monitor = `http://127.0.0.1:${plan.monitorPort}`;
-  return {
+  const start = () => {
+    const child = spawn(toolPath('nats-server'), ['-c', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+    child.stderr!.setEncoding('utf8').on('data', (text: string) => {
+      log.push(text);
+      if (log.length > 200) log.shift();
+    });
+    return child;
+  };
+  let child = start();
+  const node: NatsNode = {
     name: plan.name,
-    url,
-    monitor,
-    process: child,
+    url: `nats://127.0.0.1:${plan.port}`,
+    monitor: `http://127.0.0.1:${plan.monitorPort}`,
+    get process() {
+      return child;
+    },
     async stop() {
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
@@ -114,7 +121,13 @@ function launch(plan: NodePlan, dir: string, options: { maxPayload?: number; rou
       child.kill('SIGKILL');
       await exited(child);
     },
+    async restart() {
+      await exited(child);
+      child = start();
+      await ready(node, log, clustered);
+    },
   };
+  return node;
 }
 
 /** Waits until `node` answers its health check with JetStream ready (and, in a cluster, a meta leader). */
@@ -156,7 +169,7 @@ export async function startNats(options: { nodes?: number; maxPayload?: number }
   }
   const log: string[] = [];
   const routes = plans.map((p) => p.clusterPort!).filter((p) => p !== undefined);
-  const nodes = plans.map((plan) => launch(plan, dir, { ...(options.maxPayload ? { maxPayload: options.maxPayload } : {}), routes }, log));
+  const nodes = plans.map((plan) => launch(plan, dir, { ...(options.maxPayload ? { maxPayload: options.maxPayload } : {}), routes }, log, count > 1));
   const stop = async () => {
     await Promise.all(nodes.map((node) => node.stop()));
     rmSync(dir, { recursive: true, force: true });
@@ -168,4 +181,10 @@ export async function startNats(options: { nodes?: number; maxPayload?: number }
     throw error;
   }
   return { nodes, servers: nodes.map((n) => n.url), dir, stop };
+}
+
+/** The client connections of `node` subscribed to `subject` (as its monitoring endpoint lists them). */
+export async function subscribers(node: NatsNode, subject: string): Promise<number> {
+  const { body } = await json(`${node.monitor}/connz?subs=1`);
+  return (body?.connections ?? []).filter((c: { subscriptions_list?: string[] }) => c.subscriptions_list?.includes(subject)).length;
 }
