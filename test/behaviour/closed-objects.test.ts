@@ -40,6 +40,18 @@ describeBackends('a closed HostArray', (getDevice) => {
     expect([...mine]).toEqual([5, 6]); // the user's array stays the user's
   });
 
+  it('refuses views of it, as a closed DeviceArray refuses them', () => {
+    const device = getDevice();
+    const s = device.createStream();
+    const pinned = device.allocHost('u32', 4);
+    const onDevice = s.alloc('u32', 4);
+    pinned.close();
+    onDevice.close();
+    expect(() => pinned.subarray(1, 2)).toThrow(typeErrorWith(CLOSED_ARRAY));
+    expect(() => onDevice.subarray(1, 2)).toThrow(typeErrorWith('Expected `array` to be an open DeviceArray, got a closed DeviceArray'));
+    s.close();
+  });
+
   it('keeps its data for the work enqueued before close(), which still runs', async () => {
     const device = getDevice();
     const s = device.createStream();

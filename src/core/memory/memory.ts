@@ -72,8 +72,9 @@ export abstract class Memory<D extends DType = DType> {
     return `a ${this.constructor.name} over ${whyMovable(user) ?? `a ${typedArrayName(user) ?? 'DataView'} shorter than it was`}`;
   }
 
-  /** @internal Checks begin/end of a view and returns its byte offset and length. */
+  /** @internal Checks begin/end of a view of open memory and returns its byte offset and length. */
   protected range(begin: number, end: number): [number, number] {
+    if (this.allocation.freed) closedMemory(this);
     checkCount('begin', begin);
     checkCount('end', end);
     if (end > this.length) rangeError('end', `at most the length ${this.length}`, end);
@@ -186,7 +187,7 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
    * closed HostArray``): its memory is freed, or, registered, no longer the device's to read.
    */
   get data(): TypedArrayOf[D] {
-    if (this.allocation.freed) closedArray();
+    if (this.allocation.freed) closedMemory(this);
     return this.elements;
   }
 
@@ -241,7 +242,7 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
    * stream.copy(x.subarray(0, 256), input.subarray(0, 256)); // the first 256 elements
    */
   subarray(begin = 0, end = this.length): HostArray<D> {
-    if (this.closed) closedArray();
+    if (this.closed) closedMemory(this);
     const moved = this.movedAway();
     if (moved) typeError('array', 'a HostArray whose array is attached', received(moved));
     const [offset, length] = this.range(begin, end);
@@ -250,9 +251,10 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
   }
 }
 
-/** The refusal of a closed HostArray's elements. */
-function closedArray(): never {
-  typeError('array', 'an open HostArray', received('a closed HostArray'));
+/** The refusal of closed memory's elements or views (``…, got a closed HostArray``). */
+function closedMemory(memory: Memory): never {
+  const kind = memory instanceof HostArray ? 'HostArray' : 'DeviceArray';
+  typeError('array', `an open ${kind}`, received(`a closed ${kind}`));
 }
 
 /**
