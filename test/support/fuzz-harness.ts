@@ -16,7 +16,11 @@ type ErrorClass = abstract new (...args: never[]) => Error;
 export interface FuzzCall {
   /** How a failure names the call: `fill(u32, NaN)`. */
   readonly label: string;
-  readonly valid: boolean;
+  /**
+   * Whether the call is valid; 'either' for a call whose arguments answer otherwise at each read
+   * (a getter), which must be accepted with the result of the values read once, or refused.
+   */
+  readonly valid: boolean | 'either';
   /** For an invalid call: how its refusal comes (thrown at once by default). */
   readonly via?: Via;
   /** For an invalid call: the classes its refusal may be of (TypeError and RangeError by default). */
@@ -106,19 +110,19 @@ export async function perform(call: FuzzCall, env: FuzzEnvironment, nth: number)
   try {
     result = call.run();
   } catch (error) {
-    if (call.valid) throw new Error(`${call.label} (call #${nth} of it) is valid, and was refused: ${shown(error)}`, { cause: error });
+    if (call.valid === true) throw new Error(`${call.label} (call #${nth} of it) is valid, and was refused: ${shown(error)}`, { cause: error });
     checkRefusal(call, error, nth);
     const after = env.counters().join();
     if (after !== before) throw new Error(`${call.label} (call #${nth} of it) was refused, and work was given: [${before}] → [${after}]`);
     return true;
   }
-  if (!call.valid && (call.via ?? 'throw') === 'throw')
+  if (call.valid === false && (call.via ?? 'throw') === 'throw')
     throw new Error(`${call.label} (call #${nth} of it) is invalid, and was accepted${isPromise(result) ? ' (it returned a Promise)' : ''}`);
   if (isPromise(result)) {
     try {
       result = await withDeadline(result, call.label);
     } catch (error) {
-      if (call.valid || /\(a hang\)$/.test((error as Error)?.message ?? '')) throw new Error(`${call.label} (call #${nth} of it) is valid, and failed: ${shown(error)}`, { cause: error });
+      if (call.valid === true || /\(a hang\)$/.test((error as Error)?.message ?? '')) throw new Error(`${call.label} (call #${nth} of it) is valid, and failed: ${shown(error)}`, { cause: error });
       checkRefusal(call, error, nth);
       // A value refused by an operator had its earlier operators' work enqueued, as it should.
       const after = env.counters().join();
@@ -126,7 +130,7 @@ export async function perform(call: FuzzCall, env: FuzzEnvironment, nth: number)
       return true;
     }
   }
-  if (!call.valid) throw new Error(`${call.label} (call #${nth} of it) is invalid, and was accepted`);
+  if (call.valid === false) throw new Error(`${call.label} (call #${nth} of it) is invalid, and was accepted`);
   await call.check?.(result);
   return false;
 }
@@ -149,9 +153,9 @@ export async function fuzzEntry(entry: EntryPoint, env: FuzzEnvironment, tally: 
         tally.count(entry.name, await perform(call, env, nth));
       };
       for (const i of order) await make(calls[i % calls.length]!);
-      const valid = calls.filter((c) => c.valid);
+      const valid = calls.filter((c) => c.valid === true);
       let between = 0;
-      for (const call of calls.filter((c) => !c.valid))
+      for (const call of calls.filter((c) => c.valid !== true))
         while ((made.get(call) ?? 0) < repeats) {
           await make(call);
           if (valid.length > 0 && ++between % 10 === 0) await make(valid[(between / 10) % valid.length]!);
@@ -165,6 +169,14 @@ export async function fuzzEntry(entry: EntryPoint, env: FuzzEnvironment, tally: 
 /** A valid call: `run` makes it, `check` (optional) throws unless its result is right. */
 export function valid<R>(label: string, run: () => R, check?: (result: Awaited<R>) => void | Promise<void>): FuzzCall {
   return { label, valid: true, run, ...(check ? { check: check as NonNullable<FuzzCall['check']> } : {}) } as FuzzCall;
+}
+
+/**
+ * A call whose arguments answer a valid value and an invalid one at alternate reads: it must be
+ * refused, or accepted with `check`'s result (of the values read once: the checked ones are used).
+ */
+export function either<R>(label: string, run: () => R, check: (result: Awaited<R>) => void | Promise<void>): FuzzCall {
+  return { label, valid: 'either', run, check: check as NonNullable<FuzzCall['check']> };
 }
 
 /** An invalid call: `run` makes it; it must be refused (at once, unless `via` says otherwise). */

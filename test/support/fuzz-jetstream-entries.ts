@@ -8,8 +8,8 @@ import { LanePool, onStreams, type Device } from '../../src/index.js';
 import { JetStreamCounts, JetStreamError, connectJetStream, fromJetStream, toJetStream } from '../../src/operators/jetstream/index.js';
 import type { FuzzWorld } from './fuzz-env.js';
 import { same } from './fuzz-env.js';
-import { invalid, valid, type EntryPoint } from './fuzz-harness.js';
-import { NOT_FUNCTIONS, NOT_NAMES, NOT_NUMBERS, NOT_OPTIONS, lyingArray, proxied, type Hostile } from './fuzz-hostile.js';
+import { either, invalid, valid, type EntryPoint } from './fuzz-harness.js';
+import { NOT_FUNCTIONS, NOT_NAMES, NOT_NUMBERS, NOT_OPTIONS, changing, lyingArray, proxied, type Hostile } from './fuzz-hostile.js';
 import { hostile } from './fuzz-stream-entries.js';
 
 /** The entry points {@link jetstreamEntries} fuzzes, in order. */
@@ -68,6 +68,11 @@ export function jetstreamEntries(w: FuzzWorld): EntryPoint[] {
       calls: fc.oneof(
         validWorker.map((options) => valid(`fromJetStream(consumer, pool, { process, deadLetter, ...${JSON.stringify(options)} })`,
           () => fromJetStream(consumer, w.pool, { process: (x: unknown) => x as never, deadLetter, counts: new JetStreamCounts(), ...options } as never), (o) => same('an Observable, not subscribed', [isObservable(o)], [true]))),
+        fc.constant(0).map(() => {
+          const options = changing('frameBytes', [1024, 2 ** 40], { process: (x: unknown) => x, deadLetter });
+          return either('fromJetStream(consumer, pool, a frameBytes getter that answers 1024 and 2 ** 40 in turn)', () => fromJetStream(consumer, w.pool, options as never),
+            (o) => same('an Observable, not subscribed', [isObservable(o)], [true]));
+        }),
         hostile(BAD_WORKER_OPTIONS, (label, options) => invalid(`fromJetStream(consumer, pool, ${label})`, () => fromJetStream(consumer, w.pool, options() as never))),
         hostile([['null', () => null], ['{}', () => ({})], ['{ fetch }', () => ({ fetch() {} })]], (label, c) => invalid(`fromJetStream(${label}, pool, …)`, () => fromJetStream(c() as never, w.pool, { process: (x) => x as never, deadLetter }))),
         hostile([['null', () => null], ['a closed LanePool', () => closedPool], ['a Device', () => w.device as Device], ['a Proxy around a LanePool', () => proxied(w.pool)]],

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { GraphError, LaunchConfig, type Graph, type GraphExec, type GraphNode, type Kernel, type LaunchOptions } from '../../src/index.js';
 import type { FuzzWorld } from './fuzz-env.js';
 import { same } from './fuzz-env.js';
-import { invalid, valid, type EntryPoint } from './fuzz-harness.js';
+import { either, invalid, valid, type EntryPoint } from './fuzz-harness.js';
 import { NOT_NUMBERS, NOT_OPTIONS, changing, proxied, type Hostile } from './fuzz-hostile.js';
 import { hostile } from './fuzz-stream-entries.js';
 
@@ -76,6 +76,10 @@ export function kernelEntries(w: FuzzWorld, graphs: { graph: Graph; node: GraphN
         fc.tuple(fc.constantFrom(...CONFIGS), slot).map(([[label, config], [i, v]]) =>
           valid(`launch(store, ${label}, [u32[${i}], ${v}])`, () => s.launch(store, config(), [w.u32.subarray(i, i + 1), v]), stored(i, v))),
         hostile(BAD_CONFIGS, (label, config) => invalid(`launch(store, ${label}, [u32, 1])`, () => s.launch(store, config() as LaunchOptions, [w.u32, 1]))),
+        slot.map(([i, v]) => {
+          const config = changing('grid', [1, 0], { block: 1 });
+          return either(`launch(store, a grid getter that answers 1 and 0 in turn, [u32[${i}], ${v}])`, () => s.launch(store, config as LaunchOptions, [w.u32.subarray(i, i + 1), v]), stored(i, v));
+        }),
         hostile(badArgs, (label, args) => invalid(`launch(store, { grid: 1, block: 1 }, ${label})`, () => s.launch(store, { grid: 1, block: 1 }, args() as never))),
         hostile([['a Proxy around a Kernel', () => proxied(store)], ['null', () => null], ['{}', () => ({})], ['a Module', () => w.kernels.module]],
           (label, kernel) => invalid(`launch(${label}, { grid: 1, block: 1 }, [u32, 1])`, () => s.launch(kernel() as Store, { grid: 1, block: 1 }, [w.u32, 1]))),

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { lastValueFrom, of, toArray, type Observable } from 'rxjs';
 import { Blas, Fft, download, fft, gemm, onStreams, upload, type DeviceArray, type Stream, type Work } from '../../src/index.js';
 import type { FuzzWorld } from './fuzz-env.js';
-import { invalid, valid, type EntryPoint } from './fuzz-harness.js';
+import { either, invalid, valid, type EntryPoint } from './fuzz-harness.js';
 import { NOT_FUNCTIONS, NOT_NUMBERS, NOT_OPTIONS, changing, proxied, type Hostile } from './fuzz-hostile.js';
 import { hostile } from './fuzz-stream-entries.js';
 import { EPSILON, dft, fftBound, norm, outside, referenceGemm, upload as uploadTo, values } from './libraries.js';
@@ -143,6 +143,11 @@ export function libraryEntries(w: FuzzWorld, l: LibraryArrays): EntryPoint[] {
       // Squares of primes above 61, drawn as often as all the other sizes together.
       fc.constantFrom(4489, 5041).map((n) => valid(`fft.c2c(signal, out, { shape: ${n} }) (${Math.sqrt(n)}²)`, () => fourier.c2c(s, l.signal, l.out, { shape: n }), () => spectra(n, 1))),
       fc.constant(valid(`fft.${kind}(…, { shape: 8 }) (the options the invalid calls repeat)`, () => fourier[kind](s, kind === 'c2r' ? l.out : l.signal, kind === 'c2r' ? l.back : l.out, { shape: 8 }))),
+      fc.constant(0).map(() => {
+        const options = changing('shape', [8, 1e6]);
+        return either(`fft.${kind}(…, a shape getter that answers 8 and 1e6 in turn)`, () => fourier[kind](s, kind === 'c2r' ? l.out : l.signal, kind === 'c2r' ? l.back : l.out, options as never),
+          kind === 'c2c' ? () => spectra(8, 1) : async () => undefined);
+      }),
       hostile(BAD_FFT_OPTIONS, (label, options) => invalid(`fft.${kind}(…, ${label})`, () => fourier[kind](s, kind === 'c2r' ? l.out : l.signal, kind === 'c2r' ? l.back : l.out, options() as never))),
       hostile(badStreams, (label, stream) => invalid(`fft.${kind}(${label}, …)`, () => fourier[kind](stream() as Stream, l.signal, l.back, { shape: 8 }))),
       hostile([...badArrays, ['f64 (another element type than the input)', () => l.f64], ['the input itself, shifted by one element', () => l.signal.subarray(1)]],
@@ -175,6 +180,10 @@ export function libraryEntries(w: FuzzWorld, l: LibraryArrays): EntryPoint[] {
       calls: fc.oneof(
         shapes.map((shape) => valid(`blas.gemm(a, b, c, ${JSON.stringify(shape)})`, () => blas.gemm(s, l.a, l.b, l.c, shape), checkGemm(shape))),
         hostile(BAD_GEMM_OPTIONS, (label, options) => invalid(`blas.gemm(a, b, c, ${label})`, () => blas.gemm(s, l.a, l.b, l.c, options() as never))),
+        fc.constant(0).map(() => {
+          const options = changing('m', [2, 9999], { n: 4, k: 4 });
+          return either('blas.gemm(a, b, c, an m getter that answers 2 and 9999 in turn)', () => blas.gemm(s, l.a, l.b, l.c, options as never), checkGemm(SHAPE));
+        }),
         hostile(badStreams, (label, stream) => invalid(`blas.gemm(${label}, a, b, c, SHAPE)`, () => blas.gemm(stream() as Stream, l.a, l.b, l.c, SHAPE))),
         hostile([...badArrays, ['a (C over A)', () => l.a], ['f64', () => l.f64]], (label, c) => invalid(`blas.gemm(a, b, ${label}, SHAPE)`, () => blas.gemm(s, l.a, l.b, c() as F32, SHAPE))),
       ),

@@ -11,8 +11,8 @@ import {
 } from '../../src/index.js';
 import type { FuzzWorld } from './fuzz-env.js';
 import { same } from './fuzz-env.js';
-import { invalid, valid, type EntryPoint } from './fuzz-harness.js';
-import { BAD_ARRAYS, BAD_NUMBERS, NOT_FUNCTIONS, NOT_NAMES, NOT_OPTIONS, lyingArray, proxied, type Hostile } from './fuzz-hostile.js';
+import { either, invalid, valid, type EntryPoint } from './fuzz-harness.js';
+import { BAD_ARRAYS, BAD_NUMBERS, NOT_FUNCTIONS, NOT_NAMES, NOT_OPTIONS, changing, lyingArray, proxied, type Hostile } from './fuzz-hostile.js';
 import { BAD_CONFIGS } from './fuzz-kernel-entries.js';
 import { hostile } from './fuzz-stream-entries.js';
 
@@ -62,6 +62,13 @@ export function pipelineEntries(w: FuzzWorld): EntryPoint[] {
             same('the pool: [lanes, closed]', [p.lanes.length, p.closed], [lanes, false]);
             p.close();
           })),
+        fc.constant(0).map(() => {
+          const options = changing('lanes', [2, 0]);
+          return either('new LanePool(device, a lanes getter that answers 2 and 0 in turn)', () => new LanePool(w.device, options as LanePoolOptions), (p) => {
+            same('the pool: [lanes]', [p.lanes.length], [2]);
+            p.close();
+          });
+        }),
         hostile(BAD_POOL_OPTIONS, (label, options) => invalid(`new LanePool(device, ${label})`, () => new LanePool(w.device, options() as LanePoolOptions))),
         hostile([['null', () => null], ['[]', () => []], ['[device, device]', () => [w.device, w.device]], ['a Proxy around a Device', () => proxied(w.device)], ['[<hole>]', () => [, ]]],
           (label, devices) => invalid(`new LanePool(${label})`, () => new LanePool(devices() as Device))),

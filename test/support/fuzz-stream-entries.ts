@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { DeviceArray, Event } from '../../src/index.js';
 import type { FuzzWorld } from './fuzz-env.js';
 import { same } from './fuzz-env.js';
-import { invalid, valid, type EntryPoint, type FuzzCall } from './fuzz-harness.js';
+import { either, invalid, valid, type EntryPoint, type FuzzCall } from './fuzz-harness.js';
 import { BAD_ARRAYS, BAD_NUMBERS, NOT_FUNCTIONS, NOT_NUMBERS, NOT_OPTIONS, changing, lyingArray, proxied, type Hostile } from './fuzz-hostile.js';
 
 const DTYPES = ['u8', 'i8', 'u16', 'i16', 'u32', 'i32', 'f32', 'f64', 'f16', 'bf16', 'i64', 'u64'] as const;
@@ -147,6 +147,13 @@ export function streamEntries(w: FuzzWorld): EntryPoint[] {
             h.close();
             t.close();
           })),
+        fc.constant(0).map(() => {
+          const options = changing('priority', [0, 2 ** 31]);
+          return either('createStream(a priority getter that answers 0 and 2 ** 31 in turn)', () => w.device.createStream(options as never), (t) => {
+            same('the stream: [priority, closed]', [t.priority, t.closed], [0, false]);
+            t.close();
+          });
+        }),
         hostile([...NOT_OPTIONS.filter(([l]) => l !== 'null'), ['{ nonblocking: true }', () => ({ nonblocking: true })], ['{ priority: 2 ** 31 }', () => ({ priority: 2 ** 31 })], ['{ priority: NaN }', () => ({ priority: NaN })], ['{ priority: 1n }', () => ({ priority: 1n })]],
           (label, make) => invalid(`createStream(${label})`, () => w.device.createStream(make() as never))),
       ),
