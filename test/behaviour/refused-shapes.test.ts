@@ -3,7 +3,7 @@
 // never reaching a private member; holes in grids, blocks, signatures and dependency lists are
 // refused as undefined is; the launch operator's `hooks` must be an array of functions.
 import { beforeAll, expect, it } from 'vitest';
-import { Kernel, launch, type Device, type Stream } from '../../src/index.js';
+import { Device, GraphNode, Kernel, Stream, launch } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
 import { streamsPerTest } from '../support/streams.js';
 import { testKernels } from '../support/kernels.js';
@@ -30,6 +30,8 @@ describeBackends('objects of rxcuda behind a Proxy', (getDevice) => {
     expect(() => s.launch(new Proxy(kernels.addU32, {}), one, [x, 1, 4])).toThrow(typeErrorWith('Expected `kernel` to be a Kernel, got a Proxy of a Kernel'));
     expect(() => s.launch(Object.create(Kernel.prototype) as Kernel, one, [])).toThrow(typeErrorWith('Expected `kernel` to be a Kernel, got a Kernel'));
     expect(() => s.wait(new Proxy(event, {}))).toThrow(typeErrorWith('Expected `event` to be an Event, got a Proxy of an Event'));
+    expect(() => Stream.fromHandle(1n, Object.create(Device.prototype) as Device)).toThrow(typeErrorWith('Expected `device` to be a Device, got a Device'));
+    expect(() => Stream.fromHandle(1n, new Proxy(device, {}))).toThrow(typeErrorWith('Expected `device` to be a Device, got a Proxy of a Device'));
     expect(() => s.copy(new Proxy(x, {}), x)).toThrow(typeErrorWith('Expected `dst` to be a DeviceArray or HostArray, got a Proxy of a DeviceArray'));
     expect(() => s.fill(new Proxy(x, {}), 1)).toThrow(typeErrorWith('Expected `dst` to be a DeviceArray or HostArray, got a Proxy of a DeviceArray'));
     expect(s.enqueued).toBe(given);
@@ -58,6 +60,7 @@ describeBackends('objects of rxcuda behind a Proxy', (getDevice) => {
     const node = graph.addKernel(kernels.addU32, one, [x, 1, 4]);
     expect(() => graph.addKernel(new Proxy(kernels.addU32, {}), one, [x, 1, 4])).toThrow(typeErrorWith('Expected `kernel` to be a Kernel, got a Proxy of a Kernel'));
     expect(() => graph.addEmpty({ after: [new Proxy(node, {})] })).toThrow(typeErrorWith('Expected `after[0]` to be a GraphNode, got a Proxy of a GraphNode'));
+    expect(() => graph.addEmpty({ after: [Object.create(GraphNode.prototype) as GraphNode] })).toThrow(typeErrorWith('Expected `after[0]` to be a GraphNode, got a GraphNode'));
     const exec = graph.instantiate();
     expect(() => exec.launch(new Proxy(s, {}) as Stream)).toThrow(typeErrorWith('Expected `stream` to be a Stream, got a Proxy of a Stream'));
     expect(() => exec.setArgs(new Proxy(node, {}), [x, 2, 4])).toThrow(typeErrorWith('Expected `node` to be a GraphNode, got a Proxy of a GraphNode'));

@@ -4,7 +4,7 @@
 //
 // Device, Stream and Event name one another (a device makes streams and events, and each of them
 // names its device, as the public API types it): the one import circle of this folder.
-import { CudaError, checkCount, isInstance, rangeError, received, typeError } from '../base/errors.js';
+import { BRAND, CudaError, checkCount, isInstance, rangeError, received, typeError } from '../base/errors.js';
 import { checkDType, dtypeOfArray, type DType, type DTypeOfArray } from '../base/dtype.js';
 import { addon, cudaBackend, driverUnavailable } from '../native/addon.js';
 import type { Backend, DeviceProperties, DriverInfo, NativeDevice } from '../native/types.js';
@@ -58,6 +58,9 @@ export class Device {
 
   /** @internal Which devices this one reaches directly, asked once per peer. */
   readonly peers = new PeerAccess();
+  /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
+  static readonly [BRAND] = (value: object): boolean => #device in value;
+  #device(): void {}
 
   private constructor(made: Made, ordinal: number, backend: Backend, hostIndex = -1) {
     checkMade(made, 'a Device', 'Device.get(), Device.host() or Device.default()');

@@ -51,7 +51,7 @@ export class Event {
   /** Recorded at least once: by a stream, one of rxcuda's own lanes, or a graph's record node. */
   #everRecorded = false;
   #closed = false;
-  /** @internal Whether `value` is one itself, not a Proxy of one (made.ts). */
+  /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
   static readonly [BRAND] = (value: object): boolean => #slot in value;
 
   private constructor(made: Made, device: Device, timing: boolean) {

@@ -41,7 +41,7 @@ export class Stream extends EventEmitter<StreamEvents> {
   /** The stream's entry among its device's open lanes. */
   readonly #open: WeakRef<Lane>;
   readonly #reached = (mark: number) => this.#reachedCompletionPoint(mark);
-  /** @internal Whether `value` is one itself, not a Proxy of one (made.ts). */
+  /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
   static readonly [BRAND] = (value: object): boolean => #spins in value;
 
   private constructor(made: Made, device: Device, native: NativeStream, foreign = false) {

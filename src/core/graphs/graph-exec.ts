@@ -55,7 +55,7 @@ export class GraphExec {
   /** The stream launched on last, whose use of the memory and modules is noted. */
   #lastStream: Stream | undefined;
   #closed = false;
-  /** @internal Whether `value` is one itself, not a Proxy of one (made.ts). */
+  /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
   static readonly [BRAND] = (value: object): boolean => #segments in value;
 
   private constructor(made: Made, graph: Graph, works: NodeWork[], segments: Segment[], natives: (NativeGraphExec | undefined)[] | undefined, held: HeldResources) {

@@ -6,6 +6,7 @@ import type { Kernel, Signature } from '../kernels/kernel.js';
 import type { LaunchConfig } from '../kernels/launch-config.js';
 import type { Graph } from './graph.js';
 import type { NodeWork } from './node-work.js';
+import { BRAND } from '../base/errors.js';
 import { MADE, checkMade, type Made } from '../base/made.js';
 
 export type { NodeWork } from './node-work.js';
@@ -29,6 +30,9 @@ export class GraphNode<S extends Signature | undefined = Signature | undefined> 
   readonly dependencies: readonly GraphNode[];
   /** @internal */
   readonly work: NodeWork;
+  /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
+  static readonly [BRAND] = (value: object): boolean => #node in value;
+  #node(): void {}
 
   /** @internal Made by Graph. */
   static make(graph: Graph, index: number, work: NodeWork, dependencies: readonly GraphNode[]): GraphNode {

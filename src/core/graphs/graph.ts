@@ -72,7 +72,7 @@ export class Graph {
   readonly #segments: Segment[] = [{ first: 0, end: 0, step: undefined }];
   readonly #held = new HeldResources();
   #closed = false;
-  /** @internal Whether `value` is one itself, not a Proxy of one (made.ts). */
+  /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
   static readonly [BRAND] = (value: object): boolean => #nodes in value;
 
   private constructor(made: Made, device: Device) {

@@ -76,7 +76,7 @@ export class Kernel<S extends Signature = Signature> {
   readonly #origin: Kernel | undefined;
   /** This kernel on other devices, made on a first launch there (see {@link on}). */
   #onOtherDevices: Map<Device, Kernel> | undefined;
-  /** @internal Whether `value` is one itself, not a Proxy of one (made.ts). */
+  /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
   static readonly [BRAND] = (value: object): boolean => #block in value;
 
   /** @internal The kernel `name` of `module`, run by `native` (Module.kernel and Template.kernel make them). */

@@ -86,7 +86,7 @@ export class LaunchConfig {
   /** @internal The first 11 words of the native launch header. */
   readonly header: Uint32Array;
   #checkedFor: Device | undefined;
-  /** @internal Whether `value` is one itself, not a Proxy of one (made.ts). */
+  /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
   static readonly [BRAND] = (value: object): boolean => #checkedFor in value;
 
   /**

@@ -86,7 +86,7 @@ export class Module {
   #closed = false;
   /** Graphs and executables whose kernel nodes use it: the unload waits until they let go. */
   #held = 0;
-  /** @internal Whether `value` is one itself, not a Proxy of one (made.ts). */
+  /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
   static readonly [BRAND] = (value: object): boolean => #names in value;
 
   private constructor(made: Made, device: Device, native: NativeModule | undefined, names: ReadonlyMap<string, string>, log: string, fromCache: boolean, reload?: Reload, entries?: ReadonlyMap<string, readonly PtxParam[]>) {

@@ -27,7 +27,7 @@ export abstract class Memory<D extends DType = DType> {
   readonly hi: number;
   /** @internal */
   readonly allocation: Allocation;
-  /** @internal Whether `value` is memory itself, not a Proxy of it (made.ts): the packer's check of a pointer. */
+  /** @internal Whether `value` is memory itself, not a Proxy of it (errors.ts): the packer's check of a pointer. */
   static readonly [BRAND] = (value: object): boolean => #memory in value;
   #memory(): void {}
 
