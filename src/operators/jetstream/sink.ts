@@ -3,6 +3,7 @@
 import type { JetStreamClient, PubAck } from '@nats-io/jetstream';
 import type { MsgHdrs } from '@nats-io/transport-node';
 import { Observable, type OperatorFunction } from 'rxjs';
+import { bytesOf as viewBytes, isView } from '../../core/base/buffers.js';
 import { HostArray } from '../../core/index.js';
 import { PipelineError, type Work } from '../index.js';
 import { checkOptions, checkNumber, checkSubject, typeError } from './args.js';
@@ -33,11 +34,11 @@ export interface ToJetStreamOptions<W> {
   readonly retries?: number;
 }
 
-/** `data` as bytes, sharing its memory. */
+/** `data` as bytes, sharing its memory, measured through its internal slots (never its getters). */
 function bytesOf(data: ResultData): Uint8Array {
   if (data instanceof HostArray) data = data.data;
-  if (!ArrayBuffer.isView(data)) typeError('select(work)', 'a TypedArray, a DataView or a HostArray', data);
-  return data instanceof Uint8Array ? data : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  if (!isView(data)) typeError('select(work)', 'a TypedArray, a DataView or a HostArray', data);
+  return viewBytes(data)!;
 }
 
 /**
