@@ -136,4 +136,17 @@ describeBackends('the launch operator\'s hooks', (getDevice) => {
     expect(made([])).not.toThrow();
     expect(made(undefined)).not.toThrow();
   });
+
+  it('are no option of stream.launch, which refuses a fourth argument rather than ignore it', async () => {
+    const s = getDevice().createStream();
+    const word = getDevice().allocHost('u32', 1);
+    const launchWith = s.launch.bind(s) as (...args: unknown[]) => void;
+    expect(() => launchWith(kernels.store, one, [word, 7], { hooks: [() => {}] })).toThrow(
+      typeErrorWith('Expected `options` to be absent (hooks go to kernel.onLaunch, onLaunch or the launch operator), got {"hooks":[null]}'),
+    );
+    launchWith(kernels.store, one, [word, 8]);
+    await s.synchronized();
+    expect(word.data[0]).toBe(8);
+    s.close();
+  });
 });
