@@ -20,8 +20,11 @@ export interface ConnectJetStreamOptions {
 
 /** What {@link connectJetStream} gives: the connection (drain it at the end), the client and the consumer. */
 export interface JetStreamWorkerConnection {
+  /** The NATS connection: give it to the worker as `drain` (drained once it stops; it also hears the server's max-deliveries advisories). */
   readonly connection: NatsConnection;
+  /** The JetStream client on it: publish results ({@link toJetStream}) and dead letters with it. */
   readonly jetstream: JetStreamClient;
+  /** The durable pull consumer, checked to exist: the worker's source ({@link fromJetStream}). */
   readonly consumer: Consumer;
 }
 
