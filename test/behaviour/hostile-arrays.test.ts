@@ -1,7 +1,8 @@
 // Arrays of the user's whose getters lie (a subclass's `length`, `byteLength`, `byteOffset`,
 // `buffer` or `Symbol.toStringTag`, an own `length`) and Proxies of arrays: rxcuda measures an array
 // through its internal slots, so that it addresses the bytes the array has, and refuses a Proxy.
-import { beforeAll, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { copyHost, copySmall } from '../../src/core/memory/host-copy.js';
 import type { Device, Kernel } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
 import { streamsPerTest } from '../support/streams.js';
@@ -124,5 +125,23 @@ describeBackends('host step userData whose getters lie', (getDevice) => {
     expect(seen).toBeInstanceOf(Uint16Array);
     expect(Object.getPrototypeOf(seen)).toBe(Uint16Array.prototype);
     expect([...new Uint8Array((seen as Uint16Array).buffer)]).toEqual([2, 3, 4, 5]);
+  });
+});
+
+describe('host copies between arrays whose getters lie', () => {
+  it('copy the bytes the slots hold, and refuse a target shorter than the source in rxcuda\'s words', async () => {
+    class Long extends Uint32Array { override get length() { return 1 << 20; } override get byteLength() { return 1 << 22; } }
+    const source = new Uint32Array([1, 2, 3, 4]);
+    const room = new Long(4);
+    copySmall(room, source);
+    expect([...new Uint32Array(room.buffer)]).toEqual([1, 2, 3, 4]);
+    const short = new Long(2);
+    expect(() => copySmall(short, source)).toThrow(new RangeError('Expected `dst` to be at least 16 bytes, as `src` has, got 8 bytes'));
+    expect(() => copySmall(new Uint8Array(8), new Long(4))).toThrow(/^Expected `dst` to be at least 16 bytes/);
+    const large = new Uint32Array(1 << 17).fill(7); // 512 KiB: past the main thread's copies
+    const target = new (class extends Uint32Array { override get byteLength() { return 0; } })(1 << 17);
+    await new Promise<void>((done) => copyHost(target, large, done));
+    expect(new Uint32Array(target.buffer).every((v) => v === 7)).toBe(true);
+    expect(() => copyHost(new Long(16), large, () => {})).toThrow(new RangeError(`Expected \`dst\` to be at least ${1 << 19} bytes, as \`src\` has, got 64 bytes`));
   });
 });

@@ -16,12 +16,20 @@ export const MAIN_THREAD_COPY_BYTES = 256 * 1024;
  * Copies the bytes of `src` into `dst` (at least as long) on the main thread, now: for copies of
  * at most {@link MAIN_THREAD_COPY_BYTES}. Arrays of one kind copy into each other directly;
  * others through byte views of their memory. Both are measured through their slots (buffers.ts).
+ * @throws RangeError for a `dst` shorter than `src`; nothing is copied then.
  */
 export function copySmall(dst: ArrayBufferView, src: ArrayBufferView): void {
   const kind = typedArrayName(src);
   if (kind !== undefined && kind === typedArrayName(dst) && lengthOf(dst) >= lengthOf(src)) return void setElements.call(dst, src);
   const bytes = byteLengthOf(src);
+  checkRoom(dst, bytes);
   new Uint8Array(bufferOf(dst), byteOffsetOf(dst), bytes).set(new Uint8Array(bufferOf(src), byteOffsetOf(src), bytes));
+}
+
+/** Refuses a `dst` of fewer than `bytes` (as its slots measure it, whatever its getters say). */
+function checkRoom(dst: ArrayBufferView, bytes: number): void {
+  const room = byteLengthOf(dst);
+  if (room < bytes) rangeError('dst', `at least ${bytes} bytes, as \`src\` has`, received(`${room} bytes`));
 }
 
 /** %TypedArray%.prototype.set, which the arrays' own classes may not redefine for rxcuda. */
@@ -44,8 +52,7 @@ export function copyHost(dst: ArrayBufferView, src: ArrayBufferView, done: () =>
   // was checked (by code that ignores its untransferable mark) is refused, never copied.
   checkInPlace('dst', dst);
   checkInPlace('src', src);
-  const room = byteLengthOf(dst);
-  if (room < bytes) rangeError('dst', `at least ${bytes} bytes, as \`src\` has`, received(`${room} bytes`));
+  checkRoom(dst, bytes);
   if (bytes <= MAIN_THREAD_COPY_BYTES) {
     copySmall(dst, src);
     done();
