@@ -115,33 +115,88 @@ describe('the host device without a CUDA compiler', () => {
   const probe = `
     const m = await import(${JSON.stringify(entry)});
     const warnings = [];
-    process.on('warning', (w) => warnings.push({ code: w.code, message: w.message }));
+    const events = [];
+    process.on('warning', (w) => (warnings.push({ code: w.code, message: w.message }), events.push('warning')));
     const device = m.Device.host();
     const check = await m.hostCompiler();
+    await new Promise((resolve) => setImmediate(resolve));
+    events.push('compiler looked for');
     const nvrtc = m.Device.driverInfo().nvrtc.available;
     // NVRTC found after all: the sources below would be refused, and the cases skip.
     if (nvrtc) { console.log(JSON.stringify({ check, nvrtc })); process.exit(0); }
     const module = await device.compile('this is not CUDA }{', { cache: false });
+    events.push('compiled');
     const kernel = module.kernel('nope', ['u32'], { cpu() {} });
     await device.compile('nor is this }{', { cache: false });
+    events.push('compiled');
     await new Promise((resolve) => setImmediate(resolve));
-    console.log(JSON.stringify({ check, nvrtc, kernel: kernel.name, warnings }));
+    console.log(JSON.stringify({ check, nvrtc, kernel: kernel.name, warnings, events }));
   `;
   const run = spawnSync(process.execPath, ['--input-type=module', '-e', probe], { encoding: 'utf8', env, timeout: 60_000 });
-  const seen = JSON.parse(run.stdout || '{}') as { check?: { checked: boolean; problem: string }; nvrtc?: boolean; kernel?: string; warnings?: { code: string; message: string }[] };
+  const seen = JSON.parse(run.stdout || '{}') as { check?: { checked: boolean; problem: string }; nvrtc?: boolean; kernel?: string; warnings?: { code: string; message: string }[]; events?: string[] };
   const skip = seen.nvrtc === true; // NVRTC where the addon always looks (/usr/local/cuda/lib64) cannot be hidden
 
   it.skipIf(skip)('checks nothing, and says so once in a warning with a code', () => {
     expect(run.stderr.match(/\[RXCUDA_HOST_UNCHECKED\]/g)).toHaveLength(1); // Node prints the warning too
     expect(seen.check).toMatchObject({ checked: false, problem: expect.stringMatching(/^no CUDA compiler was found: .*no nvcc \(tried .*\/nonexistent\/bin\/nvcc\)$/) });
     expect(seen.kernel).toBe('nope'); // not checked: taken as it is
-    expect(seen.warnings).toEqual([{ code: HOST_UNCHECKED_WARNING, message: expect.stringMatching(/^The host device does not check kernel sources against a CUDA compiler, as a GPU would: no CUDA compiler was found/) }]);
+    expect(seen.warnings).toEqual([{ code: HOST_UNCHECKED_WARNING, message: expect.stringMatching(/^The host device does not check kernel sources against a CUDA compiler, as a GPU would: no CUDA compiler was found.* \(RXCUDA_HOST_CHECK=require makes this an error\)\.$/) }]);
   });
 
-  it.skipIf(skip)('says so in `rxcuda info`', () => {
+  it.skipIf(skip)('warns when the first source is compiled, before its compile resolves, not when the compiler is looked for', () => {
+    expect(seen.events).toEqual(['compiler looked for', 'warning', 'compiled', 'compiled']);
+  });
+
+  /** What compiling a source did in a process without a compiler, with RXCUDA_HOST_CHECK=`mode`. */
+  function compileWith(mode: string) {
+    const code = `
+      const m = await import(${JSON.stringify(entry)});
+      const warnings = [];
+      process.on('warning', (w) => warnings.push(w.code));
+      const outcome = await m.Device.host().compile('extern "C" __global__ void k() {}', { cache: false }).then(
+        (module) => ({ compiled: module.kernel('k', [], { cpu() {} }).name }),
+        (e) => ({ name: e.name, nvrtcError: e instanceof m.NvrtcError, rxcudaError: e instanceof m.RxcudaError, code: e.code, message: e.message }),
+      );
+      await new Promise((resolve) => setImmediate(resolve));
+      console.log(JSON.stringify({ outcome, warnings }));
+    `;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', env: { ...env, RXCUDA_HOST_CHECK: mode }, timeout: 60_000 });
+    return JSON.parse(child.stdout || '{}') as { outcome?: Record<string, unknown>; warnings?: string[] };
+  }
+
+  it.skipIf(skip)('refuses the source under RXCUDA_HOST_CHECK=require with an NvrtcError of code -1 that says why, and warns nothing', () => {
+    const { outcome, warnings } = compileWith('require');
+    expect(outcome).toEqual({
+      name: 'NvrtcError',
+      nvrtcError: true,
+      rxcudaError: true,
+      code: -1,
+      message: expect.stringMatching(/^The host device cannot check this kernel source against a CUDA compiler, and RXCUDA_HOST_CHECK=require asks it to: no CUDA compiler was found: /),
+    });
+    expect(warnings).toEqual([]);
+  });
+
+  it.skipIf(skip)('takes the source with a warning under RXCUDA_HOST_CHECK=warn, as unset', () => {
+    expect(compileWith('warn')).toEqual({ outcome: { compiled: 'k' }, warnings: [HOST_UNCHECKED_WARNING] });
+  });
+
+  it.skipIf(skip)('refuses a RXCUDA_HOST_CHECK it does not know, naming the values it takes', () => {
+    const { outcome } = compileWith('strict');
+    expect(outcome).toMatchObject({ name: 'RxcudaError', rxcudaError: true, nvrtcError: false });
+    expect(outcome!.message).toBe('RXCUDA_HOST_CHECK is "strict": it takes "warn" (the default: a source that cannot be checked is taken, with a warning) or "require" (it is refused)');
+  });
+
+  it.skipIf(skip)('says so in `rxcuda info`, with where it looked under --verbose', () => {
     const info = spawnSync(process.execPath, [cliPath, 'info'], { encoding: 'utf8', env, timeout: 60_000 });
     expect(info.status).toBe(0);
-    expect(info.stdout).toMatch(/^host device: kernel sources are not checked \(no CUDA compiler was found: .*\)$/m);
+    expect(info.stdout).toMatch(/^missing: .*a CUDA compiler/m);
+    expect(info.stdout).toContain(
+      '\nhost device: kernel sources are not checked (no CUDA compiler was found: install the CUDA toolkit (NVRTC, or nvcc on the PATH), or set CUDA_PATH); ' +
+        'RXCUDA_HOST_CHECK=require makes compiling one an error\n',
+    );
+    expect(info.stdout).not.toContain('/nonexistent/bin/nvcc');
+    const verbose = spawnSync(process.execPath, [cliPath, 'info', '--verbose'], { encoding: 'utf8', env, timeout: 60_000 });
+    expect(verbose.stdout).toMatch(/^ {2}no CUDA compiler was found: .*no nvcc \(tried .*\/nonexistent\/bin\/nvcc\)$/m);
     const json = JSON.parse(spawnSync(process.execPath, [cliPath, 'info', '--json'], { encoding: 'utf8', env, timeout: 60_000 }).stdout) as { hostCompiler: { checked: boolean } };
     expect(json.hostCompiler.checked).toBe(false);
   });

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { NvrtcError } from '../base/errors.js';
 import { addon } from '../native/addon.js';
-import { hostCompiler, run, warnUnchecked } from './host-compiler.js';
+import { hostCompiler, run, unchecked } from './host-compiler.js';
 import { cacheDir, nvrtcOptions, readJson, writeJson, type CompileOptions } from './program.js';
 import { probedNames, probes, ptxEntries, type PtxParam } from './ptx.js';
 
@@ -37,11 +37,12 @@ const NAME_EXPRESSION_NOT_VALID = 10;
 /**
  * Compiles `source` with `options` as a GPU would, for the host device's check: rejects with an
  * NvrtcError (and the compiler's log) where it does not compile. Resolves to undefined where no
- * compiler checks it (said once, in a warning).
+ * compiler checks it (said once, in a warning, when the first source is compiled), or rejects
+ * with an NvrtcError of code -1 there under RXCUDA_HOST_CHECK=require.
  */
 export async function checkOnHost(source: string, options: CompileOptions): Promise<HostChecked | undefined> {
   const compiler = await hostCompiler();
-  if (!compiler.checked) return void warnUnchecked(compiler.problem);
+  if (!compiler.checked) return unchecked(compiler.problem);
   const flags = nvrtcOptions(checkArch(options.arch), options);
   const expressions = options.expressions ?? [];
   const dir = cacheDir(options.cache);
@@ -63,8 +64,9 @@ export async function checkOnHost(source: string, options: CompileOptions): Prom
 /**
  * `source` compiled to PTX by nvcc in a folder of its own, with NVRTC's options (which nvcc
  * takes too, but macros: it splits their definitions at commas, so they go in a header it
- * includes first) and a probe for each name expression; undefined, and a warning, when nvcc
- * refuses an option (one that NVRTC alone knows): that is not the source's fault.
+ * includes first) and a probe for each name expression; undefined, and a warning (an error
+ * under RXCUDA_HOST_CHECK=require), when nvcc refuses an option (one that NVRTC alone knows):
+ * that is not the source's fault.
  */
 async function withNvcc(nvcc: string, version: string, source: string, name: string, flags: readonly string[], expressions: readonly string[]) {
   const folder = await mkdtemp(join(tmpdir(), 'rxcuda-check-'));
@@ -75,7 +77,7 @@ async function withNvcc(nvcc: string, version: string, source: string, name: str
     const args = ['-ptx', '--pre-include', 'rxcuda-defines.h', ...flags.filter((f) => !f.startsWith('-D')), name, '-o', 'out.ptx'];
     const out = await run(nvcc, args, folder);
     const fatal = /^nvcc fatal\s*:\s*(.*)$/m.exec(out.stderr);
-    if (fatal) return void warnUnchecked(`nvcc ${version} cannot compile it as NVRTC would (${fatal[1]!.trim()})`);
+    if (fatal) return unchecked(`nvcc ${version} cannot compile it as NVRTC would (${fatal[1]!.trim()})`);
     const log = out.stderr.trim();
     if (out.code !== 0) throw new NvrtcError(COMPILATION, `nvrtcCompileProgram failed: NVRTC_ERROR_COMPILATION (the host device's check, by nvcc ${version})`, log);
     const ptx = await readFile(join(folder, 'out.ptx'), 'utf8');

@@ -1,10 +1,12 @@
 // The CUDA compiler the host device checks kernel sources with, found once: NVRTC where the addon
 // loads it, else `nvcc` (on the PATH, else in $CUDA_PATH/bin or /usr/local/cuda/bin), run as a
-// child process. Where there is none, kernel sources are not checked, and a warning says so once.
+// child process. Where there is none, kernel sources are not checked, and a warning says so once,
+// when the first is compiled; RXCUDA_HOST_CHECK=require makes that an error instead.
 import { execFile } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { NvrtcError, RxcudaError } from '../base/errors.js';
 import { addon } from '../native/addon.js';
 
 /** The code of the warning that says, once, that the host device does not check kernel sources. */
@@ -55,7 +57,9 @@ let found: Promise<HostCompilerInfo> | undefined;
  * With one, {@link Device.compile} on the host device compiles each source as a GPU would: a
  * compile error is an `NvrtcError` with the log, a kernel name that is not an entry of the code is
  * refused, and a signature is checked against the compiled parameters. Without one, sources are
- * not checked, which a warning (code `RXCUDA_HOST_UNCHECKED`) says once. Found once per process.
+ * not checked, which a warning (code `RXCUDA_HOST_UNCHECKED`) says once, when the first is
+ * compiled; with `RXCUDA_HOST_CHECK=require` in the environment, such a compile is refused
+ * instead, with an `NvrtcError` of code -1 (for a CI that wants the check). Found once per process.
  * @example
  * const check = await hostCompiler();
  * console.log(check.checked ? `kernel sources checked by ${check.compiler} ${check.version}` : check.problem);
@@ -81,14 +85,35 @@ async function find(): Promise<HostCompilerInfo> {
   }
 }
 
+/** The variable that says what the host device does with a source it cannot check: `warn` (the default) or `require`. */
+export const HOST_CHECK_VARIABLE = 'RXCUDA_HOST_CHECK';
+
+/** RXCUDA_HOST_CHECK's value: `require` for an error, else (unset, empty or `warn`) a warning. */
+function requireCheck(): boolean {
+  const mode = process.env[HOST_CHECK_VARIABLE];
+  if (mode === undefined || mode === '' || mode === 'warn') return false;
+  if (mode === 'require') return true;
+  throw new RxcudaError(`${HOST_CHECK_VARIABLE} is ${JSON.stringify(mode)}: it takes "warn" (the default: a source that cannot be checked is taken, with a warning) or "require" (it is refused)`);
+}
+
 const warned = new Set<string>();
 
-/** Warns, once per reason, that the host device did not check a kernel source. */
-export function warnUnchecked(why: string): void {
-  if (warned.has(why)) return;
+/**
+ * What the host device does with a kernel source it could not check, for `why`: under
+ * RXCUDA_HOST_CHECK=require, rejects with an NvrtcError (code -1, as a GPU without NVRTC
+ * does); else warns, once per reason, and resolves once the warning is out (Node emits it on the
+ * next tick), so that it comes before what the compile's caller does next.
+ */
+export async function unchecked(why: string): Promise<undefined> {
+  if (requireCheck()) {
+    throw new NvrtcError(-1, `The host device cannot check this kernel source against a CUDA compiler, and ${HOST_CHECK_VARIABLE}=require asks it to: ${why}`, '');
+  }
+  if (warned.has(why)) return undefined;
   warned.add(why);
   process.emitWarning(`The host device does not check kernel sources against a CUDA compiler, as a GPU would: ${why}. ` +
-    'Kernel typos, wrong names and wrong signatures show up only on a GPU.', { code: HOST_UNCHECKED_WARNING });
+    `Kernel typos, wrong names and wrong signatures show up only on a GPU (${HOST_CHECK_VARIABLE}=require makes this an error).`, { code: HOST_UNCHECKED_WARNING });
+  await new Promise<void>((resolve) => process.nextTick(resolve));
+  return undefined;
 }
 
 /** What a child process printed, and its exit code (0 when it succeeded). */
