@@ -24,9 +24,10 @@ const program = new Command('rxcuda')
 
 program
   .command('info')
-  .description('list CUDA devices, driver and NVRTC versions')
+  .description('say which device Device.default() gives, and what was found: the driver, CUDA devices, NVRTC, cuBLAS, cuFFT')
   .option('--json', 'print JSON')
-  .action(async (options: { json?: boolean }) => (await import('./info.js')).info(options));
+  .option('--verbose', 'say where each missing library was looked for')
+  .action(async (options: { json?: boolean; verbose?: boolean }) => (await import('./info.js')).info(options));
 
 program
   .command('demo')
