@@ -47,6 +47,8 @@ describe('loading the native addon', () => {
     const message = importError(installed);
     expect(message.startsWith(`The rxcuda native addon could not be loaded. This installed rxcuda has no prebuilt addon that fits (${target})`)).toBe(true);
     expect(message).toContain('`npm rebuild rxcuda`');
+    expect(message).toContain('`npm install-scripts approve rxcuda`'); // npm 11 skips what its allowScripts lacks
+    expect(message).toContain('docs/troubleshooting.md');
     expect(message).toContain(join(installed, 'prebuilds', `rxcuda-${process.platform}-${process.arch}`, 'node-napi-v8.node'));
   });
 
