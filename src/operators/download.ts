@@ -2,7 +2,7 @@ import { Observable, type OperatorFunction } from 'rxjs';
 import { DTYPES, type DType, type TypedArrayOf } from '../core/base/dtype.js';
 import { MAIN_THREAD_COPY_BYTES, copyHost, copySmall, type CopyRoad } from '../core/memory/host-copy.js';
 import { LentArray, type LentArrayOwner } from '../core/memory/lent-array.js';
-import { typeError } from '../core/base/errors.js';
+import { ArgumentTypeError, typeError } from '../core/base/errors.js';
 import { bufferOf } from '../core/base/buffers.js';
 import { checkOptions } from '../core/base/options.js';
 import { checkMemoryOf } from '../core/memory/checks.js';
@@ -95,7 +95,7 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
     typeError('lend', "'release' or 'next'", lend);
   const into = 'into' in options ? options.into : undefined;
   if (into !== undefined && typeof into !== 'function') typeError('into', 'a function from a value to the array its result goes into', into);
-  if (lend !== undefined && into !== undefined) throw new TypeError('Expected either `lend` or `into`, got both');
+  if (lend !== undefined && into !== undefined) throw new ArgumentTypeError('Expected either `lend` or `into`, got both', 'ERR_INVALID_ARG_VALUE');
   return (source) =>
     new Observable((subscriber) => {
       const next = lend === 'next' ? new NextLender() : undefined;

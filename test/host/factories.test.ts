@@ -9,7 +9,7 @@ import { exportedClasses } from '../support/entry-points.js';
 
 /** The classes users make themselves: errors, launch configurations, lane pools, timelines, counters. */
 const MADE_BY_USERS = [
-  'CudaError', 'DeadlockError', 'GraphError', 'HostStepTimeoutError', 'LaunchConfig', 'LaunchHookError', 'LanePool', 'NoCurrentLaunchError', 'NvrtcError',
+  'ArgumentRangeError', 'ArgumentTypeError', 'CudaError', 'DeadlockError', 'GraphError', 'HostStepTimeoutError', 'LaunchConfig', 'LaunchHookError', 'LanePool', 'NoCurrentLaunchError', 'NvrtcError',
   'PipelineError', 'RxcudaError', 'Timeline', 'JetStreamCounts', 'JetStreamError', 'FileWriteError', 'LibraryError',
 ].sort();
 

@@ -4,9 +4,10 @@ import { types } from 'node:util';
 import { bufferOf, isDetached, isView, lengthOf, typedArrayName } from './buffers.js';
 
 /**
- * The base class of the errors rxcuda defines, so that `error instanceof RxcudaError` tells a
- * failure of rxcuda or of the CUDA libraries under it from any other. (Bad arguments are plain
- * `TypeError`s and `RangeError`s, as in Node's own APIs.)
+ * The base class of the errors rxcuda defines for failures, so that `error instanceof RxcudaError`
+ * tells a failure of rxcuda or of the CUDA libraries under it from any other. Bad arguments are
+ * `TypeError`s and `RangeError`s, as in Node's own APIs ({@link ArgumentTypeError},
+ * {@link ArgumentRangeError}, with Node's string codes); {@link isRxcudaError} tells both kinds.
  *
  * `code` is always a number or undefined: the status number of the library that failed, where
  * there is one ({@link CudaError}: the `CUresult`; {@link NvrtcError}: the `nvrtcResult`), and
@@ -37,6 +38,78 @@ export class RxcudaError extends Error {
     super(message, options);
     this.code = code;
   }
+}
+
+/**
+ * The codes of rxcuda's argument errors, Node's own where Node has one: `ERR_INVALID_ARG_TYPE`
+ * (a value of the wrong type or kind, a closed object among them), `ERR_INVALID_ARG_VALUE` (of
+ * the right kind, but not usable so: both of two exclusive options, a template's kernel asked for
+ * what only its specializations have), `ERR_UNKNOWN_OPTION` (an
+ * options object's key that no option has), `ERR_ILLEGAL_CONSTRUCTOR` (a class made without its
+ * factory); and `ERR_OUT_OF_RANGE` for a {@link ArgumentRangeError}.
+ */
+export type ArgumentTypeErrorCode = 'ERR_INVALID_ARG_TYPE' | 'ERR_INVALID_ARG_VALUE' | 'ERR_UNKNOWN_OPTION' | 'ERR_ILLEGAL_CONSTRUCTOR';
+
+/**
+ * A bad argument, refused before anything was enqueued: a `TypeError` (its `name` too, as Node's
+ * argument errors), with a Node-style `code`. The message names the argument, what it should be
+ * and what it was: ``Expected `block` to be …, got …``.
+ * @example
+ * try {
+ *   stream.alloc('f33', 4);
+ * } catch (error) {
+ *   if (error instanceof TypeError && error.code === 'ERR_INVALID_ARG_TYPE') console.error(error.message);
+ * }
+ */
+export class ArgumentTypeError extends TypeError {
+  /** What kind of bad argument it is (see {@link ArgumentTypeErrorCode}). */
+  declare readonly code: ArgumentTypeErrorCode;
+
+  /**
+   * @param message the argument, what it should be and what it was.
+   * @param code what kind of bad argument it is.
+   */
+  constructor(message: string, code: ArgumentTypeErrorCode = 'ERR_INVALID_ARG_TYPE') {
+    super(message);
+    setCode(this, code);
+  }
+}
+
+/**
+ * Gives an argument error its `code`, not enumerable, as its `name` and `message` are: deep
+ * comparisons of errors (by their enumerable own fields) take it for the TypeError or RangeError
+ * of its message, as before it had a code.
+ */
+function setCode(error: Error, code: string): void {
+  Object.defineProperty(error, 'code', { value: code, writable: true, configurable: true, enumerable: false });
+}
+
+/**
+ * An argument out of its range (a count, a size, an index, a value a kernel's type cannot hold),
+ * refused before anything was enqueued: a `RangeError` (its `name` too), with Node's code
+ * `ERR_OUT_OF_RANGE`.
+ */
+export class ArgumentRangeError extends RangeError {
+  /** Always `ERR_OUT_OF_RANGE`. */
+  declare readonly code: 'ERR_OUT_OF_RANGE';
+
+  /** @param message the argument, its range and what it was. */
+  constructor(message: string) {
+    super(message);
+    setCode(this, 'ERR_OUT_OF_RANGE');
+  }
+}
+
+/**
+ * Whether `error` is one of rxcuda's own: an {@link RxcudaError} (a failure) or an argument error
+ * ({@link ArgumentTypeError}, {@link ArgumentRangeError}). JavaScript classes have one parent, and
+ * rxcuda's argument errors are `TypeError`s and `RangeError`s as Node's are, so this, not
+ * `instanceof RxcudaError`, tells all of them from the errors of other code.
+ * @example
+ * if (!isRxcudaError(error)) throw error; // not rxcuda's: let it go on
+ */
+export function isRxcudaError(error: unknown): error is RxcudaError | ArgumentTypeError | ArgumentRangeError {
+  return isInstance(error, RxcudaError) || isInstance(error, ArgumentTypeError) || isInstance(error, ArgumentRangeError);
 }
 
 /** A CUDA driver call failed. */
@@ -241,14 +314,14 @@ export function nameOf(fn: Function): string {
   }
 }
 
-/** Throws a TypeError that names the argument, what it should be and what it was. */
-export function typeError(name: string, expected: string, got: unknown): never {
-  throw new TypeError(`Expected \`${name}\` to be ${expected}, got ${describe(got)}`);
+/** Throws an {@link ArgumentTypeError} that names the argument, what it should be and what it was. */
+export function typeError(name: string, expected: string, got: unknown, code?: ArgumentTypeErrorCode): never {
+  throw new ArgumentTypeError(`Expected \`${name}\` to be ${expected}, got ${describe(got)}`, code);
 }
 
-/** Throws a RangeError that names the argument, what it should be and what it was. */
+/** Throws an {@link ArgumentRangeError} that names the argument, what it should be and what it was. */
 export function rangeError(name: string, expected: string, got: unknown): never {
-  throw new RangeError(`Expected \`${name}\` to be ${expected}, got ${describe(got)}`);
+  throw new ArgumentRangeError(`Expected \`${name}\` to be ${expected}, got ${describe(got)}`);
 }
 
 /** A non-negative safe integer, or a TypeError/RangeError naming `name`. */

@@ -1,6 +1,7 @@
 // Objects only rxcuda makes (devices, streams, arrays, kernels, graph nodes, pipeline values):
 // their constructors take a token that rxcuda's own code alone holds (this file is not exported),
 // so that `new DeviceArray()` says which factory to use instead of failing further in.
+import { ArgumentTypeError } from './errors.js';
 
 /** The token rxcuda's own code passes to the constructors of the objects it makes. */
 export const MADE: unique symbol = Symbol('made by rxcuda');
@@ -9,9 +10,9 @@ export const MADE: unique symbol = Symbol('made by rxcuda');
 export type Made = typeof MADE;
 
 /**
- * Throws a TypeError that names the factory of `what` (``Use stream.alloc() to make a
- * DeviceArray …``), unless `token` is rxcuda's own.
+ * Throws a TypeError (code `ERR_ILLEGAL_CONSTRUCTOR`) that names the factory of `what` (``Use
+ * stream.alloc() to make a DeviceArray …``), unless `token` is rxcuda's own.
  */
 export function checkMade(token: unknown, what: string, factory: string): void {
-  if (token !== MADE) throw new TypeError(`Use ${factory} to make ${what}: its constructor is rxcuda's own`);
+  if (token !== MADE) throw new ArgumentTypeError(`Use ${factory} to make ${what}: its constructor is rxcuda's own`, 'ERR_ILLEGAL_CONSTRUCTOR');
 }

@@ -1,6 +1,6 @@
 // The one check of options objects: a plain object whose keys are all known, so that a misspelt
 // option (`nonblocking`) is refused by name, with the option it was probably meant to be.
-import { describe, typeError } from './errors.js';
+import { ArgumentTypeError, describe, typeError } from './errors.js';
 
 /**
  * Throws unless `value` is undefined or an options object whose own enumerable keys are all
@@ -25,13 +25,13 @@ class UnknownKey {
   constructor(readonly key: string) {}
 }
 
-/** Throws the TypeError for an option `key` that is not among `known`. */
+/** Throws the TypeError (code `ERR_UNKNOWN_OPTION`) for an option `key` that is not among `known`. */
 export function unknownOption(key: string, known: readonly string[], prefix = ''): never {
   const near = nearest(key, known);
   const shown = `\`${prefix}${key}\``;
-  if (near !== undefined) throw new TypeError(`Unknown option ${shown}; did you mean \`${prefix}${near}\`?`);
+  if (near !== undefined) throw new ArgumentTypeError(`Unknown option ${shown}; did you mean \`${prefix}${near}\`?`, 'ERR_UNKNOWN_OPTION');
   const list = known.length > 0 ? `; the options are ${known.map((k) => `\`${prefix}${k}\``).join(', ')}` : '; it takes no options';
-  throw new TypeError(`Unknown option ${describeKey(shown, key)}${list}`);
+  throw new ArgumentTypeError(`Unknown option ${describeKey(shown, key)}${list}`, 'ERR_UNKNOWN_OPTION');
 }
 
 /** A key as shown in a message: as it is, unless it is too odd to print (control characters). */

@@ -5,7 +5,7 @@
 // keeps finite, and NaN and the infinities as they are, but refuses a finite number beyond its
 // range, which that rounding would make infinite (1e40 for f32, 70000 for f16, 1e39 for bf16).
 import { BFLOAT16_MAX, DTYPES, HALF_MAX, bfloat16Bits, halfBits, type DType } from './dtype.js';
-import { describe } from './errors.js';
+import { ArgumentRangeError, ArgumentTypeError, describe } from './errors.js';
 
 const INT_RANGES: Partial<Record<DType, readonly [bigint, bigint]>> = {
   i8: [-128n, 127n],
@@ -34,18 +34,18 @@ export function checkScalar(name: string, type: DType, value: unknown): void {
   const range = INT_RANGES[type];
   const message = () => `Expected \`${name}\` to be ${expectation(type)}, got ${describe(value)}`;
   if (!range) {
-    if (typeof value !== 'number') throw new TypeError(message());
-    if (type !== 'f64' && Number.isFinite(value) && !Number.isFinite(roundTo(type, value))) throw new RangeError(message());
+    if (typeof value !== 'number') throw new ArgumentTypeError(message());
+    if (type !== 'f64' && Number.isFinite(value) && !Number.isFinite(roundTo(type, value))) throw new ArgumentRangeError(message());
     return;
   }
   const wide = type === 'i64' || type === 'u64';
   if (typeof value === 'bigint' && wide) {
-    if (value < range[0] || value > range[1]) throw new RangeError(message());
+    if (value < range[0] || value > range[1]) throw new ArgumentRangeError(message());
     return;
   }
-  if (typeof value !== 'number' || !Number.isInteger(value)) throw new TypeError(message());
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw new ArgumentTypeError(message());
   if (!Number.isSafeInteger(value) || value < Number(range[0]) || value > Number(range[1]))
-    throw new RangeError(message());
+    throw new ArgumentRangeError(message());
 }
 
 /** The largest finite value of each float type narrower than a number. */

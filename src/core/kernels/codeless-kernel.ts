@@ -1,5 +1,6 @@
 // The native side of a kernel that has no compiled code of its own: a template's (its
 // specializations have code) or a kernel's counterpart on a device its module is still loading on.
+import { ArgumentTypeError } from '../base/errors.js';
 import type { KernelAttributes, KernelLauncher, NativeKernel } from '../native/types.js';
 
 /** A NativeKernel whose every use but a launch through specializations throws `why`. */
@@ -19,7 +20,7 @@ export class CodelessKernel implements NativeKernel {
   }
 
   #none(): never {
-    throw new TypeError(this.#why);
+    throw new ArgumentTypeError(this.#why, 'ERR_INVALID_ARG_VALUE');
   }
 
   attributes(): KernelAttributes {

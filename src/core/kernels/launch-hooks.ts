@@ -1,7 +1,7 @@
 // Pre-launch hooks: functions called with the launch context just before a launch is enqueued,
 // in three scopes (global, per kernel, per pipeline), which may replace the launch's arguments or
 // kernel. With no hook registered, a launch never reaches this file.
-import { RxcudaError, describe, elementsOf, isArray, nameOf, typeError } from '../base/errors.js';
+import { ArgumentRangeError, ArgumentTypeError, RxcudaError, describe, elementsOf, isArray, nameOf, typeError } from '../base/errors.js';
 import { enterLaunch, leaveLaunch } from './current-launch.js';
 import { LaunchContext } from './launch-context.js';
 import type { Kernel, KernelArgs, Signature } from './kernel.js';
@@ -87,7 +87,7 @@ export class LaunchHooks {
 
   /** Registers `hook`; the disposer unregisters it. */
   add(hook: LaunchHook): Disposer {
-    if (typeof hook !== 'function') throw new TypeError(`Expected \`hook\` to be a function, got ${describe(hook)}`);
+    if (typeof hook !== 'function') throw new ArgumentTypeError(`Expected \`hook\` to be a function, got ${describe(hook)}`);
     this.#hooks = [...this.#hooks, hook]; // a launch in progress keeps the list it began with
     this.size++;
     this.#counted?.(1);
@@ -121,14 +121,14 @@ export class LaunchHooks {
 
 function applyOverride<S extends Signature>(context: LaunchContext<S>, result: unknown): LaunchContext<S> {
   if (typeof result !== 'object' || result === null || typeof (result as PromiseLike<unknown>).then === 'function')
-    throw new TypeError(`Expected the hook to return nothing or { args, kernel } synchronously, got ${describe(result)}`);
+    throw new ArgumentTypeError(`Expected the hook to return nothing or { args, kernel } synchronously, got ${describe(result)}`);
   const { args, kernel } = result as LaunchOverride<S>;
-  if (args !== undefined && !Array.isArray(args)) throw new TypeError(`Expected \`args\` to be an array of kernel arguments, got ${describe(args)}`);
+  if (args !== undefined && !Array.isArray(args)) throw new ArgumentTypeError(`Expected \`args\` to be an array of kernel arguments, got ${describe(args)}`);
   if (kernel !== undefined) {
     const expected = context.kernel.signature.map(describeParam).join(', ');
     const given = (kernel as Kernel<Signature> | null)?.signature?.map?.(describeParam).join(', ');
-    if (given !== expected) throw new TypeError(`Expected \`kernel\` to be a kernel of signature [${expected}], got ${describe(kernel)}`);
-    if (kernel.device !== context.stream.device) throw new RangeError(`Expected \`kernel\` to be a kernel of ${context.stream.device}, got one of ${kernel.device}`);
+    if (given !== expected) throw new ArgumentTypeError(`Expected \`kernel\` to be a kernel of signature [${expected}], got ${describe(kernel)}`);
+    if (kernel.device !== context.stream.device) throw new ArgumentRangeError(`Expected \`kernel\` to be a kernel of ${context.stream.device}, got one of ${kernel.device}`);
   }
   return context.with({ ...(kernel && { kernel }), ...(args && { args }) });
 }

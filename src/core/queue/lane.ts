@@ -2,7 +2,7 @@
 // in front of it, the count of what it was given, and the recorder its work goes into while it
 // captures. Everything below the public Stream (memory, host steps, completion points, kernels'
 // launches) works on lanes, so that Stream itself stays the public face.
-import { CudaError } from '../base/errors.js';
+import { ArgumentTypeError, CudaError } from '../base/errors.js';
 import { addon } from '../native/addon.js';
 import { NOTIFY_REFUSE_CAPTURE, type NativeStream } from '../native/types.js';
 import type { Faults } from './faults.js';
@@ -139,7 +139,7 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
 
   /** Throws unless work can be given to the lane: its stream open, its device not broken. */
   checkOpen(): void {
-    if (this.#tail) throw new TypeError('Expected `stream` to be open, got a closed Stream');
+    if (this.#tail) throw new ArgumentTypeError('Expected `stream` to be open, got a closed Stream');
     this.faults.check();
   }
 

@@ -1,4 +1,5 @@
 // Argument checks of rxcuda/jetstream, in rxcuda's wording: ``Expected `name` to be …, got …``.
+import { ArgumentRangeError, ArgumentTypeError } from '../../core/base/errors.js';
 import { checkOptions as checkKnownOptions } from '../../core/base/options.js';
 
 /** A short rendering of a value an argument was given. */
@@ -13,11 +14,11 @@ export function shown(value: unknown): string {
 }
 
 export function typeError(name: string, expected: string, got: unknown): never {
-  throw new TypeError(`Expected \`${name}\` to be ${expected}, got ${shown(got)}`);
+  throw new ArgumentTypeError(`Expected \`${name}\` to be ${expected}, got ${shown(got)}`);
 }
 
 export function rangeError(name: string, expected: string, got: unknown): never {
-  throw new RangeError(`Expected \`${name}\` to be ${expected}, got ${shown(got)}`);
+  throw new ArgumentRangeError(`Expected \`${name}\` to be ${expected}, got ${shown(got)}`);
 }
 
 /**

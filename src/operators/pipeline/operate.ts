@@ -1,7 +1,7 @@
 // The one subscription shape every operator shares: values in, errors and completion passed on,
 // and every throw of the operator's own code turned into a PipelineError for the subscriber.
 import type { Observable, Subscriber } from 'rxjs';
-import { describe, isInstance, type CudaError } from '../../core/base/errors.js';
+import { ArgumentTypeError, describe, isInstance, type CudaError } from '../../core/base/errors.js';
 import { routingFailuresOf } from '../../core/queue/failure-route.js';
 import { PipelineError, Work, type AnyWork } from './work.js';
 
@@ -65,7 +65,7 @@ export function operateNamed<W extends AnyWork, O>(
     next: (work) => {
       if (!isInstance(work, Work)) {
         const what = 'a Work envelope: put onStreams, lanesFrom or framesFrom before it';
-        return subscriber.error(new TypeError(`Expected the values of ${naming.first} to be ${what}, got ${describe(work)}`));
+        return subscriber.error(new ArgumentTypeError(`Expected the values of ${naming.first} to be ${what}, got ${describe(work)}`));
       }
       try {
         routingFailuresOf(routeOf, work, run);
