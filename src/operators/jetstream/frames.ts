@@ -18,6 +18,22 @@ export class Frames {
     return this.#pool.host('u8', this.bytes);
   }
 
+  /**
+   * Writes `payload` into `frame` (a copy, or `decode`) and returns the bytes it holds; throws
+   * what `decode` threw, or a RangeError for a length that `decode` returned and the frame cannot hold.
+   */
+  fill(frame: HostArray<'u8'>, payload: Uint8Array, decode: ((payload: Uint8Array, frame: Uint8Array) => number | void) | undefined): number {
+    if (!decode) {
+      frame.data.set(payload);
+      return payload.length;
+    }
+    const written = decode(payload, frame.data);
+    if (written === undefined) return payload.length;
+    if (!Number.isInteger(written) || written < 0 || written > frame.length)
+      throw new RangeError(`Expected \`decode\` to return the bytes it wrote, 0..${frame.length}, got ${String(written)}`);
+    return written;
+  }
+
   /** Gives a frame back to the pool: nothing reads or writes it any more. */
   give(frame: HostArray<'u8'>): void {
     this.#pool.give(frame);

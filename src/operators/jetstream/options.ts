@@ -1,4 +1,4 @@
-// The options of fromJetStream, checked, with their defaults.
+// The options of fromJetStream, checked against their bounds, with their defaults.
 import type { Consumer } from '@nats-io/jetstream';
 import type { Observable } from 'rxjs';
 import { LanePool, type Work } from '../index.js';
@@ -6,7 +6,29 @@ import { checkNumber, checkOptions, checkSubject, typeError } from './args.js';
 import { JetStreamCounts } from './counts.js';
 import type { JetStreamMessage } from './message.js';
 import type { DeadLetterOptions } from './dead-letter.js';
-import { BOUND, MAX_DURATION_MS, MAX_FRAME_BYTES, MAX_TIMER_MS } from './limits.js';
+
+// The bounds of the numbers a user sizes a worker with, from what the server and Node take: each
+// is a RangeError past them, instead of a value the server or a timer reads otherwise.
+
+/** The largest `max_payload` nats-server takes (64 MiB): no message is larger, and no frame need be. */
+export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The longest duration the server takes, in milliseconds: it reads durations (a pull's `expires`,
+ * a nak's delay) as nanoseconds in an int64, and refuses, or reads as none, a longer one.
+ */
+export const MAX_DURATION_MS = Math.floor((2 ** 63 - 1) / 1e6);
+
+/** The longest delay of a Node timer, in milliseconds (2^31 - 1): a longer one fires at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Where each bound comes from, as the RangeError past it says. */
+export const BOUND = {
+  frameBytes: "64 MiB, the largest max_payload nats-server takes",
+  duration: 'the server reads it as nanoseconds in an int64',
+  timer: "2^31 - 1, a Node timer's longest",
+  count: 'a safe integer',
+} as const;
 
 /** The server's default payload limit (`max_payload`), 1 MiB, which is also the default frame. */
 export const DEFAULT_FRAME_BYTES = 1024 * 1024;

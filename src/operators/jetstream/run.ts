@@ -3,15 +3,14 @@
 import type { Consumer, ConsumerInfo, JsMsg } from '@nats-io/jetstream';
 import { Observable, isObservable, type Subscriber, type Subscription } from 'rxjs';
 import { lanesFrom, PipelineError, type LanePool, type Work } from '../index.js';
-import { nothingWaiting, requestFailure, workerSettings } from './consumer.js';
+import { requestFailure, watchIdle, workerSettings } from './connect.js';
+import { MaxDeliveries } from './dead-letter.js';
 import { JetStreamError, payloadTooLarge } from './errors.js';
 import { Frames } from './frames.js';
-import { MAX_TIMER_MS } from './limits.js';
-import { MaxDeliveries } from './max-deliveries.js';
 import { JetStreamMessage } from './message.js';
 import { Puller } from './puller.js';
 import { Settler, type Held, type JetStreamOutcome } from './settle.js';
-import type { CheckedOptions } from './options.js';
+import { MAX_TIMER_MS, type CheckedOptions } from './options.js';
 
 /** A message's value on its way through the pipeline, with what it holds. */
 interface InFlight {
@@ -36,8 +35,7 @@ export class WorkerRun {
   #subscription: Subscription | undefined;
   #waiter: (() => void) | undefined;
   #index = 0;
-  #lastArrival = performance.now();
-  #idleAsked = false;
+  #idle: ReturnType<typeof watchIdle> | undefined;
   #stopping = false;
   #sourceDone = false;
   #finished = false;
@@ -70,23 +68,21 @@ export class WorkerRun {
     const emit = (outcome: JetStreamOutcome) => void (this.#subscriber.closed || this.#subscriber.next(outcome));
     const progressEvery = options.progressEvery ?? Math.min(MAX_TIMER_MS, settings.ackWait / 3);
     this.#settler = new Settler({ nakDelay: options.nakDelay, maxDeliver: settings.maxDeliver, deadLetter: options.deadLetter, progressEvery }, options.counts, emit);
-    // The server says when a message used up its max_deliver unsettled; with none, it never stops delivering one.
-    if (info.config.max_deliver !== undefined && info.config.max_deliver > 0)
-      this.#maxDeliveries = new MaxDeliveries(info.stream_name, info.name, options.deadLetter, {
-        deadLettered: (outcome) => {
-          options.counts.deadLetter();
-          emit(outcome);
-        },
-        failed: (error) => this.#stop(error),
-        ended: () => this.#finishIfDone(),
-      });
+    this.#maxDeliveries = MaxDeliveries.listen(info, options.deadLetter, {
+      deadLettered: ({ stream, sequence, subject = '', deliveries, error }) => {
+        options.counts.deadLetter();
+        emit({ outcome: 'dead-letter', stream, sequence, subject, deliveryCount: deliveries, error });
+      },
+      failed: (error) => this.#stop(error),
+      ended: () => this.#finishIfDone(),
+    });
     this.#frames = new Frames(this.#pool, options.frameBytes);
     this.#puller = new Puller(this.#consumer, this.#pool.bound, options.expires, {
       message: (message) => this.#arrived(message),
       failed: (error) => {
         const failure = requestFailure(error, info.name);
         if (failure) this.#stop(failure);
-        this.#lastArrival = performance.now(); // a server that does not serve is no idle one
+        this.#idle?.arrived(); // a server that does not serve is no idle one
         return failure === undefined;
       },
       waiting: () => this.#waiter !== undefined,
@@ -133,31 +129,14 @@ export class WorkerRun {
       this.#cleanups.push(() => signal.removeEventListener('abort', stop));
     }
     if (idle !== undefined) {
-      const timer = setInterval(() => this.#idleCheck(idle), Math.min(250, Math.max(10, idle / 4)));
-      this.#cleanups.push(() => clearInterval(timer));
+      const watch = (this.#idle = watchIdle(this.#consumer, idle, { busy: () => this.#stopping || this.#settler!.held > 0, stop }));
+      this.#cleanups.push(() => watch.close());
     }
-  }
-
-  /**
-   * Stops the worker once nothing has arrived for `idle` ms, it holds nothing, and the server says
-   * that nothing waits for the consumer: a quiet spell that is an outage (a node died, the
-   * cluster elects leaders) is not the end of the work, and the idle clock starts again.
-   */
-  #idleCheck(idle: number): void {
-    if (this.#idleAsked || this.#stopping || this.#settler!.held > 0 || performance.now() - this.#lastArrival < idle) return;
-    this.#idleAsked = true;
-    const since = this.#lastArrival;
-    void nothingWaiting(this.#consumer).then((idle) => {
-      this.#idleAsked = false;
-      if (this.#lastArrival !== since) return;
-      if (idle && this.#settler!.held === 0) this.#stop();
-      else this.#lastArrival = performance.now();
-    });
   }
 
   #arrived(message: JsMsg): void {
     const held = this.#settler!.hold(message);
-    this.#lastArrival = performance.now();
+    this.#idle?.arrived();
     if (this.#stopping) return this.#giveBack(held);
     this.#buffer.push(held);
     this.#wake();
@@ -204,16 +183,9 @@ export class WorkerRun {
       this.#stop(error); // no pinned memory for a frame: no message can be taken
       return undefined;
     }
-    let length = payload.length;
+    let length: number;
     try {
-      if (decode) {
-        const written = decode(payload, frame.data);
-        if (written !== undefined) {
-          if (!Number.isInteger(written) || written < 0 || written > frame.length)
-            throw new RangeError(`Expected \`decode\` to return the bytes it wrote, 0..${frame.length}, got ${String(written)}`);
-          length = written;
-        }
-      } else frame.data.set(payload);
+      length = frames.fill(frame, payload, decode);
     } catch (error) {
       frames.give(frame);
       this.#fail(held, new PipelineError('decode', this.#index, error));

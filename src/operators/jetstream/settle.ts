@@ -4,7 +4,7 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import type { JetStreamCounts } from './counts.js';
 import { noStreamTakes, publishDeadLetter, type DeadLetterOptions } from './dead-letter.js';
-import { MAX_TIMER_MS } from './limits.js';
+import { MAX_TIMER_MS } from './options.js';
 
 /** What became of a message, as a worker's Observable emits it. */
 export interface JetStreamOutcome {

@@ -7,7 +7,7 @@ import { bytesOf as viewBytes, isView } from '../../core/base/buffers.js';
 import { HostArray } from '../../core/index.js';
 import { PipelineError, type Work } from '../index.js';
 import { checkOptions, checkNumber, checkSubject, typeError } from './args.js';
-import { BOUND, MAX_TIMER_MS } from './limits.js';
+import { BOUND, MAX_TIMER_MS } from './options.js';
 import { JetStreamMessage } from './message.js';
 
 /** What {@link toJetStream} publishes: bytes, any TypedArray or DataView (as bytes), or pinned memory. */
