@@ -100,7 +100,7 @@ export class SpinningWaits {
       // wait, and its give-up does wake it, for the fallback.
       const turn = () => {
         if (!this.#watching.has(fallBack)) return;
-        const seen = seenWord.data[0];
+        const seen = seenWord.elements[0]; // undefined once freed
         if (seen !== undefined && wordReached(seen, value)) reached(0);
         else setImmediate(turn);
       };
