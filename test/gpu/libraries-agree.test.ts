@@ -41,6 +41,10 @@ describeGpu('GPU libraries against the host device', () => {
   const transforms: ['c2c' | 'r2c' | 'c2r', 'f32' | 'f64', number[], number][] = [
     ['c2c', 'f32', [4096], 16], ['c2c', 'f64', [1009], 2], ['c2c', 'f32', [32, 48], 3], ['c2c', 'f32', [8, 12, 10], 2],
     ['r2c', 'f32', [4096], 8], ['r2c', 'f64', [30, 64], 2], ['c2r', 'f32', [4096], 8], ['c2r', 'f32', [6, 10, 16], 1],
+    // Squares of primes above 61, and products of two such primes, which the host device once
+    // factored into a radix larger than its butterfly holds: against cuFFT.
+    ['c2c', 'f32', [4489], 2], ['c2c', 'f64', [5041], 1], ['c2c', 'f32', [2, 4489], 1], ['c2c', 'f32', [16129], 1],
+    ['c2c', 'f64', [994009], 1], ['c2c', 'f32', [4757], 1], ['r2c', 'f32', [8978], 2], ['c2r', 'f64', [13467], 1],
   ];
   for (const [kind, t, shape, batch] of transforms)
     it(`agree on a ${kind} transform of ${t} data of ${shape.join(' × ')} (× ${batch})`, async () => {
