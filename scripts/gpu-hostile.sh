@@ -24,7 +24,7 @@ if part tests; then
     --reporter=verbose --reporter=json --outputFile="$out/tests.json"
 fi
 if part memcheck; then
-  step 'compute-sanitizer memcheck: library tests' 300 compute-sanitizer --tool memcheck --error-exitcode 99 \
+  step 'compute-sanitizer memcheck: library tests' 300 compute-sanitizer --tool memcheck --target-processes all --error-exitcode 99 \
     npx vitest run test/gpu/libraries-agree.test.ts test/behaviour/blas.test.ts test/behaviour/fft.test.ts test/behaviour/library-repeats.test.ts
   grep -h 'ERROR SUMMARY' "$out/log.txt" | tail -3 >> "$summary"
 fi
