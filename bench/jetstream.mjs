@@ -173,7 +173,7 @@ async function worker(consumer) {
     frameBytes: BYTES,
     counts,
     signal: abort.signal,
-    deadLetter: { jetstream: js, subject: 'dead.bench' },
+    deadLetter: { jetstream: js, subject: 'dead.bench', connection: nc },
     process: (messages) => messages.pipe(
       upload((m) => m.data),
       launch(invert, (w) => ({ config, args: [w.buffers.input, WORDS] })),
