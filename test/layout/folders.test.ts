@@ -43,7 +43,9 @@ const ALLOWED_CIRCLES: Record<string, readonly string[]> = {
   ],
 };
 
-const MAX_LINES = 300;
+// DESIGN.md's bound on a file: about 400 lines, and one over it says why in its first line.
+const MAX_LINES = 400;
+const OVER_MARK = /^\/\/ Over 400 lines: \S/;
 const MAX_FILES = 15;
 
 /** Folder → the folders its files import (itself left out). */
@@ -108,7 +110,7 @@ describe('the source tree', () => {
     expect(circles(fileEdgesWithin(files)).sort()).toEqual(Object.values(ALLOWED_CIRCLES).map((c) => [...c].sort()).sort());
   });
 
-  it(`keeps files to ${MAX_LINES} lines and folders to ${MAX_FILES} files, in src/ and native/`, () => {
+  it(`keeps files to ${MAX_LINES} lines (or says why at their top) and folders to ${MAX_FILES} files, in src/ and native/`, () => {
     const native = (dir: string): { path: string; lines: number }[] =>
       readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
         const path = join(dir, entry.name);
@@ -116,7 +118,8 @@ describe('the source tree', () => {
         return [{ path: path.slice(root.length), lines: readFileSync(path, 'utf8').split('\n').length - 1 }];
       });
     const all = [...files.map((f) => ({ path: `src/${f.path}`, lines: f.lines })), ...native(join(root, 'native/src'))];
-    expect(all.filter((f) => f.lines > MAX_LINES).map((f) => `${f.path}: ${f.lines} lines`)).toEqual([]);
+    const saysWhy = (path: string) => OVER_MARK.test(readFileSync(join(root, path), 'utf8'));
+    expect(all.filter((f) => f.lines > MAX_LINES && !saysWhy(f.path)).map((f) => `${f.path}: ${f.lines} lines`)).toEqual([]);
     // A C++ class is a .cpp/.hpp pair: one room.
     const rooms = new Map<string, Set<string>>();
     for (const { path } of all) {
