@@ -3,7 +3,7 @@ import { DTYPES, type DType, type TypedArrayOf } from '../core/base/dtype.js';
 import { MAIN_THREAD_COPY_BYTES, copyHost, copySmall, type CopyRoad } from '../core/memory/host-copy.js';
 import { LentArray, type LentArrayOwner } from '../core/memory/lent-array.js';
 import { ArgumentTypeError, typeError } from '../core/base/errors.js';
-import { bufferOf } from '../core/base/buffers.js';
+import { bufferOf, lengthOf, typedArrayName } from '../core/base/buffers.js';
 import { checkOptions } from '../core/base/options.js';
 import { checkMemoryOf } from '../core/memory/checks.js';
 import { holdInPlace } from '../core/memory/user-arrays.js';
@@ -221,7 +221,8 @@ function copyBack(work: AnyWork, name: string, road: string, staging: HostArray,
 /** Refuses an `into` array that cannot take `memory`'s elements; keeps one that copy threads fill in place. */
 function checkInto(target: ArrayBufferView, memory: Memory): void {
   const Array = DTYPES[memory.dtype].Array;
-  if (!(target instanceof Array && target.length >= memory.length))
+  // Measured through its internal slots: a subclass's getters may say anything, a Proxy has none.
+  if (!(typedArrayName(target) === Array.name && lengthOf(target) >= memory.length))
     typeError('into(work)', `a ${Array.name} of at least ${memory.length} elements`, target);
   // The copy threads fill a large one once the device copy is done.
   holdInPlace('into(work)', target, memory.byteLength > MAIN_THREAD_COPY_BYTES);

@@ -101,6 +101,26 @@ describeBackends('operator checks', (getDevice) => {
     }
   });
 
+  it("measures download's `into` array through its slots: a subclass's length that lies is not believed, a Proxy is refused", async () => {
+    class Claims extends Float32Array {
+      override get length() {
+        return 1 << 20;
+      }
+    }
+    const run = (into: Float32Array) =>
+      lastValueFrom(
+        range(0, 1).pipe(
+          onStreams(newPool({ lanes: 1 })),
+          upload(() => new Float32Array([1, 2, 3, 4]), 'x'),
+          download((w) => w.buffers.x, 'x', { into: () => into }),
+          map((w) => Array.from(w.results.x)),
+        ),
+      ).catch((error: unknown) => String((error as PipelineError).cause ?? error));
+    expect(await run(new Claims(2))).toBe('TypeError: Expected `into(work)` to be a Float32Array of at least 4 elements, got a Claims of 2');
+    expect(await run(new Proxy(new Float32Array(4), {}))).toMatch(/^TypeError: Expected `into\(work\)` to be a Float32Array of at least 4 elements/);
+    expect(await run(new Claims(4))).toEqual([1, 2, 3, 4]);
+  });
+
   it("keeps the pool's buffer counters flat from pipeline to pipeline with lend: 'next'", async () => {
     const pool = newPool({ lanes: 1, inFlight: 2 });
     // The last value's array, readable once its pipeline has ended, copied: the array itself is left
