@@ -137,20 +137,35 @@ describeWithTool('nats-server', 'fromJetStream workers (processes on one durable
     const COUNT = 1500;
     const SIZE = 16 * 1024;
     const ACK_WAIT = 1500;
-    // Every 100th message fails on every delivery. Room in max_deliver for the deliveries the
-    // kills (one each) and the restart (a publish that failed meanwhile) take from the others.
+    // Every 100th message fails on every delivery; the odd ones of them are held for ever on their
+    // last delivery, until their worker is killed: the server's advisory is all that names them
+    // then. Room in max_deliver for the deliveries the kills (one each) and the restart (a
+    // publish that failed meanwhile) take from the others.
+    const MAX_DELIVER = 8;
     const poison = Array.from({ length: COUNT / 100 }, (_, i) => (i + 1) * 100);
-    streams = await createStreams(nats.servers, { ackWait: ACK_WAIT, maxDeliver: 8, storage: 'file' });
+    const held = poison.filter((_, i) => i % 2 === 0);
+    streams = await createStreams(nats.servers, { ackWait: ACK_WAIT, maxDeliver: MAX_DELIVER, storage: 'file' });
     await publishInputs(streams.js, COUNT, SIZE);
-    const settings = { servers: nats.servers, lanes: 2, frameBytes: SIZE, idle: ACK_WAIT + 4000, nakDelay: 50, slowMs: 2, poison };
+    const settings = { servers: nats.servers, lanes: 2, frameBytes: SIZE, idle: ACK_WAIT + 4000, nakDelay: 50, slowMs: 2, poison, held, holdAt: MAX_DELIVER };
     workers = [0, 1, 2].map(() => startWorker(settings));
     const live = () => workers.filter((w) => w.child.exitCode === null && w.child.signalCode === null);
     const seed = Date.now() % 2 ** 31;
     let state = seed;
     const random = () => ((state = (Math.imul(state, 48271) >>> 0) % 2147483647) / 2147483647);
     const events: string[] = [];
+    // A worker that holds a poison for ever is killed (and replaced): its places come back.
+    let holders = 0;
+    const sweep = async () => {
+      for (const w of live())
+        if (w.reports.some((r) => r.holding)) {
+          w.child.kill('SIGKILL');
+          await w.exited;
+          holders++;
+          workers.push(startWorker(settings));
+        }
+    };
     for (const [share, event] of [[0.15, 'kill'], [0.3, 'restart'], [0.5, 'kill'], [0.7, 'kill']] as const) {
-      await until(() => acked() >= COUNT * share, 120_000, `${share * 100}% of the messages acked`);
+      await until(async () => (await sweep(), acked() >= COUNT * share), 120_000, `${share * 100}% of the messages acked`, 250);
       if (event === 'restart') {
         await nats.nodes[0]!.stop();
         await nats.nodes[0]!.restart();
@@ -164,6 +179,9 @@ describeWithTool('nats-server', 'fromJetStream workers (processes on one durable
       events.push(`kill of worker ${workers.indexOf(victim)} at ${acked()}`);
       workers.push(startWorker(settings));
     }
+    const dead = () => new Set(workers.flatMap((w) => [...w.dead]));
+    await until(async () => (await sweep(), poison.every((s) => dead().has(s))), 120_000, 'every poison dead-lettered', 250);
+    events.push(`${holders} kills of workers holding a poison`);
     const survivors = live();
     const ends = await Promise.all(survivors.map((w) => w.exited));
     expect(ends.map((e) => e.code), survivors.map((w) => w.stderr.join('')).join('\n')).toEqual(survivors.map(() => 0));
@@ -191,6 +209,7 @@ describeWithTool('nats-server', 'fromJetStream workers (processes on one durable
     expect(results.length + letters.length).toBe(COUNT);
     expect(verify(results, COUNT, SIZE)).toEqual(poison.map((s) => `${INPUT}:${s}: no result`));
     const viaAdvisory = workers.flatMap((w) => [...w.advised]);
+    expect(viaAdvisory.sort((a, b) => a - b)).toEqual(held);
     console.log(`chaos (seed ${seed}): ${events.join(', ')}; ${workers.length} workers in all; ${letters.length} dead letters (${viaAdvisory.length} from the advisory); redelivered ${workers.reduce((n, w) => n + (w.last?.counts?.redelivered ?? 0), 0)}`);
   });
 });
