@@ -13,7 +13,11 @@ import type { JetStreamOutcome } from './settle.js';
  * through `process` on the pool's lanes, and settles it by what became of it: acked once its
  * work is done and its result accepted by the sink; nak'ed with `nakDelay` when it failed
  * (a PipelineError); on its last delivery (`maxDeliver`) published to the dead-letter subject
- * with its error, and terminated. A message held long gets in-progress acks, so that the server
+ * with its error, and terminated; a message larger than the frames is dead-lettered at once. A
+ * message that used up the consumer's `max_deliver` without being settled (its worker was killed
+ * on its last delivery, or stopped, or lost the server) is dead-lettered by the workers that hear
+ * the server's advisory of it (on `deadLetter.connection`, or `drain`), read from the stream by
+ * its sequence, once between them. A message held long gets in-progress acks, so that the server
  * does not deliver it elsewhere while the GPU works on it. Every process that runs the same
  * pipeline on the same consumer is a worker; the server spreads the messages over them, and
  * gives those of a worker that died to the others after `ack_wait`.
@@ -49,8 +53,8 @@ import type { JetStreamOutcome } from './settle.js';
  * @param options `process`, `deadLetter`, the frames' size and more (see {@link FromJetStreamOptions}).
  * @returns an Observable of what became of each message; subscribing starts a worker.
  * @throws TypeError or RangeError for bad arguments (at once); JetStreamError to the subscriber
- * when the consumer cannot be used (missing, not a pull consumer, no explicit acks), a payload is
- * larger than the frames, a dead letter cannot be published or the connection closed.
+ * when the consumer cannot be used (missing, not a pull consumer, no explicit acks), no stream
+ * takes the dead-letter subject, or the connection closed.
  * @see toJetStream
  * @see connectJetStream
  */
