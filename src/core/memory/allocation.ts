@@ -4,6 +4,7 @@ import { byteLengthOf } from '../base/buffers.js';
 import { addon } from '../native/addon.js';
 import type { MemoryDevice, MemoryLane } from './owner.js';
 import { UsedLanes } from './used-lanes.js';
+import { ownBuffer } from './own-buffers.js';
 
 /** One allocation, shared by an array and every view of it. */
 export abstract class Allocation {
@@ -95,7 +96,7 @@ export class DeviceAllocation extends Allocation {
    * a kernel kept empties instead of reaching freed memory.
    */
   hostBuffer(): ArrayBuffer {
-    return (this.#buffer ??= this.device.backend.viewHost(this.ptr, this.bytes));
+    return (this.#buffer ??= ownBuffer(this.device.backend.viewHost(this.ptr, this.bytes)));
   }
 
   protected free(): void {

@@ -5,6 +5,7 @@ import { RxcudaError } from '../base/errors.js';
 import type { HostArray } from './memory.js';
 import { addon } from '../native/addon.js';
 import { MADE, checkMade, type Made } from '../base/made.js';
+import { ownBuffer } from './own-buffers.js';
 
 // Each view's buffer holds the memory it shows, so that the memory (which is freed when the
 // garbage collector finds nothing reaching it) lives as long as anything can read it. A lent array
@@ -43,7 +44,7 @@ export class LentArray<D extends DType = DType> {
     checkMade(made, 'a LentArray', 'download(select, name, { lend })');
     this.dtype = memory.dtype;
     this.length = length;
-    const buffer = memory.allocation.device.backend.viewHost(memory.ptr, length * DTYPES[memory.dtype].size);
+    const buffer = ownBuffer(memory.allocation.device.backend.viewHost(memory.ptr, length * DTYPES[memory.dtype].size));
     (buffer as ArrayBuffer & { [shown]?: HostArray<D> })[shown] = memory;
     this.#data = new DTYPES[memory.dtype].Array(buffer, 0, length);
     this.#memory = memory;

@@ -10,6 +10,7 @@ import type { MemoryDevice, MemoryLane } from './owner.js';
 import { CACHED_BYTES, sizeClass } from './pinned-cache.js';
 import { MADE, checkMade, type Made } from '../base/made.js';
 import { holdInPlace, whyMovable } from './user-arrays.js';
+import { ownBuffer } from './own-buffers.js';
 
 /** Memory that kernels and copies can address: a device array or a pinned host array. */
 export abstract class Memory<D extends DType = DType> {
@@ -231,6 +232,7 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
   static #block(device: MemoryDevice, bytes: number, cached: boolean): { ptr: bigint; buffer: ArrayBuffer } {
     const reused = cached ? device.pinnedCache.take(bytes) : device.pinnedCache.takeLarge(bytes);
     const block = reused === undefined ? device.backend.allocHost(device.native, bytes) : { ptr: reused, buffer: device.backend.viewHost(reused, bytes) };
+    ownBuffer(block.buffer);
     new Uint8Array(block.buffer).fill(0);
     return block;
   }

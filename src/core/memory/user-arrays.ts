@@ -13,6 +13,7 @@
 import { markAsUntransferable } from 'node:worker_threads';
 import { bufferOf, isDetached, isResizable, isSharedArrayBuffer, typedArrayName } from '../base/buffers.js';
 import { received, typeError } from '../base/errors.js';
+import { isOwnBuffer } from './own-buffers.js';
 
 /** What the refusals say an array must be. */
 export const MOVABLE_EXPECTED = 'a TypedArray whose buffer is attached and of fixed length';
@@ -46,5 +47,7 @@ export function whyMovable(view: ArrayBufferView): string | undefined {
 export function holdInPlace(name: string, view: ArrayBufferView, offThread = true): void {
   const why = whyMovable(view);
   if (why !== undefined) typeError(name, MOVABLE_EXPECTED, received(why));
-  if (offThread && !isSharedArrayBuffer(bufferOf(view))) markAsUntransferable(bufferOf(view));
+  const buffer = bufferOf(view);
+  // A SharedArrayBuffer is never detached, and rxcuda's own memory never moved (own-buffers.ts).
+  if (offThread && !isSharedArrayBuffer(buffer) && !isOwnBuffer(buffer)) markAsUntransferable(buffer);
 }
