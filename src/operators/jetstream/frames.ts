@@ -1,5 +1,6 @@
 // The pinned frames a worker decodes payloads into, from its lane pool: the pool's free lists keep
 // them from message to message (and for the next worker on the pool), and its stats count them.
+import { ArgumentRangeError } from '../../core/base/errors.js';
 import type { HostArray, Stream } from '../../core/index.js';
 import type { LanePool } from '../index.js';
 
@@ -30,7 +31,7 @@ export class Frames {
     const written = decode(payload, frame.data);
     if (written === undefined) return payload.length;
     if (!Number.isInteger(written) || written < 0 || written > frame.length)
-      throw new RangeError(`Expected \`decode\` to return the bytes it wrote, 0..${frame.length}, got ${String(written)}`);
+      throw new ArgumentRangeError(`Expected \`decode\` to return the bytes it wrote, 0..${frame.length}, got ${String(written)}`);
     return written;
   }
 

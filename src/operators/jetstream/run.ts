@@ -5,6 +5,7 @@ import { Observable, isObservable, type Subscriber, type Subscription } from 'rx
 import { lanesFrom, PipelineError, type LanePool, type Work } from '../index.js';
 import { requestFailure, watchIdle, workerSettings } from './connect.js';
 import { MaxDeliveries } from './dead-letter.js';
+import { ArgumentTypeError } from '../../core/base/errors.js';
 import { JetStreamError, payloadTooLarge } from './errors.js';
 import { Frames } from './frames.js';
 import { JetStreamMessage } from './message.js';
@@ -220,7 +221,7 @@ export class WorkerRun {
     });
     try {
       const out = this.#options.process(source);
-      if (!isObservable(out)) throw new TypeError(`Expected \`process\` to return an Observable, got ${typeof out}`);
+      if (!isObservable(out)) throw new ArgumentTypeError(`Expected \`process\` to return an Observable, got ${typeof out}`);
       out.subscribe({
         error: failed,
         complete: () => {
