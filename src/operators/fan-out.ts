@@ -1,6 +1,6 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import { Device } from '../core/device/device.js';
-import { isArray, isInstance, typeError } from '../core/base/errors.js';
+import { elementsOf, isArray, isInstance, typeError } from '../core/base/errors.js';
 import { checkOptions } from '../core/base/options.js';
 import type { Stream } from '../core/device/stream.js';
 import { attached, operate } from './pipeline/operate.js';
@@ -62,10 +62,12 @@ export function fanOut<T, B, R, X = void>(
   if (typeof branch !== 'function') typeError('branch', 'a function that enqueues a branch', branch);
   checkOptions('options', options, ['devices']);
   const { devices } = options;
-  // Spread, so that a hole is seen (every() skips holes) and refused as no Device.
-  if (devices !== undefined && (!isArray(devices) || devices.length !== count || ![...devices].every((d) => isInstance(d, Device))))
-    typeError('options.devices', `${count} Devices, one per branch`, devices);
-  const on = devices && Object.freeze([...devices]);
+  // Each element read once (a getter may answer differently each time), a hole as undefined
+  // (every() skips holes): what is checked is what the branches use.
+  const read = devices !== undefined && isArray(devices) ? elementsOf(devices) : undefined;
+  if (devices !== undefined && (read === undefined || read.length !== count || !read.every((d) => isInstance(d, Device))))
+    typeError('options.devices', `${count} Devices, one per branch`, read ?? devices);
+  const on = read && Object.freeze(read as Device[]);
   return (source) =>
     new Observable((subscriber) =>
       operate(`fanOut(${count})`, source, subscriber, (work) => {

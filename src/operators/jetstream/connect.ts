@@ -6,6 +6,7 @@ import type { Consumer, ConsumerInfo, JetStreamClient } from '@nats-io/jetstream
 import type { NatsConnection, NodeConnectionOptions } from '@nats-io/transport-node';
 import { checkOptions, checkSubject, typeError } from './args.js';
 import { JetStreamError, reasonOf } from './errors.js';
+import { elementsOf, isArray } from '../../core/base/errors.js';
 import { nats } from './peer.js';
 
 /** Options for {@link connectJetStream}. */
@@ -46,15 +47,17 @@ export interface JetStreamWorkerConnection {
 export async function connectJetStream(options: ConnectJetStreamOptions): Promise<JetStreamWorkerConnection> {
   checkOptions('options', options, ['connection', 'consumer', 'servers', 'stream']);
   if (options === undefined) typeError('options', 'an options object with `servers`, `stream` and `consumer`', options);
-  const servers = typeof options.servers === 'string' ? [options.servers] : options.servers;
-  // Spread, so that a hole is seen (some() skips holes) and refused as no address.
-  if (!Array.isArray(servers) || servers.length === 0 || [...servers].some((s) => typeof s !== 'string')) typeError('servers', 'a server address or a non-empty array of them', options.servers);
+  // Read once, each address too (a getter may answer differently each time), a hole as undefined
+  // (some() skips holes): what is checked is what the client is given.
+  const given = options.servers;
+  const servers = typeof given === 'string' ? [given] : isArray(given) ? elementsOf(given) : undefined;
+  if (servers === undefined || servers.length === 0 || servers.some((s) => typeof s !== 'string')) typeError('servers', 'a server address or a non-empty array of them', servers ?? given);
   const stream = checkSubject('stream', options.stream);
   const name = checkSubject('consumer', options.consumer);
   checkOptions('connection', options.connection);
   let connection: NatsConnection;
   try {
-    connection = await nats.connect({ ...options.connection, servers: [...servers] });
+    connection = await nats.connect({ ...options.connection, servers: servers as string[] });
   } catch (error) {
     const text = error instanceof Error ? error.message : String(error);
     throw new JetStreamError('server-unreachable', `No NATS server answered at ${servers.join(', ')} (${text}): start one (\`nats-server -js\`), or give the worker the right \`servers\`; nothing was pulled`, error);

@@ -2,7 +2,7 @@
 // check that options given beside a pool to an operator are the pool's own.
 import { Device } from '../../core/device/device.js';
 import { checkSpin } from '../../core/device/spin-wait.js';
-import { describe, isArray, isInstance, rangeError, received, typeError } from '../../core/base/errors.js';
+import { describe, elementsOf, isArray, isInstance, rangeError, received, typeError } from '../../core/base/errors.js';
 import { checkOptions } from '../../core/base/options.js';
 import type { PipelineError } from './pipeline-error.js';
 import { Timeline } from '../timeline/timeline.js';
@@ -61,12 +61,14 @@ export interface LanePoolOptions {
 function checkDevices(devices: unknown): readonly Device[] {
   const list = isInstance(devices, Device) ? [devices] : devices;
   const what = 'a Device or a non-empty array of distinct Devices of one backend';
-  // Spread, so that a hole is seen (every() skips holes) and refused as no Device.
-  if (!isArray(list) || list.length === 0 || ![...list].every((d) => isInstance(d, Device))) typeError('devices', what, devices);
-  const devicesList = list as readonly Device[];
+  // Each element read once (a getter may answer differently each time), a hole as undefined
+  // (every() skips holes): what is checked is what is kept.
+  const read = isArray(list) ? elementsOf(list) : undefined;
+  if (read === undefined || read.length === 0 || !read.every((d) => isInstance(d, Device))) typeError('devices', what, read ?? devices);
+  const devicesList = read as readonly Device[];
   if (new Set(devicesList).size !== devicesList.length) rangeError('devices', what, received(`${devicesList.join(', ')} (a device twice)`));
   if (devicesList.some((d) => d.backend !== devicesList[0]!.backend)) rangeError('devices', what, received(devicesList.join(', ')));
-  return Object.freeze([...devicesList]);
+  return Object.freeze(devicesList);
 }
 
 /**
