@@ -4,6 +4,7 @@ import type { Observable } from 'rxjs';
 import { LanePool, type Work } from '../index.js';
 import { checkNumber, checkOptions, checkSubject, typeError } from './args.js';
 import { JetStreamCounts } from './counts.js';
+import { elementsOf, isArray } from '../../core/base/errors.js';
 import type { JetStreamMessage } from './message.js';
 import type { DeadLetterOptions } from './dead-letter.js';
 
@@ -141,37 +142,43 @@ export function checkWorkerOptions(consumer: unknown, pool: unknown, options: Fr
   if (pool.closed) typeError('pool', 'an open LanePool', 'a closed LanePool');
   checkOptions('options', options, FROM_JETSTREAM_OPTIONS);
   if (options === undefined) typeError('options', 'an options object with `process` and `deadLetter`', options);
-  if (typeof options.process !== 'function') typeError('process', 'a function from an Observable of Work to an Observable of Work', options.process);
-  checkOptions('deadLetter', options.deadLetter, ['connection', 'jetstream', 'subject'], 'deadLetter.');
-  if (typeof options.deadLetter?.jetstream?.publish !== 'function') typeError('deadLetter.jetstream', 'a JetStreamClient', options.deadLetter?.jetstream);
-  checkSubject('deadLetter.subject', options.deadLetter.subject);
-  if (options.decode !== undefined && typeof options.decode !== 'function') typeError('decode', 'a function', options.decode);
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) typeError('signal', 'an AbortSignal', options.signal);
-  if (options.stopOn !== undefined && (!Array.isArray(options.stopOn) || options.stopOn.some((s) => typeof s !== 'string' || !s.startsWith('SIG'))))
-    typeError('stopOn', 'an array of signal names such as SIGTERM', options.stopOn);
-  if (options.drain !== undefined && typeof options.drain?.drain !== 'function') typeError('drain', 'a NatsConnection', options.drain);
-  if (options.counts !== undefined && !(options.counts instanceof JetStreamCounts)) typeError('counts', 'a JetStreamCounts', options.counts);
-  const connection = options.deadLetter.connection ?? (options.drain as DeadLetterOptions['connection']);
+  // Each option read once, each signal name too (a getter may answer differently each time, and
+  // some() skips holes): what is checked is what the worker keeps.
+  const { process: pipeline, deadLetter, decode, signal, stopOn: signals, drain, counts } = options;
+  const { frameBytes, nakDelay, maxDeliver, progressEvery, expires, idle } = options;
+  if (typeof pipeline !== 'function') typeError('process', 'a function from an Observable of Work to an Observable of Work', pipeline);
+  checkOptions('deadLetter', deadLetter, ['connection', 'jetstream', 'subject'], 'deadLetter.');
+  const { jetstream, subject, connection: listener } = (deadLetter ?? {}) as Partial<DeadLetterOptions>;
+  if (typeof jetstream?.publish !== 'function') typeError('deadLetter.jetstream', 'a JetStreamClient', jetstream);
+  checkSubject('deadLetter.subject', subject);
+  if (decode !== undefined && typeof decode !== 'function') typeError('decode', 'a function', decode);
+  if (signal !== undefined && !(signal instanceof AbortSignal)) typeError('signal', 'an AbortSignal', signal);
+  const stopOn = signals === undefined ? [] : isArray(signals) ? elementsOf(signals) : undefined;
+  if (stopOn === undefined || stopOn.some((s) => typeof s !== 'string' || !s.startsWith('SIG')))
+    typeError('stopOn', 'an array of signal names such as SIGTERM', stopOn ?? signals);
+  if (drain !== undefined && typeof drain?.drain !== 'function') typeError('drain', 'a NatsConnection', drain);
+  if (counts !== undefined && !(counts instanceof JetStreamCounts)) typeError('counts', 'a JetStreamCounts', counts);
+  const connection = listener ?? (drain as DeadLetterOptions['connection']);
   if (typeof connection?.subscribe !== 'function')
     typeError(
       'deadLetter.connection',
       "a NatsConnection to hear the server's max-deliveries advisories on (or `drain`, the worker's connection)",
-      options.deadLetter.connection,
+      listener,
     );
   return {
-    process: options.process,
-    deadLetter: { jetstream: options.deadLetter.jetstream, subject: options.deadLetter.subject, connection },
-    frameBytes: checkNumber('frameBytes', options.frameBytes, DEFAULT_FRAME_BYTES, 1, MAX_FRAME_BYTES, true, BOUND.frameBytes),
-    decode: options.decode,
-    nakDelay: checkNumber('nakDelay', options.nakDelay, 1000, 0, MAX_DURATION_MS, true, BOUND.duration),
-    maxDeliver: options.maxDeliver === undefined ? undefined : checkNumber('maxDeliver', options.maxDeliver, 0, 1, Number.MAX_SAFE_INTEGER, true, BOUND.count),
-    progressEvery: options.progressEvery === undefined ? undefined : checkNumber('progressEvery', options.progressEvery, 0, 1, MAX_TIMER_MS, false, BOUND.timer),
-    expires: checkNumber('expires', options.expires, 5000, 1000, MAX_DURATION_MS, true, BOUND.duration),
-    idle: options.idle === undefined ? undefined : checkNumber('idle', options.idle, 0, 1, MAX_TIMER_MS, false, BOUND.timer),
-    signal: options.signal,
-    stopOn: options.stopOn ?? [],
-    drain: options.drain,
-    counts: options.counts ?? new JetStreamCounts(),
+    process: pipeline,
+    deadLetter: { jetstream, subject: subject as string, connection },
+    frameBytes: checkNumber('frameBytes', frameBytes, DEFAULT_FRAME_BYTES, 1, MAX_FRAME_BYTES, true, BOUND.frameBytes),
+    decode,
+    nakDelay: checkNumber('nakDelay', nakDelay, 1000, 0, MAX_DURATION_MS, true, BOUND.duration),
+    maxDeliver: maxDeliver === undefined ? undefined : checkNumber('maxDeliver', maxDeliver, 0, 1, Number.MAX_SAFE_INTEGER, true, BOUND.count),
+    progressEvery: progressEvery === undefined ? undefined : checkNumber('progressEvery', progressEvery, 0, 1, MAX_TIMER_MS, false, BOUND.timer),
+    expires: checkNumber('expires', expires, 5000, 1000, MAX_DURATION_MS, true, BOUND.duration),
+    idle: idle === undefined ? undefined : checkNumber('idle', idle, 0, 1, MAX_TIMER_MS, false, BOUND.timer),
+    signal,
+    stopOn: stopOn as NodeJS.Signals[],
+    drain,
+    counts: counts ?? new JetStreamCounts(),
   };
 }
 
