@@ -3,7 +3,7 @@
 // the next. Work that a graph cannot hold (a wait for the stream, an allocation) ends the capture
 // with a GraphError that says what it was.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { GraphError } from '../base/errors.js';
+import { GraphError, elementsOf } from '../base/errors.js';
 import type { Allocation } from '../memory/allocation.js';
 import type { Memory } from '../memory/memory.js';
 import type { Device } from '../device/device.js';
@@ -28,7 +28,7 @@ const running = new AsyncLocalStorage<{ active: boolean }>();
  */
 export abstract class GraphRecorder implements Recorder {
   kernel(kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void {
-    this.add(kernelWork(kernel, config, args.slice(), block.slice()));
+    this.add(kernelWork(kernel, config, elementsOf(args), block.slice())); // a plain copy: what the graph holds
   }
 
   copy(dst: Memory, src: Memory): void {

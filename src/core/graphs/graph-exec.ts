@@ -3,7 +3,7 @@
 // for the launches made after them, queued launches included: each launch carries the node
 // parameters it was made with, and applies what differs from the native executable's when it
 // reaches the driver.
-import { BRAND, GraphError, isArray, isInstance, rangeError, received, typeError } from '../base/errors.js';
+import { BRAND, GraphError, elementsOf, isArray, isInstance, rangeError, received, typeError } from '../base/errors.js';
 import { addon } from '../native/addon.js';
 import type { NativeGraphExec } from '../native/types.js';
 import type { Allocation } from '../memory/allocation.js';
@@ -172,7 +172,7 @@ export class GraphExec {
     const checked = config === undefined ? was.config : LaunchConfig.from(config);
     was.kernel.checkConfig(checked); // as a launch is: a launch that would run halfway is refused now
     if (!isArray(args)) typeError('args', 'an array of kernel arguments', args);
-    const given = (args as readonly unknown[]).slice();
+    const given = elementsOf(args); // a plain copy, read once: what is packed is what the graph holds
     const work = kernelWork(was.kernel, checked, given, was.kernel.packed(checked, given as never));
     const difference = shapeDifference(was, work);
     if (difference) throw new GraphError('topology', `Cannot set node ${node.index} to ${difference}`);

@@ -134,7 +134,7 @@ export class Graph {
     const checked = LaunchConfig.from(config);
     kernel.checkConfig(checked); // as a launch is: a node the driver would refuse is refused now
     if (!isArray(args)) typeError('args', 'an array of kernel arguments', args);
-    const given = (args as readonly unknown[]).slice();
+    const given = elementsOf(args); // a plain copy, read once: what is packed is what the graph holds
     const block = kernel.packed(checked, given as KernelArgs<S>);
     return this.add(kernelWork(kernel as unknown as Kernel, checked, given, block), after) as GraphNode<S>;
   }

@@ -2,7 +2,7 @@
 // that the native launch reads, allocated once per kernel, with the packer its signature built.
 // A launch writes into it and makes one native call; a launch that must wait in its lane's queue
 // takes a copy of the block, written back when its turn comes.
-import { BRAND } from '../base/errors.js';
+import { BRAND, elementsOf } from '../base/errors.js';
 import { bfloat16Bits, halfBits } from '../base/dtype.js';
 import { Memory } from '../memory/memory.js';
 import type { KernelLauncher, NativeKernel } from '../native/types.js';
@@ -179,7 +179,7 @@ export class LaunchBlock {
     const recorder = lane.recorder;
     if (recorder) return this.#owner.record(recorder, config, context ? context.given : args, this.#bytes);
     const bytes = this.#bytes.slice();
-    const given = context ? context.given : args.slice(); // a private copy: nobody else can change it
+    const given = context ? context.given : elementsOf(args); // a private plain copy: nobody else can change it
     lane.run(this.launchCommand(lane, config, bytes, given, context));
   }
 }

@@ -3,7 +3,7 @@
 // implementations, which find it with currentLaunch(). Nothing here runs when no hook, specializer
 // or CPU implementation is involved: a plain launch never builds a context.
 import { bytesOf } from '../base/buffers.js';
-import { RxcudaError } from '../base/errors.js';
+import { RxcudaError, elementsOf } from '../base/errors.js';
 import type { DType } from '../base/dtype.js';
 import { current } from './current-launch.js';
 import type { Kernel } from './kernel.js';
@@ -58,7 +58,7 @@ export class LaunchContext<S extends Signature = Signature> {
     this.#kernel = kernel;
     this.#config = config;
     this.#stream = stream;
-    this.#args = copied ? args : args.slice();
+    this.#args = copied ? args : elementsOf(args); // a plain copy (slice() would make what the array's species says)
     this.#defines = defines && (Object.isFrozen(defines) ? defines : Object.freeze({ ...defines }));
     Object.freeze(this);
   }
