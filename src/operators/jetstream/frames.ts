@@ -21,7 +21,8 @@ export class Frames {
 
   /**
    * Writes `payload` into `frame` (a copy, or `decode`) and returns the bytes it holds; throws
-   * what `decode` threw, or a RangeError for a length that `decode` returned and the frame cannot hold.
+   * what `decode` threw, or a RangeError for a length that `decode` returned (the payload's, where
+   * it returned nothing) and the frame cannot hold.
    */
   fill(frame: HostArray<'u8'>, payload: Uint8Array, decode: ((payload: Uint8Array, frame: Uint8Array) => number | void) | undefined): number {
     if (!decode) {
@@ -29,10 +30,13 @@ export class Frames {
       return payload.length;
     }
     const written = decode(payload, frame.data);
-    if (written === undefined) return payload.length;
-    if (!Number.isInteger(written) || written < 0 || written > frame.length)
-      throw new ArgumentRangeError(`Expected \`decode\` to return the bytes it wrote, 0..${frame.length}, got ${String(written)}`);
-    return written;
+    // Nothing returned stands for the payload's length, which the frame must hold too.
+    const length = written === undefined ? payload.length : written;
+    if (!Number.isInteger(length) || length < 0 || length > frame.length) {
+      const got = written === undefined ? `undefined (the payload's length, ${payload.length})` : String(written);
+      throw new ArgumentRangeError(`Expected \`decode\` to return the bytes it wrote, 0..${frame.length}, got ${got}`);
+    }
+    return length;
   }
 
   /** Gives a frame back to the pool: nothing reads or writes it any more. */
