@@ -184,16 +184,18 @@ export class WorkerRun {
       this.#stop(error); // no pinned memory for a frame: no message can be taken
       return undefined;
     }
-    let length: number;
+    const counts = this.#options.counts;
+    let value: JetStreamMessage;
     try {
-      length = frames.fill(frame, payload, decode);
+      const length = frames.fill(frame, payload, decode);
+      value = JetStreamMessage.make(message, frame, length, (duplicate) => duplicate && counts.duplicate());
     } catch (error) {
+      // The frame goes back and the message is settled as a failure: a held message nobody
+      // settles would keep the worker from ever ending.
       frames.give(frame);
       this.#fail(held, new PipelineError('decode', this.#index, error));
       return undefined;
     }
-    const counts = this.#options.counts;
-    const value = JetStreamMessage.make(message, frame, length, (duplicate) => duplicate && counts.duplicate());
     this.#values.set(value, { held, frame });
     this.#index++;
     return value;
