@@ -65,4 +65,32 @@ describeBackends('kernel arguments kept', (getDevice) => {
     x.close();
     out.close();
   });
+
+  /** `[first, …rest]` whose element 0 is `first` on the first read and `later` on every read after it. */
+  function changingFirst(first: unknown, later: unknown, rest: unknown[]): never {
+    let reads = 0;
+    return new Proxy([first, ...rest], {
+      get: (target, key, receiver) => (key === '0' ? (reads++ === 0 ? first : later) : Reflect.get(target, key, receiver)),
+    }) as never;
+  }
+
+  it('launches what it packed from an argument array read once, queued behind a step and captured alike', async () => {
+    const device = getDevice();
+    const { addU32 } = await testKernels(device);
+    const s = stream();
+    const [a, b, c, d] = [s.alloc('u32', N), s.alloc('u32', N), s.alloc('u32', N), s.alloc('u32', N)];
+    for (const x of [a, b, c, d]) s.fill(x, 0);
+    const out = device.allocHost('u32', 4 * N);
+    s.hostLaunch(() => new Promise<void>((resolve) => setTimeout(resolve, 10)));
+    s.launch(addU32, { grid: 1, block: N }, changingFirst(a, b, [3, N])); // queued behind the step
+    const captured = await s.capture((t) => t.launch(addU32, { grid: 1, block: N }, changingFirst(c, d, [5, N])));
+    const exec = captured.instantiate();
+    captured.close();
+    exec.launch(s);
+    [a, b, c, d].forEach((x, i) => s.copy(out.subarray(i * N, (i + 1) * N), x));
+    await s.synchronized();
+    exec.close();
+    expect([0, 1, 2, 3].map((i) => out.data[i * N])).toEqual([3, 0, 5, 0]);
+    for (const x of [a, b, c, d, out]) x.close();
+  });
 });
