@@ -21,9 +21,11 @@ const ts = (await import('typescript').then((m) => m.default, () => undefined))!
 const noTypeScript = ts === undefined ? 'TypeScript is not installed here, and it compiles the blocks' : '';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-// TypeScript 7's compiler, a native program that its package's script starts.
-const tsgo = join(root, 'node_modules', '@typescript', 'native-preview', 'bin', 'tsgo');
-const noTypeScript7 = existsSync(tsgo) ? '' : 'TypeScript 7 (@typescript/native-preview) is not installed here';
+// TypeScript 7's compiler, a native program that its package's script starts: the release's
+// (`typescript@7`, which CI installs apart, as its `tsc` would shadow 5.9's here) where
+// RXCUDA_TSC7 names its bin/tsc, else the preview build among the development dependencies.
+const tsgo = process.env.RXCUDA_TSC7 ?? join(root, 'node_modules', '@typescript', 'native-preview', 'bin', 'tsgo');
+const noTypeScript7 = existsSync(tsgo) ? '' : `TypeScript 7 is not installed here (${tsgo})`;
 
 /** The pages whose blocks are checked: the README and each page of docs/, whatever pages there are. */
 const pages = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
