@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What README's "Small values" reports, measured on a machine with a GPU, each step under a
+# What docs/performance.md's "Small values" reports, measured on a machine with a GPU, each step under a
 # deadline: the tests of small values and of both watch roads (events, words), bench/small-frames
 # (eager and replay against the C++ program, both watch roads, the C++ program with its own
 # watchers), the per-value study (both forms of `launch`), memory over 10^6 values, bench/pipeline

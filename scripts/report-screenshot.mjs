@@ -1,4 +1,4 @@
-// The README's picture of `rxcuda demo --report`: runs the demo on the pageable road (so that the
+// The timeline guide's picture (docs/timeline.md) of `rxcuda demo --report`: runs the demo on the pageable road (so that the
 // staging copies show) into a scratch folder, opens the page in headless Chromium and saves the
 // lanes and the stage table as a PNG. Needs Debian's chromium (apt-get install -y chromium).
 // Run after a build: node scripts/report-screenshot.mjs [docs/timeline-report.png]

@@ -30,7 +30,7 @@ export type DTypeOfSource<A extends UploadSource> = A extends HostArray<infer D>
  * change until the value's work is done. An array whose buffer is detached or resizable is
  * refused; one of more than {@link MAIN_THREAD_COPY_BYTES}, which native threads read after the
  * operator has returned, is kept in place for them: rxcuda marks its buffer untransferable
- * (`postMessage` and `structuredClone` copy it from then on instead of moving it; README, "Memory
+ * (`postMessage` and `structuredClone` copy it from then on instead of moving it; docs/rules.md, "Memory
  * the user can move away").
  *
  * @example

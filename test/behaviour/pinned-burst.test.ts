@@ -1,5 +1,5 @@
 // The pinned cache gives memory back after a burst: at most KEEP_CACHED_BYTES stay cached within
-// two seconds of the last free, as the README says. In a child process, for a clean RSS.
+// two seconds of the last free, as docs/rules.md says. In a child process, for a clean RSS.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';

@@ -315,7 +315,7 @@ export class Device {
    * memory stays put while work uses it: its buffer is marked untransferable for good
    * (`markAsUntransferable`: `postMessage`/`structuredClone` copy it, or throw from Node 21 on);
    * a detached or resizable buffer is refused, and so is an array detached all the same, by every
-   * command (README, "Memory the user can move away"). A `SharedArrayBuffer` is taken as it is.
+   * command (docs/rules.md, "Memory the user can move away"). A `SharedArrayBuffer` is taken as it is.
    * @example
    * stream.copy(deviceFrame, device.registerHost(frame)); // the device reads `frame` itself
    * @throws TypeError for anything but a TypedArray (Uint8ClampedArray excepted), or one whose

@@ -7,7 +7,7 @@
 // its exact size (a pipeline subscribed again). What nobody asks for goes back to the driver,
 // through the device's free (once its known work is done, off the main thread): every large
 // block after {@link KEEP_MS}, and cached blocks past {@link KEEP_CACHED_BYTES} after as long, so
-// that within two seconds of a burst's last free at most that much stays pinned (README, "Pinned
+// that within two seconds of a burst's last free at most that much stays pinned (docs/rules.md, "Pinned
 // memory after a burst"; test/behaviour/pinned-burst.test.ts).
 
 /** Arrays of up to this many bytes live in cached blocks. */

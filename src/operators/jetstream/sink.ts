@@ -47,7 +47,7 @@ function bytesOf(data: ResultData): Uint8Array {
  * `Nats-Msg-Id` made from the input's stream and sequence, the same on every delivery of the
  * input: a stream with a duplicate window (2 minutes by default) keeps one result per input, so
  * that an input processed twice (its worker died before acking it, or its ack was lost) yields
- * its result once. That exactly-once effect holds within the window (see the README).
+ * its result once. That exactly-once effect holds within the window (docs/jetstream.md, "Delivery guarantees").
  *
  * Use it last in the `process` of {@link fromJetStream}, after `download` (or `completed`):
  * `select` reads host data. The input is acked only after this publish was acknowledged.

@@ -43,7 +43,7 @@ export interface LanePoolOptions {
    * (and briefly after). With 0 every value's completion comes through the driver's host callback
    * instead, behind an event on the lane's notifier stream: no core is kept busy, and each value
    * costs the main thread three driver calls and the completion some latency, which small values
-   * pay for in throughput (README, "Small values: what a value costs", gives the figures). A watch
+   * pay for in throughput (docs/performance.md, "Small values", gives the figures). A watch
    * that gives up (a value that outlasted `spin`, counted from when it was given to its lane) makes
    * the lane notify its next 32 values instead, twice as many after each further give-up (up to
    * 1024), so that long values pay for one road, not both. On the host device it changes nothing.
