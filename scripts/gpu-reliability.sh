@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 27's checks on a machine with a GPU (after the build: `npm ci`, or `npx tsc`), each under
+# The checks of memory moved away and faults with unsettled steps on a machine with a GPU (after the build: `npm ci`, or `npx tsc`), each under
 # a deadline: the behavioural files whose [cuda] halves cover it (moved memory, faults with
 # unsettled steps and a trap kernel, whole refusals, collected streams, the stream test that no
 # longer depends on timing), the moved-memory cases under compute-sanitizer's memcheck (one process
