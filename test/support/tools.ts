@@ -3,11 +3,10 @@
 // CI names the tools it installs in RXCUDA_EXPECT_TOOLS (`chromium,nats-server,tmux,nvcc`, or
 // `all`): there a missing tool fails the tests that need it instead of skipping them.
 // Each tool can be pointed at a binary (or at nothing: `/nonexistent`) by its variable.
-import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { describe, type TestOptions } from 'vitest';
 import { Device } from '../../src/index.js';
-import { nvccCandidates } from '../../src/core/compiler/host-compiler.js';
+import { executable, nvccCandidates } from '../../src/core/compiler/host-compiler.js';
 
 export type ToolName = 'chromium' | 'nats-server' | 'tmux' | 'nvcc';
 
@@ -34,15 +33,6 @@ const LOOKUPS: Record<Exclude<ToolName, 'nvcc'>, Lookup> = {
   'nats-server': { variable: 'NATS_SERVER', names: ['nats-server'], folders: ['/usr/sbin', '/usr/local/sbin', '/sbin'], install: 'apt-get install -y nats-server' },
   tmux: { variable: 'RXCUDA_TMUX', names: ['tmux'], folders: [], install: 'apt-get install -y tmux' },
 };
-
-function executable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
 
 function lookUp(name: Exclude<ToolName, 'nvcc'>): Tool {
   const { variable, names, folders, install } = LOOKUPS[name];

@@ -40,7 +40,8 @@ export function nvccCandidates(): string[] {
   return [...path, join(process.env.CUDA_PATH ?? '/usr/local/cuda', 'bin', 'nvcc')];
 }
 
-function executable(file: string): boolean {
+/** Whether `file` is a file this process may execute. */
+export function executable(file: string): boolean {
   try {
     accessSync(file, constants.X_OK);
     return statSync(file).isFile();
