@@ -228,7 +228,8 @@ export class Graph {
    * Adds a JavaScript step: each launch of an executable runs `fn` on the main thread once every
    * node added before it has completed, and launches the nodes added after it once `fn` settles
    * (as {@link Stream.hostLaunch} holds a stream). The device never waits for it: the graph is
-   * launched in two parts, around a host step.
+   * launched in two parts, around a host step. A node added after the step follows it, and so
+   * every node before it: its `after` may name nodes added since the step only.
    * @param options `userData` (copied now) and `timeout`, as for {@link Stream.hostLaunch}.
    * @throws TypeError for a non-function; RangeError for a bad timeout.
    * @example
