@@ -23,9 +23,11 @@ describeBackends('pinned memory after a burst', (_, backend) => {
     expect(result.ms).toBeLessThanOrEqual(2000 + result.timerLateMs);
     // What left the cache went to the device's free (the figures are rounded to 0.1 MiB each).
     expect(result.freedMiB).toBeGreaterThanOrEqual(result.heldAfterCloseMiB - result.heldAfterMiB - 0.2);
-    // And back to the system, on the host device. (AddressSanitizer keeps freed memory in
-    // quarantine; on an H200 the process kept +72 MiB of RSS after cuMemFreeHost of 176 MiB of
-    // blocks, seconds later too: the driver's, not measured here.)
-    if (backend === 'host' && !process.env.RXCUDA_SANITIZER) expect(result.rssMiB.after - result.rssMiB.before).toBeLessThan(48);
+    // And back to the system, on the host device: most of the 176 MiB freed. What stays is the
+    // 16 MiB kept, and what V8 and malloc keep of the run, which differs from one Node.js line to
+    // another (+43 to +50 MiB in all, over eight runs on Node 20, 22, 24 and 26). (AddressSanitizer
+    // keeps freed memory in quarantine; on an H200 the process kept +72 MiB of RSS after
+    // cuMemFreeHost of 176 MiB of blocks, seconds later too: the driver's, not measured here.)
+    if (backend === 'host' && !process.env.RXCUDA_SANITIZER) expect(result.rssMiB.after - result.rssMiB.before).toBeLessThan(64);
   });
 });
