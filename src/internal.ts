@@ -25,6 +25,14 @@ export function libraryWorkspace(stream: Stream): DeviceArray<'u8'> | undefined 
 }
 
 /**
+ * The environment's device threads, and how many times a main-thread driver call waited for one
+ * to submit what it held: a pipeline's values should cause none (bench/small-frames prints it).
+ */
+export function submissionCounts(): { threads: number; waits: number } {
+  return addon.submissionCounts();
+}
+
+/**
  * Fixes the busy pause of the addon's watcher between two passes over watched events in which
  * none completed, in nanoseconds (0: none), in place of its default (a sixteenth of the time the
  * last events took, at most 20 µs); a negative value brings the default back. For measuring what

@@ -25,7 +25,7 @@
 
 namespace rxcuda {
 
-void Addon::makeCurrent(Napi::Env env, cu::Context ctx) {
+void Addon::makeCurrentOnly(Napi::Env env, cu::Context ctx) {
   if (current == ctx) return;
   check(env, cu::call(cu::driver().cuCtxSetCurrent, ctx), "cuCtxSetCurrent");
   current = ctx;
@@ -171,6 +171,7 @@ Napi::Object initModule(Napi::Env env, Napi::Object exports) {
   defineHostCopy(env, exports);
   defineProgram(env, exports);
   defineSpinner(env, exports);
+  defineSubmission(env, exports);
   host::HostDevice::define(env, exports);
   host::HostStream::define(env, exports);
   host::HostEvent::define(env, exports);

@@ -10,6 +10,7 @@
 #include "driver/driver.hpp"
 #include "host/pool.hpp"
 #include "runtime/spinner.hpp"
+#include "runtime/submission.hpp"
 
 namespace rxcuda {
 
@@ -20,6 +21,9 @@ struct Addon {
   std::unique_ptr<CopyPool> copies;  // started by the first host copy off the main thread
   cu::Context current = nullptr;  // the context last made current on this thread
   std::shared_ptr<host::Pool> hostPool;  // runs host streams; started by the first one
+  // The device threads (started by the first owned CUDA stream). Declared last: destroyed first,
+  // each thread submitting what it holds while the spinner and the completion road still live.
+  std::unique_ptr<Submission> submission;
 
   // Host streams' work still runs after the environment has gone; the pool's threads then end.
   ~Addon() {
@@ -28,8 +32,25 @@ struct Addon {
 
   static Addon& of(Napi::Env env) { return *env.GetInstanceData<Addon>(); }
 
-  // Makes ctx current on the main thread, skipping the call when it already is.
-  void makeCurrent(Napi::Env env, cu::Context ctx);
+  // Makes ctx current on the main thread, skipping the call when it already is, after the device
+  // threads have submitted what they hold: a driver call of the main thread comes after the
+  // commands given before it (rule 9's exception: what stays on the main thread).
+  void makeCurrent(Napi::Env env, cu::Context ctx) {
+    drain();
+    makeCurrentOnly(env, ctx);
+  }
+  // The same without waiting for the device threads: for calls whose order does not matter
+  // (creating objects, stream-ordered allocations, which may come early).
+  void makeCurrentOnly(Napi::Env env, cu::Context ctx);
+  // Waits until the device threads have submitted everything given to them.
+  void drain() {
+    if (submission) submission->drain();
+  }
+  // The device threads, started on first use.
+  Submission& submitter() {
+    if (!submission) submission = std::make_unique<Submission>(completion);
+    return *submission;
+  }
   // Throws a CudaError for r (when it is not CUDA_SUCCESS), naming the driver call.
   void check(Napi::Env env, cu::Result r, const char* call) const {
     if (r != cu::kSuccess) throwCuda(env, r, call);

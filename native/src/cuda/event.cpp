@@ -19,12 +19,15 @@ EventObject::EventObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Even
   Addon& addon = Addon::of(env);
   const cu::Driver& d = addon.driver(env);
   device_.bind(env, info[0]);
+  addon_ = &addon;
   addon.check(env, cu::call(d.cuEventCreate, &event_, info[1].As<Napi::Number>().Uint32Value()),
               "cuEventCreate");
 }
 
 EventObject::~EventObject() {
-  if (event_) cu::call(cu::driver().cuEventDestroy, event_);
+  if (!event_) return;
+  addon_->drain();
+  cu::call(cu::driver().cuEventDestroy, event_);
 }
 
 Napi::Value EventObject::query(const Napi::CallbackInfo& info) {

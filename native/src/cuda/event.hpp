@@ -14,6 +14,16 @@ class EventObject : public Napi::ObjectWrap<EventObject> {
   ~EventObject() override;
   cu::Event event() const { return event_; }
   cu::Context context() const { return device_.ctx; }
+  // Where its latest record was given: a device thread and the count of its commands that
+  // includes it (a wait given to another thread waits until that thread has submitted it), or
+  // null for a record made on the main thread.
+  void recordedOn(DeviceThread* thread) {
+    recordedOn_ = thread;
+    recordedAt_ = thread ? thread->given() : 0;
+  }
+  EventCommand waitFrom(DeviceThread* waiter) const {
+    return {event_, recordedOn_ != waiter ? recordedOn_ : nullptr, recordedAt_};
+  }
 
  private:
   Napi::Value query(const Napi::CallbackInfo& info);
@@ -22,6 +32,9 @@ class EventObject : public Napi::ObjectWrap<EventObject> {
 
   cu::Event event_ = nullptr;
   DeviceRef device_;
+  DeviceThread* recordedOn_ = nullptr;
+  uint64_t recordedAt_ = 0;
+  Addon* addon_ = nullptr;  // its destruction waits for the device threads (they may record it)
 };
 
 }  // namespace rxcuda

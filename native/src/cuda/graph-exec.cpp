@@ -1,5 +1,7 @@
 #include "graph-exec.hpp"
 
+#include <cstring>
+
 #include "graph.hpp"
 #include "kernel.hpp"
 #include "stream.hpp"
@@ -31,17 +33,34 @@ GraphExecObject::GraphExecObject(const Napi::CallbackInfo& info) : Napi::ObjectW
 }
 
 GraphExecObject::~GraphExecObject() {
-  // In flight, the driver frees it once its launches have completed.
-  if (exec_) cu::call(cu::driver().cuGraphExecDestroy, exec_);
+  // In flight, the driver frees it once its launches have completed; queued, they go first.
+  if (!exec_) return;
+  addon_->drain();
+  cu::call(cu::driver().cuGraphExecDestroy, exec_);
 }
 
 Napi::Value GraphExecObject::launch(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Addon& addon = Addon::of(env);
-  addon.makeCurrent(env, ctx_);
   cu::Stream stream = StreamObject::Unwrap(info[0].As<Napi::Object>())->stream();
-  addon.check(env, cu::call(cu::driver().cuGraphLaunch, exec_, stream), "cuGraphLaunch");
+  launchOnStream(env, stream);
   return env.Undefined();
+}
+
+// A stream given to a device thread gets the launch in its queue; another one (a foreign stream)
+// gets it now, after the device threads' queued work.
+void GraphExecObject::launchOnStream(Napi::Env env, cu::Stream stream) {
+  if (!exec_) throw Napi::TypeError::New(env, "the executable was destroyed");
+  Addon& addon = *addon_;
+  if (LaneState* lane = addon.submission ? addon.submission->laneOf(stream) : nullptr) {
+    auto* c = reinterpret_cast<GraphLaunchCommand*>(lane->thread->begin(Op::GraphLaunch, lane, sizeof(GraphLaunchCommand)));
+    *c = GraphLaunchCommand{exec_, lastThread_, lastAt_};
+    lane->thread->commit();
+    touchedOn(lane->thread, stream);
+    return;
+  }
+  addon.makeCurrent(env, ctx_);
+  lastThread_ = nullptr;
+  addon.check(env, cu::call(cu::driver().cuGraphLaunch, exec_, stream), "cuGraphLaunch");
 }
 
 Napi::Value GraphExecObject::bind(const Napi::CallbackInfo& info) {
@@ -64,24 +83,47 @@ napi_value GraphExecObject::launchOn(napi_env env, napi_callback_info info) {
   auto stream = reinterpret_cast<cu::Stream>(static_cast<uintptr_t>((uint64_t{hi} << 32) | lo));
   // C++ exceptions must not leave a plain Node-API callback: errors become pending JS exceptions.
   try {
-    Napi::Env jsEnv(env);
-    if (!self->exec_) throw Napi::TypeError::New(jsEnv, "the executable was destroyed");
-    self->addon_->makeCurrent(jsEnv, self->ctx_);
-    cu::Result r = cu::call(cu::driver().cuGraphLaunch, self->exec_, stream);
-    if (r != cu::kSuccess) self->addon_->throwCuda(jsEnv, r, "cuGraphLaunch");
+    self->launchOnStream(Napi::Env(env), stream);
   } catch (const Napi::Error& error) {
     error.ThrowAsJavaScriptException();
   }
   return nullptr;
 }
 
+void GraphExecObject::touchedOn(DeviceThread* thread, cu::Stream stream) {
+  lastThread_ = thread;
+  lastAt_ = thread->given();
+  lastStream_ = stream;
+}
+
+bool GraphExecObject::update(Op op, cu::GraphNode node, const void* params, size_t bytes, const KernelObject* kernel,
+                             const uint8_t* block) {
+  if (!lastThread_) return false;
+  size_t extra = kernel ? kernel->launchBytes() : 0;
+  DeviceThread* thread = lastThread_;
+  uint8_t* at = thread->begin(op, nullptr, sizeof(ExecUpdateCommand), extra);
+  auto* u = reinterpret_cast<ExecUpdateCommand*>(at);
+  u->exec = exec_;
+  u->after = nullptr;  // the thread that launched it last: in order already
+  u->position = 0;
+  u->node = node;
+  u->ctx = ctx_;
+  u->reportAs = lastStream_;
+  if (params) std::memcpy(&u->copy, params, bytes);
+  if (kernel) kernel->writeLaunchFrom(block, at + sizeof(ExecUpdateCommand));
+  thread->commit();
+  touchedOn(thread, lastStream_);
+  return true;
+}
+
 Napi::Value GraphExecObject::setKernel(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
-  addon.makeCurrent(env, ctx_);
   auto* graph = GraphObject::Unwrap(graph_.Value());
   cu::GraphNode node = graph->nodes(env, info[0]).back();
   auto* kernel = KernelObject::Unwrap(info[1].As<Napi::Object>());
+  if (update(Op::ExecKernel, node, nullptr, 0, kernel, bytesOf(info[2]))) return env.Undefined();
+  addon.makeCurrentOnly(env, ctx_);  // no launch of it is queued: nothing to wait for
   std::vector<void*> params;
   cu::KernelNodeParams p = kernel->nodeParams(bytesOf(info[2]), params);
   addon.check(env, cu::call(cu::driver().cuGraphExecKernelNodeSetParams, exec_, node, &p),
@@ -92,10 +134,11 @@ Napi::Value GraphExecObject::setKernel(const Napi::CallbackInfo& info) {
 Napi::Value GraphExecObject::setCopy(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
-  addon.makeCurrent(env, ctx_);
   auto* graph = GraphObject::Unwrap(graph_.Value());
   cu::GraphNode node = graph->nodes(env, info[0]).back();
   cu::Memcpy3D p = copyParams(toU64(info[1]), toU64(info[2]), static_cast<size_t>(info[3].As<Napi::Number>().Int64Value()));
+  if (update(Op::ExecCopy, node, &p, sizeof p)) return env.Undefined();
+  addon.makeCurrentOnly(env, ctx_);
   addon.check(env, cu::call(cu::driver().cuGraphExecMemcpyNodeSetParams, exec_, node, &p, ctx_),
               "cuGraphExecMemcpyNodeSetParams");
   return env.Undefined();
@@ -104,13 +147,17 @@ Napi::Value GraphExecObject::setCopy(const Napi::CallbackInfo& info) {
 Napi::Value GraphExecObject::setFill(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
-  addon.makeCurrent(env, ctx_);
   auto* graph = GraphObject::Unwrap(graph_.Value());
   const auto& nodes = graph->nodes(env, info[0]);
   auto fills = fillParams(toU64(info[1]), info[2].As<Napi::Number>().Uint32Value(),
                           static_cast<size_t>(info[3].As<Napi::Number>().Int64Value()),
                           info[4].As<Napi::Number>().Uint32Value(), info[5].As<Napi::Number>().Uint32Value());
   if (fills.size() != nodes.size()) throw Napi::RangeError::New(env, "a fill of another element size");
+  if (lastThread_) {
+    for (size_t i = 0; i < fills.size(); i++) update(Op::ExecFill, nodes[i], &fills[i], sizeof fills[i]);
+    return env.Undefined();
+  }
+  addon.makeCurrentOnly(env, ctx_);
   for (size_t i = 0; i < fills.size(); i++)
     addon.check(env, cu::call(cu::driver().cuGraphExecMemsetNodeSetParams, exec_, nodes[i], &fills[i], ctx_),
                 "cuGraphExecMemsetNodeSetParams");

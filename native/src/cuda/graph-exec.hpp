@@ -8,6 +8,8 @@
 
 namespace rxcuda {
 
+class KernelObject;
+
 class GraphExecObject : public Napi::ObjectWrap<GraphExecObject> {
  public:
   static void define(Napi::Env env, Napi::Object exports);
@@ -24,6 +26,14 @@ class GraphExecObject : public Napi::ObjectWrap<GraphExecObject> {
   // as a plain Node-API function bound to this executable: no unwrapping on the hot path.
   Napi::Value bind(const Napi::CallbackInfo& info);
   static napi_value launchOn(napi_env env, napi_callback_info info);
+  void launchOnStream(Napi::Env env, cu::Stream stream);
+  // Notes the device thread that was given the executable's latest command.
+  void touchedOn(DeviceThread* thread, cu::Stream stream);
+  // Gives an update of `node` to the thread that launched the executable last, behind its launches
+  // there (a copy's or fill's parameters, or a kernel's launch block); false when no device
+  // thread launched it (nothing of it is queued: the update is made now).
+  bool update(Op op, cu::GraphNode node, const void* params, size_t bytes, const KernelObject* kernel = nullptr,
+              const uint8_t* block = nullptr);
   Napi::Value setKernel(const Napi::CallbackInfo& info);  // (index, kernel, block)
   Napi::Value setCopy(const Napi::CallbackInfo& info);    // (index, dst, src, bytes)
   Napi::Value setFill(const Napi::CallbackInfo& info);    // (index, ptr, elementSize, count, low, high)
@@ -32,6 +42,11 @@ class GraphExecObject : public Napi::ObjectWrap<GraphExecObject> {
   cu::GraphExec exec_ = nullptr;
   cu::Context ctx_ = nullptr;
   Addon* addon_ = nullptr;
+  // Where its latest launch or update went (a launch on another thread waits for it: the driver
+  // takes one executable's calls from one thread at a time), and the stream it was launched on.
+  DeviceThread* lastThread_ = nullptr;
+  uint64_t lastAt_ = 0;
+  cu::Stream lastStream_ = nullptr;
   Napi::ObjectReference graph_;  // the nodes that updates name live as long as the executable
 };
 

@@ -134,7 +134,12 @@ Napi::Value KernelObject::bind(const Napi::CallbackInfo& info) {
   block_ = Napi::Persistent(block);
   data_ = static_cast<uint8_t*>(block.Data());
   params_.resize(offsets.ElementLength());
-  for (size_t i = 0; i < params_.size(); i++) params_[i] = data_ + kArgsOffset + offsets[i];
+  offsets_.resize(offsets.ElementLength());
+  for (size_t i = 0; i < params_.size(); i++) {
+    params_[i] = data_ + kArgsOffset + offsets[i];
+    offsets_[i] = offsets[i];
+  }
+  argBytes_ = block.ByteLength() > kArgsOffset ? block.ByteLength() - kArgsOffset : 0;
   napi_value fn = nullptr;
   NAPI_THROW_IF_FAILED(env, napi_create_function(env, "launch", NAPI_AUTO_LENGTH, &KernelObject::launch, this, &fn),
                        Napi::Value());
@@ -152,42 +157,61 @@ cu::KernelNodeParams KernelObject::nodeParams(const uint8_t* block, std::vector<
                               nullptr,   nullptr,       nullptr};
 }
 
+// A launch on a stream given to a device thread is appended to its queue: the header, the
+// parameter offsets and the packed arguments copied, nothing else. Any other stream (a foreign
+// one) is launched here, after the device threads' queued work.
 napi_value KernelObject::launch(napi_env env, napi_callback_info info) {
   void* data = nullptr;
   napi_get_cb_info(env, info, nullptr, nullptr, nullptr, &data);
   auto* self = static_cast<KernelObject*>(data);
   Addon& addon = *self->addon_;
   const uint8_t* block = self->data_;
-  uint32_t h[11];
-  std::memcpy(h, block, sizeof h);
   uint64_t stream = 0;
   std::memcpy(&stream, block + kStreamOffset, sizeof stream);
-  cu::LaunchAttribute attrs[2];
-  unsigned n = 0;
-  if (h[kFlags] & kFlagCooperative) {
-    attrs[n].id = cu::kLaunchAttrCooperative;
-    attrs[n].value.cooperative = 1;
-    n++;
+  LaneState* lane = addon.submission ? addon.submission->laneOf(reinterpret_cast<cu::Stream>(stream)) : nullptr;
+  if (lane) {
+    self->appendLaunch(lane);
+    return nullptr;
   }
-  if (h[kFlags] & kFlagCluster) {
-    attrs[n].id = cu::kLaunchAttrClusterDimension;
-    attrs[n].value.clusterDim = {h[kClusterX], h[kClusterY], h[kClusterZ]};
-    n++;
-  }
-  cu::LaunchConfig config{h[kGridX],  h[kGridY],  h[kGridZ],     h[kBlockX],
-                          h[kBlockY], h[kBlockZ], h[kSharedMem], reinterpret_cast<cu::Stream>(stream),
-                          n ? attrs : nullptr, n};
   // C++ exceptions must not leave a plain Node-API callback: errors become pending JS exceptions.
   try {
     Napi::Env jsEnv(env);
     addon.makeCurrent(jsEnv, self->ctx_);
-    cu::Result r = cu::call(self->launchKernel_, &config, self->fn_,
-                            self->params_.empty() ? nullptr : self->params_.data(), static_cast<void**>(nullptr));
-    if (r != cu::kSuccess) addon.throwCuda(jsEnv, r, "cuLaunchKernelEx");
+    LaneState direct;
+    direct.stream = reinterpret_cast<cu::Stream>(stream);
+    direct.ctx = self->ctx_;
+    std::vector<uint8_t> command(commandBytes(self->launchBytes(), 0));
+    auto* h = reinterpret_cast<CommandHeader*>(command.data());
+    *h = CommandHeader{static_cast<uint32_t>(command.size()), Op::Launch, &direct};
+    self->writeLaunch(command.data() + sizeof(CommandHeader));
+    std::vector<void*> params;
+    const char* call = "";
+    cu::Result r = submitCommand(*h, command.data() + sizeof(CommandHeader), params, call);
+    if (r != cu::kSuccess) addon.throwCuda(jsEnv, r, call);
   } catch (const Napi::Error& error) {
     error.ThrowAsJavaScriptException();
   }
   return nullptr;
+}
+
+size_t KernelObject::launchBytes() const {
+  return ((sizeof(LaunchCommand) + 4 * offsets_.size() + 7) & ~size_t{7}) + argBytes_;
+}
+
+void KernelObject::writeLaunchFrom(const uint8_t* block, uint8_t* at) const {
+  auto* c = reinterpret_cast<LaunchCommand*>(at);
+  c->fn = fn_;
+  std::memcpy(c->header, block, sizeof c->header);
+  c->params = static_cast<uint32_t>(offsets_.size());
+  c->argBytes = static_cast<uint32_t>(argBytes_);
+  std::memcpy(at + sizeof(LaunchCommand), offsets_.data(), 4 * offsets_.size());
+  std::memcpy(at + launchBytes() - argBytes_, block + kArgsOffset, argBytes_);
+}
+
+void KernelObject::appendLaunch(LaneState* lane) const {
+  uint8_t* at = lane->thread->begin(Op::Launch, lane, launchBytes());
+  writeLaunch(at);
+  lane->thread->commit();
 }
 
 }  // namespace rxcuda

@@ -27,6 +27,13 @@ class KernelObject : public Napi::ObjectWrap<KernelObject> {
   // packed arguments): `params` receives the pointers into `block` that the driver copies from.
   cu::KernelNodeParams nodeParams(const uint8_t* block, std::vector<void*>& params) const;
   cu::Context context() const { return ctx_; }
+  // The launch as a device thread's command: its payload's size, the payload written at `at`, and
+  // the command appended to the queue of `lane`'s thread.
+  size_t launchBytes() const;
+  void writeLaunch(uint8_t* at) const { writeLaunchFrom(data_, at); }
+  // The same from a block laid out as bind()'s (a graph kernel node's).
+  void writeLaunchFrom(const uint8_t* block, uint8_t* at) const;
+  void appendLaunch(LaneState* lane) const;
 
  private:
   Napi::Value handle(const Napi::CallbackInfo& info);
@@ -46,6 +53,8 @@ class KernelObject : public Napi::ObjectWrap<KernelObject> {
   Napi::Reference<Napi::ArrayBuffer> block_;
   uint8_t* data_ = nullptr;
   std::vector<void*> params_;  // pointers into the block, one per parameter
+  std::vector<uint32_t> offsets_;  // each parameter's offset after the header
+  size_t argBytes_ = 0;            // the block's bytes after the header
   Addon* addon_ = nullptr;
   decltype(cu::Driver::cuLaunchKernelEx) launchKernel_ = nullptr;
 };

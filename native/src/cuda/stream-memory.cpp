@@ -10,36 +10,36 @@ namespace rxcuda {
 // when the stream reaches this point; the low-latency wait watches for it. Nothing waits for it.
 Napi::Value StreamObject::writeValue(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Addon::of(env).check(env,
-                       cu::call(enter(env).cuStreamWriteValue32, stream_, toU64(info[0]),
-                                info[1].As<Napi::Number>().Uint32Value(), 0u),
-                       "cuStreamWriteValue32");
+  WordCommand c{toU64(info[0]), info[1].As<Napi::Number>().Uint32Value()};
+  give(env, Op::WriteValue, &c, sizeof c);
   return env.Undefined();
 }
 
+// alloc(bytes): on the main thread, which needs the address now, without waiting for the device
+// thread: memory usable sooner than the stream's queued work asks is safe. Its free is queued.
 Napi::Value StreamObject::alloc(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
+  Addon& addon = Addon::of(env);
   cu::DevicePtr ptr = 0;
   size_t bytes = static_cast<size_t>(info[0].As<Napi::Number>().Int64Value());
-  Addon::of(env).check(env, cu::call(enter(env).cuMemAllocAsync, &ptr, bytes, stream_),
-                       "cuMemAllocAsync");
+  addon.makeCurrentOnly(env, device_.ctx);
+  addon.check(env, cu::call(cu::driver().cuMemAllocAsync, &ptr, bytes, stream_), "cuMemAllocAsync");
   return Napi::BigInt::New(env, static_cast<uint64_t>(ptr));
 }
 
 Napi::Value StreamObject::free(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Addon::of(env).check(env, cu::call(enter(env).cuMemFreeAsync, toU64(info[0]), stream_),
-                       "cuMemFreeAsync");
+  CopyCommand c{toU64(info[0]), 0, 0, nullptr, nullptr};
+  give(env, Op::Free, &c, sizeof c);
   return env.Undefined();
 }
 
 // copy(dst, src, bytes): addresses are unified, so one call serves every direction.
 Napi::Value StreamObject::copy(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  size_t bytes = static_cast<size_t>(info[2].As<Napi::Number>().Int64Value());
-  Addon::of(env).check(
-      env, cu::call(enter(env).cuMemcpyAsync, toU64(info[0]), toU64(info[1]), bytes, stream_),
-      "cuMemcpyAsync");
+  CopyCommand c{toU64(info[0]), toU64(info[1]), static_cast<size_t>(info[2].As<Napi::Number>().Int64Value()),
+                nullptr, nullptr};
+  give(env, Op::Copy, &c, sizeof c);
   return env.Undefined();
 }
 
@@ -48,46 +48,19 @@ Napi::Value StreamObject::copy(const Napi::CallbackInfo& info) {
 // the copy through host memory.
 Napi::Value StreamObject::copyPeer(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  cu::Context dstCtx = DeviceObject::from(info[1])->context();
-  cu::Context srcCtx = DeviceObject::from(info[3])->context();
-  size_t bytes = static_cast<size_t>(info[4].As<Napi::Number>().Int64Value());
-  Addon::of(env).check(env,
-                       cu::call(enter(env).cuMemcpyPeerAsync, toU64(info[0]), dstCtx, toU64(info[2]),
-                                srcCtx, bytes, stream_),
-                       "cuMemcpyPeerAsync");
+  CopyCommand c{toU64(info[0]), toU64(info[2]), static_cast<size_t>(info[4].As<Napi::Number>().Int64Value()),
+                DeviceObject::from(info[1])->context(), DeviceObject::from(info[3])->context()};
+  give(env, Op::CopyPeer, &c, sizeof c);
   return env.Undefined();
 }
 
 // fill(ptr, elementSize, count, low, high): writes a 1, 2, 4 or 8 byte pattern count times.
 Napi::Value StreamObject::fill(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Addon& addon = Addon::of(env);
-  const cu::Driver& d = enter(env);
-  cu::DevicePtr ptr = toU64(info[0]);
-  unsigned size = info[1].As<Napi::Number>().Uint32Value();
-  size_t count = static_cast<size_t>(info[2].As<Napi::Number>().Int64Value());
-  unsigned low = info[3].As<Napi::Number>().Uint32Value();
-  unsigned high = info[4].As<Napi::Number>().Uint32Value();
-  switch (size) {
-    case 1:
-      addon.check(env, cu::call(d.cuMemsetD8Async, ptr, static_cast<unsigned char>(low), count, stream_),
-                  "cuMemsetD8Async");
-      break;
-    case 2:
-      addon.check(env, cu::call(d.cuMemsetD16Async, ptr, static_cast<unsigned short>(low), count, stream_),
-                  "cuMemsetD16Async");
-      break;
-    case 4:
-      addon.check(env, cu::call(d.cuMemsetD32Async, ptr, low, count, stream_), "cuMemsetD32Async");
-      break;
-    default:
-      // An 8-byte pattern as two strided 4-byte fills: one column of low words, one of high.
-      addon.check(env, cu::call(d.cuMemsetD2D32Async, ptr, size_t{8}, low, size_t{1}, count, stream_),
-                  "cuMemsetD2D32Async");
-      addon.check(env,
-                  cu::call(d.cuMemsetD2D32Async, ptr + 4, size_t{8}, high, size_t{1}, count, stream_),
-                  "cuMemsetD2D32Async");
-  }
+  FillCommand c{toU64(info[0]), static_cast<size_t>(info[2].As<Napi::Number>().Int64Value()),
+                info[1].As<Napi::Number>().Uint32Value(), info[3].As<Napi::Number>().Uint32Value(),
+                info[4].As<Napi::Number>().Uint32Value()};
+  give(env, Op::Fill, &c, sizeof c);
   return env.Undefined();
 }
 

@@ -3,6 +3,8 @@
 #include "device.hpp"
 #include "event.hpp"
 
+#include <cstring>
+
 namespace rxcuda {
 
 void StreamObject::define(Napi::Env env, Napi::Object exports) {
@@ -27,6 +29,8 @@ void StreamObject::define(Napi::Env env, Napi::Object exports) {
           InstanceMethod<&StreamObject::copy>("copy"),
           InstanceMethod<&StreamObject::copyPeer>("copyPeer"),
           InstanceMethod<&StreamObject::fill>("fill"),
+          InstanceMethod<&StreamObject::flushMark>("flushMark"),
+          InstanceMethod<&StreamObject::failNext>("failNext"),
       });
   exports["Stream"] = cls;
 }
@@ -34,6 +38,7 @@ void StreamObject::define(Napi::Env env, Napi::Object exports) {
 StreamObject::StreamObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<StreamObject>(info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);
+  addon_ = &addon;
   const cu::Driver& d = addon.driver(env);
   device_.bind(env, info[0]);
   if (info.Length() > 3 && !info[3].IsUndefined()) {
@@ -43,6 +48,9 @@ StreamObject::StreamObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<St
     if (owner != device_.ctx)
       throw Napi::RangeError::New(
           env, "Expected `handle` to be a stream of this device's primary context");
+    lane_ = new LaneState();  // made on the main thread: no device thread
+    lane_->stream = stream_;
+    lane_->ctx = device_.ctx;
     return;
   }
   addon.check(env,
@@ -50,31 +58,65 @@ StreamObject::StreamObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<St
                        info[2].As<Napi::Number>().Int32Value()),
               "cuStreamCreateWithPriority");
   owned_ = true;
+  lane_ = addon.submitter().open(stream_, device_.ctx);
 }
 
-StreamObject::~StreamObject() {
-  // Work still queued completes first: the driver releases the stream after it.
-  if (owned_ && stream_) cu::call(cu::driver().cuStreamDestroy, stream_);
-  destroyNotifier();
+StreamObject::~StreamObject() { release(); }
+
+void StreamObject::release() {
+  if (!lane_) return;
+  if (owned_) {
+    // Work still queued is submitted first; the driver releases the stream after it completes.
+    addon_->submitter().release(lane_);
+  } else {
+    addon_->drain();  // the notifier may be named by queued work of no thread: none, but cheap
+    if (lane_->notifier) cu::call(cu::driver().cuStreamDestroy, lane_->notifier);
+    if (lane_->notified) cu::call(cu::driver().cuEventDestroy, lane_->notified);
+    delete lane_;
+  }
+  lane_ = nullptr;
 }
 
-void StreamObject::makeNotifier(Napi::Env env, const cu::Driver& d) {
+void StreamObject::makeNotifier(Napi::Env env) {
   Addon& addon = Addon::of(env);
-  addon.check(env, cu::call(d.cuEventCreate, &notified_, cu::kEventDisableTiming), "cuEventCreate");
-  cu::Result result = cu::call(d.cuStreamCreateWithPriority, &notifier_, cu::kStreamNonBlocking, 0);
+  const cu::Driver& d = cu::driver();
+  addon.makeCurrentOnly(env, device_.ctx);
+  cu::Event event = nullptr;
+  cu::Stream notifier = nullptr;
+  addon.check(env, cu::call(d.cuEventCreate, &event, cu::kEventDisableTiming), "cuEventCreate");
+  cu::Result result = cu::call(d.cuStreamCreateWithPriority, &notifier, cu::kStreamNonBlocking, 0);
   if (result != cu::kSuccess) {
-    cu::call(d.cuEventDestroy, notified_);
-    notified_ = nullptr;
-    notifier_ = nullptr;
+    cu::call(d.cuEventDestroy, event);
     addon.throwCuda(env, result, "cuStreamCreateWithPriority");
   }
+  lane_->notified = event;
+  lane_->notifier = notifier;
 }
 
-void StreamObject::destroyNotifier() {
-  if (notifier_) cu::call(cu::driver().cuStreamDestroy, notifier_);
-  if (notified_) cu::call(cu::driver().cuEventDestroy, notified_);
-  notifier_ = nullptr;
-  notified_ = nullptr;
+void StreamObject::give(Napi::Env env, Op op, const void* payload, size_t bytes, Completion::Record* record) {
+  if (!lane_) {
+    if (record) Addon::of(env).completion->cancel(record);
+    throw Napi::TypeError::New(env, "the stream was destroyed");
+  }
+  if (lane_->thread) {
+    uint8_t* at = lane_->thread->begin(op, lane_, bytes);
+    std::memcpy(at, payload, bytes);
+    lane_->thread->commit();
+    return;
+  }
+  Addon& addon = Addon::of(env);
+  addon.makeCurrent(env, device_.ctx);
+  CommandHeader h{commandBytes(bytes, 0), op, lane_};
+  std::vector<void*> params;
+  const char* call = "";
+  cu::Result r = submitCommand(h, static_cast<const uint8_t*>(payload), params, call);
+  if (r == cu::kSuccess) return;
+  if (record) addon.completion->cancel(record);
+  addon.throwCuda(env, r, call);
+}
+
+Completion::Record* StreamObject::recordFor(Napi::Env env, const Napi::Value& id) {
+  return Addon::of(env).completion->record(id.As<Napi::Number>().Uint32Value());
 }
 
 const cu::Driver& StreamObject::enter(Napi::Env env) {
@@ -86,13 +128,10 @@ Napi::Value StreamObject::handle(const Napi::CallbackInfo& info) {
   return Napi::BigInt::New(info.Env(), static_cast<uint64_t>(reinterpret_cast<uintptr_t>(stream_)));
 }
 
-// destroy(): releases what this object made; a foreign stream itself is left to its owner.
+// destroy(): lets go of the stream (see release()); a foreign stream itself is left to its owner.
 Napi::Value StreamObject::destroy(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (stream_) enter(env);
-  destroyNotifier();
-  if (owned_ && stream_)
-    Addon::of(env).check(env, cu::call(cu::driver().cuStreamDestroy, stream_), "cuStreamDestroy");
+  if (!owned_ && stream_) enter(info.Env());
+  release();
   stream_ = nullptr;
   device_.device.Reset();
   return info.Env().Undefined();
@@ -127,34 +166,28 @@ Napi::Value StreamObject::capturing(const Napi::CallbackInfo& info) {
 }
 
 bool StreamObject::isCapturing(Napi::Env env) {
+  Addon& addon = Addon::of(env);
+  addon.makeCurrentOnly(env, device_.ctx);
   cu::StreamCaptureStatus status = cu::kCaptureNone;
-  Addon::of(env).check(env, cu::call(enter(env).cuStreamIsCapturing, stream_, &status),
-                       "cuStreamIsCapturing");
+  addon.check(env, cu::call(cu::driver().cuStreamIsCapturing, stream_, &status), "cuStreamIsCapturing");
   return status != cu::kCaptureNone;
 }
 
 Napi::Value StreamObject::record(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto* event = EventObject::Unwrap(info[0].As<Napi::Object>());
-  Addon::of(env).check(env, cu::call(enter(env).cuEventRecord, event->event(), stream_),
-                       "cuEventRecord");
+  EventCommand c{event->event(), nullptr, 0};
+  give(env, Op::Record, &c, sizeof c);
+  event->recordedOn(lane_->thread);
   return env.Undefined();
 }
 
 namespace {
 
-// Has `add` give the addon's watcher (made on first use) the watch for completion `id`; a throw
-// leaves id not taken.
-template <typename Add>
-void watchFor(Addon& addon, uint32_t id, Add add) {
+// The addon's watcher, made on first use.
+Spinner* spinnerOf(Addon& addon) {
   if (!addon.spinner) addon.spinner = std::make_unique<Spinner>();
-  Completion::Record* record = addon.completion->record(id);
-  try {
-    add(*addon.spinner, record);
-  } catch (...) {
-    addon.completion->cancel(record);  // the caller sees a throw: id not taken
-    throw;
-  }
+  return addon.spinner.get();
 }
 
 }  // namespace
@@ -170,12 +203,11 @@ Napi::Value StreamObject::watchRecorded(const Napi::CallbackInfo& info) {
   Addon& addon = Addon::of(env);
   uint32_t id = info[0].As<Napi::Number>().Uint32Value();  // every argument read before the record
   auto* event = EventObject::Unwrap(info[1].As<Napi::Object>());
-  auto limit = std::chrono::microseconds(info[2].As<Napi::Number>().Int64Value());
+  int64_t limit = info[2].As<Napi::Number>().Int64Value();
   if (isCapturing(env)) return Napi::Boolean::New(env, false);
-  addon.check(env, cu::call(enter(env).cuEventRecord, event->event(), stream_), "cuEventRecord");
-  watchFor(addon, id, [&](Spinner& spinner, Completion::Record* record) {
-    spinner.watchEvent(event->event(), event->context(), record, limit, stream_);
-  });
+  WatchCommand c{addon.completion->record(id), spinnerOf(addon), event->event(), 0, 0, limit};
+  give(env, Op::WatchEvent, &c, sizeof c, c.record);
+  event->recordedOn(lane_->thread);
   return Napi::Boolean::New(env, true);
 }
 
@@ -190,20 +222,17 @@ Napi::Value StreamObject::watchWritten(const Napi::CallbackInfo& info) {
   uint32_t id = info[0].As<Napi::Number>().Uint32Value();  // every argument read before the write
   uint64_t address = toU64(info[1]);
   uint32_t value = info[2].As<Napi::Number>().Uint32Value();
-  auto limit = std::chrono::microseconds(info[3].As<Napi::Number>().Int64Value());
+  int64_t limit = info[3].As<Napi::Number>().Int64Value();
   if (isCapturing(env)) return Napi::Boolean::New(env, false);
-  addon.check(env, cu::call(enter(env).cuStreamWriteValue32, stream_, address, value, 0u), "cuStreamWriteValue32");
-  watchFor(addon, id, [&](Spinner& spinner, Completion::Record* record) {
-    spinner.watch(reinterpret_cast<const volatile uint32_t*>(address), value, record, limit, false);
-  });
+  WatchCommand c{addon.completion->record(id), spinnerOf(addon), nullptr, address, value, limit};
+  give(env, Op::WatchWord, &c, sizeof c, c.record);
   return Napi::Boolean::New(env, true);
 }
 
 Napi::Value StreamObject::waitEvent(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  auto* event = EventObject::Unwrap(info[0].As<Napi::Object>());
-  Addon::of(env).check(env, cu::call(enter(env).cuStreamWaitEvent, stream_, event->event(), 0u),
-                       "cuStreamWaitEvent");
+  EventCommand c = EventObject::Unwrap(info[0].As<Napi::Object>())->waitFrom(lane_ ? lane_->thread : nullptr);
+  give(env, Op::Wait, &c, sizeof c);
   return env.Undefined();
 }
 
@@ -220,35 +249,41 @@ Napi::Value StreamObject::waitEvent(const Napi::CallbackInfo& info) {
 // refuse the callback and invalidate the capture.
 Napi::Value StreamObject::notify(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Addon& addon = Addon::of(env);
-  const cu::Driver& d = enter(env);
   uint32_t flags = info.Length() > 1 ? info[1].As<Napi::Number>().Uint32Value() : 0;
   bool capturing = (flags & (kNotifyRefuseCapture | kNotifyOffStream)) && isCapturing(env);
   if ((flags & kNotifyRefuseCapture) && capturing) return Napi::Boolean::New(env, false);
-  cu::Stream target = stream_;
-  if ((flags & kNotifyOffStream) && !capturing) {
-    if (!notifier_) makeNotifier(env, d);
-    addon.check(env, cu::call(d.cuEventRecord, notified_, stream_), "cuEventRecord");
-    addon.check(env, cu::call(d.cuStreamWaitEvent, notifier_, notified_, 0u), "cuStreamWaitEvent");
-    target = notifier_;
-  }
-  Completion::Record* r = addon.completion->record(info[0].As<Napi::Number>().Uint32Value());
-  cu::Result result = cu::call(d.cuStreamAddCallback, target, &Completion::streamCallback, r, 0u);
-  if (result != cu::kSuccess) {
-    addon.completion->cancel(r);
-    addon.throwCuda(env, result, "cuStreamAddCallback");
-  }
+  bool offStream = (flags & kNotifyOffStream) && !capturing;
+  if (offStream && lane_ && !lane_->notifier) makeNotifier(env);
+  NotifyCommand c{recordFor(env, info[0]), offStream};
+  give(env, Op::Notify, &c, sizeof c, c.record);
   return Napi::Boolean::New(env, true);
 }
 
 // hostFunction(fn, userData): a native CUhostFn enqueued as it is; it runs on a driver thread.
 Napi::Value StreamObject::hostFunction(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  auto fn = reinterpret_cast<cu::HostFn>(toU64(info[0]));
-  auto data = reinterpret_cast<void*>(toU64(info[1]));
-  Addon::of(env).check(env, cu::call(enter(env).cuLaunchHostFunc, stream_, fn, data),
-                       "cuLaunchHostFunc");
+  HostFunctionCommand c{reinterpret_cast<cu::HostFn>(toU64(info[0])), reinterpret_cast<void*>(toU64(info[1]))};
+  give(env, Op::HostFunction, &c, sizeof c);
   return env.Undefined();
+}
+
+// flushMark(id) -> whether id was taken: it comes back through the completion road once
+// everything given to the stream before it is in the driver's hands (status 0), or with the failure
+// that stopped the stream's submission. False for a stream of no device thread (a foreign one, or
+// one destroyed), whose commands are in the driver's hands once they are given.
+Napi::Value StreamObject::flushMark(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!lane_ || !lane_->thread) return Napi::Boolean::New(env, false);
+  RecordCommand c{recordFor(env, info[0])};
+  give(env, Op::Mark, &c, sizeof c, c.record);
+  return Napi::Boolean::New(env, true);
+}
+
+// failNext(code) -> whether it was taken: see LaneState::failNext (tests).
+Napi::Value StreamObject::failNext(const Napi::CallbackInfo& info) {
+  bool queued = lane_ && lane_->thread;
+  if (queued) lane_->failNext.store(info[0].As<Napi::Number>().Int32Value());
+  return Napi::Boolean::New(info.Env(), queued);
 }
 
 }  // namespace rxcuda

@@ -1,5 +1,7 @@
 // A CUDA stream: owned (created here) or foreign (wrapped from a handle made by other CUDA code).
-// Every method enqueues and returns; none waits for the device.
+// Every method enqueues and returns; none waits for the device. An owned stream's commands go to
+// its device thread (runtime/device-thread.hpp); a foreign stream's are made on the main thread,
+// after the device threads' queued work, since other code may capture it at any time.
 #pragma once
 #include <napi.h>
 
@@ -7,10 +9,6 @@
 #include "device.hpp"
 
 namespace rxcuda {
-
-// notify()'s flags (src/core/native/types.ts has the same values).
-constexpr uint32_t kNotifyRefuseCapture = 2;
-constexpr uint32_t kNotifyOffStream = 4;
 
 class StreamObject : public Napi::ObjectWrap<StreamObject> {
  public:
@@ -21,6 +19,8 @@ class StreamObject : public Napi::ObjectWrap<StreamObject> {
 
   cu::Stream stream() const { return stream_; }
   cu::Context context() const { return device_.ctx; }
+  // The stream as its commands name it (null once destroyed).
+  LaneState* lane() const { return lane_; }
 
  private:
   Napi::Value handle(const Napi::CallbackInfo& info);
@@ -41,22 +41,33 @@ class StreamObject : public Napi::ObjectWrap<StreamObject> {
   Napi::Value copy(const Napi::CallbackInfo& info);
   Napi::Value copyPeer(const Napi::CallbackInfo& info);
   Napi::Value fill(const Napi::CallbackInfo& info);
+  Napi::Value flushMark(const Napi::CallbackInfo& info);
+  Napi::Value failNext(const Napi::CallbackInfo& info);
 
-  // Makes the stream's context current and returns the driver table.
+  // Makes the stream's context current (after the device threads' queued work) and returns the
+  // driver table.
   const cu::Driver& enter(Napi::Env env);
+  // Whether other code captures the stream (no wait for the device threads: a capture begins on
+  // the main thread).
   bool isCapturing(Napi::Env env);
   // Makes the notifier stream and its event on first use.
-  void makeNotifier(Napi::Env env, const cu::Driver& d);
-  // Destroys them (the driver lets their pending work finish first).
-  void destroyNotifier();
+  void makeNotifier(Napi::Env env);
+  // Gives a command to the stream's device thread, or makes its driver calls now for a foreign
+  // stream (a failure then throws, and `record`, if given, is cancelled).
+  void give(Napi::Env env, Op op, const void* payload, size_t bytes, Completion::Record* record = nullptr);
+  // Lets go of the stream: its device thread destroys it behind its work, or, for a foreign one,
+  // what this object made is destroyed now.
+  void release();
+  // The completion record for `id`, on the environment's road.
+  Completion::Record* recordFor(Napi::Env env, const Napi::Value& id);
 
   cu::Stream stream_ = nullptr;
   bool owned_ = false;
   DeviceRef device_;
-  // Notifications with kNotifyOffStream run here, behind an event of the stream, so that the
-  // stream itself does not wait for their host callback (see notify()).
-  cu::Stream notifier_ = nullptr;
-  cu::Event notified_ = nullptr;
+  Addon* addon_ = nullptr;
+  // The stream as commands name it; its notifier (see notify()) lives there too. An owned
+  // stream's belongs to its device thread once released.
+  LaneState* lane_ = nullptr;
 };
 
 }  // namespace rxcuda

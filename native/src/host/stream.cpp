@@ -44,6 +44,8 @@ void HostStream::define(Napi::Env env, Napi::Object exports) {
           InstanceMethod<&HostStream::copy>("copy"),
           InstanceMethod<&HostStream::copyPeer>("copyPeer"),
           InstanceMethod<&HostStream::fill>("fill"),
+          InstanceMethod<&HostStream::flushMark>("flushMark"),
+          InstanceMethod<&HostStream::failNext>("failNext"),
       });
 }
 
@@ -68,6 +70,7 @@ HostStream::HostStream(const Napi::CallbackInfo& info) : Napi::ObjectWrap<HostSt
                         " open streams, its most; close some first");
   pool_ = addon.hostPool;
   queue_ = Queue::create(pool_);
+  failures_ = addon.submitter().failures();
 }
 
 // Queued work still runs, as on a CUDA stream: the pool holds the queue until it has.
@@ -110,7 +113,7 @@ Napi::Value HostStream::record(const Napi::CallbackInfo& info) {
     std::lock_guard<std::mutex> lock(event->mutex);
     generation = ++event->recorded;
   }
-  queue_->push([event, generation] { event->reach(generation); });
+  pushWork("cuEventRecord", [event, generation] { event->reach(generation); });
   return info.Env().Undefined();
 }
 
@@ -128,7 +131,10 @@ Napi::Value HostStream::waitEvent(const Napi::CallbackInfo& info) {
 // Queues the completion of `id`: with the device's fault, once it has one.
 void HostStream::pushNotify(Napi::Env env, const Napi::Value& id) {
   Completion::Record* r = Addon::of(env).completion->record(id.As<Napi::Number>().Uint32Value());
-  queue_->push([r, fault = fault_] { Completion::push(r, fault->load(std::memory_order_acquire)); });
+  queue_->push([r, fault = fault_, failure = failure_] {
+    int32_t code = fault->load(std::memory_order_acquire);
+    Completion::push(r, code ? code : failure->failed.load(std::memory_order_acquire));
+  });
 }
 
 Napi::Value HostStream::notify(const Napi::CallbackInfo& info) {
@@ -139,6 +145,7 @@ Napi::Value HostStream::notify(const Napi::CallbackInfo& info) {
 Napi::Value HostStream::hostFunction(const Napi::CallbackInfo& info) {
   auto fn = reinterpret_cast<cu::HostFn>(toU64(info[0]));
   auto data = reinterpret_cast<void*>(toU64(info[1]));
+  if (failure_->next) return pushWork("cuLaunchHostFunc", [] {}), info.Env().Undefined();
   queue_->pushBlocking(unlessFaulted([fn, data] { fn(data); }));
   return info.Env().Undefined();
 }
@@ -146,7 +153,7 @@ Napi::Value HostStream::hostFunction(const Napi::CallbackInfo& info) {
 Napi::Value HostStream::writeValue(const Napi::CallbackInfo& info) {
   auto* word = reinterpret_cast<std::atomic<uint32_t>*>(toU64(info[0]));
   uint32_t value = info[1].As<Napi::Number>().Uint32Value();
-  queue_->push(unlessFaulted([word, value] { word->store(value, std::memory_order_release); }));
+  pushWork("cuStreamWriteValue32", [word, value] { word->store(value, std::memory_order_release); });
   return info.Env().Undefined();
 }
 
@@ -168,7 +175,7 @@ Napi::Value HostStream::copy(const Napi::CallbackInfo& info) {
   auto* dst = reinterpret_cast<void*>(toU64(info[0]));
   auto* src = reinterpret_cast<const void*>(toU64(info[1]));
   size_t bytes = static_cast<size_t>(info[2].As<Napi::Number>().Int64Value());
-  queue_->push(unlessFaulted([dst, src, bytes] { std::memmove(dst, src, bytes); }));
+  pushWork("cuMemcpyAsync", [dst, src, bytes] { std::memmove(dst, src, bytes); });
   return info.Env().Undefined();
 }
 
@@ -178,7 +185,7 @@ Napi::Value HostStream::copyPeer(const Napi::CallbackInfo& info) {
   auto* dst = reinterpret_cast<void*>(toU64(info[0]));
   auto* src = reinterpret_cast<const void*>(toU64(info[2]));
   size_t bytes = static_cast<size_t>(info[4].As<Napi::Number>().Int64Value());
-  queue_->push(unlessFaulted([dst, src, bytes] { std::memmove(dst, src, bytes); }));
+  pushWork("cuMemcpyPeerAsync", [dst, src, bytes] { std::memmove(dst, src, bytes); });
   return info.Env().Undefined();
 }
 
@@ -189,10 +196,21 @@ Napi::Value HostStream::fill(const Napi::CallbackInfo& info) {
   size_t count = static_cast<size_t>(info[2].As<Napi::Number>().Int64Value());
   uint64_t pattern = info[3].As<Napi::Number>().Uint32Value() |
                      (static_cast<uint64_t>(info[4].As<Napi::Number>().Uint32Value()) << 32);
-  queue_->push(unlessFaulted([ptr, size, count, pattern] {
+  pushWork("cuMemsetD32Async", [ptr, size, count, pattern] {
     for (size_t i = 0; i < count; i++) std::memcpy(ptr + i * size, &pattern, size);
-  }));
+  });
   return info.Env().Undefined();
+}
+
+// flushMark(id) -> false: a host stream's commands are in its queue as soon as they are given.
+Napi::Value HostStream::flushMark(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), false);
+}
+
+// failNext(code): see Failure (tests).
+Napi::Value HostStream::failNext(const Napi::CallbackInfo& info) {
+  failure_->next = info[0].As<Napi::Number>().Int32Value();
+  return Napi::Boolean::New(info.Env(), true);
 }
 
 }  // namespace rxcuda::host

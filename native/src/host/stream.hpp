@@ -8,6 +8,7 @@
 #include "device.hpp"
 #include "pool.hpp"
 #include "queue.hpp"
+#include "../runtime/device-thread.hpp"
 
 namespace rxcuda::host {
 
@@ -38,12 +39,36 @@ class HostStream : public Napi::ObjectWrap<HostStream> {
   Napi::Value copyPeer(const Napi::CallbackInfo& info);
   Napi::Value fill(const Napi::CallbackInfo& info);
 
+  Napi::Value flushMark(const Napi::CallbackInfo& info);
+  Napi::Value failNext(const Napi::CallbackInfo& info);
+
+  // The stream's failed submission (as a device thread's on a GPU, see device-thread.hpp): set on
+  // the pool thread when it reaches an injected failure; the stream's later work skips its effect.
+  struct Failure {
+    std::atomic<int32_t> failed{0};
+    int32_t next = 0;  // main thread: the next device work fails with this (failNext)
+  };
+
   void pushNotify(Napi::Env env, const Napi::Value& id);
-  // `work` as this stream's queued work: skipped once the device has a fault (HostDevice::fault).
+  // `work` as this stream's queued device work, `call` naming it: skipped once the device has a
+  // fault (HostDevice::fault) or the stream a failed submission; failed itself when one is injected.
+  template <class Work>
+  void pushWork(const char* call, Work work) {
+    if (int32_t code = failure_->next) {
+      failure_->next = 0;
+      queue_->push([failure = failure_, failures = failures_, queue = queue_.get(), code, call] {
+        int32_t expected = 0;
+        if (failure->failed.compare_exchange_strong(expected, code))
+          failures->announce(reinterpret_cast<cu::Stream>(queue), code, call);
+      });
+      return;
+    }
+    queue_->push(unlessFaulted(std::move(work)));
+  }
   template <class Work>
   Queue::Command unlessFaulted(Work work) const {
-    return [fault = fault_, work = std::move(work)] {
-      if (!fault->load(std::memory_order_acquire)) work();
+    return [fault = fault_, failure = failure_, work = std::move(work)] {
+      if (!fault->load(std::memory_order_acquire) && !failure->failed.load(std::memory_order_acquire)) work();
     };
   }
   // Counts the stream out of its environment's open streams, once.
@@ -52,6 +77,8 @@ class HostStream : public Napi::ObjectWrap<HostStream> {
   std::shared_ptr<Pool> pool_;  // counts this stream among its open ones until forget()
   std::shared_ptr<Queue> queue_;
   HostDevice::Fault fault_;  // the device's: queued work after a fault skips its effect
+  std::shared_ptr<Failure> failure_ = std::make_shared<Failure>();
+  std::shared_ptr<SubmitFailures> failures_;  // the environment's, outliving it with this work
   int priority_ = 0;
   unsigned flags_ = 0;
 };

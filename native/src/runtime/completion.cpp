@@ -53,6 +53,15 @@ Completion::Record* Completion::record(uint32_t id) {
   return r;
 }
 
+void Completion::notice(int32_t status) {
+  auto* r = new Record();
+  r->road = this;
+  r->tracked = false;
+  liveRecords.fetch_add(1, std::memory_order_relaxed);
+  refs_.fetch_add(1);
+  push(r, status);
+}
+
 void Completion::cancel(Record* r) {
   track(-1);
   dispose(r);
@@ -104,10 +113,14 @@ void Completion::sendWake() {
 void Completion::retain() { refs_.fetch_add(1); }
 
 void Completion::streamCallback(cu::Stream, cu::Result status, void* userData) {
-  push(static_cast<Record*>(userData), status);
+  auto* r = static_cast<Record*>(userData);
+  push(r, status != cu::kSuccess ? status : r->failure);
 }
 
-void Completion::hostFunction(void* userData) { push(static_cast<Record*>(userData), 0); }
+void Completion::hostFunction(void* userData) {
+  auto* r = static_cast<Record*>(userData);
+  push(r, r->failure);
+}
 
 void Completion::onWake(napi_env env, napi_value, void* context, void*) {
   // Without an environment, Node is finalizing the threadsafe function after the cleanup hook:
@@ -129,7 +142,7 @@ Completion::Record* Completion::takeAll(int& n) {
     list->next = fifo;
     fifo = list;
     list = next;
-    n++;
+    if (fifo->tracked) n++;
   }
   return fifo;
 }

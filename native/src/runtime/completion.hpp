@@ -22,6 +22,10 @@ class Completion {
     Completion* road = nullptr;
     uint32_t id = 0;
     int32_t status = 0;
+    // Reported instead of success: the failed submission that skipped the work before it.
+    int32_t failure = 0;
+    // Counted among the pending records (keeps the event loop alive); a notice is not.
+    bool tracked = true;
   };
 
   // onDrain(count) is called on the main thread once the first count entries of ids and statuses
@@ -38,6 +42,9 @@ class Completion {
   static void push(Record* r, int32_t status);
   // The same without waking the main thread: r is handed over with the next wake-up.
   static void pushQuietly(Record* r, int32_t status);
+  // A notice with id 0 and `status`, from any thread, that keeps no event loop alive: a device
+  // thread's failed submission (JavaScript then asks for the details).
+  void notice(int32_t status);
   // Wakes the main thread unless a wake-up is already on its way (any thread, never blocks).
   void wake();
   // retain() keeps this object alive for a foreign thread that will call wake() later; release()

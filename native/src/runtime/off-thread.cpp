@@ -1,5 +1,7 @@
 #include "off-thread.hpp"
 
+#include "../addon.hpp"
+
 namespace rxcuda {
 
 OffThread::OffThread(Napi::Env env, cu::Context ctx, const char* name, Call call, bool settles)
@@ -18,6 +20,8 @@ Napi::Promise OffThread::run(Napi::Env env, cu::Context ctx, const char* name, C
 }
 
 void OffThread::detach(Napi::Env env, cu::Context ctx, const char* name, Call call) {
+  // What it frees (a module, pinned memory) may be named by work the device threads still hold.
+  Addon::of(env).drain();
   (new OffThread(env, ctx, name, std::move(call), false))->Queue();
 }
 

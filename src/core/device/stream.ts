@@ -189,8 +189,9 @@ export class Stream extends EventEmitter<StreamEvents> {
   }
 
   /**
-   * Resolves once nothing of this stream waits in rxcuda's queue: every host step enqueued so far
-   * has settled and the work behind them has gone to the driver (it may still be running). Await
+   * Resolves once nothing of this stream waits in rxcuda's queues: every host step enqueued so far
+   * has settled, and the work behind them has gone past the stream's device thread (on a GPU) to
+   * the driver (it may still be running). Await
    * it before other CUDA code enqueues on {@link handle}, so that its work follows all of this
    * stream's. Rejects with a DeadlockError when a host step of this stream waits for it, and, as
    * {@link synchronized} does, with a TypeError once the stream is closed (the work queued then

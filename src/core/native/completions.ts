@@ -76,10 +76,26 @@ export const completionMailbox = {
   statuses: new Int32Array(MAILBOX_RECORDS),
 };
 
+/** What hears the addon's notices (id 0): a device thread's failed submission, with its CUresult. */
+let noticeHandler: ((status: number) => void) | undefined;
+
+/** Has each notice of a failed submission call `handler` (once per environment, by the queue). */
+export function onSubmitNotice(handler: (status: number) => void): void {
+  noticeHandler = handler;
+}
+
 /** Entry point for the addon: the first `count` records of the mailbox, oldest first. */
 export function drainCompletions(count: number): void {
   const { ids, statuses } = completionMailbox;
   for (let i = 0; i < count; i++) {
+    if (ids[i] === 0) {
+      try {
+        noticeHandler?.(statuses[i]!);
+      } catch (error) {
+        process.emitWarning(error instanceof Error ? error : `A submission notice failed: ${describeFailure(error)}`);
+      }
+      continue;
+    }
     const handler = handlers[ids[i]! - 1];
     if (!handler) continue;
     const given = data[ids[i]! - 1];

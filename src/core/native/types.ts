@@ -66,6 +66,20 @@ export interface NativeStream {
   /** A copy between memory of two devices (a peer copy, staged by the driver without peer access). */
   copyPeer(dst: bigint, dstDevice: NativeDevice, src: bigint, srcDevice: NativeDevice, bytes: number): void;
   fill(ptr: bigint, elementSize: number, count: number, low: number, high: number): void;
+  /**
+   * `id` comes back through the completion road once everything given to the stream before it is
+   * in the driver's hands (past its device thread), with 0, or with the CUresult of the failed
+   * submission that stopped the stream's work. False, with `id` not taken, for a stream whose
+   * commands are in the driver's hands once given (a foreign stream, a host stream).
+   */
+  flushMark(id: number): boolean;
+  /**
+   * @internal For tests: the next device work given to the stream (a launch, copy, fill, record,
+   * wait, word write or host function; on the host device not a launch) fails at submission with
+   * `code` instead of reaching the driver, as a driver failure would. False for a foreign stream,
+   * whose commands are submitted at once.
+   */
+  failNext(code: number): boolean;
 }
 
 export interface NativeEvent {
@@ -203,4 +217,11 @@ export interface Addon {
    * threads that finish its work).
    */
   completionCounts(): { pending: number; records: number; roads: number };
+  /** Failed submissions of the device threads (and of host streams) not yet told, oldest first. */
+  takeSubmitFailures(): { handle: bigint; code: number; call: string }[];
+  /**
+   * @internal For tests and benchmarks: the environment's device threads, and how many times a
+   * main-thread driver call waited for one to submit what it held (none on a hot path).
+   */
+  submissionCounts(): { threads: number; waits: number };
 }

@@ -9,6 +9,7 @@ import type { Faults } from './faults.js';
 import { reportFailure, routedCommand, type ErrorListeners } from './failure-route.js';
 import { StreamQueue, settling, type Command, type Pause } from './scheduler.js';
 import { cancelCompletion, expectCompletion } from '../native/completions.js';
+import { laneFailures } from './submit-failures.js';
 
 /** What a lane hands its work to while it records (a capture, or a replayed value's recording). */
 export interface LaneRecorder {
@@ -65,6 +66,8 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
   #broken: CudaError | undefined;
   /** What to call once the lane has closed and its work is done (see whenRetired). */
   #retirees: (() => void)[] | undefined;
+  /** The failed submission that stopped the stream's work, once one has (submitFailed). */
+  #failure: CudaError | undefined;
 
   /**
    * @param foreign the native stream is other code's (Stream.fromHandle): work rxcuda did not give
@@ -78,6 +81,7 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
     this.faults = faults;
     this.listeners = listeners;
     this.#queue = new StreamQueue((error) => this.queuedFailure(error), () => faults.queued(this), () => faults.emptied(this));
+    laneFailures.track(this);
   }
 
   /** True once the stream closed: nothing more can be given to it. */
@@ -141,6 +145,18 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
   checkOpen(): void {
     if (this.#tail) throw new ArgumentTypeError('Expected `stream` to be open, got a closed Stream');
     this.faults.check();
+    if (this.#failure) throw this.#failure;
+  }
+
+  /**
+   * A command given to the stream failed when its device thread submitted it: nothing given to
+   * the stream after it runs (its completion points settle with this error), and what is given
+   * from now on is refused with it. Reported once, to the stream's `error` listeners.
+   */
+  submitFailed(error: CudaError): void {
+    if (this.#failure) return;
+    this.#failure = error;
+    this.queuedFailure(error);
   }
 
   /**
@@ -184,9 +200,25 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
     this.#queue.pause(pause);
   }
 
-  /** Resolves once nothing waits in the queue (see Stream.flushed). */
-  flushed(): Promise<void> {
-    return this.#queue.flushed();
+  /**
+   * Resolves once nothing waits in the queue (see Stream.flushed), and everything given before
+   * has gone past the stream's device thread too: it is in the driver's hands.
+   */
+  async flushed(): Promise<void> {
+    await this.#queue.flushed();
+    if (this.#broken || this.#failure) return;
+    await new Promise<void>((resolve) => {
+      const id = expectCompletion(() => resolve());
+      let taken = false;
+      try {
+        taken = this.native.flushMark(id);
+      } finally {
+        if (!taken) {
+          cancelCompletion(id);
+          resolve();
+        }
+      }
+    });
   }
 
   /**

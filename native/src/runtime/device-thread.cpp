@@ -1,0 +1,344 @@
+#include "device-thread.hpp"
+
+#include <chrono>
+
+#include "spinner.hpp"
+#include "../driver/driver.hpp"
+
+namespace rxcuda {
+namespace {
+
+// How long an idle device thread looks for more work before it sleeps: values that come this
+// close together find it awake, and the main thread pays no wake-up for them.
+constexpr std::chrono::microseconds kSpin{50};
+
+constexpr size_t align8(size_t n) { return (n + 7) & ~size_t{7}; }
+
+// Device work: skipped on a stream whose submission failed. Frees still go (stream-ordered, they
+// are safe), and completion commands still go, reporting the failure (see execute()).
+bool isDeviceWork(Op op) {
+  switch (op) {
+    case Op::Launch: case Op::GraphLaunch: case Op::Record: case Op::Wait: case Op::WriteValue:
+    case Op::HostFunction: case Op::Copy: case Op::CopyPeer: case Op::Fill:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The record a completion command carries, if it is one.
+Completion::Record* recordOf(Op op, const uint8_t* payload) {
+  switch (op) {
+    case Op::Notify: case Op::Mark:
+      return reinterpret_cast<const RecordCommand*>(payload)->record;
+    case Op::WatchEvent: case Op::WatchWord:
+      return reinterpret_cast<const WatchCommand*>(payload)->record;
+    default:
+      return nullptr;
+  }
+}
+
+cu::Result fill(const cu::Driver& d, cu::Stream s, const FillCommand& c, const char*& call) {
+  switch (c.size) {
+    case 1:
+      call = "cuMemsetD8Async";
+      return cu::call(d.cuMemsetD8Async, c.ptr, static_cast<unsigned char>(c.low), c.count, s);
+    case 2:
+      call = "cuMemsetD16Async";
+      return cu::call(d.cuMemsetD16Async, c.ptr, static_cast<unsigned short>(c.low), c.count, s);
+    case 4:
+      call = "cuMemsetD32Async";
+      return cu::call(d.cuMemsetD32Async, c.ptr, c.low, c.count, s);
+    default: {
+      // An 8-byte pattern as two strided 4-byte fills: one column of low words, one of high.
+      call = "cuMemsetD2D32Async";
+      cu::Result r = cu::call(d.cuMemsetD2D32Async, c.ptr, size_t{8}, c.low, size_t{1}, c.count, s);
+      if (r != cu::kSuccess) return r;
+      return cu::call(d.cuMemsetD2D32Async, c.ptr + 4, size_t{8}, c.high, size_t{1}, c.count, s);
+    }
+  }
+}
+
+// The driver call an injected failure names.
+const char* injectedCall(Op op) {
+  switch (op) {
+    case Op::Launch: return "cuLaunchKernelEx";
+    case Op::GraphLaunch: return "cuGraphLaunch";
+    case Op::Record: return "cuEventRecord";
+    case Op::Wait: return "cuStreamWaitEvent";
+    case Op::WriteValue: return "cuStreamWriteValue32";
+    case Op::HostFunction: return "cuLaunchHostFunc";
+    case Op::Copy: return "cuMemcpyAsync";
+    case Op::CopyPeer: return "cuMemcpyPeerAsync";
+    default: return "cuMemsetD32Async";
+  }
+}
+
+}  // namespace
+
+uint32_t commandBytes(size_t payload, size_t extra) {
+  return static_cast<uint32_t>(align8(sizeof(CommandHeader) + payload + extra));
+}
+
+cu::Result submitCommand(const CommandHeader& h, const uint8_t* payload, std::vector<void*>& params,
+                         const char*& call) {
+  const cu::Driver& d = cu::driver();
+  LaneState* lane = h.lane;  // null for an executable's update
+  cu::Stream s = lane ? lane->stream : nullptr;
+  switch (h.op) {
+    case Op::Launch: {
+      const auto& c = *reinterpret_cast<const LaunchCommand*>(payload);
+      const auto* offsets = reinterpret_cast<const uint32_t*>(payload + sizeof(LaunchCommand));
+      const uint8_t* args = payload + align8(sizeof(LaunchCommand) + 4 * size_t{c.params});
+      params.resize(c.params);
+      for (uint32_t i = 0; i < c.params; i++) params[i] = const_cast<uint8_t*>(args) + offsets[i];
+      const uint32_t* g = c.header;
+      cu::LaunchAttribute attrs[2];
+      unsigned n = 0;
+      if (g[7] & 1) {  // cooperative
+        attrs[n].id = cu::kLaunchAttrCooperative;
+        attrs[n].value.cooperative = 1;
+        n++;
+      }
+      if (g[7] & 2) {  // a cluster
+        attrs[n].id = cu::kLaunchAttrClusterDimension;
+        attrs[n].value.clusterDim = {g[8], g[9], g[10]};
+        n++;
+      }
+      cu::LaunchConfig config{g[0], g[1], g[2], g[3], g[4], g[5], g[6], s, n ? attrs : nullptr, n};
+      call = "cuLaunchKernelEx";
+      return cu::call(d.cuLaunchKernelEx, &config, c.fn, params.empty() ? nullptr : params.data(),
+                      static_cast<void**>(nullptr));
+    }
+    case Op::GraphLaunch:
+      call = "cuGraphLaunch";
+      return cu::call(d.cuGraphLaunch, reinterpret_cast<const GraphLaunchCommand*>(payload)->exec, s);
+    case Op::Record:
+      call = "cuEventRecord";
+      return cu::call(d.cuEventRecord, reinterpret_cast<const EventCommand*>(payload)->event, s);
+    case Op::Wait:
+      call = "cuStreamWaitEvent";
+      return cu::call(d.cuStreamWaitEvent, s, reinterpret_cast<const EventCommand*>(payload)->event, 0u);
+    case Op::Notify: {
+      const auto& c = *reinterpret_cast<const NotifyCommand*>(payload);
+      cu::Stream target = s;
+      if (c.offStream) {
+        call = "cuEventRecord";
+        if (cu::Result e = cu::call(d.cuEventRecord, lane->notified, s); e != cu::kSuccess) return e;
+        call = "cuStreamWaitEvent";
+        if (cu::Result e = cu::call(d.cuStreamWaitEvent, lane->notifier, lane->notified, 0u); e != cu::kSuccess) return e;
+        target = lane->notifier;
+      }
+      call = "cuStreamAddCallback";
+      return cu::call(d.cuStreamAddCallback, target, &Completion::streamCallback, c.record, 0u);
+    }
+    case Op::WatchEvent: {
+      const auto& c = *reinterpret_cast<const WatchCommand*>(payload);
+      call = "cuEventRecord";
+      if (cu::Result e = cu::call(d.cuEventRecord, c.event, s); e != cu::kSuccess) return e;
+      c.spinner->watchEvent(c.event, lane->ctx, c.record, std::chrono::microseconds(c.microseconds), s);
+      return cu::kSuccess;
+    }
+    case Op::WatchWord: {
+      const auto& c = *reinterpret_cast<const WatchCommand*>(payload);
+      call = "cuStreamWriteValue32";
+      if (cu::Result e = cu::call(d.cuStreamWriteValue32, s, c.address, c.value, 0u); e != cu::kSuccess) return e;
+      c.spinner->watch(reinterpret_cast<const volatile uint32_t*>(c.address), c.value, c.record,
+                       std::chrono::microseconds(c.microseconds), false);
+      return cu::kSuccess;
+    }
+    case Op::WriteValue: {
+      const auto& c = *reinterpret_cast<const WordCommand*>(payload);
+      call = "cuStreamWriteValue32";
+      return cu::call(d.cuStreamWriteValue32, s, c.address, c.value, 0u);
+    }
+    case Op::HostFunction: {
+      const auto& c = *reinterpret_cast<const HostFunctionCommand*>(payload);
+      call = "cuLaunchHostFunc";
+      return cu::call(d.cuLaunchHostFunc, s, c.fn, c.data);
+    }
+    case Op::Free:
+      call = "cuMemFreeAsync";
+      return cu::call(d.cuMemFreeAsync, reinterpret_cast<const CopyCommand*>(payload)->dst, s);
+    case Op::Copy: {
+      const auto& c = *reinterpret_cast<const CopyCommand*>(payload);
+      call = "cuMemcpyAsync";
+      return cu::call(d.cuMemcpyAsync, c.dst, c.src, c.bytes, s);
+    }
+    case Op::CopyPeer: {
+      const auto& c = *reinterpret_cast<const CopyCommand*>(payload);
+      call = "cuMemcpyPeerAsync";
+      return cu::call(d.cuMemcpyPeerAsync, c.dst, c.dstCtx, c.src, c.srcCtx, c.bytes, s);
+    }
+    case Op::Fill:
+      return fill(d, s, *reinterpret_cast<const FillCommand*>(payload), call);
+    case Op::ExecKernel: {
+      const auto& u = *reinterpret_cast<const ExecUpdateCommand*>(payload);
+      const uint8_t* launch = payload + sizeof(ExecUpdateCommand);
+      const auto& c = *reinterpret_cast<const LaunchCommand*>(launch);
+      const auto* offsets = reinterpret_cast<const uint32_t*>(launch + sizeof(LaunchCommand));
+      const uint8_t* args = launch + align8(sizeof(LaunchCommand) + 4 * size_t{c.params});
+      params.resize(c.params);
+      for (uint32_t i = 0; i < c.params; i++) params[i] = const_cast<uint8_t*>(args) + offsets[i];
+      const uint32_t* g = c.header;
+      cu::KernelNodeParams p{c.fn, g[0], g[1], g[2], g[3], g[4], g[5], g[6],
+                             params.empty() ? nullptr : params.data(), nullptr, nullptr, nullptr};
+      call = "cuGraphExecKernelNodeSetParams";
+      return cu::call(d.cuGraphExecKernelNodeSetParams, u.exec, u.node, &p);
+    }
+    case Op::ExecCopy: {
+      const auto& u = *reinterpret_cast<const ExecUpdateCommand*>(payload);
+      call = "cuGraphExecMemcpyNodeSetParams";
+      return cu::call(d.cuGraphExecMemcpyNodeSetParams, u.exec, u.node, &u.copy, u.ctx);
+    }
+    case Op::ExecFill: {
+      const auto& u = *reinterpret_cast<const ExecUpdateCommand*>(payload);
+      call = "cuGraphExecMemsetNodeSetParams";
+      return cu::call(d.cuGraphExecMemsetNodeSetParams, u.exec, u.node, &u.fill, u.ctx);
+    }
+    case Op::Mark: case Op::Release:
+      return cu::kSuccess;
+  }
+  return cu::kSuccess;
+}
+
+DeviceThread::DeviceThread(SubmitFailures& failures) : failures_(failures) {
+  thread_ = std::thread([this] { run(); });
+}
+
+DeviceThread::~DeviceThread() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  ready_.notify_one();
+  thread_.join();
+}
+
+uint8_t* DeviceThread::begin(Op op, LaneState* lane, size_t payload, size_t extra) {
+  mutex_.lock();
+  open_ = incoming_.size();
+  uint32_t bytes = commandBytes(payload, extra);
+  incoming_.resize(open_ + bytes);
+  auto* h = reinterpret_cast<CommandHeader*>(incoming_.data() + open_);
+  h->bytes = bytes;
+  h->op = op;
+  h->lane = lane;
+  return incoming_.data() + open_ + sizeof(CommandHeader);
+}
+
+void DeviceThread::commit() {
+  given_++;
+  bool wake = sleeping_;
+  hasWork_.store(true, std::memory_order_release);
+  mutex_.unlock();
+  if (wake) ready_.notify_one();
+}
+
+void DeviceThread::drain() const {
+  for (int spins = 0; submitted() < given_; spins++) {
+    if (spins > 64) std::this_thread::yield();
+  }
+}
+
+void DeviceThread::enter(cu::Context ctx) {
+  if (ctx == current_) return;
+  if (cu::call(cu::driver().cuCtxSetCurrent, ctx) == cu::kSuccess) current_ = ctx;
+}
+
+void DeviceThread::run() {
+  for (;;) {
+    auto until = std::chrono::steady_clock::now() + kSpin;
+    while (!hasWork_.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < until) {
+    }
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      while (incoming_.empty() && !stopping_) {
+        sleeping_ = true;
+        ready_.wait(lock);
+        sleeping_ = false;
+      }
+      if (incoming_.empty()) return;  // stopping, with everything submitted
+      batch_.swap(incoming_);
+      hasWork_.store(false, std::memory_order_relaxed);
+    }
+    for (size_t at = 0; at < batch_.size();) {
+      const auto& h = *reinterpret_cast<const CommandHeader*>(batch_.data() + at);
+      execute(h, batch_.data() + at + sizeof(CommandHeader));
+      at += h.bytes;
+      submitted_.fetch_add(1, std::memory_order_release);
+    }
+    batch_.clear();
+  }
+}
+
+// Waits until `after` (another device thread) has submitted its first `position` commands.
+void DeviceThread::waitFor(const DeviceThread* after, uint64_t position) {
+  for (int spins = 0; after && after != this && after->submitted() < position; spins++)
+    if (spins > 64) std::this_thread::yield();
+}
+
+void DeviceThread::execute(const CommandHeader& h, const uint8_t* payload) {
+  if (!h.lane) {
+    // An executable's update: after its commands on other threads, reported as its stream's failure.
+    const auto& u = *reinterpret_cast<const ExecUpdateCommand*>(payload);
+    waitFor(u.after, u.position);
+    enter(u.ctx);
+    const char* call = "";
+    cu::Result r = submitCommand(h, payload, params_, call);
+    if (r != cu::kSuccess) failures_.announce(u.reportAs, r, call);
+    return;
+  }
+  LaneState& lane = *h.lane;
+  enter(lane.ctx);
+  if (h.op == Op::Release) {
+    const cu::Driver& d = cu::driver();
+    if (lane.notifier) cu::call(d.cuStreamDestroy, lane.notifier);
+    if (lane.notified) cu::call(d.cuEventDestroy, lane.notified);
+    cu::call(d.cuStreamDestroy, lane.stream);  // queued work completes first, as the driver says
+    delete &lane;
+    return;
+  }
+  int32_t failed = lane.failed.load(std::memory_order_relaxed);
+  Completion::Record* record = recordOf(h.op, payload);
+  if (h.op == Op::Mark) return Completion::push(record, failed);
+  if (failed && isDeviceWork(h.op)) return;
+  if (failed && record) {
+    // The stream's work after its failure was skipped: the completion reports the failure, once
+    // the work before it has completed (what it holds stays alive until then).
+    record->failure = failed;
+    if (cu::call(cu::driver().cuStreamAddCallback, lane.stream, &Completion::streamCallback, record, 0u) !=
+        cu::kSuccess)
+      Completion::push(record, failed);
+    return;
+  }
+  // The record a wait waits for, or an executable's earlier commands, went to another device
+  // thread: they reach the driver first.
+  if (h.op == Op::Wait) {
+    const auto& c = *reinterpret_cast<const EventCommand*>(payload);
+    waitFor(c.after, c.position);
+  } else if (h.op == Op::GraphLaunch) {
+    const auto& c = *reinterpret_cast<const GraphLaunchCommand*>(payload);
+    waitFor(c.after, c.position);
+  }
+  const char* call = "";
+  cu::Result r = cu::kSuccess;
+  int32_t injected = isDeviceWork(h.op) ? lane.failNext.exchange(0, std::memory_order_relaxed) : 0;
+  if (injected) {
+    r = static_cast<cu::Result>(injected);
+    call = injectedCall(h.op);
+  } else {
+    r = submitCommand(h, payload, params_, call);
+  }
+  if (r == cu::kSuccess) return;
+  if (record) Completion::push(record, r);
+  announce(lane, r, call);
+}
+
+void DeviceThread::announce(LaneState& lane, cu::Result r, const char* call) {
+  int32_t expected = 0;
+  if (!lane.failed.compare_exchange_strong(expected, r, std::memory_order_relaxed)) return;
+  failures_.announce(lane.stream, r, call);
+}
+
+}  // namespace rxcuda

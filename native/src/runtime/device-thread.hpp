@@ -1,0 +1,192 @@
+// The device thread: a native thread that owns a device's driver traffic for the streams given to
+// it. The main thread appends stream commands (launches with their packed arguments, graph
+// launches, copies, fills, records, waits, completion marks) to its queue and returns; the thread
+// submits them to the driver in the order given, and reports a failed submission asynchronously
+// (a notice on the completion road, and the failure as the status of the stream's later
+// completions). Nothing here calls JavaScript or waits for it.
+#pragma once
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "completion.hpp"
+#include "../driver/types.hpp"
+
+namespace rxcuda {
+
+class Spinner;
+class DeviceThread;
+
+// A stream as its device thread sees it. Made on the main thread when an owned stream is created;
+// the thread deletes it when it reaches the stream's Release command, after everything before it.
+struct LaneState {
+  cu::Stream stream = nullptr;
+  cu::Context ctx = nullptr;
+  DeviceThread* thread = nullptr;
+  // The notification side stream and its event (see StreamObject::notify), made on first use.
+  cu::Stream notifier = nullptr;
+  cu::Event notified = nullptr;
+  // The CUresult of the first submission that failed (the device thread's; read by the main thread
+  // for the failure notice): nothing of the stream's device work is submitted after it.
+  std::atomic<int32_t> failed{0};
+  // The next device work fails with this CUresult instead of reaching the driver (tests).
+  std::atomic<int32_t> failNext{0};
+};
+
+enum class Op : uint8_t {
+  Launch, GraphLaunch, Record, Wait, Notify, WatchEvent, WatchWord, WriteValue,
+  HostFunction, Free, Copy, CopyPeer, Fill, Mark, Release,
+  // An executable's parameter updates: they name no stream (the command's lane is null).
+  ExecKernel, ExecCopy, ExecFill,
+};
+
+// Every command starts with this; its payload follows, 8-byte aligned.
+struct CommandHeader {
+  uint32_t bytes;  // the whole command, header and payload
+  Op op;
+  LaneState* lane;
+};
+
+// The payloads.
+struct LaunchCommand {
+  cu::Function fn;
+  uint32_t header[11];   // grid, block, shared memory, flags, cluster (kernel.hpp's LaunchHeader)
+  uint32_t params;       // parameter count; their offsets follow, then the packed arguments
+  uint32_t argBytes;
+};
+// Commands on an executable are ordered across threads (one thread's after another's, see
+// GraphExecObject): `after` and `position` as in EventCommand.
+struct GraphLaunchCommand {
+  cu::GraphExec exec;
+  DeviceThread* after;
+  uint64_t position;
+};
+// An update: the executable's node and context, and the stream whose error a failure is reported
+// as (where it was launched last). ExecKernel's LaunchCommand, offsets and arguments follow.
+struct ExecUpdateCommand {
+  cu::GraphExec exec;
+  DeviceThread* after;
+  uint64_t position;
+  cu::GraphNode node;
+  cu::Context ctx;
+  cu::Stream reportAs;
+  union {
+    cu::Memcpy3D copy;
+    cu::MemsetNodeParams fill;
+  };
+};
+struct EventCommand {
+  cu::Event event;
+  DeviceThread* after;  // a Wait: the thread the event's record was given to, when another one
+  uint64_t position;    // and the count of its commands that includes the record
+};
+struct RecordCommand { Completion::Record* record; };
+// notify()'s flags (src/core/native/types.ts has the same values).
+constexpr uint32_t kNotifyRefuseCapture = 2;
+constexpr uint32_t kNotifyOffStream = 4;
+// A notification: on the stream, or (offStream) on its notifier behind an event of the stream.
+struct NotifyCommand { Completion::Record* record; uint32_t offStream; };
+struct WatchCommand {
+  Completion::Record* record;
+  Spinner* spinner;
+  cu::Event event;            // WatchEvent
+  uint64_t address;           // WatchWord
+  uint32_t value;
+  int64_t microseconds;
+};
+struct WordCommand { uint64_t address; uint32_t value; };
+struct HostFunctionCommand { cu::HostFn fn; void* data; };
+struct CopyCommand { cu::DevicePtr dst, src; size_t bytes; cu::Context dstCtx, srcCtx; };
+struct FillCommand { cu::DevicePtr ptr; size_t count; uint32_t size, low, high; };
+
+// A failed submission, for the main thread's failure notice.
+struct SubmitFailure {
+  cu::Stream stream;  // the stream's handle (a host stream's queue)
+  int32_t code;
+  const char* call;
+};
+
+// The failed submissions not yet told, shared by the device threads and host streams (whose work
+// may outlive the environment: the road is retained until the last holder lets go).
+class SubmitFailures {
+ public:
+  explicit SubmitFailures(Completion* road) : road_(road) { road_->retain(); }
+  ~SubmitFailures() { road_->release(); }
+  SubmitFailures(const SubmitFailures&) = delete;
+  SubmitFailures& operator=(const SubmitFailures&) = delete;
+  // Any thread: notes the failure, and sends a notice (id 0) on the completion road.
+  void announce(cu::Stream stream, int32_t code, const char* call) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      list_.push_back({stream, code, call});
+    }
+    road_->notice(code);
+  }
+  std::vector<SubmitFailure> take() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<SubmitFailure> out;
+    out.swap(list_);
+    return out;
+  }
+
+ private:
+  Completion* road_;
+  std::mutex mutex_;
+  std::vector<SubmitFailure> list_;
+};
+
+// The size of a command of `payload` bytes plus `extra`, header included.
+uint32_t commandBytes(size_t payload, size_t extra);
+
+// Makes one command's driver calls (the device thread's, or the main thread's for a stream that
+// is not given to one); returns the failing CUresult and names the call. `params` is scratch.
+cu::Result submitCommand(const CommandHeader& h, const uint8_t* payload, std::vector<void*>& params,
+                         const char*& call);
+
+class DeviceThread {
+ public:
+  // A failed submission is announced through `failures`, which outlives the thread.
+  explicit DeviceThread(SubmitFailures& failures);
+  ~DeviceThread();  // submits what is still queued, then joins
+
+  // Appends a command of `payload` bytes (plus `extra` after it) for `lane`, and returns the
+  // payload's address to fill before commit(). The queue stays locked in between: main thread only.
+  uint8_t* begin(Op op, LaneState* lane, size_t payload, size_t extra = 0);
+  void commit();
+
+  // Commands given so far (main thread), and submitted so far (any thread).
+  uint64_t given() const { return given_; }
+  uint64_t submitted() const { return submitted_.load(std::memory_order_acquire); }
+  // Waits until everything given has been submitted (main thread): the thread never waits for
+  // JavaScript, so this takes at most the driver's time for what is queued.
+  void drain() const;
+  bool drained() const { return submitted() == given_; }
+
+ private:
+  void run();
+  void execute(const CommandHeader& h, const uint8_t* payload);
+  // Submits one command's driver calls; returns the failing CUresult and names the call.
+  cu::Result submit(const CommandHeader& h, const uint8_t* payload, const char*& call);
+  void enter(cu::Context ctx);
+  void waitFor(const DeviceThread* after, uint64_t position);
+  void announce(LaneState& lane, cu::Result r, const char* call);
+
+  SubmitFailures& failures_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::vector<uint8_t> incoming_, batch_;  // whole commands, back to back
+  size_t open_ = 0;                        // where begin()'s command starts in incoming_
+  bool sleeping_ = false, stopping_ = false;
+  std::atomic<bool> hasWork_{false};
+  uint64_t given_ = 0;
+  std::atomic<uint64_t> submitted_{0};
+  cu::Context current_ = nullptr;  // the thread's current context
+  std::vector<void*> params_;      // the thread's: a launch's parameter pointers
+  std::thread thread_;
+};
+
+}  // namespace rxcuda
