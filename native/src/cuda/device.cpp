@@ -23,12 +23,15 @@ DeviceObject::DeviceObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<De
   Addon& addon = Addon::of(env);
   const cu::Driver& d = addon.driver(env);
   int ordinal = info[0].As<Napi::Number>().Int32Value();
+  addon_ = &addon;
   addon.check(env, cu::call(d.cuDeviceGet, &dev_, ordinal), "cuDeviceGet");
   addon.check(env, cu::call(d.cuDevicePrimaryCtxRetain, &ctx_, dev_), "cuDevicePrimaryCtxRetain");
 }
 
 DeviceObject::~DeviceObject() {
-  if (ctx_) cu::call(cu::driver().cuDevicePrimaryCtxRelease, dev_);
+  if (!ctx_) return;
+  addon_->drain();  // the device threads' queued work still names the context
+  cu::call(cu::driver().cuDevicePrimaryCtxRelease, dev_);
 }
 
 Napi::Value DeviceObject::properties(const Napi::CallbackInfo& info) {

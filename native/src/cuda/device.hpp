@@ -33,6 +33,7 @@ class DeviceObject : public Napi::ObjectWrap<DeviceObject> {
 
   cu::Device dev_ = 0;
   cu::Context ctx_ = nullptr;
+  Addon* addon_ = nullptr;
 };
 
 }  // namespace rxcuda

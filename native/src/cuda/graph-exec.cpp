@@ -51,7 +51,8 @@ Napi::Value GraphExecObject::launch(const Napi::CallbackInfo& info) {
 void GraphExecObject::launchOnStream(Napi::Env env, cu::Stream stream) {
   if (!exec_) throw Napi::TypeError::New(env, "the executable was destroyed");
   Addon& addon = *addon_;
-  if (LaneState* lane = addon.submission ? addon.submission->laneOf(stream) : nullptr) {
+  LaneState* lane = addon.submission ? addon.submission->laneOf(stream) : nullptr;
+  if (lane && !graphObject()->hasEvents()) {
     auto* c = reinterpret_cast<GraphLaunchCommand*>(lane->thread->begin(Op::GraphLaunch, lane, sizeof(GraphLaunchCommand)));
     *c = GraphLaunchCommand{exec_, lastThread_, lastAt_};
     lane->thread->commit();
@@ -122,6 +123,8 @@ Napi::Value GraphExecObject::setKernel(const Napi::CallbackInfo& info) {
   auto* graph = GraphObject::Unwrap(graph_.Value());
   cu::GraphNode node = graph->nodes(env, info[0]).back();
   auto* kernel = KernelObject::Unwrap(info[1].As<Napi::Object>());
+  if (info[2].As<Napi::Uint8Array>().ByteLength() < kernel->blockBytes())
+    throw Napi::RangeError::New(env, "a launch block shorter than the kernel's");
   if (update(Op::ExecKernel, node, nullptr, 0, kernel, bytesOf(info[2]))) return env.Undefined();
   addon.makeCurrentOnly(env, ctx_);  // no launch of it is queued: nothing to wait for
   std::vector<void*> params;

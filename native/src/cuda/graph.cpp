@@ -72,12 +72,11 @@ GraphObject::GraphObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Grap
   Addon& addon = Addon::of(env);
   const cu::Driver& d = addon.driver(env);
   device_.bind(env, info[0]);
+  addon_ = &addon;
   addon.check(env, cu::call(d.cuGraphCreate, &graph_, 0u), "cuGraphCreate");
 }
 
-GraphObject::~GraphObject() {
-  if (graph_) cu::call(cu::driver().cuGraphDestroy, graph_);
-}
+GraphObject::~GraphObject() { release(); }
 
 const std::vector<cu::GraphNode>& GraphObject::nodes(Napi::Env env, const Napi::Value& index) const {
   uint32_t i = index.As<Napi::Number>().Uint32Value();
@@ -165,6 +164,7 @@ Napi::Value GraphObject::addEvent(const Napi::CallbackInfo& info) {
   addon.makeCurrent(env, device_.ctx);
   cu::Event event = EventObject::Unwrap(info[0].As<Napi::Object>())->event();
   bool wait = info[1].As<Napi::Boolean>();
+  hasEvents_ = true;
   auto deps = dependencies(env, info[2]);
   cu::GraphNode node = nullptr;
   const cu::Driver& d = cu::driver();
@@ -188,6 +188,7 @@ Napi::Value GraphObject::addEmpty(const Napi::CallbackInfo& info) {
 
 void GraphObject::release() {
   if (!graph_) return;
+  addon_->drain();
   cu::call(cu::driver().cuGraphDestroy, graph_);
   graph_ = nullptr;
   nodes_.clear();

@@ -21,8 +21,12 @@ class GraphObject : public Napi::ObjectWrap<GraphObject> {
   cu::Context context() const { return device_.ctx; }
   // The driver nodes that stand for node `index` (an 8-byte fill is two).
   const std::vector<cu::GraphNode>& nodes(Napi::Env env, const Napi::Value& index) const;
-  // Destroys the native graph now. Idempotent.
+  // Destroys the native graph now, after the device threads' queued work (an update may name its
+  // nodes). Idempotent.
   void release();
+  // Whether it has event nodes: its launches then go to the driver from the main thread, so that
+  // the cross-stream order of its records and waits holds whichever device thread the streams use.
+  bool hasEvents() const { return hasEvents_; }
   // The driver nodes of the indices in `deps` (a Uint32Array): what a new node follows.
   std::vector<cu::GraphNode> dependencies(Napi::Env env, const Napi::Value& deps) const;
   // Records `nodes` as the next node (library-graph.cpp adds several for a library call).
@@ -41,6 +45,8 @@ class GraphObject : public Napi::ObjectWrap<GraphObject> {
   cu::Graph graph_ = nullptr;
   DeviceRef device_;
   std::vector<std::vector<cu::GraphNode>> nodes_;
+  bool hasEvents_ = false;
+  Addon* addon_ = nullptr;
 };
 
 

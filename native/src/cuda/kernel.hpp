@@ -30,6 +30,8 @@ class KernelObject : public Napi::ObjectWrap<KernelObject> {
   // The launch as a device thread's command: its payload's size, the payload written at `at`, and
   // the command appended to the queue of `lane`'s thread.
   size_t launchBytes() const;
+  // The bound block's size: header and arguments.
+  size_t blockBytes() const { return kArgsOffset + argBytes_; }
   void writeLaunch(uint8_t* at) const { writeLaunchFrom(data_, at); }
   // The same from a block laid out as bind()'s (a graph kernel node's).
   void writeLaunchFrom(const uint8_t* block, uint8_t* at) const;

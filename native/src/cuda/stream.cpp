@@ -205,7 +205,8 @@ Napi::Value StreamObject::watchRecorded(const Napi::CallbackInfo& info) {
   auto* event = EventObject::Unwrap(info[1].As<Napi::Object>());
   int64_t limit = info[2].As<Napi::Number>().Int64Value();
   if (isCapturing(env)) return Napi::Boolean::New(env, false);
-  WatchCommand c{addon.completion->record(id), spinnerOf(addon), event->event(), 0, 0, limit};
+  Spinner* spinner = spinnerOf(addon);  // before the record is taken: making it may throw
+  WatchCommand c{addon.completion->record(id), spinner, event->event(), 0, 0, limit};
   give(env, Op::WatchEvent, &c, sizeof c, c.record);
   event->recordedOn(lane_->thread);
   return Napi::Boolean::New(env, true);
@@ -224,7 +225,8 @@ Napi::Value StreamObject::watchWritten(const Napi::CallbackInfo& info) {
   uint32_t value = info[2].As<Napi::Number>().Uint32Value();
   int64_t limit = info[3].As<Napi::Number>().Int64Value();
   if (isCapturing(env)) return Napi::Boolean::New(env, false);
-  WatchCommand c{addon.completion->record(id), spinnerOf(addon), nullptr, address, value, limit};
+  Spinner* spinner = spinnerOf(addon);
+  WatchCommand c{addon.completion->record(id), spinner, nullptr, address, value, limit};
   give(env, Op::WatchWord, &c, sizeof c, c.record);
   return Napi::Boolean::New(env, true);
 }

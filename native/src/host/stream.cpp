@@ -113,7 +113,8 @@ Napi::Value HostStream::record(const Napi::CallbackInfo& info) {
     std::lock_guard<std::mutex> lock(event->mutex);
     generation = ++event->recorded;
   }
-  pushWork("cuEventRecord", [event, generation] { event->reach(generation); });
+  // Always reached, as a GPU records behind a failed stream's work too: a wait for it never hangs.
+  queue_->push([event, generation] { event->reach(generation); });
   return info.Env().Undefined();
 }
 

@@ -15,10 +15,11 @@ constexpr std::chrono::microseconds kSpin{50};
 constexpr size_t align8(size_t n) { return (n + 7) & ~size_t{7}; }
 
 // Device work: skipped on a stream whose submission failed. Frees still go (stream-ordered, they
-// are safe), and completion commands still go, reporting the failure (see execute()).
+// are safe), records still go (another stream's wait for one would otherwise hang, or follow an
+// older record), and completion commands still go, reporting the failure (see execute()).
 bool isDeviceWork(Op op) {
   switch (op) {
-    case Op::Launch: case Op::GraphLaunch: case Op::Record: case Op::Wait: case Op::WriteValue:
+    case Op::Launch: case Op::GraphLaunch: case Op::Wait: case Op::WriteValue:
     case Op::HostFunction: case Op::Copy: case Op::CopyPeer: case Op::Fill:
       return true;
     default:
@@ -64,7 +65,6 @@ const char* injectedCall(Op op) {
   switch (op) {
     case Op::Launch: return "cuLaunchKernelEx";
     case Op::GraphLaunch: return "cuGraphLaunch";
-    case Op::Record: return "cuEventRecord";
     case Op::Wait: return "cuStreamWaitEvent";
     case Op::WriteValue: return "cuStreamWriteValue32";
     case Op::HostFunction: return "cuLaunchHostFunc";
@@ -206,20 +206,29 @@ DeviceThread::DeviceThread(SubmitFailures& failures) : failures_(failures) {
   thread_ = std::thread([this] { run(); });
 }
 
-DeviceThread::~DeviceThread() {
+void DeviceThread::stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
   }
   ready_.notify_one();
-  thread_.join();
+}
+
+DeviceThread::~DeviceThread() {
+  stop();
+  if (thread_.joinable()) thread_.join();
 }
 
 uint8_t* DeviceThread::begin(Op op, LaneState* lane, size_t payload, size_t extra) {
   mutex_.lock();
   open_ = incoming_.size();
   uint32_t bytes = commandBytes(payload, extra);
-  incoming_.resize(open_ + bytes);
+  try {
+    incoming_.resize(open_ + bytes);
+  } catch (...) {
+    mutex_.unlock();  // out of memory: the command is not given, the queue stays usable
+    throw;
+  }
   auto* h = reinterpret_cast<CommandHeader*>(incoming_.data() + open_);
   h->bytes = bytes;
   h->op = op;

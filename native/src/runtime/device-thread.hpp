@@ -152,6 +152,12 @@ class DeviceThread {
   // A failed submission is announced through `failures`, which outlives the thread.
   explicit DeviceThread(SubmitFailures& failures);
   ~DeviceThread();  // submits what is still queued, then joins
+  // Asks the thread to end once it has submitted what it holds (the destructor waits for it).
+  void stop();
+  // Ends the thread (after stop()): what it held is submitted.
+  void join() {
+    if (thread_.joinable()) thread_.join();
+  }
 
   // Appends a command of `payload` bytes (plus `extra` after it) for `lane`, and returns the
   // payload's address to fill before commit(). The queue stays locked in between: main thread only.

@@ -40,7 +40,12 @@ void Spinner::add(const Watch& w) {
 }
 
 Spinner::Seen Spinner::look(const Watch& w) {
-  if (w.address) return static_cast<int32_t>(*w.address - w.value) >= 0 ? Seen::yes : Seen::no;
+  if (w.address) {
+    // An acquire load: a host stream's pool thread stores the word atomically (what it wrote
+    // before is then seen); the GPU writes it through the bus.
+    uint32_t now = __atomic_load_n(w.address, __ATOMIC_ACQUIRE);
+    return static_cast<int32_t>(now - w.value) >= 0 ? Seen::yes : Seen::no;
+  }
   const cu::Driver& d = cu::driver();
   if (w.ctx != current_) {
     if (cu::call(d.cuCtxSetCurrent, w.ctx) != cu::kSuccess) return Seen::failed;

@@ -17,7 +17,11 @@ unsigned Submission::threadsPerDevice() {
 }
 
 Submission::~Submission() {
-  threads_.clear();  // each joins after submitting what it holds (Release commands included)
+  // Every thread is asked to end before any is joined and freed: a thread's wait for another's
+  // position (waitFor) must find that thread still there.
+  for (auto& thread : threads_) thread->stop();
+  for (auto& thread : threads_) thread->join();
+  threads_.clear();
 }
 
 LaneState* Submission::open(cu::Stream stream, cu::Context ctx) {
