@@ -55,7 +55,7 @@ void GraphExecObject::launchOnStream(Napi::Env env, cu::Stream stream) {
   if (lane && !graphObject()->hasEvents()) {
     auto* c = reinterpret_cast<GraphLaunchCommand*>(lane->thread->begin(Op::GraphLaunch, lane, sizeof(GraphLaunchCommand)));
     *c = GraphLaunchCommand{exec_, lastThread_, lastAt_};
-    lane->thread->commit();
+    lane->thread->commit(&addon.current);
     touchedOn(lane->thread, stream);
     return;
   }

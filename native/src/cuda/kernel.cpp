@@ -211,7 +211,7 @@ void KernelObject::writeLaunchFrom(const uint8_t* block, uint8_t* at) const {
 void KernelObject::appendLaunch(LaneState* lane) const {
   uint8_t* at = lane->thread->begin(Op::Launch, lane, launchBytes());
   writeLaunch(at);
-  lane->thread->commit();
+  lane->thread->commit(&addon_->current);
 }
 
 }  // namespace rxcuda

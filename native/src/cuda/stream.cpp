@@ -101,7 +101,7 @@ void StreamObject::give(Napi::Env env, Op op, const void* payload, size_t bytes,
   if (lane_->thread) {
     uint8_t* at = lane_->thread->begin(op, lane_, bytes);
     std::memcpy(at, payload, bytes);
-    lane_->thread->commit();
+    lane_->thread->commit(&addon_->current);
     return;
   }
   Addon& addon = Addon::of(env);

@@ -236,8 +236,42 @@ uint8_t* DeviceThread::begin(Op op, LaneState* lane, size_t payload, size_t extr
   return incoming_.data() + open_ + sizeof(CommandHeader);
 }
 
-void DeviceThread::commit() {
+bool DeviceThread::ready(const CommandHeader& h, const uint8_t* payload) const {
+  const DeviceThread* after = nullptr;
+  uint64_t position = 0;
+  if (!h.lane) {
+    const auto& u = *reinterpret_cast<const ExecUpdateCommand*>(payload);
+    after = u.after, position = u.position;
+  } else if (h.op == Op::Wait) {
+    const auto& c = *reinterpret_cast<const EventCommand*>(payload);
+    after = c.after, position = c.position;
+  } else if (h.op == Op::GraphLaunch) {
+    const auto& c = *reinterpret_cast<const GraphLaunchCommand*>(payload);
+    after = c.after, position = c.position;
+  }
+  return !after || after == this || after->submitted() >= position;
+}
+
+void DeviceThread::commit(cu::Context* callerCurrent) {
   given_++;
+  if (callerCurrent && sleeping_ && open_ == 0) {
+    const auto& h = *reinterpret_cast<const CommandHeader*>(incoming_.data());
+    const uint8_t* payload = incoming_.data() + sizeof(CommandHeader);
+    cu::Context ctx = h.lane ? h.lane->ctx : reinterpret_cast<const ExecUpdateCommand*>(payload)->ctx;
+    if (ready(h, payload) &&
+        (*callerCurrent == ctx || cu::call(cu::driver().cuCtxSetCurrent, ctx) == cu::kSuccess)) {
+      *callerCurrent = ctx;
+      // The thread is parked on ready_ and cannot wake without the lock held here.
+      execute(h, payload, true);
+      incoming_.clear();
+      submitted_.fetch_add(1, std::memory_order_release);
+      mutex_.unlock();
+      // Woken all the same: it looks for work for a while, so that the commands that follow take
+      // the thread, not the caller (else the caller would submit everything once it had started).
+      ready_.notify_one();
+      return;
+    }
+  }
   bool wake = sleeping_;
   hasWork_.store(true, std::memory_order_release);
   mutex_.unlock();
@@ -262,10 +296,13 @@ void DeviceThread::run() {
     }
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      while (incoming_.empty() && !stopping_) {
+      if (incoming_.empty() && !stopping_) {
         sleeping_ = true;
         ready_.wait(lock);
         sleeping_ = false;
+        // Woken with nothing to take (a spurious wake-up, or a caller that submitted a command
+        // itself): look for work a while before sleeping again.
+        if (incoming_.empty() && !stopping_) continue;
       }
       if (incoming_.empty()) return;  // stopping, with everything submitted
       batch_.swap(incoming_);
@@ -287,19 +324,19 @@ void DeviceThread::waitFor(const DeviceThread* after, uint64_t position) {
     if (spins > 64) std::this_thread::yield();
 }
 
-void DeviceThread::execute(const CommandHeader& h, const uint8_t* payload) {
+void DeviceThread::execute(const CommandHeader& h, const uint8_t* payload, bool here) {
   if (!h.lane) {
     // An executable's update: after its commands on other threads, reported as its stream's failure.
     const auto& u = *reinterpret_cast<const ExecUpdateCommand*>(payload);
     waitFor(u.after, u.position);
-    enter(u.ctx);
+    if (!here) enter(u.ctx);
     const char* call = "";
     cu::Result r = submitCommand(h, payload, params_, call);
     if (r != cu::kSuccess) failures_.announce(u.reportAs, r, call);
     return;
   }
   LaneState& lane = *h.lane;
-  enter(lane.ctx);
+  if (!here) enter(lane.ctx);
   if (h.op == Op::Release) {
     const cu::Driver& d = cu::driver();
     if (lane.notifier) cu::call(d.cuStreamDestroy, lane.notifier);

@@ -162,7 +162,12 @@ class DeviceThread {
   // Appends a command of `payload` bytes (plus `extra` after it) for `lane`, and returns the
   // payload's address to fill before commit(). The queue stays locked in between: main thread only.
   uint8_t* begin(Op op, LaneState* lane, size_t payload, size_t extra = 0);
-  void commit();
+  // Gives the command. With `callerCurrent` (the main thread's current context, kept up to date
+  // here), a command given while the thread sleeps with nothing queued, and that waits for no
+  // other thread, is submitted by the caller at once, and the thread woken for what follows: a
+  // lone command would otherwise pay the thread's wake-up (tens of µs), and with the thread idle
+  // no driver calls compete.
+  void commit(cu::Context* callerCurrent = nullptr);
 
   // Commands given so far (main thread), and submitted so far (any thread).
   uint64_t given() const { return given_; }
@@ -174,7 +179,10 @@ class DeviceThread {
 
  private:
   void run();
-  void execute(const CommandHeader& h, const uint8_t* payload);
+  // `here`: on the caller's thread, whose context the caller made current.
+  void execute(const CommandHeader& h, const uint8_t* payload, bool here = false);
+  // Whether the command waits for nothing another thread has not submitted yet.
+  bool ready(const CommandHeader& h, const uint8_t* payload) const;
   // Submits one command's driver calls; returns the failing CUresult and names the call.
   cu::Result submit(const CommandHeader& h, const uint8_t* payload, const char*& call);
   void enter(cu::Context ctx);
