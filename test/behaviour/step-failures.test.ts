@@ -160,7 +160,7 @@ describeBackends('steps whose failure cannot be reported', (getDevice) => {
     expect(await after(s, 17)).toBe(17);
     await w.stop();
     expect(w.seen.filter((x) => x.code === STEP_FAILED_WARNING).map((x) => x.message)).toEqual([
-      "A enqueue step (enqueue) failed, and its stream's 'error' listener threw: Symbol(listener) (the step's failure: [object Object])",
+      "An enqueue step (enqueue) failed, and its stream's 'error' listener threw: Symbol(listener) (the step's failure: [object Object])",
     ]);
   });
 });

@@ -47,6 +47,7 @@ describeBackends('a failed submission', (getDevice) => {
     const device = getDevice();
     const s = device.createStream();
     const host = device.allocHost('u32', 1);
+    const reported = nextError(s);
     expect(s.lane.native.failNext(UNKNOWN)).toBe(true);
     s.fill(host, 7);
     const waits = [s.synchronized(), s.flushed(), new Promise<unknown>((resolve) => s.onDone(resolve))];
@@ -55,6 +56,7 @@ describeBackends('a failed submission', (getDevice) => {
     expect(outcomes[0]).toMatchObject({ status: 'rejected', reason: { code: UNKNOWN } });
     expect(outcomes[1]).toMatchObject({ status: 'fulfilled' });
     expect(outcomes[2]).toMatchObject({ status: 'fulfilled', value: { code: UNKNOWN } });
+    expect(await reported).toMatchObject({ code: UNKNOWN });
     expect(host.data[0]).toBe(0);
     s.close();
     host.close();

@@ -126,7 +126,7 @@ export const STEP_FAILED_WARNING = 'RXCUDA_STEP_FAILED';
  */
 export function reportFailure(listeners: ErrorListeners, error: unknown, context: HostStepContext, to?: FailureRoute): void {
   if (offer(to, error)) return;
-  const step = `A ${context.kind} step (${context.name}) failed`;
+  const step = `${/^[aeiou]/.test(context.kind) ? 'An' : 'A'} ${context.kind} step (${context.name}) failed`;
   let warning = `${step} and the stream has no 'error' listener: ${describeFailure(error)}`;
   try {
     if (listeners.listenerCount('error') > 0) {
