@@ -60,6 +60,17 @@ cu::Result fill(const cu::Driver& d, cu::Stream s, const FillCommand& c, const c
   }
 }
 
+// A launch's record (LaunchCommand, the parameters' offsets, the packed arguments): `params`
+// points into its arguments, one per parameter.
+const LaunchCommand& launchOf(const uint8_t* launch, std::vector<void*>& params) {
+  const auto& c = *reinterpret_cast<const LaunchCommand*>(launch);
+  const auto* offsets = reinterpret_cast<const uint32_t*>(launch + sizeof(LaunchCommand));
+  const uint8_t* args = launch + align8(sizeof(LaunchCommand) + 4 * size_t{c.params});
+  params.resize(c.params);
+  for (uint32_t i = 0; i < c.params; i++) params[i] = const_cast<uint8_t*>(args) + offsets[i];
+  return c;
+}
+
 // The driver call an injected failure names.
 const char* injectedCall(Op op) {
   switch (op) {
@@ -87,11 +98,7 @@ cu::Result submitCommand(const CommandHeader& h, const uint8_t* payload, std::ve
   cu::Stream s = lane ? lane->stream : nullptr;
   switch (h.op) {
     case Op::Launch: {
-      const auto& c = *reinterpret_cast<const LaunchCommand*>(payload);
-      const auto* offsets = reinterpret_cast<const uint32_t*>(payload + sizeof(LaunchCommand));
-      const uint8_t* args = payload + align8(sizeof(LaunchCommand) + 4 * size_t{c.params});
-      params.resize(c.params);
-      for (uint32_t i = 0; i < c.params; i++) params[i] = const_cast<uint8_t*>(args) + offsets[i];
+      const auto& c = launchOf(payload, params);
       const uint32_t* g = c.header;
       cu::LaunchAttribute attrs[2];
       unsigned n = 0;
@@ -174,12 +181,7 @@ cu::Result submitCommand(const CommandHeader& h, const uint8_t* payload, std::ve
       return fill(d, s, *reinterpret_cast<const FillCommand*>(payload), call);
     case Op::ExecKernel: {
       const auto& u = *reinterpret_cast<const ExecUpdateCommand*>(payload);
-      const uint8_t* launch = payload + sizeof(ExecUpdateCommand);
-      const auto& c = *reinterpret_cast<const LaunchCommand*>(launch);
-      const auto* offsets = reinterpret_cast<const uint32_t*>(launch + sizeof(LaunchCommand));
-      const uint8_t* args = launch + align8(sizeof(LaunchCommand) + 4 * size_t{c.params});
-      params.resize(c.params);
-      for (uint32_t i = 0; i < c.params; i++) params[i] = const_cast<uint8_t*>(args) + offsets[i];
+      const auto& c = launchOf(payload + sizeof(ExecUpdateCommand), params);
       const uint32_t* g = c.header;
       cu::KernelNodeParams p{c.fn, g[0], g[1], g[2], g[3], g[4], g[5], g[6],
                              params.empty() ? nullptr : params.data(), nullptr, nullptr, nullptr};
