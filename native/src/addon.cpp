@@ -25,6 +25,14 @@
 
 namespace rxcuda {
 
+cu::Result Addon::submitNow(Napi::Env env, Op op, LaneState& lane, const void* payload, size_t bytes,
+                            const char*& call) {
+  makeCurrent(env, lane.ctx);
+  CommandHeader h{commandBytes(bytes, 0), op, &lane};
+  std::vector<void*> params;
+  return submitCommand(h, static_cast<const uint8_t*>(payload), params, call);
+}
+
 void Addon::makeCurrentOnly(Napi::Env env, cu::Context ctx) {
   if (current == ctx) return;
   check(env, cu::call(cu::driver().cuCtxSetCurrent, ctx), "cuCtxSetCurrent");

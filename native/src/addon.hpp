@@ -42,6 +42,10 @@ struct Addon {
   // The same without waiting for the device threads: for calls whose order does not matter
   // (creating objects, stream-ordered allocations, which may come early).
   void makeCurrentOnly(Napi::Env env, cu::Context ctx);
+  // Makes a command's driver calls now, on the main thread, after the device threads' queued
+  // work: for a stream of no device thread (a foreign one). Returns the failing CUresult, and
+  // names the call.
+  cu::Result submitNow(Napi::Env env, Op op, LaneState& lane, const void* payload, size_t bytes, const char*& call);
   // Waits until the device threads have submitted everything given to them.
   void drain() {
     if (submission) submission->drain();

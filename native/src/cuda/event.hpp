@@ -14,16 +14,11 @@ class EventObject : public Napi::ObjectWrap<EventObject> {
   ~EventObject() override;
   cu::Event event() const { return event_; }
   cu::Context context() const { return device_.ctx; }
-  // Where its latest record was given: a device thread and the count of its commands that
-  // includes it (a wait given to another thread waits until that thread has submitted it), or
-  // null for a record made on the main thread.
-  void recordedOn(DeviceThread* thread) {
-    recordedOn_ = thread;
-    recordedAt_ = thread ? thread->given() : 0;
-  }
-  EventCommand waitFrom(DeviceThread* waiter) const {
-    return {event_, recordedOn_ != waiter ? recordedOn_ : nullptr, recordedAt_};
-  }
+  // Notes where its latest record was given (a device thread's place, or none for a record made
+  // on the main thread), and the wait for it: a wait given to another thread waits until that
+  // thread has submitted the record.
+  void recorded(After at) { recorded_ = at; }
+  EventCommand waitCommand() const { return {event_, recorded_}; }
 
  private:
   Napi::Value query(const Napi::CallbackInfo& info);
@@ -32,8 +27,7 @@ class EventObject : public Napi::ObjectWrap<EventObject> {
 
   cu::Event event_ = nullptr;
   DeviceRef device_;
-  DeviceThread* recordedOn_ = nullptr;
-  uint64_t recordedAt_ = 0;
+  After recorded_;
   Addon* addon_ = nullptr;  // its destruction waits for the device threads (they may record it)
 };
 

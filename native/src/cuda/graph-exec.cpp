@@ -54,13 +54,16 @@ void GraphExecObject::launchOnStream(Napi::Env env, cu::Stream stream) {
   LaneState* lane = addon.submission ? addon.submission->laneOf(stream) : nullptr;
   if (lane && !graphObject()->hasEvents()) {
     auto* c = reinterpret_cast<GraphLaunchCommand*>(lane->thread->begin(Op::GraphLaunch, lane, sizeof(GraphLaunchCommand)));
-    *c = GraphLaunchCommand{exec_, lastThread_, lastAt_};
+    *c = GraphLaunchCommand{exec_, last_};
     lane->thread->commit(&addon.current);
-    touchedOn(lane->thread, stream);
+    lastThread_ = lane->thread;
+    last_ = lane->thread->last();
+    lastStream_ = stream;
     return;
   }
   addon.makeCurrent(env, ctx_);
   lastThread_ = nullptr;
+  last_ = {};
   addon.check(env, cu::call(cu::driver().cuGraphLaunch, exec_, stream), "cuGraphLaunch");
 }
 
@@ -91,12 +94,6 @@ napi_value GraphExecObject::launchOn(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
-void GraphExecObject::touchedOn(DeviceThread* thread, cu::Stream stream) {
-  lastThread_ = thread;
-  lastAt_ = thread->given();
-  lastStream_ = stream;
-}
-
 bool GraphExecObject::update(Op op, cu::GraphNode node, const void* params, size_t bytes, const KernelObject* kernel,
                              const uint8_t* block) {
   if (!lastThread_) return false;
@@ -105,15 +102,13 @@ bool GraphExecObject::update(Op op, cu::GraphNode node, const void* params, size
   uint8_t* at = thread->begin(op, nullptr, sizeof(ExecUpdateCommand), extra);
   auto* u = reinterpret_cast<ExecUpdateCommand*>(at);
   u->exec = exec_;
-  u->after = nullptr;  // the thread that launched it last: in order already
-  u->position = 0;
   u->node = node;
   u->ctx = ctx_;
   u->reportAs = lastStream_;
   if (params) std::memcpy(&u->copy, params, bytes);
   if (kernel) kernel->writeLaunchFrom(block, at + sizeof(ExecUpdateCommand));
   thread->commit();
-  touchedOn(thread, lastStream_);
+  last_ = thread->last();
   return true;
 }
 

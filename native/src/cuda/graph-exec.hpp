@@ -27,8 +27,6 @@ class GraphExecObject : public Napi::ObjectWrap<GraphExecObject> {
   Napi::Value bind(const Napi::CallbackInfo& info);
   static napi_value launchOn(napi_env env, napi_callback_info info);
   void launchOnStream(Napi::Env env, cu::Stream stream);
-  // Notes the device thread that was given the executable's latest command.
-  void touchedOn(DeviceThread* thread, cu::Stream stream);
   // Gives an update of `node` to the thread that launched the executable last, behind its launches
   // there (a copy's or fill's parameters, or a kernel's launch block); false when no device
   // thread launched it (nothing of it is queued: the update is made now).
@@ -43,9 +41,10 @@ class GraphExecObject : public Napi::ObjectWrap<GraphExecObject> {
   cu::Context ctx_ = nullptr;
   Addon* addon_ = nullptr;
   // Where its latest launch or update went (a launch on another thread waits for it: the driver
-  // takes one executable's calls from one thread at a time), and the stream it was launched on.
+  // takes one executable's calls from one thread at a time; none once launched on the main
+  // thread), and the stream it was launched on last.
   DeviceThread* lastThread_ = nullptr;
-  uint64_t lastAt_ = 0;
+  After last_;
   cu::Stream lastStream_ = nullptr;
   Napi::ObjectReference graph_;  // the nodes that updates name live as long as the executable
 };

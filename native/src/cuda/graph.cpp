@@ -16,7 +16,7 @@ namespace {
 
 // The launch attributes that a block's header flags ask for, set on a kernel node.
 void setKernelAttributes(Napi::Env env, cu::GraphNode node, const uint8_t* block) {
-  uint32_t h[11];
+  uint32_t h[kLaunchHeaderWords];
   std::memcpy(h, block, sizeof h);
   const cu::Driver& d = cu::driver();
   cu::LaunchAttributeValue value{};

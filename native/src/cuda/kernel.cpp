@@ -33,7 +33,6 @@ KernelObject::KernelObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Ke
   addon.check(env, cu::call(d.cuModuleGetFunction, &fn_, module->module(), name.c_str()),
               "cuModuleGetFunction");
   addon_ = &addon;
-  launchKernel_ = d.cuLaunchKernelEx;
 }
 
 Napi::Value KernelObject::handle(const Napi::CallbackInfo& info) {
@@ -133,12 +132,7 @@ Napi::Value KernelObject::bind(const Napi::CallbackInfo& info) {
   auto offsets = info[1].As<Napi::Uint32Array>();
   block_ = Napi::Persistent(block);
   data_ = static_cast<uint8_t*>(block.Data());
-  params_.resize(offsets.ElementLength());
-  offsets_.resize(offsets.ElementLength());
-  for (size_t i = 0; i < params_.size(); i++) {
-    params_[i] = data_ + kArgsOffset + offsets[i];
-    offsets_[i] = offsets[i];
-  }
+  offsets_.assign(offsets.Data(), offsets.Data() + offsets.ElementLength());
   argBytes_ = block.ByteLength() > kArgsOffset ? block.ByteLength() - kArgsOffset : 0;
   napi_value fn = nullptr;
   NAPI_THROW_IF_FAILED(env, napi_create_function(env, "launch", NAPI_AUTO_LENGTH, &KernelObject::launch, this, &fn),
@@ -147,11 +141,10 @@ Napi::Value KernelObject::bind(const Napi::CallbackInfo& info) {
 }
 
 cu::KernelNodeParams KernelObject::nodeParams(const uint8_t* block, std::vector<void*>& params) const {
-  uint32_t h[11];
+  uint32_t h[kLaunchHeaderWords];
   std::memcpy(h, block, sizeof h);
-  params.resize(params_.size());
-  for (size_t i = 0; i < params_.size(); i++)
-    params[i] = const_cast<uint8_t*>(block) + (static_cast<uint8_t*>(params_[i]) - data_);
+  params.resize(offsets_.size());
+  for (size_t i = 0; i < offsets_.size(); i++) params[i] = const_cast<uint8_t*>(block) + kArgsOffset + offsets_[i];
   return cu::KernelNodeParams{fn_,       h[kGridX],     h[kGridY], h[kGridZ], h[kBlockX], h[kBlockY],
                               h[kBlockZ], h[kSharedMem], params.empty() ? nullptr : params.data(),
                               nullptr,   nullptr,       nullptr};
@@ -176,17 +169,13 @@ napi_value KernelObject::launch(napi_env env, napi_callback_info info) {
   // C++ exceptions must not leave a plain Node-API callback: errors become pending JS exceptions.
   try {
     Napi::Env jsEnv(env);
-    addon.makeCurrent(jsEnv, self->ctx_);
     LaneState direct;
     direct.stream = reinterpret_cast<cu::Stream>(stream);
     direct.ctx = self->ctx_;
-    std::vector<uint8_t> command(commandBytes(self->launchBytes(), 0));
-    auto* h = reinterpret_cast<CommandHeader*>(command.data());
-    *h = CommandHeader{static_cast<uint32_t>(command.size()), Op::Launch, &direct};
-    self->writeLaunch(command.data() + sizeof(CommandHeader));
-    std::vector<void*> params;
+    std::vector<uint8_t> payload(self->launchBytes());
+    self->writeLaunch(payload.data());
     const char* call = "";
-    cu::Result r = submitCommand(*h, command.data() + sizeof(CommandHeader), params, call);
+    cu::Result r = addon.submitNow(jsEnv, Op::Launch, direct, payload.data(), payload.size(), call);
     if (r != cu::kSuccess) addon.throwCuda(jsEnv, r, call);
   } catch (const Napi::Error& error) {
     error.ThrowAsJavaScriptException();
@@ -194,18 +183,8 @@ napi_value KernelObject::launch(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
-size_t KernelObject::launchBytes() const {
-  return ((sizeof(LaunchCommand) + 4 * offsets_.size() + 7) & ~size_t{7}) + argBytes_;
-}
-
 void KernelObject::writeLaunchFrom(const uint8_t* block, uint8_t* at) const {
-  auto* c = reinterpret_cast<LaunchCommand*>(at);
-  c->fn = fn_;
-  std::memcpy(c->header, block, sizeof c->header);
-  c->params = static_cast<uint32_t>(offsets_.size());
-  c->argBytes = static_cast<uint32_t>(argBytes_);
-  std::memcpy(at + sizeof(LaunchCommand), offsets_.data(), 4 * offsets_.size());
-  std::memcpy(at + launchBytes() - argBytes_, block + kArgsOffset, argBytes_);
+  writeLaunchPayload(at, fn_, block, offsets_, block + kArgsOffset, argBytes_);
 }
 
 void KernelObject::appendLaunch(LaneState* lane) const {

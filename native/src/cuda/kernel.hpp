@@ -9,14 +9,10 @@
 
 namespace rxcuda {
 
-// The block's header, in 32-bit words; the stream handle is a 64-bit word at kStreamOffset.
-enum LaunchHeader : unsigned {
-  kGridX, kGridY, kGridZ, kBlockX, kBlockY, kBlockZ, kSharedMem, kFlags,
-  kClusterX, kClusterY, kClusterZ,
-};
+// The block starts with the launch header (runtime/device-thread.hpp's LaunchHeader, in 32-bit
+// words); the stream handle is a 64-bit word at kStreamOffset; the arguments start at kArgsOffset.
 constexpr unsigned kStreamOffset = 48;
 constexpr unsigned kArgsOffset = 64;
-constexpr unsigned kFlagCooperative = 1, kFlagCluster = 2;
 
 class KernelObject : public Napi::ObjectWrap<KernelObject> {
  public:
@@ -29,7 +25,7 @@ class KernelObject : public Napi::ObjectWrap<KernelObject> {
   cu::Context context() const { return ctx_; }
   // The launch as a device thread's command: its payload's size, the payload written at `at`, and
   // the command appended to the queue of `lane`'s thread.
-  size_t launchBytes() const;
+  size_t launchBytes() const { return launchPayloadBytes(offsets_.size(), argBytes_); }
   // The bound block's size: header and arguments.
   size_t blockBytes() const { return kArgsOffset + argBytes_; }
   void writeLaunch(uint8_t* at) const { writeLaunchFrom(data_, at); }
@@ -54,11 +50,9 @@ class KernelObject : public Napi::ObjectWrap<KernelObject> {
   Napi::ObjectReference module_;  // the module stays loaded while its kernels live
   Napi::Reference<Napi::ArrayBuffer> block_;
   uint8_t* data_ = nullptr;
-  std::vector<void*> params_;  // pointers into the block, one per parameter
   std::vector<uint32_t> offsets_;  // each parameter's offset after the header
   size_t argBytes_ = 0;            // the block's bytes after the header
   Addon* addon_ = nullptr;
-  decltype(cu::Driver::cuLaunchKernelEx) launchKernel_ = nullptr;
 };
 
 }  // namespace rxcuda

@@ -69,7 +69,6 @@ void StreamObject::release() {
     // Work still queued is submitted first; the driver releases the stream after it completes.
     addon_->submitter().release(lane_);
   } else {
-    addon_->drain();  // the notifier may be named by queued work of no thread: none, but cheap
     if (lane_->notifier) cu::call(cu::driver().cuStreamDestroy, lane_->notifier);
     if (lane_->notified) cu::call(cu::driver().cuEventDestroy, lane_->notified);
     delete lane_;
@@ -105,11 +104,8 @@ void StreamObject::give(Napi::Env env, Op op, const void* payload, size_t bytes,
     return;
   }
   Addon& addon = Addon::of(env);
-  addon.makeCurrent(env, device_.ctx);
-  CommandHeader h{commandBytes(bytes, 0), op, lane_};
-  std::vector<void*> params;
   const char* call = "";
-  cu::Result r = submitCommand(h, static_cast<const uint8_t*>(payload), params, call);
+  cu::Result r = addon.submitNow(env, op, *lane_, payload, bytes, call);
   if (r == cu::kSuccess) return;
   if (record) addon.completion->cancel(record);
   addon.throwCuda(env, r, call);
@@ -178,7 +174,7 @@ Napi::Value StreamObject::record(const Napi::CallbackInfo& info) {
   auto* event = EventObject::Unwrap(info[0].As<Napi::Object>());
   EventCommand c{event->event(), nullptr, 0};
   give(env, Op::Record, &c, sizeof c);
-  event->recordedOn(lane_->thread);
+  event->recorded(lastGiven());
   return env.Undefined();
 }
 
@@ -208,7 +204,7 @@ Napi::Value StreamObject::watchRecorded(const Napi::CallbackInfo& info) {
   Spinner* spinner = spinnerOf(addon);  // before the record is taken: making it may throw
   WatchCommand c{addon.completion->record(id), spinner, event->event(), 0, 0, limit};
   give(env, Op::WatchEvent, &c, sizeof c, c.record);
-  event->recordedOn(lane_->thread);
+  event->recorded(lastGiven());
   return Napi::Boolean::New(env, true);
 }
 
@@ -233,7 +229,7 @@ Napi::Value StreamObject::watchWritten(const Napi::CallbackInfo& info) {
 
 Napi::Value StreamObject::waitEvent(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  EventCommand c = EventObject::Unwrap(info[0].As<Napi::Object>())->waitFrom(lane_ ? lane_->thread : nullptr);
+  EventCommand c = EventObject::Unwrap(info[0].As<Napi::Object>())->waitCommand();
   give(env, Op::Wait, &c, sizeof c);
   return env.Undefined();
 }

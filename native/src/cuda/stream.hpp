@@ -21,6 +21,8 @@ class StreamObject : public Napi::ObjectWrap<StreamObject> {
   cu::Context context() const { return device_.ctx; }
   // The stream as its commands name it (null once destroyed).
   LaneState* lane() const { return lane_; }
+  // The place of the command given last, on the stream's device thread (none without one).
+  After lastGiven() const { return lane_ && lane_->thread ? lane_->thread->last() : After{}; }
 
  private:
   Napi::Value handle(const Napi::CallbackInfo& info);

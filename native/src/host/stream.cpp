@@ -146,8 +146,7 @@ Napi::Value HostStream::notify(const Napi::CallbackInfo& info) {
 Napi::Value HostStream::hostFunction(const Napi::CallbackInfo& info) {
   auto fn = reinterpret_cast<cu::HostFn>(toU64(info[0]));
   auto data = reinterpret_cast<void*>(toU64(info[1]));
-  if (failure_->next) return pushWork("cuLaunchHostFunc", [] {}), info.Env().Undefined();
-  queue_->pushBlocking(unlessFaulted([fn, data] { fn(data); }));
+  pushWork("cuLaunchHostFunc", [fn, data] { fn(data); }, true);
   return info.Env().Undefined();
 }
 

@@ -52,8 +52,9 @@ class HostStream : public Napi::ObjectWrap<HostStream> {
   void pushNotify(Napi::Env env, const Napi::Value& id);
   // `work` as this stream's queued device work, `call` naming it: skipped once the device has a
   // fault (HostDevice::fault) or the stream a failed submission; failed itself when one is injected.
+  // `blocks`: user code that may block for long (a host function, Queue::pushBlocking).
   template <class Work>
-  void pushWork(const char* call, Work work) {
+  void pushWork(const char* call, Work work, bool blocks = false) {
     if (int32_t code = failure_->next) {
       failure_->next = 0;
       queue_->push([failure = failure_, failures = failures_, queue = queue_.get(), code, call] {
@@ -63,7 +64,10 @@ class HostStream : public Napi::ObjectWrap<HostStream> {
       });
       return;
     }
-    queue_->push(unlessFaulted(std::move(work)));
+    if (blocks)
+      queue_->pushBlocking(unlessFaulted(std::move(work)));
+    else
+      queue_->push(unlessFaulted(std::move(work)));
   }
   template <class Work>
   Queue::Command unlessFaulted(Work work) const {

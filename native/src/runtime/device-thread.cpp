@@ -60,15 +60,25 @@ cu::Result fill(const cu::Driver& d, cu::Stream s, const FillCommand& c, const c
   }
 }
 
-// A launch's record (LaunchCommand, the parameters' offsets, the packed arguments): `params`
+// Where a launch payload's arguments start.
+size_t argsAt(size_t params) { return align8(sizeof(LaunchCommand) + 4 * params); }
+
+// A launch's payload (LaunchCommand, the parameters' offsets, the packed arguments): `params`
 // points into its arguments, one per parameter.
 const LaunchCommand& launchOf(const uint8_t* launch, std::vector<void*>& params) {
   const auto& c = *reinterpret_cast<const LaunchCommand*>(launch);
   const auto* offsets = reinterpret_cast<const uint32_t*>(launch + sizeof(LaunchCommand));
-  const uint8_t* args = launch + align8(sizeof(LaunchCommand) + 4 * size_t{c.params});
+  const uint8_t* args = launch + argsAt(c.params);
   params.resize(c.params);
   for (uint32_t i = 0; i < c.params; i++) params[i] = const_cast<uint8_t*>(args) + offsets[i];
   return c;
+}
+
+// The place in another thread's queue a command must follow, if any.
+After dependencyOf(const CommandHeader& h, const uint8_t* payload) {
+  if (h.op == Op::Wait) return reinterpret_cast<const EventCommand*>(payload)->after;
+  if (h.op == Op::GraphLaunch) return reinterpret_cast<const GraphLaunchCommand*>(payload)->after;
+  return {};
 }
 
 // The driver call an injected failure names.
@@ -91,6 +101,19 @@ uint32_t commandBytes(size_t payload, size_t extra) {
   return static_cast<uint32_t>(align8(sizeof(CommandHeader) + payload + extra));
 }
 
+size_t launchPayloadBytes(size_t params, size_t argBytes) { return argsAt(params) + argBytes; }
+
+void writeLaunchPayload(uint8_t* at, cu::Function fn, const uint8_t* header, const std::vector<uint32_t>& offsets,
+                        const uint8_t* args, size_t argBytes) {
+  auto* c = reinterpret_cast<LaunchCommand*>(at);
+  c->fn = fn;
+  std::memcpy(c->header, header, sizeof c->header);
+  c->params = static_cast<uint32_t>(offsets.size());
+  c->argBytes = static_cast<uint32_t>(argBytes);
+  std::memcpy(at + sizeof(LaunchCommand), offsets.data(), 4 * offsets.size());
+  std::memcpy(at + argsAt(offsets.size()), args, argBytes);
+}
+
 cu::Result submitCommand(const CommandHeader& h, const uint8_t* payload, std::vector<void*>& params,
                          const char*& call) {
   const cu::Driver& d = cu::driver();
@@ -102,17 +125,18 @@ cu::Result submitCommand(const CommandHeader& h, const uint8_t* payload, std::ve
       const uint32_t* g = c.header;
       cu::LaunchAttribute attrs[2];
       unsigned n = 0;
-      if (g[7] & 1) {  // cooperative
+      if (g[kFlags] & kFlagCooperative) {
         attrs[n].id = cu::kLaunchAttrCooperative;
         attrs[n].value.cooperative = 1;
         n++;
       }
-      if (g[7] & 2) {  // a cluster
+      if (g[kFlags] & kFlagCluster) {
         attrs[n].id = cu::kLaunchAttrClusterDimension;
-        attrs[n].value.clusterDim = {g[8], g[9], g[10]};
+        attrs[n].value.clusterDim = {g[kClusterX], g[kClusterY], g[kClusterZ]};
         n++;
       }
-      cu::LaunchConfig config{g[0], g[1], g[2], g[3], g[4], g[5], g[6], s, n ? attrs : nullptr, n};
+      cu::LaunchConfig config{g[kGridX],  g[kGridY],  g[kGridZ],     g[kBlockX],          g[kBlockY],
+                              g[kBlockZ], g[kSharedMem], s, n ? attrs : nullptr, n};
       call = "cuLaunchKernelEx";
       return cu::call(d.cuLaunchKernelEx, &config, c.fn, params.empty() ? nullptr : params.data(),
                       static_cast<void**>(nullptr));
@@ -183,7 +207,8 @@ cu::Result submitCommand(const CommandHeader& h, const uint8_t* payload, std::ve
       const auto& u = *reinterpret_cast<const ExecUpdateCommand*>(payload);
       const auto& c = launchOf(payload + sizeof(ExecUpdateCommand), params);
       const uint32_t* g = c.header;
-      cu::KernelNodeParams p{c.fn, g[0], g[1], g[2], g[3], g[4], g[5], g[6],
+      cu::KernelNodeParams p{c.fn,       g[kGridX],  g[kGridY],     g[kGridZ],
+                             g[kBlockX], g[kBlockY], g[kBlockZ],    g[kSharedMem],
                              params.empty() ? nullptr : params.data(), nullptr, nullptr, nullptr};
       call = "cuGraphExecKernelNodeSetParams";
       return cu::call(d.cuGraphExecKernelNodeSetParams, u.exec, u.node, &p);
@@ -238,29 +263,13 @@ uint8_t* DeviceThread::begin(Op op, LaneState* lane, size_t payload, size_t extr
   return incoming_.data() + open_ + sizeof(CommandHeader);
 }
 
-bool DeviceThread::ready(const CommandHeader& h, const uint8_t* payload) const {
-  const DeviceThread* after = nullptr;
-  uint64_t position = 0;
-  if (!h.lane) {
-    const auto& u = *reinterpret_cast<const ExecUpdateCommand*>(payload);
-    after = u.after, position = u.position;
-  } else if (h.op == Op::Wait) {
-    const auto& c = *reinterpret_cast<const EventCommand*>(payload);
-    after = c.after, position = c.position;
-  } else if (h.op == Op::GraphLaunch) {
-    const auto& c = *reinterpret_cast<const GraphLaunchCommand*>(payload);
-    after = c.after, position = c.position;
-  }
-  return !after || after == this || after->submitted() >= position;
-}
-
 void DeviceThread::commit(cu::Context* callerCurrent) {
   given_++;
   if (callerCurrent && sleeping_ && open_ == 0) {
     const auto& h = *reinterpret_cast<const CommandHeader*>(incoming_.data());
     const uint8_t* payload = incoming_.data() + sizeof(CommandHeader);
     cu::Context ctx = h.lane ? h.lane->ctx : reinterpret_cast<const ExecUpdateCommand*>(payload)->ctx;
-    if (ready(h, payload) &&
+    if (reached(dependencyOf(h, payload)) &&
         (*callerCurrent == ctx || cu::call(cu::driver().cuCtxSetCurrent, ctx) == cu::kSuccess)) {
       *callerCurrent = ctx;
       // The thread is parked on ready_ and cannot wake without the lock held here.
@@ -280,11 +289,7 @@ void DeviceThread::commit(cu::Context* callerCurrent) {
   if (wake) ready_.notify_one();
 }
 
-void DeviceThread::drain() const {
-  for (int spins = 0; submitted() < given_; spins++) {
-    if (spins > 64) std::this_thread::yield();
-  }
-}
+void DeviceThread::drain() const { waitFor(last()); }
 
 void DeviceThread::enter(cu::Context ctx) {
   if (ctx == current_) return;
@@ -320,17 +325,17 @@ void DeviceThread::run() {
   }
 }
 
-// Waits until `after` (another device thread) has submitted its first `position` commands.
-void DeviceThread::waitFor(const DeviceThread* after, uint64_t position) {
-  for (int spins = 0; after && after != this && after->submitted() < position; spins++)
+void DeviceThread::waitFor(After after) const {
+  // Its own place is reached once it has been submitted: drain() waits for this thread itself.
+  const DeviceThread* thread = after.thread;
+  for (int spins = 0; thread && thread->submitted() < after.position; spins++)
     if (spins > 64) std::this_thread::yield();
 }
 
 void DeviceThread::execute(const CommandHeader& h, const uint8_t* payload, bool here) {
   if (!h.lane) {
-    // An executable's update: after its commands on other threads, reported as its stream's failure.
+    // An executable's update: its failure is reported as its stream's.
     const auto& u = *reinterpret_cast<const ExecUpdateCommand*>(payload);
-    waitFor(u.after, u.position);
     if (!here) enter(u.ctx);
     const char* call = "";
     cu::Result r = submitCommand(h, payload, params_, call);
@@ -362,13 +367,7 @@ void DeviceThread::execute(const CommandHeader& h, const uint8_t* payload, bool 
   }
   // The record a wait waits for, or an executable's earlier commands, went to another device
   // thread: they reach the driver first.
-  if (h.op == Op::Wait) {
-    const auto& c = *reinterpret_cast<const EventCommand*>(payload);
-    waitFor(c.after, c.position);
-  } else if (h.op == Op::GraphLaunch) {
-    const auto& c = *reinterpret_cast<const GraphLaunchCommand*>(payload);
-    waitFor(c.after, c.position);
-  }
+  if (After after = dependencyOf(h, payload); !reached(after)) waitFor(after);
   const char* call = "";
   cu::Result r = cu::kSuccess;
   int32_t injected = isDeviceWork(h.op) ? lane.failNext.exchange(0, std::memory_order_relaxed) : 0;

@@ -44,6 +44,15 @@ enum class Op : uint8_t {
   ExecKernel, ExecCopy, ExecFill,
 };
 
+// A place in a device thread's queue: the first `position` commands given to `thread`. A command
+// that must follow it (a wait for an event recorded there, a launch of an executable used there
+// last) waits until that thread has submitted them, when it is another thread. No thread: nothing
+// to wait for.
+struct After {
+  const DeviceThread* thread = nullptr;
+  uint64_t position = 0;
+};
+
 // Every command starts with this; its payload follows, 8-byte aligned.
 struct CommandHeader {
   uint32_t bytes;  // the whole command, header and payload
@@ -51,26 +60,36 @@ struct CommandHeader {
   LaneState* lane;
 };
 
+// A launch's header, in 32-bit words, as a kernel's launch block starts (cuda/kernel.hpp).
+enum LaunchHeader : unsigned {
+  kGridX, kGridY, kGridZ, kBlockX, kBlockY, kBlockZ, kSharedMem, kFlags,
+  kClusterX, kClusterY, kClusterZ, kLaunchHeaderWords,
+};
+constexpr unsigned kFlagCooperative = 1, kFlagCluster = 2;
+
 // The payloads.
 struct LaunchCommand {
   cu::Function fn;
-  uint32_t header[11];   // grid, block, shared memory, flags, cluster (kernel.hpp's LaunchHeader)
-  uint32_t params;       // parameter count; their offsets follow, then the packed arguments
+  uint32_t header[kLaunchHeaderWords];
+  uint32_t params;  // parameter count; their offsets follow, then the packed arguments
   uint32_t argBytes;
 };
-// Commands on an executable are ordered across threads (one thread's after another's, see
-// GraphExecObject): `after` and `position` as in EventCommand.
+// The bytes of a launch's payload: LaunchCommand, `params` offsets, then `argBytes` of arguments.
+size_t launchPayloadBytes(size_t params, size_t argBytes);
+// Writes that payload at `at`, from a launch block's two parts: its header and its arguments.
+void writeLaunchPayload(uint8_t* at, cu::Function fn, const uint8_t* header, const std::vector<uint32_t>& offsets,
+                        const uint8_t* args, size_t argBytes);
+// Commands on an executable are ordered across threads (the driver takes one executable from one
+// thread at a time): a launch follows the executable's latest command on another thread.
 struct GraphLaunchCommand {
   cu::GraphExec exec;
-  DeviceThread* after;
-  uint64_t position;
+  After after;
 };
 // An update: the executable's node and context, and the stream whose error a failure is reported
-// as (where it was launched last). ExecKernel's LaunchCommand, offsets and arguments follow.
+// as (where it was launched last). It goes to the thread that launched the executable last, so it
+// waits for nothing. ExecKernel's launch payload follows.
 struct ExecUpdateCommand {
   cu::GraphExec exec;
-  DeviceThread* after;
-  uint64_t position;
   cu::GraphNode node;
   cu::Context ctx;
   cu::Stream reportAs;
@@ -81,8 +100,7 @@ struct ExecUpdateCommand {
 };
 struct EventCommand {
   cu::Event event;
-  DeviceThread* after;  // a Wait: the thread the event's record was given to, when another one
-  uint64_t position;    // and the count of its commands that includes the record
+  After after;  // a Wait: the event's record, where it was given
 };
 struct RecordCommand { Completion::Record* record; };
 // notify()'s flags (src/core/native/types.ts has the same values).
@@ -171,6 +189,8 @@ class DeviceThread {
 
   // Commands given so far (main thread), and submitted so far (any thread).
   uint64_t given() const { return given_; }
+  // The place of the command given last (main thread).
+  After last() const { return {this, given_}; }
   uint64_t submitted() const { return submitted_.load(std::memory_order_acquire); }
   // Waits until everything given has been submitted (main thread): the thread never waits for
   // JavaScript, so this takes at most the driver's time for what is queued.
@@ -181,12 +201,13 @@ class DeviceThread {
   void run();
   // `here`: on the caller's thread, whose context the caller made current.
   void execute(const CommandHeader& h, const uint8_t* payload, bool here = false);
-  // Whether the command waits for nothing another thread has not submitted yet.
-  bool ready(const CommandHeader& h, const uint8_t* payload) const;
-  // Submits one command's driver calls; returns the failing CUresult and names the call.
-  cu::Result submit(const CommandHeader& h, const uint8_t* payload, const char*& call);
+  // Whether `after` needs no waiting here: none, this thread's own, or submitted already.
+  bool reached(After after) const {
+    return !after.thread || after.thread == this || after.thread->submitted() >= after.position;
+  }
+  // Waits, spinning and then yielding, until `after` is reached.
+  void waitFor(After after) const;
   void enter(cu::Context ctx);
-  void waitFor(const DeviceThread* after, uint64_t position);
   void announce(LaneState& lane, cu::Result r, const char* call);
 
   SubmitFailures& failures_;
