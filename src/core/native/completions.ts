@@ -92,7 +92,7 @@ export function drainCompletions(count: number): void {
       try {
         noticeHandler?.(statuses[i]!);
       } catch (error) {
-        process.emitWarning(error instanceof Error ? error : `A submission notice failed: ${describeFailure(error)}`);
+        warnThrown('A submission notice', error);
       }
       continue;
     }
@@ -104,13 +104,19 @@ export function drainCompletions(count: number): void {
     try {
       handler(statuses[i]!, given, mark);
     } catch (error) {
-      // A handler is rxcuda's own code (or a listener it called); a throw here is reported without
-      // stopping the drain, and never escapes into the addon, whatever was thrown.
-      try {
-        process.emitWarning(error instanceof Error ? error : `A completion handler threw: ${describeFailure(error)}`);
-      } catch {
-        // Nothing more can be said.
-      }
+      warnThrown('A completion handler', error);
     }
+  }
+}
+
+/**
+ * Reports what a handler threw: handlers are rxcuda's own code (or listeners they called), and a
+ * throw is reported without stopping the drain, never escaping into the addon, whatever was thrown.
+ */
+function warnThrown(who: string, error: unknown): void {
+  try {
+    process.emitWarning(error instanceof Error ? error : `${who} threw: ${describeFailure(error)}`);
+  } catch {
+    // Nothing more can be said.
   }
 }
