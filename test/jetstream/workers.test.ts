@@ -208,8 +208,13 @@ describeWithTool('nats-server', 'fromJetStream workers (processes on one durable
     expect(wrong).toEqual([]);
     expect(results.length + letters.length).toBe(COUNT);
     expect(verify(results, COUNT, SIZE)).toEqual(poison.map((s) => `${INPUT}:${s}: no result`));
-    const viaAdvisory = workers.flatMap((w) => [...w.advised]);
-    expect(viaAdvisory.sort((a, b) => a - b)).toEqual(held);
+    // The held poisons reach their dead letter only through the advisory. Another poison does too
+    // when a random kill takes the worker that held its last delivery: the advisory is then all
+    // that names it. Each is named once.
+    const viaAdvisory = workers.flatMap((w) => [...w.advised]).sort((a, b) => a - b);
+    expect(new Set(viaAdvisory).size).toBe(viaAdvisory.length);
+    expect(held.filter((s) => !viaAdvisory.includes(s))).toEqual([]);
+    expect(viaAdvisory.filter((s) => !poison.includes(s))).toEqual([]);
     console.log(`chaos (seed ${seed}): ${events.join(', ')}; ${workers.length} workers in all; ${letters.length} dead letters (${viaAdvisory.length} from the advisory); redelivered ${workers.reduce((n, w) => n + (w.last?.counts?.redelivered ?? 0), 0)}`);
   });
 });
