@@ -64,6 +64,11 @@ namespace rxcuda::cu {
   X(cuGraphAddChildGraphNode, 10000,                                                               \
     (GraphNode * node, Graph graph, const GraphNode* deps, size_t n, Graph child))                 \
   X(cuGraphExecChildGraphNodeSetParams, 11010, (GraphExec exec, GraphNode node, Graph child))      \
+  X(cuGraphConditionalHandleCreate, 12030,                                                         \
+    (GraphConditionalHandle * handle, Graph graph, Context ctx, unsigned defaultValue,             \
+     unsigned flags))                                                                              \
+  X(cuGraphAddNode, 12020,                                                                         \
+    (GraphNode * node, Graph graph, const GraphNode* deps, size_t n, GraphNodeParams* params))     \
   X(cuGraphAddMemAllocNode, 11040,                                                                 \
     (GraphNode * node, Graph graph, const GraphNode* deps, size_t n, MemAllocNodeParams* p))       \
   X(cuGraphAddMemFreeNode, 11040,                                                                  \
@@ -91,6 +96,15 @@ namespace rxcuda::cu {
   X(cuMemsetD32Async, 3020, (DevicePtr dst, unsigned value, size_t n, Stream stream))              \
   X(cuMemsetD2D32Async, 3020,                                                                      \
     (DevicePtr dst, size_t pitch, unsigned value, size_t width, size_t height, Stream stream))     \
+  X(cuLinkCreate, 6050, (unsigned numOptions, int* options, void** optionValues, LinkState* state)) \
+  X(cuLinkAddData, 6050,                                                                           \
+    (LinkState state, int type, void* data, size_t size, const char* name, unsigned numOptions,    \
+     int* options, void** optionValues))                                                           \
+  X(cuLinkAddFile, 6050,                                                                           \
+    (LinkState state, int type, const char* path, unsigned numOptions, int* options,               \
+     void** optionValues))                                                                         \
+  X(cuLinkComplete, 6050, (LinkState state, void** cubinOut, size_t* sizeOut))                     \
+  X(cuLinkDestroy, 6050, (LinkState state))                                                        \
   X(cuModuleLoadData, 2000, (Module * module, const void* image))                                  \
   X(cuModuleUnload, 2000, (Module module))                                                         \
   X(cuModuleGetFunction, 2000, (Function * fn, Module module, const char* name))                   \

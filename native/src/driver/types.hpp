@@ -18,6 +18,8 @@ using Graph = struct GraphSt*;
 using MemoryPool = struct MemPoolSt*;
 using GraphNode = struct GraphNodeSt*;
 using GraphExec = struct GraphExecSt*;
+using LinkState = struct LinkStateSt*;
+using GraphConditionalHandle = unsigned long long;
 using HostFn = void (*)(void* userData);
 using StreamCallback = void (*)(Stream stream, Result status, void* userData);
 
@@ -182,10 +184,40 @@ struct MemAllocNodeParams {
   DevicePtr dptr;
 };
 
+// Any node's parameters for cuGraphAddNode (CUgraphNodeParams); rxcuda fills in conditional nodes
+// only (CUDA_CONDITIONAL_NODE_PARAMS), whose body graphs the driver creates and owns.
+enum GraphNodeType : int { kGraphNodeTypeConditional = 13 };
+enum GraphConditionalNodeType : int {
+  kGraphCondTypeIf = 0,
+  kGraphCondTypeWhile = 1,
+  kGraphCondTypeSwitch = 2,
+};
+constexpr unsigned kGraphCondAssignDefault = 0x1;
+struct ConditionalNodeParams {
+  GraphConditionalHandle handle;
+  GraphConditionalNodeType type;
+  unsigned size;
+  Graph* phGraph_out;  // the driver's array of `size` body graphs, valid while the node lives
+  Context ctx;
+};
+struct GraphNodeParams {
+  GraphNodeType type;
+  int reserved0[3];
+  union {
+    long long reserved1[29];
+    ConditionalNodeParams conditional;
+  };
+  long long reserved2;
+};
+
 enum StreamCaptureStatus : int { kCaptureNone = 0, kCaptureActive = 1, kCaptureInvalidated = 2 };
 enum StreamCaptureMode : int { kCaptureModeGlobal = 0, kCaptureModeRelaxed = 2 };
 
 constexpr unsigned kStreamWaitValueGeq = 0x0;
+
+// The linker's inputs and options (CUjitInputType, CUjit_option).
+enum JitInputType : int { kJitInputCubin = 0, kJitInputPtx = 1, kJitInputLibrary = 4 };
+enum JitOption : int { kJitErrorLogBuffer = 5, kJitErrorLogBufferSizeBytes = 6 };
 
 enum ProcAddressQueryResult : int { kProcFound = 0, kProcSymbolNotFound = 1, kProcVersionTooLow = 2 };
 
