@@ -112,6 +112,10 @@ bool GraphExecObject::update(Op op, cu::GraphNode node, const void* params, size
   return true;
 }
 
+// The updates below take an index of the graph's one list of nodes, inside conditional nodes'
+// bodies too: the driver updates those under the same rules (cuda.h, cuGraphExecUpdate: "Changing
+// parameters of nodes within the conditional body graph is subject to the rules above"). A
+// conditional node's own parameters cannot change ("Changing node parameters is not supported").
 Napi::Value GraphExecObject::setKernel(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Addon& addon = Addon::of(env);

@@ -1,9 +1,12 @@
 // CUDA graphs built node by node from what TypeScript recorded (their executables are in
 // graph-exec.hpp). A node is named by its index in the order it was added; its dependencies are
-// indices of earlier nodes.
+// indices of earlier nodes. Conditional nodes' bodies are graphs of their own: graph 0 is the root,
+// each body gets the next id, and nodes go into the graph last targeted, numbered in one sequence.
 #pragma once
 #include <napi.h>
 
+#include <map>
+#include <utility>
 #include <vector>
 
 #include "../addon.hpp"
@@ -17,7 +20,13 @@ class GraphObject : public Napi::ObjectWrap<GraphObject> {
   explicit GraphObject(const Napi::CallbackInfo& info);  // new Graph(device)
   ~GraphObject() override;
 
-  cu::Graph graph() const { return graph_; }
+  // The root graph, which executables instantiate; null once released.
+  cu::Graph graph() const { return graphs_.empty() ? nullptr : graphs_[0]; }
+  // The graph that nodes are added to now (target()).
+  cu::Graph targetGraph() const { return target_ < graphs_.size() ? graphs_[target_] : nullptr; }
+  // Throws CUDA_ERROR_NOT_SUPPORTED, naming `call`, while the target is a conditional node's body:
+  // for nodes a body may not hold.
+  void refuseInBody(Napi::Env env, const char* call) const;
   cu::Context context() const { return device_.ctx; }
   // The driver nodes that stand for node `index` (an 8-byte fill is two).
   const std::vector<cu::GraphNode>& nodes(Napi::Env env, const Napi::Value& index) const;
@@ -40,11 +49,21 @@ class GraphObject : public Napi::ObjectWrap<GraphObject> {
   Napi::Value addHost(const Napi::CallbackInfo& info);   // (fn, userData, deps)
   Napi::Value addEvent(const Napi::CallbackInfo& info);  // (event, wait: boolean, deps)
   Napi::Value addEmpty(const Napi::CallbackInfo& info);  // (deps)
+  Napi::Value target(const Napi::CallbackInfo& info);    // (graphId)
+  // (graphId, defaultValue, assignDefault) -> the handle (a bigint)
+  Napi::Value createCondition(const Napi::CallbackInfo& info);
+  // (handle, type: 0 IF, 1 WHILE, 2 SWITCH, size, deps) -> index
+  Napi::Value addConditional(const Napi::CallbackInfo& info);
+  Napi::Value bodyGraph(const Napi::CallbackInfo& info);  // (node, which) -> graphId
   Napi::Value destroy(const Napi::CallbackInfo& info);
 
-  cu::Graph graph_ = nullptr;
+  // graphs_[0] is ours; the bodies after it belong to the driver, which frees them with the root.
+  std::vector<cu::Graph> graphs_;
+  size_t target_ = 0;
   DeviceRef device_;
   std::vector<std::vector<cu::GraphNode>> nodes_;
+  // A conditional node's index -> the id of its first body graph and how many it has.
+  std::map<uint32_t, std::pair<uint32_t, uint32_t>> bodies_;
   bool hasEvents_ = false;
   Addon* addon_ = nullptr;
 };

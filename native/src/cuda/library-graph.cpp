@@ -84,6 +84,9 @@ Napi::Value addLibraryNode(const Napi::CallbackInfo& info) {
   const double* block = info[3].As<Napi::Float64Array>().Data();
   auto bytes = static_cast<size_t>(info[4].As<Napi::Number>().Int64Value());
   std::vector<cu::GraphNode> after = graph->dependencies(env, info[5]);
+  // A workspace's allocation and free nodes cannot go into a conditional node's body.
+  if (bytes > 0) graph->refuseInBody(env, "cuGraphAddMemAllocNode");
+  cu::Graph target = graph->targetGraph();
   addon.makeCurrent(env, graph->context());
   std::vector<cu::GraphNode> nodes;
   cu::DevicePtr workspace = 0;
@@ -93,7 +96,7 @@ Napi::Value addLibraryNode(const Napi::CallbackInfo& info) {
     p.poolProps.location = {cu::kMemLocationTypeDevice, library.device};
     p.bytesize = bytes;
     cu::GraphNode alloc = nullptr;
-    addon.check(env, cu::call(d.cuGraphAddMemAllocNode, &alloc, graph->graph(), after.data(), after.size(), &p),
+    addon.check(env, cu::call(d.cuGraphAddMemAllocNode, &alloc, target, after.data(), after.size(), &p),
                 "cuGraphAddMemAllocNode");
     workspace = p.dptr;
     nodes.push_back(alloc);
@@ -104,13 +107,13 @@ Napi::Value addLibraryNode(const Napi::CallbackInfo& info) {
   if (int status = capture(env, library, block, workspace, bytes, &child); status != 0)
     return Napi::Number::New(env, -1 - status);
   cu::GraphNode node = nullptr;
-  cu::Result added = cu::call(d.cuGraphAddChildGraphNode, &node, graph->graph(), after.data(), after.size(), child);
+  cu::Result added = cu::call(d.cuGraphAddChildGraphNode, &node, target, after.data(), after.size(), child);
   cu::call(d.cuGraphDestroy, child);  // the node holds a clone
   addon.check(env, added, "cuGraphAddChildGraphNode");
   nodes.push_back(node);
   if (bytes > 0) {
     cu::GraphNode free = nullptr;
-    addon.check(env, cu::call(d.cuGraphAddMemFreeNode, &free, graph->graph(), &node, size_t{1}, workspace),
+    addon.check(env, cu::call(d.cuGraphAddMemFreeNode, &free, target, &node, size_t{1}, workspace),
                 "cuGraphAddMemFreeNode");
     nodes.push_back(free);
   }

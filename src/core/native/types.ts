@@ -120,6 +120,30 @@ export interface NativeGraph {
   addHost(fn: bigint, userData: bigint, deps: Uint32Array): number;
   addEvent(event: NativeEvent, wait: boolean, deps: Uint32Array): number;
   addEmpty(deps: Uint32Array): number;
+  /**
+   * Makes graph `graphId` (0: the root; a conditional node's body: bodyGraph) the one the add
+   * methods add to. Node indices, deps included, stay one sequence across all graphs.
+   * @throws RangeError for no such graph.
+   */
+  target(graphId: number): void;
+  /**
+   * A conditional handle (CUgraphConditionalHandle) for a conditional node in graph `graphId` or
+   * in one of its bodies; `assignDefault`: `defaultValue` is set at the start of every launch.
+   * @throws CudaError CUDA_ERROR_NOT_SUPPORTED with a driver older than CUDA 12.4.
+   */
+  createCondition(graphId: number, defaultValue: number, assignDefault: boolean): bigint;
+  /**
+   * Adds a conditional node to the target graph, with `size` body graphs (type 0: IF, size 1 or 2
+   * for IF/ELSE; 1: WHILE, size 1; 2: SWITCH, size >= 1); returns its index.
+   * @throws CudaError CUDA_ERROR_NOT_SUPPORTED with a driver older than CUDA 12.4 (12.8 for IF/ELSE
+   * and SWITCH).
+   */
+  addConditional(handle: bigint, type: number, size: number, deps: Uint32Array): number;
+  /**
+   * The graphId of body `which` of conditional node `node`.
+   * @throws RangeError for another node or no such body.
+   */
+  bodyGraph(node: number, which: number): number;
   destroy(): void;
 }
 
