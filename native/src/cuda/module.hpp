@@ -13,7 +13,9 @@ namespace rxcuda {
 
 class ModuleObject : public Napi::ObjectWrap<ModuleObject> {
  public:
-  // Defines Module and loadModule(device, image: Uint8Array) -> Promise<bigint handle>.
+  // Defines Module and loadModule(device, image: Uint8Array, deviceRuntime?: string)
+  // -> Promise<bigint handle>; with deviceRuntime (libcudadevrt.a's path), the image is linked
+  // with it by the driver's linker first, and a failed link's CudaError carries the linker's log.
   static void define(Napi::Env env, Napi::Object exports);
   explicit ModuleObject(const Napi::CallbackInfo& info);  // new Module(device, handle: bigint)
   cu::Module module() const { return module_; }

@@ -1,6 +1,10 @@
 #include "program.hpp"
 
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "../addon.hpp"
@@ -128,10 +132,61 @@ Napi::Value compile(const Napi::CallbackInfo& info) {
   return promise;
 }
 
+// Where libcudadevrt.a is looked for, in order: beside the NVRTC the addon loaded (the folder it
+// was found in and the one it really lives in, and their ../lib64 and ../lib: a toolkit's
+// lib64 is often a link to targets/<arch>/lib), then the toolkit's usual places.
+std::vector<std::string> deviceRuntimePlaces() {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> dirs;
+  if (const std::string& loaded = nvrtc::nvrtc().path; !loaded.empty()) {
+    std::vector<fs::path> beside;
+    if (fs::path dir = fs::path(loaded).parent_path(); dir.is_absolute()) beside.push_back(dir);
+    std::error_code ec;
+    if (fs::path real = fs::canonical(loaded, ec); !ec) beside.push_back(real.parent_path());
+    for (const fs::path& dir : std::vector<fs::path>(beside))
+      for (const char* up : {"../lib64", "../lib"}) beside.push_back(dir / up);
+    dirs.insert(dirs.end(), beside.begin(), beside.end());
+  }
+  if (const char* cudaPath = std::getenv("CUDA_PATH"); cudaPath && *cudaPath)
+    dirs.push_back(fs::path(cudaPath) / "lib64");
+  for (const char* dir : {"/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib",
+                          "/usr/local/cuda/targets/sbsa-linux/lib"})
+    dirs.emplace_back(dir);
+  std::vector<std::string> out;
+  for (const fs::path& dir : dirs) {
+    std::string place = dir.lexically_normal().string();
+    if (place.size() > 1 && place.back() == '/') place.pop_back();
+    if (!place.empty() && std::find(out.begin(), out.end(), place) == out.end()) out.push_back(place);
+  }
+  return out;
+}
+
+// deviceRuntimePlaces() -> string[]
+Napi::Value listDeviceRuntimePlaces(const Napi::CallbackInfo& info) {
+  std::vector<std::string> places = deviceRuntimePlaces();
+  auto out = Napi::Array::New(info.Env(), places.size());
+  for (uint32_t i = 0; i < places.size(); i++) out[i] = places[i];
+  return out;
+}
+
+// deviceRuntimeLibrary() -> string | null: libcudadevrt.a in the first place that has it.
+Napi::Value deviceRuntimeLibrary(const Napi::CallbackInfo& info) {
+  for (const std::string& place : deviceRuntimePlaces()) {
+    std::string file = place + "/libcudadevrt.a";
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(file, ec)) return Napi::String::New(info.Env(), file);
+  }
+  return info.Env().Null();
+}
+
 }  // namespace
 
 void defineProgram(Napi::Env env, Napi::Object exports) {
   exports["compile"] = Napi::Function::New(env, compile, "compile");
+  exports["deviceRuntimeLibrary"] =
+      Napi::Function::New(env, deviceRuntimeLibrary, "deviceRuntimeLibrary");
+  exports["deviceRuntimePlaces"] =
+      Napi::Function::New(env, listDeviceRuntimePlaces, "deviceRuntimePlaces");
 }
 
 }  // namespace rxcuda

@@ -4,7 +4,16 @@
 
 namespace rxcuda {
 
-OffThread::OffThread(Napi::Env env, cu::Context ctx, const char* name, Call call, bool settles)
+namespace {
+
+OffThread::ExplainedCall explained(OffThread::Call call) {
+  return [call = std::move(call)](uint64_t& result, OffThread::Failure&) { return call(result); };
+}
+
+}  // namespace
+
+OffThread::OffThread(Napi::Env env, cu::Context ctx, const char* name, ExplainedCall call,
+                     bool settles)
     : Napi::AsyncWorker(env, name),
       ctx_(ctx),
       name_(name),
@@ -13,6 +22,11 @@ OffThread::OffThread(Napi::Env env, cu::Context ctx, const char* name, Call call
       deferred_(env) {}
 
 Napi::Promise OffThread::run(Napi::Env env, cu::Context ctx, const char* name, Call call) {
+  return run(env, ctx, name, explained(std::move(call)));
+}
+
+Napi::Promise OffThread::run(Napi::Env env, cu::Context ctx, const char* name,
+                             ExplainedCall call) {
   auto* work = new OffThread(env, ctx, name, std::move(call), true);
   Napi::Promise promise = work->deferred_.Promise();
   work->Queue();
@@ -22,12 +36,12 @@ Napi::Promise OffThread::run(Napi::Env env, cu::Context ctx, const char* name, C
 void OffThread::detach(Napi::Env env, cu::Context ctx, const char* name, Call call) {
   // What it frees (a module, pinned memory) may be named by work the device threads still hold.
   Addon::of(env).drain();
-  (new OffThread(env, ctx, name, std::move(call), false))->Queue();
+  (new OffThread(env, ctx, name, explained(std::move(call)), false))->Queue();
 }
 
 void OffThread::Execute() {
   status_ = cu::call(cu::driver().cuCtxSetCurrent, ctx_);
-  if (status_ == cu::kSuccess) status_ = call_(result_);
+  if (status_ == cu::kSuccess) status_ = call_(result_, failure_);
 }
 
 void OffThread::OnOK() {
@@ -37,8 +51,12 @@ void OffThread::OnOK() {
     deferred_.Resolve(Napi::BigInt::New(env, result_));
     return;
   }
+  const char* call = failure_.call ? failure_.call : name_;
   try {
-    Addon::of(env).throwCuda(env, status_, name_);
+    if (failure_.detail.empty()) Addon::of(env).throwCuda(env, status_, call);
+    Addon::of(env).throwCuda(env, status_, call,
+                             std::string(call) + " failed: " + cu::errorName(status_) + " (" +
+                                 cu::errorString(status_) + "): " + failure_.detail);
   } catch (const Napi::Error& error) {
     deferred_.Reject(error.Value());
   }

@@ -8,7 +8,7 @@ import { basename, join } from 'node:path';
 import { NvrtcError } from '../base/errors.js';
 import { addon } from '../native/addon.js';
 import { hostCompiler, run, unchecked } from './host-compiler.js';
-import { cacheDir, nvrtcOptions, readJson, writeJson, type CompileOptions } from './program.js';
+import { cacheDir, programOptions, readJson, writeJson, type CompileOptions } from './program.js';
 import { probedNames, probes, ptxEntries, type PtxParam } from './ptx.js';
 
 /** What the check learnt of a source: its kernel entries and their parameters, and what the compiler said. */
@@ -43,7 +43,9 @@ const NAME_EXPRESSION_NOT_VALID = 10;
 export async function checkOnHost(source: string, options: CompileOptions): Promise<HostChecked | undefined> {
   const compiler = await hostCompiler();
   if (!compiler.checked) return unchecked(compiler.problem);
-  const flags = nvrtcOptions(checkArch(options.arch), options);
+  // With the GPU's options: -rdc=true too for a source that sets a graph condition from device
+  // code (its call is left to the linker, which the host device never runs).
+  const { flags } = programOptions(source, checkArch(options.arch), options);
   const expressions = options.expressions ?? [];
   const dir = cacheDir(options.cache);
   const key = createHash('sha256').update(JSON.stringify([1, compiler, source, flags, expressions])).digest('hex');

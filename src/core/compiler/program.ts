@@ -46,10 +46,23 @@ export interface CompileOptions {
   readonly cache?: string | false;
 }
 
-/** A compiled program: its image and what is needed to load it. */
+/**
+ * A compiled program: its image and what is needed to load it.
+ *
+ * A source that sets a graph condition from device code (its text names `cudaGraphSetConditional`)
+ * is compiled as relocatable device code (`-rdc=true` is added to its options, unless they already
+ * say `-rdc`/`--relocatable-device-code` or `-dc`), and its image must be linked with the CUDA
+ * device runtime, `libcudadevrt.a`, before it loads: {@link Device.compile} and a module's reload
+ * on another device do that, through the driver's linker, where they find the library (beside
+ * NVRTC, in `$CUDA_PATH/lib64`, or in `/usr/local/cuda`); where they do not, the load rejects
+ * with a CudaError (CUDA_ERROR_FILE_NOT_FOUND) that says where they looked. An image loaded with
+ * {@link Device.loadModule} is never linked: link it yourself, or compile it with `Device.compile`.
+ */
 export interface CompiledProgram {
   /** A cubin (for a real architecture) or PTX text (for a virtual one). */
   readonly image: Uint8Array | string;
+  /** Whether the image must be linked with the CUDA device runtime (libcudadevrt.a) to load. */
+  readonly deviceRuntime: boolean;
   /** Name expressions and the mangled names they stand for. */
   readonly names: ReadonlyMap<string, string>;
   /** What NVRTC printed (warnings); '' when it printed nothing. */
@@ -115,6 +128,23 @@ export function nvrtcOptions(arch: string, options: CompileOptions): string[] {
   return [...out, ...strings('options', options.options)];
 }
 
+/** The text that marks a source as one that needs the device runtime linked (see {@link CompiledProgram}). */
+const DEVICE_RUNTIME_CALL = 'cudaGraphSetConditional';
+/** Options that already choose relocatable (or whole-program) device code. */
+const RELOCATABLE = /^(-rdc|--relocatable-device-code)[=\s]|^(-dc|--device-c)$/;
+
+/**
+ * NVRTC's options for `source` (see {@link nvrtcOptions}), and whether its code must be linked
+ * with the device runtime: a source that sets a graph condition from device code is compiled as
+ * relocatable device code, whose call the linker resolves in libcudadevrt.a.
+ */
+export function programOptions(source: string, arch: string, options: CompileOptions): { flags: string[]; deviceRuntime: boolean } {
+  const flags = nvrtcOptions(arch, options);
+  const deviceRuntime = source.includes(DEVICE_RUNTIME_CALL);
+  if (deviceRuntime && !flags.some((f) => RELOCATABLE.test(f))) flags.push('-rdc=true');
+  return { flags, deviceRuntime };
+}
+
 /** Where compiled code is cached (see {@link CompileOptions.cache}), or undefined for nowhere. */
 export function cacheDir(option: string | false | undefined): string | undefined {
   if (option === false) return undefined;
@@ -146,10 +176,12 @@ export async function writeJson(dir: string, path: string, value: unknown): Prom
 
 async function readCache(path: string): Promise<CompiledProgram | undefined> {
   try {
-    const meta = JSON.parse(await readFile(`${path}.json`, 'utf8')) as { names: [string, string][]; log: string; ptx: boolean };
+    const meta = JSON.parse(await readFile(`${path}.json`, 'utf8')) as { names: [string, string][]; log: string; ptx: boolean; deviceRuntime?: boolean };
+    // An entry that does not say whether it is linked (written before it was asked) is compiled again.
+    if (typeof meta.deviceRuntime !== 'boolean') return undefined;
     const data = await readFile(`${path}.bin`);
     const image = meta.ptx ? data.toString('utf8') : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-    return { image, names: new Map(meta.names), log: meta.log, fromCache: true };
+    return { image, deviceRuntime: meta.deviceRuntime, names: new Map(meta.names), log: meta.log, fromCache: true };
   } catch {
     return undefined; // missing or unreadable: compile again
   }
@@ -161,7 +193,7 @@ async function writeCache(dir: string, path: string, program: CompiledProgram): 
     const ptx = typeof program.image === 'string';
     const tmp = `${path}.${process.pid}.tmp`;
     await writeFile(`${tmp}.bin`, program.image);
-    await writeFile(`${tmp}.json`, JSON.stringify({ names: [...program.names], log: program.log, ptx }));
+    await writeFile(`${tmp}.json`, JSON.stringify({ names: [...program.names], log: program.log, ptx, deviceRuntime: program.deviceRuntime }));
     // The .bin lands first: a reader that finds the .json finds a complete image beside it.
     await rename(`${tmp}.bin`, `${path}.bin`);
     await rename(`${tmp}.json`, `${path}.json`);
@@ -174,6 +206,9 @@ async function writeCache(dir: string, path: string, program: CompiledProgram): 
  * Compiles CUDA C++ with NVRTC on a worker thread (or finds the result in the on-disk cache),
  * without loading it: load the image with {@link Device.loadModule}, or use {@link Device.compile}
  * to do both. Needs NVRTC, not a device.
+ * A source that sets a graph condition from device code (`cudaGraphSetConditional`) is compiled
+ * with `-rdc=true`, and its result says `deviceRuntime: true`: its image loads only once linked
+ * with libcudadevrt.a (see {@link CompiledProgram}).
  * @param options `arch` is required here (there is no device to take it from).
  * @throws NvrtcError with the compiler's log when compilation fails.
  * @example
@@ -194,7 +229,7 @@ export async function compileProgram(source: string, defaultArch: string, option
   const arch = options.arch ?? defaultArch;
   if (typeof arch !== 'string' || !ARCH.test(arch)) typeError('arch', "an architecture such as 'sm_90' or 'compute_90'", arch);
   const name = options.name ?? 'program.cu';
-  const flags = nvrtcOptions(arch, options);
+  const { flags, deviceRuntime } = programOptions(source, arch, options);
   const expressions = strings('expressions', options.expressions);
   const nvrtc = addon.driverInfo().nvrtc;
   const dir = cacheDir(options.cache);
@@ -209,6 +244,7 @@ export async function compileProgram(source: string, defaultArch: string, option
   const out = await addon.compile(source, name, flags, [...expressions]);
   const program: CompiledProgram = {
     image: out.cubin ?? out.ptx,
+    deviceRuntime,
     names: new Map(expressions.map((e, i) => [e, out.lowered[i]!])),
     log: out.log,
     fromCache: false,

@@ -38,6 +38,9 @@ declare module '../device/device.js' {
      * compiled too, where a CUDA compiler is found (see {@link hostCompiler}), so that what a GPU
      * would refuse is refused there: a source that does not compile, a kernel name that is not an
      * entry of the code, a signature its parameters contradict.
+     * A source that sets a graph condition from device code (`cudaGraphSetConditional`) is
+     * compiled with `-rdc=true` and linked with the CUDA device runtime, libcudadevrt.a, before it
+     * loads (see `CompiledProgram`); the host device only compiles it.
      * Never throws: the Promise rejects, with a TypeError or RangeError for bad source or options,
      * the CudaError that broke the device, or an NvrtcError with the compiler's log when
      * compilation fails (on the host device too).
@@ -99,12 +102,12 @@ export async function compileModule(device: Device, source: string, options?: Co
   checkCompileOptions(options ?? {});
   device.checkUsable();
   if (device.kind === 'host') return Module.forHost(device, await checkOnHost(source, options ?? {}));
-  const { image, names, log, fromCache } = await compileProgram(source, device.arch, options ?? {});
+  const { image, deviceRuntime, names, log, fromCache } = await compileProgram(source, device.arch, options ?? {});
   // On another device of the same architecture the image loads as it is; else it is compiled
   // for that device (a given `arch` is kept: a PTX image, say, loads on any newer device).
   const reload = (other: Device): Promise<Module> =>
-    other.arch === device.arch || options?.arch !== undefined ? Module.load(other, image, names, log, fromCache, reload) : compileModule(other, source, options);
-  return Module.load(device, image, names, log, fromCache, reload);
+    other.arch === device.arch || options?.arch !== undefined ? Module.load(other, image, names, log, fromCache, deviceRuntime, reload) : compileModule(other, source, options);
+  return Module.load(device, image, names, log, fromCache, deviceRuntime, reload);
 }
 
 Device.prototype.compile = function (this: Device, source: string, options?: CompileOptions): Promise<Module> {

@@ -4,6 +4,7 @@ import { addon } from '../native/addon.js';
 import type { NativeModule } from '../native/types.js';
 import { BRAND, CudaError, rangeError, typeError, received } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
+import { refusal } from '../base/thenable.js';
 import type { HostChecked } from '../compiler/host-check.js';
 import type { PtxParam } from '../compiler/ptx.js';
 import { Kernel } from './kernel.js';
@@ -59,6 +60,21 @@ function imageBytes(image: ModuleImage): Uint8Array {
   return terminated;
 }
 
+/**
+ * The path of libcudadevrt.a, the CUDA device runtime that code setting a graph condition from
+ * device code is linked with before it loads.
+ * @throws CudaError (CUDA_ERROR_FILE_NOT_FOUND) naming the places it was looked for.
+ */
+function deviceRuntimeLibrary(): string {
+  const found = addon.deviceRuntimeLibrary();
+  if (found !== null) return found;
+  const call = 'cuLinkAddFile';
+  throw new CudaError(301, 'CUDA_ERROR_FILE_NOT_FOUND', call,
+    `${call} failed: CUDA_ERROR_FILE_NOT_FOUND (libcudadevrt.a, the CUDA device runtime, was not found; looked in ${addon.deviceRuntimePlaces().join(', ')}): ` +
+    'code that sets a graph condition from device code (cudaGraphSetConditional) must be linked with it. ' +
+    "Install the CUDA toolkit's libcudadevrt.a, or set CUDA_PATH to a toolkit that has it");
+}
+
 /** Loads a module's code on another device (its image again, or compiled for that device). */
 export type Reload = (device: Device) => Module | Promise<Module>;
 
@@ -104,7 +120,9 @@ export class Module {
   /**
    * @internal Use {@link Device.loadModule} or {@link Device.compile}. Checks the image at once;
    * the driver's load runs on a worker thread once the device's known work is done (see
-   * CompletionPoints.whenQuiet).
+   * CompletionPoints.whenQuiet). With `deviceRuntime`, the image is linked with libcudadevrt.a
+   * there first (see CompiledProgram); the Promise rejects with a CudaError where that library
+   * is not found, or with the linker's log where the link fails.
    */
   static load(
     device: Device,
@@ -112,13 +130,17 @@ export class Module {
     names: ReadonlyMap<string, string> = new Map(),
     log = '',
     fromCache = false,
-    reload: Reload = (other) => Module.load(other, image, names, log, fromCache),
+    deviceRuntime = false,
+    reload: Reload = (other) => Module.load(other, image, names, log, fromCache, deviceRuntime),
   ): Promise<Module> {
     const bytes = imageBytes(image);
     if (device.kind === 'host')
       typeError('device', 'a CUDA device to load a module image', received('the host device (give kernels CPU implementations instead)'));
+    let library: string | undefined;
+    const missing = deviceRuntime ? refusal(() => (library = deviceRuntimeLibrary())) : undefined;
+    if (missing) return missing;
     return new Promise<void>((resolve) => device.completionPoints.whenQuiet(resolve))
-      .then(() => addon.loadModule(device.native, bytes))
+      .then(() => (library === undefined ? addon.loadModule(device.native, bytes) : addon.loadModule(device.native, bytes, library)))
       .then(
       (handle) => new Module(MADE, device, new addon.Module(device.native, handle), names, log, fromCache, reload),
       (error: unknown) => device.fail(error),

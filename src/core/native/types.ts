@@ -204,8 +204,20 @@ export interface Addon {
   Device: new (ordinal: number) => NativeDevice;
   Stream: new (device: NativeDevice, flags: number, priority: number, handle?: bigint) => NativeStream;
   Event: new (device: NativeDevice, flags: number) => NativeEvent;
-  /** Loads a module image on a worker thread (the driver's load waits for the device's work). */
-  loadModule(device: NativeDevice, image: Uint8Array): Promise<bigint>;
+  /**
+   * Loads a module image on a worker thread (the driver's load waits for the device's work); with
+   * `deviceRuntime`, the path of libcudadevrt.a, links the image (a cubin or NUL-terminated PTX)
+   * with it through the driver's linker first, and a failed link rejects with a CudaError whose
+   * message carries the linker's log.
+   */
+  loadModule(device: NativeDevice, image: Uint8Array, deviceRuntime?: string): Promise<bigint>;
+  /** The CUDA device runtime, libcudadevrt.a, in the first of {@link deviceRuntimePlaces} that has it; null where none does. */
+  deviceRuntimeLibrary(): string | null;
+  /**
+   * The folders libcudadevrt.a is looked for in, in order: NVRTC's (as loaded, and its real one),
+   * their ../lib64 and ../lib, $CUDA_PATH/lib64, /usr/local/cuda/lib64, and /usr/local/cuda's targets.
+   */
+  deviceRuntimePlaces(): string[];
   /** Wraps a module handle that loadModule gave. */
   Module: new (device: NativeDevice, handle: bigint) => NativeModule;
   Kernel: new (module: NativeModule, name: string) => NativeKernel;
