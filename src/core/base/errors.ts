@@ -186,9 +186,11 @@ export class HostStepTimeoutError extends RxcudaError {
  * Why a graph operation was refused: `forbidden` (a capture was given work a graph cannot hold;
  * the capture ended), `capturing` (the stream is already capturing), `nested` (a capture started
  * inside another capture's function), `topology` (an update whose graph or arguments differ in
- * more than addresses and values).
+ * more than addresses and values), `body` (work that the body of a conditional node cannot hold:
+ * a JavaScript step, an event record or wait, a native host function), `condition` (a
+ * {@link GraphCondition} used outside the graph, or the part of it, that made it, or used twice).
  */
-export type GraphErrorReason = 'forbidden' | 'capturing' | 'nested' | 'topology';
+export type GraphErrorReason = 'forbidden' | 'capturing' | 'nested' | 'topology' | 'body' | 'condition';
 
 /**
  * A graph capture, launch or update was refused; `reason` says which rule, the message what was
@@ -208,6 +210,37 @@ export class GraphError extends RxcudaError {
   constructor(reason: GraphErrorReason, message: string) {
     super(message);
     this.reason = reason;
+  }
+}
+
+/**
+ * A `while` loop of a graph ran its `maxIterations` and its condition still asked for more: the
+ * device stopped it there, and the graph's later nodes ran. Reported after the launch, through the
+ * stream's `error` event, or to a pipeline's subscriber as the `cause` of a `PipelineError`; the
+ * stream stays usable. `code` is undefined: the class and its fields say it all.
+ *
+ * @example
+ * stream.on('error', (error) => {
+ *   if (error instanceof LoopLimitError) console.warn(`${error.loop} stopped after ${error.iterations} iterations`);
+ * });
+ */
+export class LoopLimitError extends RxcudaError {
+  /** The class's name, `LoopLimitError`. */
+  override readonly name = 'LoopLimitError';
+  declare readonly code: undefined;
+  /** Which loop: its name, as given to `whileLoop` or `addWhile`, else `while loop <n>` (the nth of its graph, from 0). */
+  readonly loop: string;
+  /** The iterations it ran: its `maxIterations`. */
+  readonly iterations: number;
+
+  /**
+   * @param loop the loop's name.
+   * @param iterations the iterations it ran, its bound.
+   */
+  constructor(loop: string, iterations: number) {
+    super(`The ${loop} ran its maxIterations (${iterations}) and its condition still asked for more: it was stopped there, and the graph went on`);
+    this.loop = loop;
+    this.iterations = iterations;
   }
 }
 

@@ -5,4 +5,5 @@ export { Device } from './device.js';
 export { Stream } from './stream.js';
 export type { StreamOptions, StreamEvents } from './stream-options.js';
 export { Event, type EventOptions } from './event.js';
+export { GraphCondition, ConditionValue } from './condition.js';
 export { MAX_SPIN_US } from './spin-wait.js';

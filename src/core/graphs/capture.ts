@@ -10,8 +10,12 @@ import type { Device } from '../device/device.js';
 import type { RecordedEvent, Recorder } from '../device/recorder.js';
 import type { Kernel } from '../kernels/kernel.js';
 import type { LaunchConfig } from '../kernels/launch-config.js';
-import { Graph } from './graph.js';
+import { Graph, bodyReturnedPromise, type LoopOptions } from './graph.js';
 import type { GraphNode, NodeWork } from './graph-node.js';
+import { checkConditionArgs, type GraphCondition } from '../device/condition.js';
+import type { ConditionTest, ConditionalType } from './conditions.js';
+import { loadConditionKernels } from './condition-kernels.js';
+import { isThenable } from '../base/thenable.js';
 import { copyWork, fillWork, hostFunctionWork, kernelWork } from './node-work.js';
 import type { LibraryCall } from './library-node.js';
 
@@ -58,11 +62,17 @@ export abstract class GraphRecorder implements Recorder {
   abstract beforeRun(): void;
 }
 
+/** Where a capture records now: the graph, or the body of a conditional node being recorded. */
+interface Scope {
+  readonly graph: Graph;
+  /** The node captured last here since the last step: the next one depends on it. */
+  last: GraphNode | undefined;
+}
+
 /** What a capturing stream records into. */
 export class Capture extends GraphRecorder {
   readonly graph: Graph;
-  /** The node captured last since the last step: the next one depends on it. */
-  #last: GraphNode | undefined;
+  #scope: Scope;
   #failure: GraphError | undefined;
   /** Library calls' libraries still being made ready: the graph is handed over once they are. */
   readonly pending: Promise<unknown>[] = [];
@@ -70,6 +80,63 @@ export class Capture extends GraphRecorder {
   constructor(device: Device) {
     super();
     this.graph = Graph.create(device);
+    this.#scope = { graph: this.graph, last: undefined };
+  }
+
+  override kernel(kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void {
+    this.#check();
+    this.#refusing(() => checkConditionArgs(args, this.#scope.graph));
+    super.kernel(kernel, config, args, block);
+  }
+
+  /** A new condition of the graph, or of the body being recorded. */
+  condition(initial: unknown): GraphCondition {
+    this.#check();
+    return this.#scope.graph.newCondition(initial);
+  }
+
+  /** Records a node that sets `condition` from the first element of `memory`. */
+  setCondition(condition: GraphCondition, memory: Memory, test: ConditionTest): void {
+    this.#check();
+    this.add(this.#refusing(() => this.#scope.graph.setConditionWork(condition, memory, test)));
+    this.pending.push(loadConditionKernels(this.graph.device));
+  }
+
+  /**
+   * Records a conditional node whose bodies are what `fns` give the stream (each run at once, its
+   * work recorded into the body).
+   */
+  conditional(type: ConditionalType, condition: GraphCondition, fns: readonly (() => unknown)[], loop: LoopOptions | undefined): void {
+    this.#check();
+    const scope = this.#scope;
+    const bound = loop && this.#refusing(() => scope.graph.loopBound(loop));
+    const bodies = fns.map((fn) => {
+      const body = scope.graph.body();
+      this.#scope = { graph: body, last: undefined };
+      try {
+        if (isThenable(fn())) throw bodyReturnedPromise();
+      } catch (error) {
+        this.#failure ??= error as GraphError;
+        throw error;
+      } finally {
+        this.#scope = scope;
+      }
+      return body.seal();
+    });
+    this.#check();
+    const node = this.#refusing(() => scope.graph.addConditional(type, condition, bodies, bound, scope.last ? [scope.last] : []));
+    scope.last = node;
+    if (bound) this.pending.push(loadConditionKernels(this.graph.device));
+  }
+
+  /** Runs `check`; a GraphError it throws ends the capture, as a forbidden call does. */
+  #refusing<T>(check: () => T): T {
+    try {
+      return check();
+    } catch (error) {
+      if (error instanceof GraphError) this.#failure ??= error;
+      throw error;
+    }
   }
 
   /** Why the capture ended early, if it did. */
@@ -92,8 +159,8 @@ export class Capture extends GraphRecorder {
   /** A JavaScript step: the graph's next segment starts after it. */
   step(run: () => unknown, name: string, timeout: number | undefined): boolean {
     this.#check();
-    this.graph.step({ run, name, timeout });
-    this.#last = undefined;
+    this.#refusing(() => this.#scope.graph.step({ run, name, timeout }));
+    this.#scope.last = undefined;
     return true;
   }
 
@@ -122,7 +189,8 @@ export class Capture extends GraphRecorder {
 
   protected add(work: NodeWork): void {
     this.#check();
-    this.#last = this.graph.add(work, this.#last ? [this.#last] : []);
+    const scope = this.#scope;
+    scope.last = this.#refusing(() => scope.graph.add(work, scope.last ? [scope.last] : []));
     if (work.kind === 'library' && work.call.pending) this.pending.push(work.call.pending);
   }
 }

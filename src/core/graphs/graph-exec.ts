@@ -3,7 +3,7 @@
 // for the launches made after them, queued launches included: each launch carries the node
 // parameters it was made with, and applies what differs from the native executable's when it
 // reaches the driver.
-import { BRAND, GraphError, elementsOf, isArray, isInstance, rangeError, received, typeError } from '../base/errors.js';
+import { BRAND, GraphError, LoopLimitError, elementsOf, isArray, isInstance, rangeError, received, typeError } from '../base/errors.js';
 import { addon } from '../native/addon.js';
 import type { NativeGraphExec } from '../native/types.js';
 import type { Allocation } from '../memory/allocation.js';
@@ -14,7 +14,13 @@ import { hostStep } from '../queue/host-steps.js';
 import { settling } from '../queue/scheduler.js';
 import { GraphNode, addToNative, needsUpdate, replayOn, setInNative, shapeDifference, type NodeWork } from './graph-node.js';
 import { Graph, type GraphStep, type Segment } from './graph.js';
-import { allocationsOf, holdWork, kernelWork, sameHolds, type HeldResources } from './node-work.js';
+import { allocationsOf, holdWork, kernelWork, modulesOf, sameHolds, type HeldResources } from './node-work.js';
+import { addToNativeGraph, updateNative, type NativeBuild, type NativeLayout } from './conditional-native.js';
+import { HostConditions } from './conditional-host.js';
+import { checkConditionUses, childOf, countBoundedLoops, withChild } from './conditional-checks.js';
+import { conditionKernelsOf } from './condition-kernels.js';
+import { onDoneCommand, watchByNotification } from '../queue/host-steps.js';
+import type { HostArray } from '../memory/memory.js';
 import { Stream } from '../device/stream.js';
 import type { Device } from '../device/device.js';
 import { MADE, checkMade, type Made } from '../base/made.js';
@@ -35,6 +41,13 @@ export class GraphExec {
   readonly #steps: (GraphStep | undefined)[];
   /** One native executable per segment with nodes (CUDA), undefined on the host device. */
   readonly #natives: (NativeGraphExec | undefined)[] | undefined;
+  /** How each segment was built: where its nodes are, and its conditions' handles (CUDA). */
+  readonly #builds: (NativeBuild | undefined)[] | undefined;
+  readonly #layouts: (NativeLayout | undefined)[];
+  /** The bounded loops' counter slots and overrun words (CUDA), and the overruns seen so far. */
+  readonly #loops: Loops | undefined;
+  /** The values of the conditions and the bodies' streams (the host device). */
+  readonly #conditions: HostConditions | undefined;
   /** Each node's parameters for the next launch; replaced, never changed, by updates. */
   #works: readonly NodeWork[];
   /** Each node's parameters as the native executables hold them. */
@@ -58,42 +71,71 @@ export class GraphExec {
   /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
   static readonly [BRAND] = (value: object): boolean => #segments in value;
 
-  private constructor(made: Made, graph: Graph, works: NodeWork[], segments: Segment[], natives: (NativeGraphExec | undefined)[] | undefined, held: HeldResources) {
+  private constructor(made: Made, graph: Graph, works: NodeWork[], segments: Segment[], built: Built | undefined, held: HeldResources) {
     checkMade(made, 'a GraphExec', 'graph.instantiate()');
     this.graph = graph;
     this.device = graph.device;
     this.#segments = segments;
     this.#steps = segments.map((s) => s.step);
-    this.#natives = natives;
-    this.#only = segments.length === 1 ? natives?.[0]?.bind() : undefined;
+    this.#natives = built?.natives;
+    this.#builds = built?.builds;
+    this.#layouts = built?.layouts ?? [];
+    this.#loops = built?.loops;
+    this.#conditions = built === undefined && works.some((w) => w.kind === 'conditional' || w.kind === 'setCondition') ? new HostConditions(graph.device) : undefined;
+    // One native graph launched straight to the driver, unless each launch is followed by its loops' check.
+    this.#only = segments.length === 1 && this.#loops === undefined ? this.#natives?.[0]?.bind() : undefined;
     this.#works = Object.freeze(works.slice());
     this.#applied = works.slice();
     this.#current = segments.map(() => this.#works);
     this.#held = held;
-    const modules = new Set<Module>();
-    for (const work of works) if (work.kind === 'kernel') modules.add(work.kernel.module);
-    this.#modules = [...modules];
+    this.#modules = [...modulesOf(works)];
     unclosed.register(this, held, this);
   }
 
   /** @internal Use {@link Graph.instantiate}; `held` is already counted for it. */
   static create(graph: Graph, nodes: readonly GraphNode[], segments: Segment[], held: HeldResources): GraphExec {
     const works = nodes.map((node) => node.work);
+    checkConditionUses(works, segments);
     if (graph.device.kind !== 'cuda') return new GraphExec(MADE, graph, works, segments, undefined, held);
-    const natives = segments.map((segment) => {
-      if (segment.end === segment.first) return undefined;
-      // The executable keeps the native graph: its updates name the graph's nodes.
-      const native = new addon.Graph(graph.device.native);
-      try {
-        for (let i = segment.first; i < segment.end; i++)
-          addToNative(native, works[i]!, Uint32Array.from(nodes[i]!.dependencies, (d) => d.index - segment.first));
-        return new addon.GraphExec(native);
-      } catch (error) {
-        native.destroy();
-        throw error;
+    const bounded = countBoundedLoops(works);
+    const loops = new Loops(graph.device, bounded);
+    const built: Built = { natives: [], builds: [], layouts: [], loops: undefined };
+    try {
+      for (const segment of segments) {
+        if (segment.end === segment.first) {
+          built.natives.push(undefined);
+          built.builds.push(undefined);
+          continue;
+        }
+        // The executable keeps the native graph: its updates name the graph's nodes.
+        const native = new addon.Graph(graph.device.native);
+        const build: NativeBuild = {
+          native, target: 0, kernels: conditionKernelsOf(graph.device), graphIds: new Map([[graph, 0]]), handles: new Map(), loops: [],
+          newLoop: (name, maxIterations) => loops.add(name, maxIterations),
+        };
+        try {
+          const add = (work: NodeWork, deps: Uint32Array) => addToNative(native, work, deps);
+          for (let i = segment.first; i < segment.end; i++) {
+            native.target(0);
+            build.target = 0;
+            const deps = Uint32Array.from(nodes[i]!.dependencies, (d) => built.layouts[d.index]!.index);
+            built.layouts[i] = addToNativeGraph(build, works[i]!, deps, add);
+          }
+          built.natives.push(new addon.GraphExec(native));
+          built.builds.push(build);
+        } catch (error) {
+          native.destroy();
+          throw error;
+        }
       }
-    });
-    return new GraphExec(MADE, graph, works, segments, natives, held);
+    } catch (error) {
+      for (const native of built.natives) native?.destroy();
+      loops.close();
+      throw error;
+    }
+    if (loops.count > 0) built.loops = loops;
+    else loops.close();
+    return new GraphExec(MADE, graph, works, segments, built, held);
   }
 
   /** True once `close()` was called. */
@@ -143,6 +185,8 @@ export class GraphExec {
       return;
     }
     lane.recorder?.interrupt('launching an executable'); // a recording lane is never immediate
+    const conditions = this.#conditions;
+    if (conditions) lane.run(settling(() => conditions.reset(), () => {}));
     const segments = this.#segments;
     for (let i = 0; i < segments.length; i++) {
       if (segments[i]!.end > segments[i]!.first) this.#launchSegment(stream, i, works);
@@ -165,9 +209,8 @@ export class GraphExec {
   setArgs<S extends Signature>(node: GraphNode<S>, args: KernelArgs<S>, config?: LaunchConfig | LaunchOptions): void {
     this.#checkOpen();
     if (!isInstance(node, GraphNode)) typeError('node', 'a GraphNode', node);
-    if (node.graph !== this.graph || node.index >= this.#works.length)
-      rangeError('node', "a node of this executable's graph", received(node.graph === this.graph ? 'a node added after it was made' : 'a node of another graph'));
-    const was = this.#works[node.index]!;
+    const path = this.#pathOf(node);
+    const was = path.work;
     if (was.kind !== 'kernel') typeError('node', 'a kernel node', received(`a ${was.kind} node`));
     const checked = config === undefined ? was.config : LaunchConfig.from(config);
     was.kernel.checkConfig(checked); // as a launch is: a launch that would run halfway is refused now
@@ -177,8 +220,28 @@ export class GraphExec {
     const difference = shapeDifference(was, work);
     if (difference) throw new GraphError('topology', `Cannot set node ${node.index} to ${difference}`);
     const next = this.#works.slice();
-    next[node.index] = work;
+    next[path.index] = path.replace(work);
     this.#replace(next);
+  }
+
+  /**
+   * Where `node` is among the executable's nodes: its work now, the index of the node of the graph
+   * itself that holds it (itself, or the conditional node whose body does, at any depth), and that
+   * node's work with `node`'s replaced by another.
+   */
+  #pathOf(node: GraphNode): { work: NodeWork; index: number; replace: (work: NodeWork) => NodeWork } {
+    const chain = [node]; // from the graph's own node down to `node`
+    while (chain[0]!.graph.parent) chain.unshift(ownerOf(chain[0]!.graph));
+    const top = chain[0]!;
+    if (top.graph !== this.graph || top.index >= this.#works.length)
+      rangeError('node', "a node of this executable's graph", received(top.graph === this.graph ? 'a node added after it was made' : 'a node of another graph'));
+    const works = [this.#works[top.index]!];
+    for (let j = 1; j < chain.length; j++) works.push(childOf(works[j - 1]!, chain[j]!.graph, chain[j]!.index));
+    const replace = (next: NodeWork) => {
+      for (let j = chain.length - 1; j > 0; j--) next = withChild(works[j - 1]!, chain[j]!.graph, chain[j]!.index, next);
+      return next;
+    };
+    return { work: works.at(-1)!, index: top.index, replace };
   }
 
   /**
@@ -260,7 +323,7 @@ export class GraphExec {
     const { first, end } = this.#segments[segment]!;
     const native = this.#natives?.[segment];
     if (!native) {
-      for (let i = first; i < end; i++) replayOn(stream, works[i]!);
+      for (let i = first; i < end; i++) replayOn(stream, works[i]!, this.#conditions);
       return;
     }
     this.#queued++;
@@ -271,9 +334,10 @@ export class GraphExec {
     lane.run(settling(() => {
       try {
         if (this.#current[segment] !== works) {
+          const build = this.#builds![segment]!;
           for (let i = first; i < end; i++) {
             if (!needsUpdate(this.#applied[i]!, works[i]!)) continue;
-            setInNative(native, i - first, works[i]!);
+            updateNative(native, this.#layouts[i]!, this.#applied[i]!, works[i]!, build, setInNative, needsUpdate);
             this.#applied[i] = works[i]!;
           }
           this.#current[segment] = works;
@@ -283,6 +347,8 @@ export class GraphExec {
         launched();
       }
     }, launched));
+    const loops = this.#loops;
+    if (loops) lane.run(onDoneCommand(lane, () => loops.check(), watchByNotification(lane), 'while loop bound'));
   }
 
   /**
@@ -314,10 +380,78 @@ export class GraphExec {
 
   #destroy(): void {
     for (const native of this.#natives ?? []) native?.destroy();
+    this.#loops?.close();
+    this.#conditions?.close();
   }
 
   #checkOpen(): void {
     if (this.#closed) typeError('executable', 'an open GraphExec', received('a closed GraphExec'));
     this.device.checkUsable();
   }
+}
+
+/** What a CUDA executable is built into: per segment its native executable and build, and its nodes' places. */
+interface Built {
+  natives: (NativeGraphExec | undefined)[];
+  builds: (NativeBuild | undefined)[];
+  layouts: NativeLayout[];
+  loops: Loops | undefined;
+}
+
+/**
+ * A CUDA executable's bounded loops: each holds a counter slot in the built-in module, and counts
+ * its overruns in a word of pinned memory the device writes; a check after each launch reports
+ * the overruns it finds as LoopLimitErrors.
+ */
+class Loops {
+  readonly #device: Device;
+  readonly #loops: { slot: number; name: string; maxIterations: number }[] = [];
+  /** One overrun count per loop, which the device's guard raises. */
+  #words: HostArray<'u32'> | undefined;
+  #seen: number[] = [];
+
+  constructor(device: Device, count: number) {
+    this.#device = device;
+    if (count > 0) this.#words = device.allocHost('u32', count);
+  }
+
+  get count(): number {
+    return this.#loops.length;
+  }
+
+  /** A new loop's slot and the address of its overrun word. */
+  add(name: string, maxIterations: number): { slot: number; report: bigint } {
+    const kernels = conditionKernelsOf(this.#device)!;
+    const index = this.#loops.length;
+    const slot = kernels.slots.take();
+    this.#loops.push({ slot, name, maxIterations });
+    this.#seen.push(0);
+    return { slot, report: this.#words!.ptr + BigInt(index * 4) };
+  }
+
+  /** Throws a LoopLimitError for the first loop whose overruns went up since the last check. */
+  check(): void {
+    const words = this.#words!.elements;
+    let error: LoopLimitError | undefined;
+    this.#loops.forEach((loop, i) => {
+      if (words[i] === this.#seen[i]) return;
+      this.#seen[i] = words[i]!;
+      error ??= new LoopLimitError(loop.name, loop.maxIterations);
+    });
+    if (error) throw error;
+  }
+
+  close(): void {
+    const kernels = conditionKernelsOf(this.#device);
+    for (const loop of this.#loops.splice(0)) kernels?.slots.give(loop.slot);
+    this.#words?.close();
+    this.#words = undefined;
+  }
+}
+
+/** The conditional node whose body is `body`. */
+function ownerOf(body: Graph): GraphNode {
+  const owner = body.owner;
+  if (owner === undefined) rangeError('node', "a node of this executable's graph", received('a node of a body whose conditional node was never added'));
+  return owner;
 }

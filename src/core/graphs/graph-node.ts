@@ -8,11 +8,15 @@ import type { Graph } from './graph.js';
 import type { NodeWork } from './node-work.js';
 import { BRAND } from '../base/errors.js';
 import { MADE, checkMade, type Made } from '../base/made.js';
+import { replayConditional, replaySetCondition, type HostConditions } from './conditional-host.js';
 
 export type { NodeWork } from './node-work.js';
 
-/** What a graph node does (`library`: a cuBLAS or cuFFT call). */
-export type GraphNodeKind = 'kernel' | 'copy' | 'fill' | 'hostFunction' | 'record' | 'wait' | 'empty' | 'library';
+/**
+ * What a graph node does (`library`: a cuBLAS or cuFFT call; `conditional`: an if, if/else, while
+ * or switch over bodies of nodes; `setCondition`: a condition set from a value in memory).
+ */
+export type GraphNodeKind = 'kernel' | 'copy' | 'fill' | 'hostFunction' | 'record' | 'wait' | 'empty' | 'library' | 'conditional' | 'setCondition';
 
 /**
  * A node of a {@link Graph}: a kernel launch, a copy, a fill, a native host function, an event
@@ -68,7 +72,10 @@ export class GraphNode<S extends Signature | undefined = Signature | undefined> 
   }
 }
 
-/** Adds `work` to a native graph, after the nodes `deps` names; returns its index. */
+/**
+ * Adds `work` to a native graph, after the nodes `deps` names; returns its index. Kernels, setters
+ * and conditional nodes go through conditional-native.ts, which gives them their conditions' handles.
+ */
 export function addToNative(graph: NativeGraph, work: NodeWork, deps: Uint32Array): number {
   switch (work.kind) {
     case 'kernel': return graph.addKernel(work.kernel.nativeKernel, work.block, deps);
@@ -81,6 +88,9 @@ export function addToNative(graph: NativeGraph, work: NodeWork, deps: Uint32Arra
     case 'wait': return graph.addEvent(work.event, true, deps);
     case 'empty': return graph.addEmpty(deps);
     case 'library': return work.call.addTo(graph, deps);
+    case 'conditional':
+    case 'setCondition':
+      throw new Error(`a ${work.kind} node is added by addToNativeGraph`);
   }
 }
 
@@ -120,7 +130,31 @@ export function shapeDifference(was: NodeWork, now: NodeWork): string | undefine
       const call = (now as typeof was).call;
       return call.shape === was.call.shape ? undefined : call.shapeChange(was.call);
     }
+    case 'setCondition': {
+      const setter = now as typeof was;
+      if (setter.condition.name !== was.condition.name) return `a setter of ${setter.condition.name} where the graph sets ${was.condition.name}`;
+      return setter.dtype === was.dtype ? undefined : `a setter from ${setter.dtype} where the graph's reads ${was.dtype}`;
+    }
+    case 'conditional':
+      return conditionalDifference(was, now as typeof was);
   }
+}
+
+/** What differs between two conditional nodes beyond their bodies' parameters, in words. */
+function conditionalDifference(was: Extract<NodeWork, { kind: 'conditional' }>, now: Extract<NodeWork, { kind: 'conditional' }>): string | undefined {
+  const kind = (w: typeof was) => `${w.type === 'if' && w.bodies.length === 2 ? 'if/else' : w.type} node of ${w.condition.name} (initially ${w.condition.initial})${w.loop ? ` of at most ${w.loop.maxIterations} iterations` : ''}${w.type === 'switch' ? ` of ${w.bodies.length} cases` : ''}`;
+  if (kind(was) !== kind(now)) return `a ${kind(now)} where the graph has a ${kind(was)}`;
+  for (let b = 0; b < was.bodies.length; b++) {
+    const [x, y] = [was.bodies[b]!, now.bodies[b]!];
+    const where = was.bodies.length === 1 ? 'its body' : `its body ${b}`;
+    if (x.works.length !== y.works.length) return `a conditional node whose ${where} has ${y.works.length} nodes where the graph's has ${x.works.length}`;
+    for (let i = 0; i < x.works.length; i++) {
+      if (x.deps[i]!.join() !== y.deps[i]!.join()) return `a conditional node whose ${where} has node ${i} after other nodes`;
+      const difference = shapeDifference(x.works[i]!, y.works[i]!);
+      if (difference) return `a conditional node whose ${where} has, as node ${i}, ${difference}`;
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -141,6 +175,14 @@ export function needsUpdate(was: NodeWork, now: NodeWork): boolean {
     }
     case 'library':
       return (was as typeof now).call.differs(now.call);
+    case 'setCondition': {
+      const setter = was as typeof now;
+      return setter.ptr !== now.ptr || setter.test.op !== now.test.op || setter.test.operand !== now.test.operand;
+    }
+    case 'conditional': {
+      const conditional = was as typeof now;
+      return now.bodies.some((body, b) => body.works.some((work, i) => needsUpdate(conditional.bodies[b]!.works[i]!, work)));
+    }
     default:
       return false;
   }
@@ -167,12 +209,18 @@ export function setInNative(exec: NativeGraphExec, index: number, work: NodeWork
   }
 }
 
-/** Enqueues `work` on a stream of the host device, as a replay of its graph runs it. */
-export function replayOn(stream: Stream, work: NodeWork): void {
+/**
+ * Enqueues `work` on a stream of the host device, as a replay of its graph runs it; `conditions`
+ * are the executable's, for conditional nodes, setters and the kernels that take conditions, at
+ * nesting `depth`.
+ */
+export function replayOn(stream: Stream, work: NodeWork, conditions?: HostConditions, depth = 0): void {
   const lane = stream.lane;
   const native = lane.native;
   switch (work.kind) {
-    case 'kernel': return work.kernel.replayOn(stream, work.config, work.block, work.args);
+    case 'kernel': return work.kernel.replayOn(stream, work.config, work.block, conditions ? conditions.args(work.args, work.kernel.signature) : work.args);
+    case 'conditional': return replayConditional(stream, work, conditions!, depth, replayOn);
+    case 'setCondition': return replaySetCondition(stream, work, conditions!);
     case 'copy': return lane.run(() => native.copy(work.dst, work.src, work.bytes));
     case 'fill':
       if (work.count > 0) lane.run(() => native.fill(work.ptr, work.size, work.count, work.low, work.high));

@@ -19,8 +19,13 @@ import { Kernel, type KernelArgs, type Signature } from '../kernels/kernel.js';
 import { LaunchConfig, type LaunchOptions } from '../kernels/launch-config.js';
 import { GraphNode, type NodeWork } from './graph-node.js';
 import { GraphExec } from './graph-exec.js';
-import { HeldResources, copyWork, eventWork, fillWork, holdWork, hostFunctionWork, kernelWork } from './node-work.js';
+import { HeldResources, conditionalWork, copyWork, eventWork, fillWork, holdWork, hostFunctionWork, kernelWork, setConditionWork, type BodyWorks } from './node-work.js';
 import { MADE, checkMade, type Made } from '../base/made.js';
+import { GraphError } from '../base/errors.js';
+import { isThenable } from '../base/thenable.js';
+import { GraphCondition, checkConditionArgs, checkConditionOfNode, type ConditionScope } from '../device/condition.js';
+import { checkConditionMemory, checkMaxIterations, parseTest, type ConditionTest, type ConditionalType, type LoopBound } from './conditions.js';
+import { conditionKernelsReady, loadConditionKernels } from './condition-kernels.js';
 
 /** Options for a node added to a {@link Graph}. */
 export interface NodeOptions {
@@ -30,6 +35,31 @@ export interface NodeOptions {
    * @default [] (the node may start at once)
    */
   readonly after?: readonly GraphNode[];
+}
+
+/** Options for {@link Graph.condition} and {@link Stream.condition}. */
+export interface ConditionOptions {
+  /**
+   * The value the condition takes at the start of each launch, an unsigned 32-bit integer.
+   * @default 0
+   */
+  readonly initial?: number;
+}
+
+/** Options for a `while` loop ({@link Graph.addWhile}, {@link Stream.whileLoop}). */
+export interface LoopOptions {
+  /**
+   * The most iterations the loop runs, enforced on the device: a loop whose condition still asks
+   * for more after them is stopped, the graph goes on, and a {@link LoopLimitError} is reported
+   * after the launch. A whole number from 1 to 2^31 - 1.
+   * @default no bound
+   */
+  readonly maxIterations?: number;
+  /**
+   * What messages call the loop.
+   * @default 'while loop <n>', the nth of its graph from 0
+   */
+  readonly name?: string;
 }
 
 /** A JavaScript step between two segments. */
@@ -65,25 +95,76 @@ const unclosed = new FinalizationRegistry<HeldResources>((held) => held.release(
  * exec.launch(stream);
  * ```
  */
-export class Graph {
+export class Graph implements ConditionScope {
   /** The device the graph's work runs on. */
   readonly device: Device;
   readonly #nodes: GraphNode[] = [];
   readonly #segments: Segment[] = [{ first: 0, end: 0, step: undefined }];
-  readonly #held = new HeldResources();
+  readonly #held: HeldResources;
+  /** The graph this one is a body of, for the body of a conditional node. */
+  readonly #parent: Graph | undefined;
+  readonly #root: Graph;
+  /** A body's function has returned: it takes no more nodes. */
+  #sealed = false;
+  /** A body's conditional node, once added. */
+  #owner: GraphNode | undefined;
   #closed = false;
+  /** The top-level graph's count of conditions and of while loops made so far. */
+  #conditions = 0;
+  #loops = 0;
+  /** Whether its nodes need the built-in condition kernels (on CUDA: a setter, a bounded loop). */
+  #builtins = false;
   /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
   static readonly [BRAND] = (value: object): boolean => #nodes in value;
 
-  private constructor(made: Made, device: Device) {
+  private constructor(made: Made, device: Device, parent?: Graph) {
     checkMade(made, 'a Graph', 'device.createGraph() or stream.capture()');
     this.device = device;
-    unclosed.register(this, this.#held, this);
+    this.#parent = parent;
+    this.#root = parent ? parent.#root : this;
+    this.#held = parent ? parent.#root.#held : new HeldResources();
+    if (!parent) unclosed.register(this, this.#held, this);
   }
 
   /** @internal Use {@link Device.createGraph} or {@link Stream.capture}. */
   static create(device: Device): Graph {
     return new Graph(MADE, device);
+  }
+
+  /**
+   * The graph this one is a body of (of a conditional node), or undefined for a graph itself. A
+   * body's nodes are the graph's: it is instantiated, closed and updated with it.
+   */
+  get parent(): Graph | undefined {
+    return this.#parent;
+  }
+
+  /** @internal A body's conditional node, once added. */
+  get owner(): GraphNode | undefined {
+    return this.#owner;
+  }
+
+  /** The top-level graph: this one, unless it is a body. */
+  get root(): Graph {
+    return this.#root;
+  }
+
+  /** @internal A new body of a conditional node of this graph (or body), to record into. */
+  body(): Graph {
+    this.#checkOpen();
+    return new Graph(MADE, this.device, this);
+  }
+
+  /** @internal Ends a body: it takes no more nodes; its nodes as the conditional node holds them. */
+  seal(): BodyWorks {
+    this.#sealed = true;
+    const nodes = this.#nodes;
+    return Object.freeze({ graph: this, works: Object.freeze(nodes.map((n) => n.work)), deps: Object.freeze(nodes.map((n) => Object.freeze(n.dependencies.map((d) => d.index)))) });
+  }
+
+  /** @internal Whether instantiating needs the built-in condition kernels, and they are not loaded yet. */
+  get needsBuiltins(): boolean {
+    return this.#root.#builtins && !conditionKernelsReady(this.device);
   }
 
   /** The nodes, in the order they were added (or captured). */
@@ -98,7 +179,16 @@ export class Graph {
    * exec.setArgs(graph.nodesOf(add)[0]!, [x, -1000, 1024]);
    */
   nodesOf<S extends Signature>(kernel: Kernel<S>): readonly GraphNode<S>[] {
-    return this.#nodes.filter((node) => node.work.kind === 'kernel' && node.work.kernel === (kernel as unknown as Kernel)) as unknown as GraphNode<S>[];
+    const found: GraphNode[] = [];
+    const visit = (nodes: readonly GraphNode[]) => {
+      for (const node of nodes) {
+        const work = node.work;
+        if (work.kind === 'kernel' && work.kernel === (kernel as unknown as Kernel)) found.push(node);
+        else if (work.kind === 'conditional') for (const body of work.bodies) visit((body.graph as Graph).#nodes);
+      }
+    };
+    visit(this.#nodes);
+    return found as unknown as GraphNode<S>[];
   }
 
   /** The number of JavaScript steps (each splits the graph into one more segment). */
@@ -106,9 +196,9 @@ export class Graph {
     return this.#segments.length - 1;
   }
 
-  /** True once `close()` was called. */
+  /** True once `close()` was called (on the graph, for a body). */
   get closed(): boolean {
-    return this.#closed;
+    return this.#root.#closed;
   }
 
   /** @internal The segments, the open one last. */
@@ -136,6 +226,7 @@ export class Graph {
     if (!isArray(args)) typeError('args', 'an array of kernel arguments', args);
     const given = elementsOf(args); // a plain copy, read once: what is packed is what the graph holds
     const block = kernel.packed(checked, given as KernelArgs<S>);
+    checkConditionArgs(given, this);
     return this.add(kernelWork(kernel as unknown as Kernel, checked, given, block), after) as GraphNode<S>;
   }
 
@@ -225,6 +316,164 @@ export class Graph {
   }
 
   /**
+   * A new condition of this graph (or body), for one conditional node added here to read, and for
+   * kernels here or in the bodies below to set (see {@link GraphCondition}).
+   * @throws TypeError for a closed graph; RangeError for an `initial` that is not an unsigned 32-bit integer.
+   * @example
+   * const more = graph.condition({ initial: 1 });
+   * graph.addWhile(more, (body) => body.addKernel(relax, config, [grid, more]), { maxIterations: 10_000 });
+   */
+  condition(options: ConditionOptions = {}): GraphCondition {
+    this.#checkOpen();
+    checkOptions('options', options, ['initial']);
+    return this.newCondition(options.initial);
+  }
+
+  /**
+   * Adds a node that sets `condition` from the first element of `memory` when it runs: to the
+   * element itself (`'value'`, the default), or to 1 or 0 by a comparison (`'!= 0'`, `'> 0.5'`).
+   * @throws TypeError for memory of another element type than an integer or f32/f64 one; GraphError
+   * (`condition`) for a condition of another graph, or made in a body below this one.
+   * @example
+   * const ok = graph.condition();
+   * const set = graph.addSetCondition(ok, converged, '!= 0');
+   * graph.addIf(ok, (then) => then.addKernel(finish, config, [grid]), { after: [set] });
+   */
+  addSetCondition(condition: GraphCondition, memory: Memory, test: ConditionTest = 'value', options: NodeOptions = {}): GraphNode<undefined> {
+    const after = this.#checkAdd(options);
+    return this.add(this.setConditionWork(condition, memory, test), after) as GraphNode<undefined>;
+  }
+
+  /**
+   * Adds a conditional node that runs the nodes `then` adds to its body when `condition` is not
+   * zero. The body holds kernels, copies, fills, empty nodes, library calls and nested conditional
+   * nodes; a step, an event record or wait or a native host function there is refused.
+   * @throws GraphError (`condition`) for a condition of another graph or part of it, or one used
+   * already; (`body`) for what a body cannot hold, or a body function that returned a Promise.
+   * @example
+   * const big = graph.condition();
+   * graph.addSetCondition(big, count, '> 1000');
+   * graph.addIf(big, (then) => then.addKernel(compact, config, [x]));
+   */
+  addIf(condition: GraphCondition, then: (body: Graph) => void, options: NodeOptions = {}): GraphNode<undefined> {
+    const after = this.#checkAdd(options);
+    return this.#addConditional('if', condition, [then], undefined, after);
+  }
+
+  /**
+   * Adds a conditional node that runs the body `then` adds when `condition` is not zero, and the
+   * body `otherwise` adds when it is zero (see {@link addIf}).
+   * @example
+   * graph.addIfElse(ok, (then) => then.addKernel(finish, config, [x]), (otherwise) => otherwise.addFill(x, 0));
+   */
+  addIfElse(condition: GraphCondition, then: (body: Graph) => void, otherwise: (body: Graph) => void, options: NodeOptions = {}): GraphNode<undefined> {
+    const after = this.#checkAdd(options);
+    return this.#addConditional('if', condition, [then, otherwise], undefined, after);
+  }
+
+  /**
+   * Adds a conditional node that runs its body (what `body` adds) again and again while
+   * `condition` is not zero: a kernel in the body sets it (it is checked before each iteration,
+   * the first included). With `maxIterations`, a loop that would run more is stopped on the
+   * device, the graph goes on, and a {@link LoopLimitError} is reported after the launch.
+   * @throws RangeError for a `maxIterations` that is not a whole number from 1 to 2^31 - 1; as
+   * {@link addIf} otherwise.
+   * @example
+   * const more = graph.condition({ initial: 1 });
+   * graph.addWhile(more, (body) => body.addKernel(relax, config, [grid, more]), { maxIterations: 10_000 });
+   */
+  addWhile(condition: GraphCondition, body: (body: Graph) => void, options: NodeOptions & LoopOptions = {}): GraphNode<undefined> {
+    this.#checkOpen();
+    checkOptions('options', options, ['after', 'maxIterations', 'name']);
+    const loop = this.loopBound(options);
+    const after = this.#checkAdd(options.after === undefined ? {} : { after: options.after });
+    return this.#addConditional('while', condition, [body], loop, after);
+  }
+
+  /**
+   * Adds a conditional node that runs the body of case `n` (what `cases[n]` adds) when `condition`
+   * is `n`, and none when it is `cases.length` or more.
+   * @throws RangeError for no cases; as {@link addIf} otherwise.
+   * @example
+   * const which = graph.condition();
+   * graph.addSetCondition(which, classOf);
+   * graph.addSwitch(which, [(c) => c.addKernel(a, config, [x]), (c) => c.addKernel(b, config, [x])]);
+   */
+  addSwitch(condition: GraphCondition, cases: readonly ((body: Graph) => void)[], options: NodeOptions = {}): GraphNode<undefined> {
+    const after = this.#checkAdd(options);
+    return this.#addConditional('switch', condition, checkCases(cases), undefined, after);
+  }
+
+  /**
+   * Resolves once what instantiating the graph needs is ready: on CUDA, the built-in kernels that
+   * set conditions from memory and bound loops, compiled once per device (a capture waits for them
+   * itself). {@link instantiate} throws until then.
+   * @example
+   * await graph.ready();
+   * using exec = graph.instantiate();
+   */
+  async ready(): Promise<void> {
+    if (this.#root.#builtins) await loadConditionKernels(this.device);
+  }
+
+  /** @internal A new condition made here. */
+  newCondition(initial: unknown): GraphCondition {
+    const root = this.#root;
+    return GraphCondition.make(this, initial, root.#conditions++);
+  }
+
+  /** @internal A checked loop bound with its name, counted among the graph's loops. */
+  loopBound(options: LoopOptions): LoopBound | undefined {
+    const maxIterations = checkMaxIterations(options.maxIterations);
+    const { name } = options;
+    if (name !== undefined && typeof name !== 'string') typeError('name', 'a string', name);
+    const index = this.#root.#loops++;
+    if (maxIterations === undefined) return undefined;
+    this.#root.#builtins = true;
+    return Object.freeze({ name: name ?? `while loop ${index}`, maxIterations });
+  }
+
+  /** @internal The work of a node that sets `condition` from `memory`, checked for a node here. */
+  setConditionWork(condition: GraphCondition, memory: Memory, test: ConditionTest): NodeWork {
+    if (!isInstance<GraphCondition>(condition, GraphCondition)) typeError('condition', 'a GraphCondition', condition);
+    checkConditionArgs([condition], this);
+    const source = checkConditionMemory(memory, this.device);
+    const parsed = parseTest(test);
+    this.#root.#builtins = true;
+    return setConditionWork(condition, source, parsed);
+  }
+
+  /**
+   * @internal Adds the conditional node over `bodies` (sealed bodies of this graph) after
+   * `after`, once `condition` is checked for it.
+   */
+  addConditional(type: ConditionalType, condition: GraphCondition, bodies: readonly BodyWorks[], loop: LoopBound | undefined, after: readonly GraphNode[]): GraphNode<undefined> {
+    checkConditionOfNode(condition, this);
+    const node = this.add(conditionalWork(type, condition, bodies, loop), after);
+    for (const body of bodies) (body.graph as Graph).#owner = node;
+    condition.use(`the ${type === 'if' && bodies.length === 2 ? 'if/else' : type} node ${node.index}`);
+    return node as GraphNode<undefined>;
+  }
+
+  #addConditional(type: ConditionalType, condition: GraphCondition, fns: readonly ((body: Graph) => void)[], loop: LoopBound | undefined, after: readonly GraphNode[]): GraphNode<undefined> {
+    checkConditionOfNode(condition, this); // before any body is recorded
+    fns.forEach((fn, i) => {
+      if (typeof fn !== 'function') typeError(fns.length === 1 ? 'body' : `bodies[${i}]`, 'a function', fn);
+    });
+    const bodies = fns.map((fn) => {
+      const body = this.body();
+      try {
+        const result: unknown = fn(body);
+        if (isThenable(result)) throw bodyReturnedPromise();
+      } finally {
+        body.#sealed = true;
+      }
+      return body.seal();
+    });
+    return this.addConditional(type, condition, bodies, loop, after);
+  }
+
+  /**
    * Adds a JavaScript step: each launch of an executable runs `fn` on the main thread once every
    * node added before it has completed, and launches the nodes added after it once `fn` settles
    * (as {@link Stream.hostLaunch} holds a stream). The device never waits for it: the graph is
@@ -255,7 +504,10 @@ export class Graph {
    */
   instantiate(): GraphExec {
     this.#checkOpen();
+    if (this.#parent) typeError('graph', 'a graph (a body is instantiated with its graph)', received('the body of a conditional node'));
     this.device.checkUsable();
+    if (this.needsBuiltins)
+      throw new GraphError('condition', `The built-in condition kernels of ${this.device} are still being compiled: await graph.ready() before instantiate()`);
     this.#held.users++;
     try {
       return GraphExec.create(this, this.#nodes.slice(), this.#segments.map((s) => ({ ...s })), this.#held);
@@ -273,6 +525,7 @@ export class Graph {
    * graph.close(); // exec still launches: it keeps what the nodes use
    */
   close(): void {
+    if (this.#parent) return this.#root.close();
     if (this.#closed) return;
     this.#closed = true;
     unclosed.unregister(this);
@@ -293,6 +546,9 @@ export class Graph {
    * executables let go.
    */
   add(work: NodeWork, after: readonly GraphNode[]): GraphNode {
+    if (this.#sealed) throw new GraphError('body', "The body's function has returned: a body takes its nodes while its function runs");
+    if (this.#parent && (work.kind === 'hostFunction' || work.kind === 'record' || work.kind === 'wait'))
+      throw new GraphError('body', `${BODY_REFUSALS[work.kind]} cannot be in the body of a conditional node (node ${this.#nodes.length} of the body): a body holds kernels, copies, fills, empty nodes, library calls and conditional nodes`);
     holdWork(work, this.#held.letGo);
     const node = GraphNode.make(this, this.#nodes.length, work, after);
     this.#nodes.push(node);
@@ -302,6 +558,8 @@ export class Graph {
 
   /** @internal Ends the open segment with `step`. */
   step(step: GraphStep): void {
+    if (this.#parent)
+      throw new GraphError('body', `A JavaScript step (${step.name}) cannot be in the body of a conditional node (node ${this.#nodes.length} of the body): the device decides there, without JavaScript`);
     const open = this.#segments.at(-1)!;
     open.step = step;
     this.#segments.push({ first: this.#nodes.length, end: this.#nodes.length, step: undefined });
@@ -313,7 +571,7 @@ export class Graph {
   }
 
   #checkOpen(): void {
-    if (this.#closed) typeError('graph', 'an open Graph', received('a closed Graph'));
+    if (this.#root.#closed) typeError('graph', 'an open Graph', received('a closed Graph'));
   }
 
   #checkAdd(options: NodeOptions): readonly GraphNode[] {
@@ -336,4 +594,19 @@ export class Graph {
     if (event.closed) typeError('event', 'an open Event', received('a closed Event'));
     if (event.device !== this.device) rangeError('event', `an event of ${this.device}`, event);
   }
+}
+
+const BODY_REFUSALS = { hostFunction: 'A native host function', record: 'An event record', wait: 'An event wait' } as const;
+
+/** The refusal of a body function that returned a Promise: a body is recorded while its function runs. */
+export function bodyReturnedPromise(): GraphError {
+  return new GraphError('body', "A body's function returned a Promise: a body is recorded while its function runs, so it must not be async");
+}
+
+/** The switch's case functions, checked: at least one. */
+export function checkCases<F>(cases: readonly F[]): readonly F[] {
+  if (!isArray(cases)) typeError('cases', 'an array of body functions', cases);
+  const list = elementsOf(cases);
+  if (list.length === 0) rangeError('cases', 'one case at least', received('no cases'));
+  return list as F[];
 }

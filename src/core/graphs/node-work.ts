@@ -6,9 +6,13 @@ import type { Allocation } from '../memory/allocation.js';
 import { Memory } from '../memory/memory.js';
 import type { RecordedEvent } from '../device/recorder.js';
 import type { Kernel } from '../kernels/kernel.js';
+import type { Module } from '../kernels/module.js';
 import type { LaunchConfig } from '../kernels/launch-config.js';
 import type { NativeEvent } from '../native/types.js';
 import type { LibraryCall } from './library-node.js';
+import { addAllocations, type ConditionalType, type LoopBound, type ParsedTest } from './conditions.js';
+import type { GraphCondition } from '../device/condition.js';
+import type { DType } from '../base/dtype.js';
 
 /** What a node does, with the addresses and packed arguments it uses. */
 export type NodeWork =
@@ -35,7 +39,36 @@ export type NodeWork =
   | { readonly kind: 'hostFunction'; readonly fn: bigint; readonly userData: bigint; readonly memory: readonly Allocation[] }
   | { readonly kind: 'record' | 'wait'; readonly event: NativeEvent; readonly memory: readonly Allocation[] }
   | { readonly kind: 'empty'; readonly memory: readonly Allocation[] }
-  | { readonly kind: 'library'; readonly call: LibraryCall; readonly memory: readonly Allocation[] };
+  | { readonly kind: 'library'; readonly call: LibraryCall; readonly memory: readonly Allocation[] }
+  | {
+      readonly kind: 'conditional';
+      readonly type: ConditionalType;
+      readonly condition: GraphCondition;
+      /** The bodies, in the driver's order: then (and else) for an `if`, the cases of a `switch`. */
+      readonly bodies: readonly BodyWorks[];
+      /** A `while`'s bound, enforced on the device. */
+      readonly loop: LoopBound | undefined;
+      /** Every allocation the bodies' nodes use. */
+      readonly memory: readonly Allocation[];
+    }
+  | {
+      readonly kind: 'setCondition';
+      readonly condition: GraphCondition;
+      /** The element read, and its type. */
+      readonly ptr: bigint;
+      readonly dtype: DType;
+      readonly test: ParsedTest;
+      readonly memory: readonly Allocation[];
+    };
+
+/** The nodes of a conditional node's body, as they were when its function returned. */
+export interface BodyWorks {
+  /** The body, whose nodes name it as their graph. */
+  readonly graph: object;
+  readonly works: readonly NodeWork[];
+  /** Each node's dependencies, as indices of the body's nodes. */
+  readonly deps: readonly (readonly number[])[];
+}
 
 /**
  * What a graph and its executables keep alive for their nodes (memory, modules, native
@@ -57,11 +90,31 @@ export function holdWork(work: NodeWork, letGo: (() => void)[]): void {
     allocation.hold();
     letGo.push(() => allocation.letGo());
   }
-  if (work.kind === 'kernel') {
-    const module = work.kernel.module;
+  for (const module of modulesOf([work])) {
     module.hold();
     letGo.push(() => module.letGo());
   }
+}
+
+/** The modules of the kernels among `works`, in bodies too, each once. */
+export function modulesOf(works: readonly NodeWork[], into = new Set<Module>()): Set<Module> {
+  for (const work of works) {
+    if (work.kind === 'kernel') into.add(work.kernel.module);
+    else if (work.kind === 'conditional') for (const body of work.bodies) modulesOf(body.works, into);
+  }
+  return into;
+}
+
+/** A conditional node's work, from checked bodies. */
+export function conditionalWork(type: ConditionalType, condition: GraphCondition, bodies: readonly BodyWorks[], loop: LoopBound | undefined): NodeWork {
+  const memory: Allocation[] = [];
+  for (const body of bodies) for (const work of body.works) addAllocations(memory, work.memory);
+  return { kind: 'conditional', type, condition, bodies: Object.freeze(bodies.slice()), loop, memory };
+}
+
+/** A node that sets `condition` from the first element of checked `source` by `test`. */
+export function setConditionWork(condition: GraphCondition, source: Memory, test: ParsedTest): NodeWork {
+  return { kind: 'setCondition', condition, ptr: source.ptr, dtype: source.dtype, test, memory: [source.allocation] };
 }
 
 /** Whether `now` holds what `was` does: the same memory, and for a kernel the same module. */
@@ -69,7 +122,14 @@ export function sameHolds(was: NodeWork, now: NodeWork): boolean {
   const a = was.memory, b = now.memory;
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  if (was.kind === 'conditional') return sameModules(modulesOf([was]), modulesOf([now]));
   return was.kind !== 'kernel' || (now.kind === 'kernel' && now.kernel.module === was.kernel.module);
+}
+
+function sameModules(a: Set<Module>, b: Set<Module>): boolean {
+  if (a.size !== b.size) return false;
+  for (const module of a) if (!b.has(module)) return false;
+  return true;
 }
 
 /** The allocations among kernel arguments. */

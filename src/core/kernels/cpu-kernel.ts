@@ -13,12 +13,14 @@ import { withLaunch } from './current-launch.js';
 import { CudaError, isInstance, received, typeError } from '../base/errors.js';
 import { HEADER_BYTES, type CompiledParam } from './packer.js';
 import { isThenable } from '../base/thenable.js';
+import type { ConditionValue } from '../device/condition.js';
 
 /**
  * What a CPU implementation receives for each parameter type: memory as a TypedArray, of the
  * declared element type for `'ptr<D>'` (a `Float32Array` for `'ptr<f32>'`); for a plain `'ptr'`,
  * a TypedArray of the memory's own type, or the address as it was given; for a struct, a copy of
- * the bytes it held at launch, of the kind given (an ArrayBuffer, or a view of its builtin type).
+ * the bytes it held at launch, of the kind given (an ArrayBuffer, or a view of its builtin type);
+ * for a `'condition'`, the condition's value in the launch, to `set`.
  */
 export type CpuArgOf<P> = P extends 'i64' | 'u64'
   ? number | bigint
@@ -28,7 +30,9 @@ export type CpuArgOf<P> = P extends 'i64' | 'u64'
       ? TypedArrayOf[D]
       : P extends 'ptr'
         ? TypedArrayOf[DType] | bigint
-        : ArrayBuffer | ArrayBufferView;
+        : P extends 'condition'
+          ? ConditionValue
+          : ArrayBuffer | ArrayBufferView;
 
 /** The arguments of a CPU implementation of a kernel with signature S. */
 export type CpuArgs<S extends Signature> = { readonly [K in keyof S]: CpuArgOf<S[K]> };
@@ -166,6 +170,7 @@ export class CpuLauncher implements NativeKernel {
       const given = [...args];
       given.forEach((value, i) => {
         const param = signature[i];
+        if (param === 'condition') return; // the replay gave the condition's value in this launch
         if (param !== undefined && typeof param !== 'string') return void (given[i] = structAsPacked(block, HEADER_BYTES + offsets[i]!, param.struct, value));
         if (!isInstance<Memory>(value, Memory)) return;
         const at = HEADER_BYTES + offsets[i]!;

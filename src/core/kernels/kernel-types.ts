@@ -3,6 +3,7 @@
 // memory of that element type and a CPU implementation receives the matching TypedArray.
 import { isDType, type DType } from '../base/dtype.js';
 import type { Memory } from '../memory/memory.js';
+import type { GraphCondition } from '../device/condition.js';
 
 /** A struct passed by value: its size in bytes (and alignment, default 8), given as raw bytes. */
 export interface StructParam {
@@ -14,9 +15,10 @@ export interface StructParam {
 
 /**
  * One kernel parameter: a scalar element type, a pointer (`'ptr'`, or `'ptr<f32>'` that says what
- * it points to), or a struct by value.
+ * it points to), a struct by value, or a graph's condition (`'condition'`: a
+ * `cudaGraphConditionalHandle` in CUDA C++, 8 bytes), which kernels recorded into its graph take.
  */
-export type ParamType = DType | 'ptr' | TypedPointer | StructParam;
+export type ParamType = DType | 'ptr' | TypedPointer | StructParam | 'condition';
 
 /** A kernel's parameter list, e.g. `['u32', 'f32', 'ptr<f32>', 'ptr<f32>']`. */
 export type Signature = readonly ParamType[];
@@ -33,7 +35,9 @@ export type ArgOf<P> = P extends 'i64' | 'u64'
       ? Memory<D>
       : P extends 'ptr'
         ? Memory | bigint
-        : ArrayBuffer | ArrayBufferView;
+        : P extends 'condition'
+          ? GraphCondition
+          : ArrayBuffer | ArrayBufferView;
 
 /** A specialization compiled so far, as {@link Kernel.specializations} lists it. */
 export interface CompiledSpecialization {

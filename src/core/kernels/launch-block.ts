@@ -4,6 +4,7 @@
 // takes a copy of the block, written back when its turn comes.
 import { BRAND, elementsOf } from '../base/errors.js';
 import { bfloat16Bits, halfBits } from '../base/dtype.js';
+import { GraphCondition } from '../device/condition.js';
 import { Memory } from '../memory/memory.js';
 import type { KernelLauncher, NativeKernel } from '../native/types.js';
 import type { Lane } from '../queue/lane.js';
@@ -32,7 +33,7 @@ export interface BlockOwner {
 }
 
 /** The byte offset of each parameter after the header, each at its alignment. */
-function offsetsOf(signature: Signature): { offsets: number[]; end: number } {
+export function offsetsOf(signature: Signature): { offsets: number[]; end: number } {
   const offsets: number[] = [];
   let end = 0;
   for (const { size, align } of signature.map(paramLayout)) {
@@ -67,7 +68,7 @@ export class LaunchBlock {
       i8: new Int8Array(block), u8: new Uint8Array(block), i16: new Int16Array(block),
       u16: new Uint16Array(block), i32: new Int32Array(block), u32: this.#header,
       f32: new Float32Array(block), f64: new Float64Array(block), i64: new BigInt64Array(block),
-      u64: new BigUint64Array(block), half: halfBits, bhalf: bfloat16Bits, isMemory: Memory[BRAND], device,
+      u64: new BigUint64Array(block), half: halfBits, bhalf: bfloat16Bits, isMemory: Memory[BRAND], isCondition: GraphCondition[BRAND], device,
       bad: (i: number, v: unknown) => badArgument(signature, device, i, v),
       wrongCount: (a: unknown) => wrongArgCount(signature, a),
       structBytes: (i: number, v: unknown, size: number) => {

@@ -10,6 +10,7 @@ import { isTypedPointer, pointee } from './kernel-types.js';
 import type { Device } from '../device/device.js';
 import type { Lane } from '../queue/lane.js';
 import type { ParamType, Signature, StructParam } from './kernel-types.js';
+import { GraphCondition } from '../device/condition.js';
 
 /** Bytes of launch header before the arguments (native/src/cuda/kernel.hpp's kArgsOffset). */
 export const HEADER_BYTES = 64;
@@ -29,7 +30,7 @@ export function wrongArgCount(signature: Signature, args: unknown): never {
 
 export function paramLayout(p: ParamType): { size: number; align: number } {
   // The native side sees every pointer as 8 bytes: what it points to is checked here only.
-  if (p === 'ptr' || isTypedPointer(p)) return { size: 8, align: 8 };
+  if (p === 'ptr' || p === 'condition' || isTypedPointer(p)) return { size: 8, align: 8 };
   if (typeof p === 'string') return { size: DTYPES[p].size, align: DTYPES[p].size };
   return { size: p.struct, align: p.align ?? 8 };
 }
@@ -75,10 +76,10 @@ export function readSignature(signature: unknown): Signature {
   if (!isArray(signature)) typeError('signature', 'an array of parameter types', signature);
   const params = elementsOf(signature); // a hole is refused, not skipped
   return Object.freeze(params.map((p: unknown, i): ParamType => {
-    if (p === 'ptr' || isDType(p) || isTypedPointer(p)) return p;
+    if (p === 'ptr' || p === 'condition' || isDType(p) || isTypedPointer(p)) return p;
     const struct = readStruct(p);
     if (struct) return struct;
-    typeError(`signature[${i}]`, `one of ${Object.keys(DTYPES).join(', ')}, 'ptr', 'ptr<dtype>' (e.g. 'ptr<f32>') or { struct: bytes, align? }`, p);
+    typeError(`signature[${i}]`, `one of ${Object.keys(DTYPES).join(', ')}, 'ptr', 'ptr<dtype>' (e.g. 'ptr<f32>'), 'condition' or { struct: bytes, align? }`, p);
   }));
 }
 
@@ -112,6 +113,7 @@ export function badArgument(signature: Signature, device: Device, i: number, val
     if (dtype) typeError(name, `a DeviceArray or HostArray of ${dtype} (${p}; a raw address needs 'ptr')`, value);
     typeError(name, 'a DeviceArray, a HostArray or a device address as a bigint (ptr)', value);
   }
+  if (p === 'condition') badCondition(name, value);
   if (typeof p === 'string') {
     checkScalar(name, p, value);
     typeError(name, p, value);
@@ -140,8 +142,20 @@ export function checkArgument(signature: Signature, device: Device, i: number, v
       ? !value.closed && (p === 'ptr' || value.dtype === pointee(p))
       : p === 'ptr' && typeof value === 'bigint' && value >= 0n && value < 2n ** 64n;
     if (!fits) badArgument(signature, device, i, value);
+  } else if (p === 'condition') {
+    if (!isInstance(value, GraphCondition)) badCondition(`args[${i}]`, value);
   } else if (typeof p === 'string') checkScalar(`args[${i}]`, p, value);
   else if (bytesOfStruct(value)?.byteLength !== p.struct) badArgument(signature, device, i, value);
+}
+
+/**
+ * The error for a `'condition'` argument the packer refused: not a condition, or one given to a
+ * launch that is not recorded into a graph (a condition exists in its graph's launches alone).
+ */
+function badCondition(name: string, value: unknown): never {
+  if (!isInstance<GraphCondition>(value, GraphCondition)) typeError(name, "a GraphCondition ('condition')", value);
+  if (value.scope.root.closed) typeError(name, 'a condition of an open graph', received(`${value.name} of a closed graph`));
+  typeError(name, 'a condition given to a launch recorded into its graph (inside the capture, or by graph.addKernel)', received(`${value.name} given to a launch on a stream`));
 }
 
 /**
@@ -218,6 +232,10 @@ export function buildPacker(signature: Signature, offsets: number[], views: Reco
       }
       case 'ptr':
         lines.push(...pointer(at, bad, undefined));
+        break;
+      // A condition's token, for a launch recorded into a graph (or a graph's own node: no lane).
+      case 'condition':
+        lines.push(`if (typeof v === 'object' && v !== null && isCondition(v) && (lane === undefined || lane.recorder !== undefined)) { u32[${at / 4}] = v.lo; u32[${at / 4 + 1}] = v.hi; } else ${bad};`);
         break;
       default:
         lines.push(`u8.set(structBytes(${i}, v, ${p.struct}), ${at});`);

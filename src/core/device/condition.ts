@@ -1,0 +1,174 @@
+// A condition of a graph: the value a conditional node (if, if/else, while, switch) reads, set by
+// kernels on the device. It belongs to the graph, or the body of a conditional node, that made it;
+// its conditional node goes there, and kernels there or in the bodies below set it. On CUDA it is a
+// driver handle made for each native graph, which kernels receive as a 'condition' argument (the
+// launch block holds a token until then); on the host device it is a value that the replay of an
+// executable keeps for each launch. Here, below kernels/, because a kernel takes it as an argument.
+import { BRAND, GraphError, isInstance, rangeError, typeError } from '../base/errors.js';
+import { MADE, checkMade, type Made } from '../base/made.js';
+import type { Device } from './device.js';
+
+/** The scopes a condition lives in: a graph or the body of one of its conditional nodes. */
+export interface ConditionScope {
+  /** The top-level graph. */
+  readonly root: ConditionScope;
+  /** The graph or body this one is a body of, if it is one. */
+  readonly parent: ConditionScope | undefined;
+  readonly closed: boolean;
+  readonly device: Device;
+}
+
+let serial = 0;
+
+/**
+ * A condition of a graph: a 32-bit value that kernels set on the device and that a conditional node
+ * reads: an `if` runs its body when it is not zero (else its `else` body), a `while` runs its body
+ * again as long as it is not zero, a `switch` runs the body of its case. It takes its `initial`
+ * value at the start of each launch of an executable. Make one with {@link Graph.condition} or,
+ * while capturing, {@link Stream.condition}; pass it to a kernel whose signature declares a
+ * `'condition'` parameter, which sets it with `cudaGraphSetConditional(handle, value)` (a
+ * `cudaGraphConditionalHandle` in CUDA C++; a CPU implementation calls `set(value)` on what it
+ * receives), or set it from memory with {@link Stream.setCondition}.
+ *
+ * A condition belongs to the graph, or the body of a conditional node, where it was made: one
+ * conditional node there uses it, and kernels there or in the bodies below set it.
+ */
+export class GraphCondition {
+  /** The graph or body it was made in, where its conditional node goes. */
+  readonly scope: ConditionScope;
+  /** The value it takes at the start of each launch. */
+  readonly initial: number;
+  /** How messages name it: `condition <n>`, from 0 in the order the graph made them. */
+  readonly name: string;
+  /** @internal What a kernel's launch block holds for it until a native graph gives it a handle. */
+  readonly token: bigint;
+  #usedBy: string | undefined;
+  /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
+  static readonly [BRAND] = (value: object): boolean => #usedBy in value;
+
+  private constructor(made: Made, scope: ConditionScope, initial: number, index: number) {
+    checkMade(made, 'a GraphCondition', 'graph.condition() or stream.condition()');
+    this.scope = scope;
+    this.initial = initial;
+    this.name = `condition ${index}`;
+    this.token = 0xc0d0n << 48n | BigInt(++serial);
+  }
+
+  /** @internal Made by a graph or a capture, the `index`th of its graph. */
+  static make(scope: ConditionScope, initial: unknown, index: number): GraphCondition {
+    if (initial === undefined) initial = 0;
+    if (typeof initial !== 'number' || !Number.isInteger(initial) || initial < 0 || initial > 0xffffffff)
+      rangeError('initial', 'an unsigned 32-bit integer', initial);
+    return new GraphCondition(MADE, scope, initial, index);
+  }
+
+  /** The low and high 32 bits of its token, as the packer writes them. */
+  get lo(): number {
+    return Number(this.token & 0xffffffffn);
+  }
+
+  get hi(): number {
+    return Number(this.token >> 32n);
+  }
+
+  /** The conditional node that uses it, in words, once one does. */
+  get usedBy(): string | undefined {
+    return this.#usedBy;
+  }
+
+  /** @internal Notes the conditional node that uses it. */
+  use(node: string): void {
+    this.#usedBy = node;
+  }
+}
+
+/** Whether `scope` is `ancestor` or lies in one of its bodies. */
+function within(scope: ConditionScope, ancestor: ConditionScope): boolean {
+  for (let s: ConditionScope | undefined = scope; s; s = s.parent) if (s === ancestor) return true;
+  return false;
+}
+
+/**
+ * Checks `value` as the condition of a conditional node added at `scope`.
+ * @throws TypeError for anything but a GraphCondition; GraphError (`condition`) for one of another
+ * graph, of a closed graph, made in another part of the graph, or used by another node.
+ */
+export function checkConditionOfNode(value: unknown, scope: ConditionScope): GraphCondition {
+  if (!isInstance<GraphCondition>(value, GraphCondition)) typeError('condition', 'a GraphCondition', value);
+  const condition = value;
+  checkConditionOpen(condition, scope, 'condition');
+  if (condition.scope !== scope)
+    throw new GraphError('condition', `${condition.name} was made in ${where(condition.scope)}: its conditional node goes there, not in ${where(scope)}`);
+  if (condition.usedBy !== undefined)
+    throw new GraphError('condition', `${condition.name} is already used by ${condition.usedBy}: one conditional node uses a condition (make another)`);
+  return condition;
+}
+
+/**
+ * Checks the conditions among a kernel's arguments, for a kernel node added at `scope`: each of
+ * the same graph, made at `scope` or around it.
+ * @throws GraphError (`condition`) naming the argument.
+ */
+export function checkConditionArgs(args: readonly unknown[], scope: ConditionScope): void {
+  args.forEach((arg, i) => {
+    if (!isInstance<GraphCondition>(arg, GraphCondition)) return;
+    checkConditionOpen(arg, scope, `args[${i}]`);
+    if (!within(scope, arg.scope))
+      throw new GraphError('condition', `args[${i}] is ${arg.name}, made in ${where(arg.scope)}: kernels there or in the bodies below set it, not in ${where(scope)}`);
+  });
+}
+
+function checkConditionOpen(condition: GraphCondition, scope: ConditionScope, name: string): void {
+  if (condition.scope.root !== scope.root)
+    throw new GraphError('condition', `${name} is ${condition.name} of another graph: a condition is used in the graph that made it`);
+  if (scope.root.closed) throw new GraphError('condition', `${name} is ${condition.name} of a closed graph`);
+}
+
+function where(scope: ConditionScope): string {
+  let depth = 0;
+  for (let s = scope.parent; s; s = s.parent) depth++;
+  return depth === 0 ? 'the graph itself' : `a body ${depth} level${depth > 1 ? 's' : ''} down`;
+}
+
+
+/**
+ * A condition's value in one launch of an executable on the host device: what a kernel's CPU
+ * implementation receives for a `'condition'` parameter, to set as a GPU kernel sets the condition
+ * with `cudaGraphSetConditional`.
+ * @example
+ * const relax = module.kernel('relax', ['ptr<f32>', 'condition'], {
+ *   cpu: (config, [grid, more]) => more.set(step(grid) > 1e-6 ? 1 : 0),
+ * });
+ */
+export class ConditionValue {
+  /** The condition it is the value of. */
+  readonly condition: GraphCondition;
+  #value: number;
+
+  /** @internal Made by an executable's replay on the host device, at the condition's initial value. */
+  constructor(condition: GraphCondition) {
+    this.condition = condition;
+    this.#value = condition.initial;
+  }
+
+  /** The value now. */
+  get value(): number {
+    return this.#value;
+  }
+
+  /**
+   * Sets the condition, as `cudaGraphSetConditional` does.
+   * @throws RangeError for anything but an unsigned 32-bit integer (a boolean is 1 or 0).
+   */
+  set(value: number | boolean): void {
+    if (typeof value === 'boolean') value = value ? 1 : 0;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 0xffffffff)
+      rangeError('value', 'an unsigned 32-bit integer (or a boolean)', value);
+    this.#value = value;
+  }
+
+  /** @internal Back to the initial value, at the start of a launch. */
+  reset(): void {
+    this.#value = this.condition.initial;
+  }
+}

@@ -1,0 +1,168 @@
+// A graph's nodes as a native CUDA graph, conditional nodes and their bodies included. Each node's
+// native index is kept in a layout (a conditional node's also for the nodes of its bodies), by
+// which dependencies and an executable's updates name them: a bounded while loop adds nodes of its
+// own (a counter reset before it; a guard and an inner IF around its body), so native indices are
+// not the graph's. A condition's handle is made for the native graph its node goes in, when a node
+// first needs it; kernels' launch blocks hold its token until then, and get the handle here.
+import { GraphError } from '../base/errors.js';
+import type { GraphCondition } from '../device/condition.js';
+import type { NativeGraph, NativeGraphExec } from '../native/types.js';
+import { HEADER_BYTES } from '../kernels/packer.js';
+import { offsetsOf } from '../kernels/launch-block.js';
+import type { Kernel } from '../kernels/kernel.js';
+import { LaunchConfig } from '../kernels/launch-config.js';
+import { CONDITION_DTYPES } from './conditions.js';
+import type { ConditionKernels } from './condition-kernels.js';
+import type { BodyWorks, NodeWork } from './node-work.js';
+
+/** Where a node is in the native graph: its index, and for a conditional node its bodies' nodes. */
+export interface NativeLayout {
+  readonly index: number;
+  readonly bodies?: readonly (readonly NativeLayout[])[];
+}
+
+/** What building one native graph keeps: condition handles, and the executable's loop counters. */
+export interface NativeBuild {
+  readonly native: NativeGraph;
+  /** The native graph the add methods add to now (0: the graph itself). */
+  target: number;
+  /** The device's built-in condition kernels, where the graph needs them. */
+  readonly kernels: ConditionKernels | undefined;
+  /** The native graph made for each scope (the graph itself, or a body). */
+  readonly graphIds: Map<object, number>;
+  readonly handles: Map<GraphCondition, bigint>;
+  /** The bounded loops, in order: the counter slot and the report word each uses. */
+  readonly loops: { readonly slot: number; readonly report: bigint; readonly name: string; readonly maxIterations: number }[];
+  /** Gives a bounded loop its slot and report word. */
+  readonly newLoop: (name: string, maxIterations: number) => { slot: number; report: bigint };
+}
+
+const ONE_THREAD = LaunchConfig.from({ grid: 1, block: 1 });
+const TYPES = { if: 0, while: 1, switch: 2 } as const;
+
+function kernelsOf(build: NativeBuild): ConditionKernels {
+  const kernels = build.kernels;
+  if (!kernels) throw new GraphError('condition', 'The built-in condition kernels are not loaded: await graph.ready() before instantiate()');
+  return kernels;
+}
+
+/** The handle of `condition` in this native graph, made on the graph its node goes in. */
+function handleOf(build: NativeBuild, condition: GraphCondition): bigint {
+  let handle = build.handles.get(condition);
+  if (handle === undefined) {
+    const graphId = build.graphIds.get(condition.scope);
+    if (graphId === undefined) throw new GraphError('condition', `${condition.name} is used where its native graph does not exist yet`);
+    handle = build.native.createCondition(graphId, condition.initial, true);
+    build.handles.set(condition, handle);
+  }
+  return handle;
+}
+
+/** A kernel node's launch block with its conditions' handles in place of their tokens. */
+export function nativeBlock(build: NativeBuild, kernel: Kernel, block: Uint8Array, args: readonly unknown[]): Uint8Array {
+  const signature = kernel.signature;
+  if (!signature.includes('condition')) return block;
+  const patched = block.slice();
+  const view = new DataView(patched.buffer);
+  const { offsets } = offsetsOf(signature);
+  signature.forEach((p, i) => {
+    if (p === 'condition') view.setBigUint64(HEADER_BYTES + offsets[i]!, handleOf(build, args[i] as GraphCondition), true);
+  });
+  return patched;
+}
+
+/** Adds a built-in kernel node with `args` (conditions among them as `handles` names them). */
+function addBuiltin(build: NativeBuild, kernel: Kernel, args: readonly unknown[], deps: Uint32Array, handles: readonly unknown[] = args): number {
+  return build.native.addKernel(kernel.nativeKernel, builtinBlock(build, kernel, args, handles), deps);
+}
+
+function builtinBlock(build: NativeBuild, kernel: Kernel, args: readonly unknown[], handles: readonly unknown[] = args): Uint8Array {
+  return nativeBlock(build, kernel, kernel.packed(ONE_THREAD, args as never), handles);
+}
+
+/** A setter node's arguments for the built-in kernel. */
+function setterArgs(work: Extract<NodeWork, { kind: 'setCondition' }>): unknown[] {
+  return [work.condition, work.ptr, CONDITION_DTYPES.indexOf(work.dtype), work.test.op, work.test.operand];
+}
+
+/** Adds `work` after the native nodes `deps`; returns where it is. */
+export function addToNativeGraph(build: NativeBuild, work: NodeWork, deps: Uint32Array, add: (work: NodeWork, deps: Uint32Array) => number): NativeLayout {
+  switch (work.kind) {
+    case 'kernel':
+      return { index: build.native.addKernel(work.kernel.nativeKernel, nativeBlock(build, work.kernel, work.block, work.args), deps) };
+    case 'setCondition':
+      return { index: addBuiltin(build, kernelsOf(build).setCondition as unknown as Kernel, setterArgs(work), deps) };
+    case 'conditional':
+      return addConditional(build, work, deps, add);
+    default:
+      return { index: add(work, deps) };
+  }
+}
+
+function addConditional(build: NativeBuild, work: Extract<NodeWork, { kind: 'conditional' }>, deps: Uint32Array, add: (work: NodeWork, deps: Uint32Array) => number): NativeLayout {
+  const native = build.native;
+  const handle = handleOf(build, work.condition);
+  const here = build.target;
+  if (work.loop === undefined) {
+    const index = native.addConditional(handle, TYPES[work.type], work.bodies.length, deps);
+    const bodies = work.bodies.map((body, b) => addBody(build, body, native.bodyGraph(index, b), add));
+    retarget(build, here);
+    return { index, bodies };
+  }
+  // A bounded loop: reset its counter, then WHILE { guard; IF (within the bound) { body } }.
+  const kernels = kernelsOf(build);
+  const { slot, report } = build.newLoop(work.loop.name, work.loop.maxIterations);
+  const reset = addBuiltin(build, kernels.loopReset as unknown as Kernel, [slot], deps);
+  const index = native.addConditional(handle, TYPES.while, 1, Uint32Array.of(reset));
+  const loopBody = native.bodyGraph(index, 0);
+  retarget(build, loopBody);
+  const inner = native.createCondition(loopBody, 0, true);
+  // The guard's second condition is the inner IF's: packed as the loop's, then given its handle.
+  const args = [work.condition, work.condition, slot, work.loop.maxIterations, report];
+  build.handles.set(INNER, inner);
+  const guard = addBuiltin(build, kernels.loopGuard as unknown as Kernel, args, new Uint32Array(0), [work.condition, INNER]);
+  build.handles.delete(INNER);
+  const within = native.addConditional(inner, TYPES.if, 1, Uint32Array.of(guard));
+  const body = addBody(build, work.bodies[0]!, native.bodyGraph(within, 0), add);
+  retarget(build, here);
+  return { index, bodies: [body] };
+}
+
+/** Stands for a bounded loop's inner condition, a handle of the native graph alone. */
+const INNER = Object.freeze({ name: 'the inner condition of a bounded loop' }) as unknown as GraphCondition;
+
+function retarget(build: NativeBuild, graphId: number): void {
+  build.native.target(graphId);
+  build.target = graphId;
+}
+
+/** Adds a body's nodes to native graph `graphId`, in order, each after its dependencies. */
+function addBody(build: NativeBuild, body: BodyWorks, graphId: number, add: (work: NodeWork, deps: Uint32Array) => number): NativeLayout[] {
+  build.graphIds.set(body.graph, graphId);
+  const layouts: NativeLayout[] = [];
+  body.works.forEach((work, i) => {
+    retarget(build, graphId);
+    const deps = Uint32Array.from(body.deps[i]!, (d) => layouts[d]!.index);
+    layouts.push(addToNativeGraph(build, work, deps, add));
+  });
+  return layouts;
+}
+
+/**
+ * Brings the native node at `layout` from `was` to `now` (the same shape): the node itself, or
+ * for a conditional node the nodes of its bodies that differ.
+ */
+export function updateNative(exec: NativeGraphExec, layout: NativeLayout, was: NodeWork, now: NodeWork, build: NativeBuild, set: (exec: NativeGraphExec, index: number, work: NodeWork) => void, needs: (was: NodeWork, now: NodeWork) => boolean): void {
+  if (now.kind === 'conditional' && was.kind === 'conditional') {
+    now.bodies.forEach((body, b) =>
+      body.works.forEach((work, i) => updateNative(exec, layout.bodies![b]![i]!, was.bodies[b]!.works[i]!, work, build, set, needs)));
+    return;
+  }
+  if (!needs(was, now)) return;
+  if (now.kind === 'kernel') return exec.setKernel(layout.index, now.kernel.nativeKernel, nativeBlock(build, now.kernel, now.block, now.args));
+  if (now.kind === 'setCondition') {
+    const kernel = kernelsOf(build).setCondition as unknown as Kernel;
+    return exec.setKernel(layout.index, kernel.nativeKernel, builtinBlock(build, kernel, setterArgs(now)));
+  }
+  set(exec, layout.index, now);
+}

@@ -1,0 +1,85 @@
+// Control flow on the device: the checks of conditional nodes (if, if/else, while, switch) and of
+// the setting of a condition from memory, and the value the built-in setter computes. The
+// condition itself is device/condition.ts (kernels take it as an argument).
+import { rangeError, received, typeError } from '../base/errors.js';
+import type { DType } from '../base/dtype.js';
+import { checkMemoryOf } from '../memory/checks.js';
+import type { Allocation } from '../memory/allocation.js';
+import type { Memory } from '../memory/memory.js';
+import type { Device } from '../device/device.js';
+
+/** The kinds of conditional node: `if` holds one body or two (if/else), `switch` one per case. */
+export type ConditionalType = 'if' | 'while' | 'switch';
+
+/**
+ * How a condition is set from a value in memory ({@link Stream.setCondition}): the value itself
+ * (`'value'`: for a `switch`, the case to run; for an `if` or `while`, true when it is not zero),
+ * or a comparison with a number: `'!= 0'`, `'> 0.5'`, `'<= -3'`, … (`==`, `!=`, `<`, `<=`, `>`,
+ * `>=`), true (1) or false (0).
+ */
+export type ConditionTest = 'value' | `${'==' | '!=' | '<' | '<=' | '>' | '>='} ${number}`;
+
+/** The element types a condition can be set from. */
+export const CONDITION_DTYPES: readonly DType[] = ['i8', 'u8', 'i16', 'u16', 'i32', 'u32', 'i64', 'u64', 'f32', 'f64'];
+
+/** A comparison's operator, in the order the built-in kernel numbers them (0 is the value itself). */
+const OPERATORS = ['value', '==', '!=', '<', '<=', '>', '>='] as const;
+
+/** A checked {@link ConditionTest}: its operator's number and the number compared with. */
+export interface ParsedTest {
+  readonly op: number;
+  readonly operand: number;
+  readonly text: string;
+}
+
+/**
+ * The test as the built-in setter takes it.
+ * @throws TypeError for anything but 'value' or an operator, a space and a finite number.
+ */
+export function parseTest(test: unknown): ParsedTest {
+  if (test === 'value') return { op: 0, operand: 0, text: 'value' };
+  const match = typeof test === 'string' ? /^(==|!=|<=|>=|<|>)\s*(\S+)$/.exec(test.trim()) : null;
+  const operand = match ? Number(match[2]) : NaN;
+  if (!match || !Number.isFinite(operand))
+    typeError('test', "'value', or an operator (==, !=, <, <=, >, >=) and a finite number, e.g. '!= 0'", test);
+  return { op: OPERATORS.indexOf(match[1] as (typeof OPERATORS)[number]), operand, text: `${match[1]} ${operand}` };
+}
+
+/** The value a condition takes from `value` by `test`, as the built-in setter computes it on a GPU. */
+export function conditionValue(value: number | bigint, test: ParsedTest): number {
+  if (test.op === 0) {
+    if (typeof value === 'bigint') return value >= 0n && value < 2n ** 32n ? Number(value) : value === 0n ? 0 : 0xffffffff;
+    return Number.isInteger(value) && value >= 0 && value < 2 ** 32 ? value : value === 0 ? 0 : Number.isNaN(value) || value < 0 || value >= 2 ** 32 ? 0xffffffff : Math.trunc(value);
+  }
+  const v = Number(value), k = test.operand;
+  const holds = [false, v === k, v !== k, v < k, v <= k, v > k, v >= k][test.op]!;
+  return holds ? 1 : 0;
+}
+
+/** Checks a loop's bound: a whole number of iterations from 1 to 2^31 - 1. */
+export function checkMaxIterations(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 2 ** 31 - 1)
+    rangeError('maxIterations', 'a whole number of iterations from 1 to 2^31 - 1', value);
+  return value;
+}
+
+/** Checks memory a condition is set from: open, of this device, of an element type the setter reads. */
+export function checkConditionMemory(memory: unknown, device: Device): Memory {
+  checkMemoryOf('memory', memory as Memory, device);
+  const m = memory as Memory;
+  if (!CONDITION_DTYPES.includes(m.dtype)) typeError('memory', `memory of ${CONDITION_DTYPES.join(', ')}`, received(`memory of ${m.dtype}`));
+  if (m.length < 1) rangeError('memory', 'memory of one element at least (its first is read)', received('empty memory'));
+  return m;
+}
+
+/** The built-in bound of a while loop: its name, its bound, and where the device reports an overrun. */
+export interface LoopBound {
+  readonly name: string;
+  readonly maxIterations: number;
+}
+
+/** The allocations of `memory` not yet in `into`. */
+export function addAllocations(into: Allocation[], memory: readonly Allocation[]): void {
+  for (const allocation of memory) if (!into.includes(allocation)) into.push(allocation);
+}
