@@ -12,6 +12,7 @@ export { MAX_BRANCHES } from './pipeline/side-streams.js';
 export { TEARDOWN_FAILED_WARNING } from './pipeline/teardown.js';
 export { enqueue } from './enqueue.js';
 export { replay, REPLAY_EAGER_WARNING } from './replay.js';
+export { loopOnDevice, branchOnDevice, DEVICE_CONTROL_EAGER_WARNING, type DeviceBody, type LoopOnDeviceOptions, type BranchOnDeviceOptions } from './device-control.js';
 export { LanePool, Lane, MAX_LANES, MAX_IN_FLIGHT, DEFAULT_POOL_SPIN, type LanePoolOptions, type LanePoolStats, type DeviceFaultPolicy } from './pipeline/lane-pool.js';
 export { Work, PipelineError } from './pipeline/work.js';
 export type { NamedArray, NamedIn, With, HostData, DTypeOfData } from './pipeline/slots.js';

@@ -52,6 +52,11 @@ export abstract class GraphRecorder implements Recorder {
     this.add({ kind: 'library', call, memory });
   }
 
+  /** Records a node's work made elsewhere (a conditional node a pipeline operator recorded). */
+  node(work: NodeWork): void {
+    this.add(work);
+  }
+
   /** Records one operation's work. */
   protected abstract add(work: NodeWork): void;
   abstract record(event: RecordedEvent): boolean;

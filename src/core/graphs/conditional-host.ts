@@ -1,14 +1,16 @@
-// Conditional nodes on the host device, with CUDA's semantics in stream order: a conditional node
-// is a host step that reads its condition's value in this launch and runs the chosen body (again,
-// for a while) on a stream of the executable's own, one per nesting depth, waiting for each run; a
-// setter is a host step that reads the element and sets the value. The values are the executable's,
-// set back to their initial values at the start of each launch.
+// Conditional nodes run from the host, with CUDA's semantics in stream order: on the host device
+// (where an executable replays its nodes), and on either backend for work a replay enqueues as
+// given. A conditional node is a host step that reads its condition's value in this launch and runs
+// the chosen body (again, for a while) on a stream of its own, one per nesting depth, waiting for
+// each run; a setter is a host step that reads the element (on a GPU, through a copy to pinned
+// memory) and sets the value. The values are set back to their initial values at each launch.
 import { LoopLimitError } from '../base/errors.js';
 import { DTYPES } from '../base/dtype.js';
 import { ConditionValue, type GraphCondition } from '../device/condition.js';
 import type { Device } from '../device/device.js';
 import type { Stream } from '../device/stream.js';
 import type { DeviceAllocation } from '../memory/allocation.js';
+import type { HostArray } from '../memory/memory.js';
 import { hostStep } from '../queue/host-steps.js';
 import { conditionValue } from './conditions.js';
 import type { NodeWork } from './node-work.js';
@@ -18,6 +20,8 @@ export class HostConditions {
   readonly #device: Device;
   readonly #values = new Map<GraphCondition, ConditionValue>();
   readonly #streams: Stream[] = [];
+  /** Where a GPU's element is copied to be read. */
+  #word: HostArray<'u64'> | undefined;
 
   constructor(device: Device) {
     this.#device = device;
@@ -46,8 +50,22 @@ export class HostConditions {
     return (this.#streams[depth] ??= this.#device.createStream());
   }
 
+  /** Reads the first element of a setter's memory once the work before it has completed. */
+  async read(work: Extract<NodeWork, { kind: 'setCondition' }>, depth: number): Promise<number | bigint> {
+    const allocation = work.memory[0] as DeviceAllocation;
+    const { Array, size } = DTYPES[work.dtype];
+    if (this.#device.kind === 'host') return new Array(allocation.hostBuffer(), Number(work.ptr - allocation.ptr), 1)[0] as number | bigint;
+    const word = (this.#word ??= this.#device.allocHost('u64', 1));
+    const stream = this.stream(depth);
+    stream.lane.run(() => stream.lane.native.copy(word.ptr, work.ptr, size));
+    await stream.synchronized();
+    return new Array(word.data.buffer, word.data.byteOffset, 1)[0] as number | bigint;
+  }
+
   close(): void {
     for (const stream of this.#streams.splice(0)) stream.close();
+    this.#word?.close();
+    this.#word = undefined;
   }
 }
 
@@ -55,16 +73,11 @@ export class HostConditions {
 export type Replay = (stream: Stream, work: NodeWork, conditions: HostConditions, depth: number) => void;
 
 /** Enqueues a setter: a host step that reads the element when the stream reaches it. */
-export function replaySetCondition(stream: Stream, work: Extract<NodeWork, { kind: 'setCondition' }>, conditions: HostConditions): void {
+export function replaySetCondition(stream: Stream, work: Extract<NodeWork, { kind: 'setCondition' }>, conditions: HostConditions, depth: number): void {
   const lane = stream.lane;
   const value = conditions.valueOf(work.condition);
-  lane.run(hostStep(lane, () => value.set(conditionValue(readFirst(work), work.test)), { kind: 'hostLaunch', name: `setCondition (${work.condition.name})` }));
-}
-
-function readFirst(work: Extract<NodeWork, { kind: 'setCondition' }>): number | bigint {
-  const allocation = work.memory[0] as DeviceAllocation;
-  const Array = DTYPES[work.dtype].Array;
-  return new Array(allocation.hostBuffer(), Number(work.ptr - allocation.ptr), 1)[0] as number | bigint;
+  const run = () => conditions.read(work, depth).then((element) => value.set(conditionValue(element, work.test)));
+  lane.run(hostStep(lane, run, { kind: 'hostLaunch', name: `setCondition (${work.condition.name})` }));
 }
 
 /** Enqueues a conditional node: a host step that runs its bodies as the condition says. */

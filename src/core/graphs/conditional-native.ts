@@ -50,7 +50,8 @@ function kernelsOf(build: NativeBuild): ConditionKernels {
 function handleOf(build: NativeBuild, condition: GraphCondition): bigint {
   let handle = build.handles.get(condition);
   if (handle === undefined) {
-    const graphId = build.graphIds.get(condition.scope);
+    // A condition of a value's recording (replay) belongs to the graph itself, made later.
+    const graphId = build.graphIds.get(condition.scope) ?? (condition.scope.parent === undefined ? 0 : undefined);
     if (graphId === undefined) throw new GraphError('condition', `${condition.name} is used where its native graph does not exist yet`);
     handle = build.native.createCondition(graphId, condition.initial, true);
     build.handles.set(condition, handle);

@@ -220,7 +220,7 @@ export function replayOn(stream: Stream, work: NodeWork, conditions?: HostCondit
   switch (work.kind) {
     case 'kernel': return work.kernel.replayOn(stream, work.config, work.block, conditions ? conditions.args(work.args, work.kernel.signature) : work.args);
     case 'conditional': return replayConditional(stream, work, conditions!, depth, replayOn);
-    case 'setCondition': return replaySetCondition(stream, work, conditions!);
+    case 'setCondition': return replaySetCondition(stream, work, conditions!, depth);
     case 'copy': return lane.run(() => native.copy(work.dst, work.src, work.bytes));
     case 'fill':
       if (work.count > 0) lane.run(() => native.fill(work.ptr, work.size, work.count, work.low, work.high));
