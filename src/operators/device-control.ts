@@ -173,14 +173,20 @@ function control<T, B, R>(
         if (recorder instanceof ValueRecording) void loadConditionKernels(device).catch(() => {});
         warnEager(name);
         const pay = owe();
+        work.hold(); // the value and its buffers stay until its loop has run and it has gone on
         queue = queue.then(async () => {
           try {
             await runOnHost(name, type, bodies.length, work, memory, test, maxIterations, runBody);
-            subscriber.next(work);
+            if (!subscriber.closed) subscriber.next(work);
           } catch (error) {
-            subscriber.error(new PipelineError(name, work.index, error));
+            if (!subscriber.closed) subscriber.error(new PipelineError(name, work.index, error));
           } finally {
             pay();
+            try {
+              work.releaseWhenDone();
+            } catch {
+              work.release(); // the device broke: nothing more of it runs
+            }
           }
         });
       });
