@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../../native/src/driver/baseline-driver.hpp"
+#include "conditional.hpp"
 #include "libraries.hpp"
 #include "small-frames.hpp"
 #include "uv.hpp"
@@ -884,6 +885,7 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
   exports["noop"] = Napi::Value(env, fn);
   bench::defineLibraryBaselines(env, exports);
   bench::defineSmallFrameBaselines(env, exports);
+  bench::defineConditionalBaselines(env, exports);
   return exports;
 }
 
