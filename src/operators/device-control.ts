@@ -1,6 +1,6 @@
 import { Observable, type OperatorFunction, type Subscription } from 'rxjs';
 import { elementsOf, isArray, rangeError, received, typeError } from '../core/base/errors.js';
-import { LoopLimitError } from '../core/base/errors.js';
+import { LoopLimitError } from '../core/base/loop-limit-error.js';
 import { checkOptions } from '../core/base/options.js';
 import { GraphCondition } from '../core/device/condition.js';
 import type { HostArray, Memory } from '../core/memory/memory.js';

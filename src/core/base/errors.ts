@@ -213,37 +213,6 @@ export class GraphError extends RxcudaError {
   }
 }
 
-/**
- * A `while` loop of a graph ran its `maxIterations` and its condition still asked for more: the
- * device stopped it there, and the graph's later nodes ran. Reported after the launch, through the
- * stream's `error` event, or to a pipeline's subscriber as the `cause` of a `PipelineError`; the
- * stream stays usable. `code` is undefined: the class and its fields say it all.
- *
- * @example
- * stream.on('error', (error) => {
- *   if (error instanceof LoopLimitError) console.warn(`${error.loop} stopped after ${error.iterations} iterations`);
- * });
- */
-export class LoopLimitError extends RxcudaError {
-  /** The class's name, `LoopLimitError`. */
-  override readonly name = 'LoopLimitError';
-  declare readonly code: undefined;
-  /** Which loop: its name, as given to `whileLoop` or `addWhile`, else `while loop <n>` (the nth of its graph, from 0). */
-  readonly loop: string;
-  /** The iterations it ran: its `maxIterations`. */
-  readonly iterations: number;
-
-  /**
-   * @param loop the loop's name.
-   * @param iterations the iterations it ran, its bound.
-   */
-  constructor(loop: string, iterations: number) {
-    super(`The ${loop} ran its maxIterations (${iterations}) and its condition still asked for more: it was stopped there, and the graph went on`);
-    this.loop = loop;
-    this.iterations = iterations;
-  }
-}
-
 /** What a failure says, for a warning: never throws, whatever was thrown. */
 export function describeFailure(error: unknown): string {
   try {

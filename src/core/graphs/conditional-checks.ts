@@ -4,7 +4,6 @@
 // nodes' bodies by which an executable finds and replaces a body's node.
 import { GraphError } from '../base/errors.js';
 import type { GraphCondition } from '../device/condition.js';
-import type { Segment } from './graph.js';
 import type { NodeWork } from './node-work.js';
 
 /** Calls `visit` on each condition `work` uses: its node's, its setter's, its kernel's arguments, its bodies'. */
@@ -29,7 +28,7 @@ function conditionsOf(work: NodeWork, visit: (condition: GraphCondition, read: b
  * @throws GraphError (`condition`) for a condition that no conditional node reads, or that is
  * used in two segments of the graph (on both sides of a JavaScript step).
  */
-export function checkConditionUses(works: readonly NodeWork[], segments: readonly Segment[]): void {
+export function checkConditionUses(works: readonly NodeWork[], segments: readonly { readonly first: number; readonly end: number }[]): void {
   const segmentOf = new Map<GraphCondition, number>();
   const read = new Set<GraphCondition>();
   segments.forEach((segment, s) => {

@@ -4,7 +4,7 @@
 // the chosen body (again, for a while) on a stream of its own, one per nesting depth, waiting for
 // each run; a setter is a host step that reads the element (on a GPU, through a copy to pinned
 // memory) and sets the value. The values are set back to their initial values at each launch.
-import { LoopLimitError } from '../base/errors.js';
+import { LoopLimitError } from '../base/loop-limit-error.js';
 import { DTYPES } from '../base/dtype.js';
 import { ConditionValue, type GraphCondition } from '../device/condition.js';
 import type { Device } from '../device/device.js';

@@ -5,14 +5,19 @@
 // not the graph's. A condition's handle is made for the native graph its node goes in, when a node
 // first needs it; kernels' launch blocks hold its token until then, and get the handle here.
 import { GraphError } from '../base/errors.js';
+import { LoopLimitError } from '../base/loop-limit-error.js';
+import type { Device } from '../device/device.js';
+import type { HostArray } from '../memory/memory.js';
 import type { GraphCondition } from '../device/condition.js';
 import type { NativeGraph, NativeGraphExec } from '../native/types.js';
+import { addon } from '../native/addon.js';
+import { countBoundedLoops } from './conditional-checks.js';
 import { HEADER_BYTES } from '../kernels/packer.js';
 import { offsetsOf } from '../kernels/launch-block.js';
 import type { Kernel } from '../kernels/kernel.js';
 import { LaunchConfig } from '../kernels/launch-config.js';
 import { CONDITION_DTYPES } from './conditions.js';
-import type { ConditionKernels } from './condition-kernels.js';
+import { conditionKernelsOf, type ConditionKernels } from './condition-kernels.js';
 import type { BodyWorks, NodeWork } from './node-work.js';
 
 /** Where a node is in the native graph: its index, and for a conditional node its bodies' nodes. */
@@ -166,4 +171,108 @@ export function updateNative(exec: NativeGraphExec, layout: NativeLayout, was: N
     return exec.setKernel(layout.index, kernel.nativeKernel, builtinBlock(build, kernel, setterArgs(now)));
   }
   set(exec, layout.index, now);
+}
+
+/**
+ * A CUDA executable's bounded loops: each holds a counter slot in the built-in module, and counts
+ * its overruns in a word of pinned memory the device writes; a check after each launch reports
+ * the overruns it finds as LoopLimitErrors.
+ */
+export class Loops {
+  readonly #device: Device;
+  readonly #loops: { slot: number; name: string; maxIterations: number }[] = [];
+  /** One overrun count per loop, which the device's guard raises. */
+  #words: HostArray<'u32'> | undefined;
+  #seen: number[] = [];
+
+  constructor(device: Device, count: number) {
+    this.#device = device;
+    if (count > 0) this.#words = device.allocHost('u32', count);
+  }
+
+  get count(): number {
+    return this.#loops.length;
+  }
+
+  /** A new loop's slot and the address of its overrun word. */
+  add(name: string, maxIterations: number): { slot: number; report: bigint } {
+    const kernels = conditionKernelsOf(this.#device)!;
+    const index = this.#loops.length;
+    const slot = kernels.slots.take();
+    this.#loops.push({ slot, name, maxIterations });
+    this.#seen.push(0);
+    return { slot, report: this.#words!.ptr + BigInt(index * 4) };
+  }
+
+  /** Throws a LoopLimitError for the first loop whose overruns went up since the last check. */
+  check(): void {
+    const words = this.#words!.elements;
+    let error: LoopLimitError | undefined;
+    this.#loops.forEach((loop, i) => {
+      if (words[i] === this.#seen[i]) return;
+      this.#seen[i] = words[i]!;
+      error ??= new LoopLimitError(loop.name, loop.maxIterations);
+    });
+    if (error) throw error;
+  }
+
+  close(): void {
+    const kernels = conditionKernelsOf(this.#device);
+    for (const loop of this.#loops.splice(0)) kernels?.slots.give(loop.slot);
+    this.#words?.close();
+    this.#words = undefined;
+  }
+}
+
+
+/** What a CUDA executable is built into: per segment its native executable and build, and its nodes' places. */
+export interface Built {
+  natives: (NativeGraphExec | undefined)[];
+  builds: (NativeBuild | undefined)[];
+  layouts: NativeLayout[];
+  loops: Loops | undefined;
+}
+
+/**
+ * Builds a native executable for each segment of a graph with nodes (`deps`: each node's
+ * dependencies, as indices of the graph's nodes), giving bounded loops their counters; `add` adds
+ * the plain kinds of node.
+ */
+export function buildNatives(device: Device, graph: object, works: readonly NodeWork[], deps: readonly (readonly number[])[], segments: readonly { readonly first: number; readonly end: number }[], add: (native: NativeGraph, work: NodeWork, deps: Uint32Array) => number): Built {
+  const loops = new Loops(device, countBoundedLoops(works));
+  const built: Built = { natives: [], builds: [], layouts: [], loops: undefined };
+  try {
+    for (const segment of segments) {
+      if (segment.end === segment.first) {
+        built.natives.push(undefined);
+        built.builds.push(undefined);
+        continue;
+      }
+      // The executable keeps the native graph: its updates name the graph's nodes.
+      const native = new addon.Graph(device.native);
+      const build: NativeBuild = {
+        native, target: 0, kernels: conditionKernelsOf(device), graphIds: new Map([[graph, 0]]), handles: new Map(), loops: [],
+        newLoop: (name, maxIterations) => loops.add(name, maxIterations),
+      };
+      try {
+        for (let i = segment.first; i < segment.end; i++) {
+          retarget(build, 0);
+          const after = Uint32Array.from(deps[i]!, (d) => built.layouts[d]!.index);
+          built.layouts[i] = addToNativeGraph(build, works[i]!, after, (work, d) => add(native, work, d));
+        }
+        built.natives.push(new addon.GraphExec(native));
+        built.builds.push(build);
+      } catch (error) {
+        native.destroy();
+        throw error;
+      }
+    }
+  } catch (error) {
+    for (const native of built.natives) native?.destroy();
+    loops.close();
+    throw error;
+  }
+  if (loops.count > 0) built.loops = loops;
+  else loops.close();
+  return built;
 }

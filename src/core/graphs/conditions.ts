@@ -1,7 +1,7 @@
 // Control flow on the device: the checks of conditional nodes (if, if/else, while, switch) and of
 // the setting of a condition from memory, and the value the built-in setter computes. The
 // condition itself is device/condition.ts (kernels take it as an argument).
-import { rangeError, received, typeError } from '../base/errors.js';
+import { GraphError, elementsOf, isArray, rangeError, received, typeError } from '../base/errors.js';
 import type { DType } from '../base/dtype.js';
 import { checkMemoryOf } from '../memory/checks.js';
 import type { Allocation } from '../memory/allocation.js';
@@ -82,4 +82,19 @@ export interface LoopBound {
 /** The allocations of `memory` not yet in `into`. */
 export function addAllocations(into: Allocation[], memory: readonly Allocation[]): void {
   for (const allocation of memory) if (!into.includes(allocation)) into.push(allocation);
+}
+
+export const BODY_REFUSALS = { hostFunction: 'A native host function', record: 'An event record', wait: 'An event wait' } as const;
+
+/** The refusal of a body function that returned a Promise: a body is recorded while its function runs. */
+export function bodyReturnedPromise(): GraphError {
+  return new GraphError('body', "A body's function returned a Promise: a body is recorded while its function runs, so it must not be async");
+}
+
+/** The switch's case functions, checked: at least one. */
+export function checkCases<F>(cases: readonly F[]): readonly F[] {
+  if (!isArray(cases)) typeError('cases', 'an array of body functions', cases);
+  const list = elementsOf(cases);
+  if (list.length === 0) rangeError('cases', 'one case at least', received('no cases'));
+  return list as F[];
 }

@@ -3,8 +3,7 @@
 // for the launches made after them, queued launches included: each launch carries the node
 // parameters it was made with, and applies what differs from the native executable's when it
 // reaches the driver.
-import { BRAND, GraphError, LoopLimitError, elementsOf, isArray, isInstance, rangeError, received, typeError } from '../base/errors.js';
-import { addon } from '../native/addon.js';
+import { BRAND, GraphError, elementsOf, isArray, isInstance, rangeError, received, typeError } from '../base/errors.js';
 import type { NativeGraphExec } from '../native/types.js';
 import type { Allocation } from '../memory/allocation.js';
 import type { Module } from '../kernels/module.js';
@@ -15,12 +14,10 @@ import { settling } from '../queue/scheduler.js';
 import { GraphNode, addToNative, needsUpdate, replayOn, setInNative, shapeDifference, type NodeWork } from './graph-node.js';
 import { Graph, type GraphStep, type Segment } from './graph.js';
 import { allocationsOf, holdWork, kernelWork, modulesOf, sameHolds, type HeldResources } from './node-work.js';
-import { addToNativeGraph, updateNative, type NativeBuild, type NativeLayout } from './conditional-native.js';
+import { buildNatives, updateNative, type Built, type Loops, type NativeBuild, type NativeLayout } from './conditional-native.js';
 import { HostConditions } from './conditional-host.js';
-import { checkConditionUses, childOf, countBoundedLoops, withChild } from './conditional-checks.js';
-import { conditionKernelsOf } from './condition-kernels.js';
+import { checkConditionUses, childOf, withChild } from './conditional-checks.js';
 import { onDoneCommand, watchByNotification } from '../queue/host-steps.js';
-import type { HostArray } from '../memory/memory.js';
 import { Stream } from '../device/stream.js';
 import type { Device } from '../device/device.js';
 import { MADE, checkMade, type Made } from '../base/made.js';
@@ -97,44 +94,8 @@ export class GraphExec {
     const works = nodes.map((node) => node.work);
     checkConditionUses(works, segments);
     if (graph.device.kind !== 'cuda') return new GraphExec(MADE, graph, works, segments, undefined, held);
-    const bounded = countBoundedLoops(works);
-    const loops = new Loops(graph.device, bounded);
-    const built: Built = { natives: [], builds: [], layouts: [], loops: undefined };
-    try {
-      for (const segment of segments) {
-        if (segment.end === segment.first) {
-          built.natives.push(undefined);
-          built.builds.push(undefined);
-          continue;
-        }
-        // The executable keeps the native graph: its updates name the graph's nodes.
-        const native = new addon.Graph(graph.device.native);
-        const build: NativeBuild = {
-          native, target: 0, kernels: conditionKernelsOf(graph.device), graphIds: new Map([[graph, 0]]), handles: new Map(), loops: [],
-          newLoop: (name, maxIterations) => loops.add(name, maxIterations),
-        };
-        try {
-          const add = (work: NodeWork, deps: Uint32Array) => addToNative(native, work, deps);
-          for (let i = segment.first; i < segment.end; i++) {
-            native.target(0);
-            build.target = 0;
-            const deps = Uint32Array.from(nodes[i]!.dependencies, (d) => built.layouts[d.index]!.index);
-            built.layouts[i] = addToNativeGraph(build, works[i]!, deps, add);
-          }
-          built.natives.push(new addon.GraphExec(native));
-          built.builds.push(build);
-        } catch (error) {
-          native.destroy();
-          throw error;
-        }
-      }
-    } catch (error) {
-      for (const native of built.natives) native?.destroy();
-      loops.close();
-      throw error;
-    }
-    if (loops.count > 0) built.loops = loops;
-    else loops.close();
+    const deps = nodes.map((node) => node.dependencies.map((d) => d.index));
+    const built = buildNatives(graph.device, graph, works, deps, segments, addToNative);
     return new GraphExec(MADE, graph, works, segments, built, held);
   }
 
@@ -390,64 +351,6 @@ export class GraphExec {
   }
 }
 
-/** What a CUDA executable is built into: per segment its native executable and build, and its nodes' places. */
-interface Built {
-  natives: (NativeGraphExec | undefined)[];
-  builds: (NativeBuild | undefined)[];
-  layouts: NativeLayout[];
-  loops: Loops | undefined;
-}
-
-/**
- * A CUDA executable's bounded loops: each holds a counter slot in the built-in module, and counts
- * its overruns in a word of pinned memory the device writes; a check after each launch reports
- * the overruns it finds as LoopLimitErrors.
- */
-class Loops {
-  readonly #device: Device;
-  readonly #loops: { slot: number; name: string; maxIterations: number }[] = [];
-  /** One overrun count per loop, which the device's guard raises. */
-  #words: HostArray<'u32'> | undefined;
-  #seen: number[] = [];
-
-  constructor(device: Device, count: number) {
-    this.#device = device;
-    if (count > 0) this.#words = device.allocHost('u32', count);
-  }
-
-  get count(): number {
-    return this.#loops.length;
-  }
-
-  /** A new loop's slot and the address of its overrun word. */
-  add(name: string, maxIterations: number): { slot: number; report: bigint } {
-    const kernels = conditionKernelsOf(this.#device)!;
-    const index = this.#loops.length;
-    const slot = kernels.slots.take();
-    this.#loops.push({ slot, name, maxIterations });
-    this.#seen.push(0);
-    return { slot, report: this.#words!.ptr + BigInt(index * 4) };
-  }
-
-  /** Throws a LoopLimitError for the first loop whose overruns went up since the last check. */
-  check(): void {
-    const words = this.#words!.elements;
-    let error: LoopLimitError | undefined;
-    this.#loops.forEach((loop, i) => {
-      if (words[i] === this.#seen[i]) return;
-      this.#seen[i] = words[i]!;
-      error ??= new LoopLimitError(loop.name, loop.maxIterations);
-    });
-    if (error) throw error;
-  }
-
-  close(): void {
-    const kernels = conditionKernelsOf(this.#device);
-    for (const loop of this.#loops.splice(0)) kernels?.slots.give(loop.slot);
-    this.#words?.close();
-    this.#words = undefined;
-  }
-}
 
 /** The conditional node whose body is `body`. */
 function ownerOf(body: Graph): GraphNode {

@@ -1,3 +1,5 @@
+// Over 400 lines: Graph is one public class, and its builder methods (nodes, conditional nodes and
+// their bodies, steps) with their doc comments are its whole surface, best read in one place.
 // Graphs: device work recorded once and launched many times. A graph is built node by node (the
 // add… methods) or captured from a stream (Stream.capture); instantiate() makes the executable
 // that launches it. JavaScript steps split a graph into segments: the device never waits for
@@ -24,7 +26,7 @@ import { MADE, checkMade, type Made } from '../base/made.js';
 import { GraphError } from '../base/errors.js';
 import { isThenable } from '../base/thenable.js';
 import { GraphCondition, checkConditionArgs, checkConditionOfNode, type ConditionScope } from '../device/condition.js';
-import { checkConditionMemory, checkMaxIterations, parseTest, type ConditionTest, type ConditionalType, type LoopBound } from './conditions.js';
+import { BODY_REFUSALS, bodyReturnedPromise, checkCases, checkConditionMemory, checkMaxIterations, parseTest, type ConditionTest, type ConditionalType, type LoopBound } from './conditions.js';
 import { conditionKernelsReady, loadConditionKernels } from './condition-kernels.js';
 
 /** Options for a node added to a {@link Graph}. */
@@ -596,17 +598,3 @@ export class Graph implements ConditionScope {
   }
 }
 
-const BODY_REFUSALS = { hostFunction: 'A native host function', record: 'An event record', wait: 'An event wait' } as const;
-
-/** The refusal of a body function that returned a Promise: a body is recorded while its function runs. */
-export function bodyReturnedPromise(): GraphError {
-  return new GraphError('body', "A body's function returned a Promise: a body is recorded while its function runs, so it must not be async");
-}
-
-/** The switch's case functions, checked: at least one. */
-export function checkCases<F>(cases: readonly F[]): readonly F[] {
-  if (!isArray(cases)) typeError('cases', 'an array of body functions', cases);
-  const list = elementsOf(cases);
-  if (list.length === 0) rangeError('cases', 'one case at least', received('no cases'));
-  return list as F[];
-}
