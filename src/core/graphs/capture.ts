@@ -12,7 +12,7 @@ import type { Kernel } from '../kernels/kernel.js';
 import type { LaunchConfig } from '../kernels/launch-config.js';
 import { Graph, type LoopOptions } from './graph.js';
 import type { GraphNode, NodeWork } from './graph-node.js';
-import { checkConditionArgs, type GraphCondition } from '../device/condition.js';
+import { checkConditionArgs, type ConditionScope, type GraphCondition } from '../device/condition.js';
 import { bodyReturnedPromise, type ConditionTest, type ConditionalType } from './conditions.js';
 import { loadConditionKernels } from './condition-kernels.js';
 import { isThenable } from '../base/thenable.js';
@@ -32,7 +32,13 @@ const running = new AsyncLocalStorage<{ active: boolean }>();
  */
 export abstract class GraphRecorder implements Recorder {
   kernel(kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void {
+    if (kernel.takesConditions) checkConditionsRecorded(args, this.conditionScope());
     this.add(kernelWork(kernel, config, elementsOf(args), block.slice())); // a plain copy: what the graph holds
+  }
+
+  /** Where a condition given to a kernel recorded here must have been made; none but in a capture. */
+  protected conditionScope(): ConditionScope | undefined {
+    return undefined;
   }
 
   copy(dst: Memory, src: Memory): void {
@@ -90,8 +96,11 @@ export class Capture extends GraphRecorder {
 
   override kernel(kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void {
     this.#check();
-    this.#refusing(() => checkConditionArgs(args, this.#scope.graph));
-    super.kernel(kernel, config, args, block);
+    this.#refusing(() => super.kernel(kernel, config, args, block));
+  }
+
+  protected override conditionScope(): ConditionScope {
+    return this.#scope.graph;
   }
 
   /** A new condition of the graph, or of the body being recorded. */
@@ -236,4 +245,14 @@ export async function runCapture(capture: Capture, body: () => unknown, end: () 
     throw error;
   }
   return capture.graph;
+}
+
+/**
+ * Checks the conditions among a kernel's arguments for a recording whose conditions live in
+ * `scope`; a recording without one (a replayed value's) takes none.
+ * @throws GraphError (`condition`).
+ */
+function checkConditionsRecorded(args: readonly unknown[], scope: ConditionScope | undefined): void {
+  if (scope) return checkConditionArgs(args, scope);
+  throw new GraphError('condition', "A kernel that takes a condition is recorded by replay or a pipeline's body, where no graph made it: launch it inside stream.capture (a pipeline loops with loopOnDevice)");
 }

@@ -18,7 +18,8 @@ import type { NodeWork } from './node-work.js';
 /** One executable's conditions and body streams on the host device. */
 export class HostConditions {
   readonly #device: Device;
-  readonly #values = new Map<GraphCondition, ConditionValue>();
+  /** By the conditions' names, which pair an updated graph's conditions with the first one's. */
+  readonly #values = new Map<string, ConditionValue>();
   readonly #streams: Stream[] = [];
   /** Where a GPU's element is copied to be read. */
   #word: HostArray<'u64'> | undefined;
@@ -29,8 +30,8 @@ export class HostConditions {
 
   /** The value of `condition` in the launch running now. */
   valueOf(condition: GraphCondition): ConditionValue {
-    let value = this.#values.get(condition);
-    if (value === undefined) this.#values.set(condition, (value = new ConditionValue(condition)));
+    let value = this.#values.get(condition.name);
+    if (value === undefined) this.#values.set(condition.name, (value = new ConditionValue(condition)));
     return value;
   }
 

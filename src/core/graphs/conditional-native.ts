@@ -36,6 +36,13 @@ export interface NativeBuild {
   /** The native graph made for each scope (the graph itself, or a body). */
   readonly graphIds: Map<object, number>;
   readonly handles: Map<GraphCondition, bigint>;
+  /**
+   * The handles by the conditions' names, for an update whose graph made its own conditions (a
+   * graph's conditions are named by the order they were made in, so names pair them up).
+   */
+  readonly byName: Map<string, bigint>;
+  /** Built: a condition the graph does not hold cannot get a handle any more. */
+  sealed: boolean;
   /** The bounded loops, in order: the counter slot and the report word each uses. */
   readonly loops: { readonly slot: number; readonly report: bigint; readonly name: string; readonly maxIterations: number }[];
   /** Gives a bounded loop its slot and report word. */
@@ -53,13 +60,15 @@ function kernelsOf(build: NativeBuild): ConditionKernels {
 
 /** The handle of `condition` in this native graph, made on the graph its node goes in. */
 function handleOf(build: NativeBuild, condition: GraphCondition): bigint {
-  let handle = build.handles.get(condition);
+  let handle = build.handles.get(condition) ?? build.byName.get(condition.name);
   if (handle === undefined) {
+    if (build.sealed) throw new GraphError('topology', `${condition.name} is not a condition of the executable's graph: an update cannot add one`);
     // A condition of a value's recording (replay) belongs to the graph itself, made later.
     const graphId = build.graphIds.get(condition.scope) ?? (condition.scope.parent === undefined ? 0 : undefined);
     if (graphId === undefined) throw new GraphError('condition', `${condition.name} is used where its native graph does not exist yet`);
     handle = build.native.createCondition(graphId, condition.initial, true);
     build.handles.set(condition, handle);
+    build.byName.set(condition.name, handle);
   }
   return handle;
 }
@@ -251,7 +260,7 @@ export function buildNatives(device: Device, graph: object, works: readonly Node
       // The executable keeps the native graph: its updates name the graph's nodes.
       const native = new addon.Graph(device.native);
       const build: NativeBuild = {
-        native, target: 0, kernels: conditionKernelsOf(device), graphIds: new Map([[graph, 0]]), handles: new Map(), loops: [],
+        native, target: 0, kernels: conditionKernelsOf(device), graphIds: new Map([[graph, 0]]), handles: new Map(), byName: new Map(), sealed: false, loops: [],
         newLoop: (name, maxIterations) => loops.add(name, maxIterations),
       };
       try {
@@ -261,6 +270,7 @@ export function buildNatives(device: Device, graph: object, works: readonly Node
           built.layouts[i] = addToNativeGraph(build, works[i]!, after, (work, d) => add(native, work, d));
         }
         built.natives.push(new addon.GraphExec(native));
+        build.sealed = true;
         built.builds.push(build);
       } catch (error) {
         native.destroy();

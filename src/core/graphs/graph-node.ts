@@ -107,6 +107,8 @@ export function shapeDifference(was: NodeWork, now: NodeWork): string | undefine
       const [a, b] = [was.config, (now as typeof was).config];
       if (a.cooperative !== b.cooperative || String(a.cluster) !== String(b.cluster))
         return `kernel ${kernel.name} with another cooperative or cluster setting`;
+      if (kernel.takesConditions && conditionNames(was.args, kernel.signature) !== conditionNames((now as typeof was).args, kernel.signature))
+        return `kernel ${kernel.name} given other conditions (${conditionNames((now as typeof was).args, kernel.signature)} where the graph gives ${conditionNames(was.args, kernel.signature)})`;
       return undefined;
     }
     case 'copy':
@@ -138,6 +140,11 @@ export function shapeDifference(was: NodeWork, now: NodeWork): string | undefine
     case 'conditional':
       return conditionalDifference(was, now as typeof was);
   }
+}
+
+/** The names of the conditions among a kernel's arguments. */
+function conditionNames(args: readonly unknown[], signature: readonly unknown[]): string {
+  return signature.map((p, i) => (p === 'condition' ? (args[i] as { name: string }).name : '')).filter(Boolean).join(', ');
 }
 
 /** What differs between two conditional nodes beyond their bodies' parameters, in words. */

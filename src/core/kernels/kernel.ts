@@ -59,6 +59,8 @@ export class Kernel<S extends Signature = Signature> {
   readonly signature: S;
   /** @internal Whether a struct is among its parameters: only then can the same arguments (`Object.is`) pack other bytes. */
   readonly packsStructs: boolean;
+  /** @internal Whether a `'condition'` is among its parameters: only launches recorded into a graph take one. */
+  readonly takesConditions: boolean;
   readonly #native: NativeKernel;
   readonly #block: LaunchBlock;
   #attributes: KernelAttributes | undefined;
@@ -91,6 +93,7 @@ export class Kernel<S extends Signature = Signature> {
     this.name = name;
     this.signature = Object.freeze([...signature]) as unknown as S;
     this.packsStructs = signature.some((p) => typeof p !== 'string');
+    this.takesConditions = signature.includes('condition');
     this.#native = native;
     this.#specializations = options.specializations as Specializations<Signature> | undefined;
     this.#alwaysInContext = options.contextual === true || options.specializations !== undefined;
