@@ -45,6 +45,15 @@ describe('examples', () => {
     expect(out).toMatch(/^12 of 12 blocks peak at their tone on .+: \d+ samples\/s$/m);
   });
 
+  it('heat-until-steady relaxes the rod on the device and from JavaScript alike', () => {
+    const out = node(['dist/examples/heat-until-steady.js']);
+    const [, onDevice, fromHost, same] = /^steady after (\d+) sweeps on the device, (\d+) decided from JavaScript; same rod: (\w+)$/m.exec(out) ?? [];
+    expect(Number(onDevice)).toBeGreaterThan(100);
+    expect(onDevice).toBe(fromHost);
+    expect(same).toBe('true');
+    expect(out).not.toMatch(/stopped after/);
+  });
+
   it('batched-saxpy summarizes 12 batches', () => {
     const out = node(['dist/examples/batched-saxpy.js']);
     expect(out.match(/^batch \d+: mean/gm)).toHaveLength(12);
