@@ -62,11 +62,12 @@ export class GraphCondition {
     return new GraphCondition(MADE, scope, initial, index);
   }
 
-  /** The low and high 32 bits of its token, as the packer writes them. */
+  /** @internal The low 32 bits of its token, as the packer writes them. */
   get lo(): number {
     return Number(this.token & 0xffffffffn);
   }
 
+  /** @internal The high 32 bits of its token. */
   get hi(): number {
     return Number(this.token >> 32n);
   }
@@ -159,6 +160,8 @@ export class ConditionValue {
   /**
    * Sets the condition, as `cudaGraphSetConditional` does.
    * @throws RangeError for anything but an unsigned 32-bit integer (a boolean is 1 or 0).
+   * @example
+   * more.set(residual > 1e-6); // in a CPU implementation: loop again while the residual is large
    */
   set(value: number | boolean): void {
     if (typeof value === 'boolean') value = value ? 1 : 0;

@@ -4,6 +4,7 @@
 // folders below it up to kernels/.
 import './device-members.js';
 
-export { Graph, type NodeOptions } from './graph.js';
+export { Graph, type NodeOptions, type ConditionOptions, type LoopOptions } from './graph.js';
+export type { ConditionTest } from './conditions.js';
 export { GraphExec } from './graph-exec.js';
 export { GraphNode, type GraphNodeKind } from './graph-node.js';
