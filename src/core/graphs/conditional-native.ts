@@ -8,6 +8,7 @@ import { GraphError } from '../base/errors.js';
 import { LoopLimitError } from '../base/loop-limit-error.js';
 import type { Device } from '../device/device.js';
 import type { HostArray } from '../memory/memory.js';
+import type { Lane } from '../queue/lane.js';
 import type { GraphCondition } from '../device/condition.js';
 import type { NativeGraph, NativeGraphExec } from '../native/types.js';
 import { addon } from '../native/addon.js';
@@ -211,6 +212,11 @@ export class Loops {
     this.#loops.push({ slot, name, maxIterations });
     this.#seen.push(0);
     return { slot, report: this.#words!.ptr + BigInt(index * 4) };
+  }
+
+  /** Notes a launch on `lane`: the overrun words are freed only once the lanes' work has completed. */
+  usedOn(lane: Lane): void {
+    this.#words?.allocation.use(lane);
   }
 
   /** Throws a LoopLimitError for the first loop whose overruns went up since the last check. */

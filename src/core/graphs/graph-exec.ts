@@ -309,7 +309,10 @@ export class GraphExec {
       }
     }, launched));
     const loops = this.#loops;
-    if (loops) lane.run(onDoneCommand(lane, () => loops.check(), watchByNotification(lane), 'while loop bound'));
+    if (loops) {
+      loops.usedOn(lane);
+      lane.run(onDoneCommand(lane, () => loops.check(), watchByNotification(lane), 'while loop bound'));
+    }
   }
 
   /**
