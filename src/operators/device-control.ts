@@ -2,11 +2,11 @@ import { Observable, type OperatorFunction, type Subscription } from 'rxjs';
 import { elementsOf, isArray, rangeError, received, typeError } from '../core/base/errors.js';
 import { LoopLimitError } from '../core/base/loop-limit-error.js';
 import { checkOptions } from '../core/base/options.js';
-import { GraphCondition } from '../core/device/condition.js';
 import type { HostArray, Memory } from '../core/memory/memory.js';
 import { checkConditionMemory, checkMaxIterations, conditionValue, parseTest, type ConditionTest, type ConditionalType, type ParsedTest } from '../core/graphs/conditions.js';
 import { conditionKernelsReady, loadConditionKernels } from '../core/graphs/condition-kernels.js';
 import { BodyRecording, ValueScope } from '../core/graphs/body-recording.js';
+import type { GraphRecorder } from '../core/graphs/capture.js';
 import { conditionalWork, setConditionWork } from '../core/graphs/node-work.js';
 import { ValueRecording } from './pipeline/replay-match.js';
 import { Feed } from './pipeline/feed.js';
@@ -132,10 +132,12 @@ function control<T, B, R>(
   return (source) =>
     new Observable<Work<T, B, R>>((subscriber) => {
       const feeds = bodies.map(() => new Feed<Work<T, B, R>>());
-      /** The value a body is running for now, and what its emission resolves. */
+      /** The value a body is running for now, and what its emission resolves (or the end rejects). */
       let running: Work<T, B, R> | undefined;
       let ran: (() => void) | undefined;
+      let stop: ((error: unknown) => void) | undefined;
       let emitted = false;
+      let ended = false;
       const inner: Subscription[] = bodies.map((body, b) =>
         body(feeds[b]!.values).subscribe({
           next: (work) => {
@@ -148,10 +150,12 @@ function control<T, B, R>(
       );
       /** Runs body `b` for `work`; resolves once it has re-emitted the value. */
       const runBody = (b: number, work: Work<T, B, R>): Promise<void> =>
-        new Promise((resolve) => {
+        new Promise((resolve, reject) => {
+          if (ended) return reject(new Error(`${name} was unsubscribed`));
           running = work;
           emitted = false;
           ran = resolve;
+          stop = reject;
           feeds[b]!.next(work);
           if (emitted) resolve();
         });
@@ -160,8 +164,10 @@ function control<T, B, R>(
         const memory = checkConditionMemory(memoryOf(work), work.stream.device);
         const recorder = work.stream.lane.recorder;
         const device = work.stream.device;
-        if (recorder instanceof ValueRecording && conditionKernelsReady(device)) {
-          recordOnDevice(name, type, bodies.length, work, memory, test, maxIterations, recorder, (b) => {
+        // A replayed value's recording, or (nested) the body another operator records for it.
+        const recording = recorder instanceof ValueRecording || recorder instanceof BodyRecording ? recorder : undefined;
+        if (recording && conditionKernelsReady(device)) {
+          recordOnDevice(name, type, bodies.length, work, memory, test, maxIterations, recording, (b) => {
             running = work;
             emitted = false;
             feeds[b]!.next(work);
@@ -170,7 +176,7 @@ function control<T, B, R>(
           subscriber.next(work);
           return;
         }
-        if (recorder instanceof ValueRecording) void loadConditionKernels(device).catch(() => {});
+        if (recording) void loadConditionKernels(device).catch(() => {});
         warnEager(name);
         const pay = owe();
         work.hold(); // the value and its buffers stay until its loop has run and it has gone on
@@ -191,8 +197,10 @@ function control<T, B, R>(
         });
       });
       return () => {
+        ended = true;
         outer.unsubscribe();
         for (const subscription of inner) subscription.unsubscribe();
+        stop?.(new Error(`${name} was unsubscribed`)); // a value mid-loop lets go of what it holds
       };
     });
 }
@@ -219,11 +227,11 @@ function recordOnDevice(
   memory: Memory,
   test: ParsedTest,
   maxIterations: number | undefined,
-  recorder: ValueRecording,
+  recorder: GraphRecorder,
   run: (b: number) => boolean,
 ): void {
   const lane = work.stream.lane;
-  const condition = GraphCondition.make(new ValueScope(work.stream.device), 0, 0);
+  const condition = ValueScope.of(work, work.stream.device).condition();
   recorder.node(setConditionWork(condition, memory, test));
   const bodies = Array.from({ length: count }, (_, b) => {
     const body = new BodyRecording(`${name}'s ${count === 1 ? 'body' : `branch ${b}`}`);

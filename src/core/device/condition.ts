@@ -99,7 +99,7 @@ export function checkConditionOfNode(value: unknown, scope: ConditionScope): Gra
   const condition = value;
   checkConditionOpen(condition, scope, 'condition');
   if (condition.scope !== scope)
-    throw new GraphError('condition', `${condition.name} was made in ${where(condition.scope)}: its conditional node goes there, not in ${where(scope)}`);
+    throw new GraphError('condition', `${condition.name} was made in ${where(condition.scope)}: its conditional node goes there, not in ${where(scope, condition.scope)}`);
   if (condition.usedBy !== undefined)
     throw new GraphError('condition', `${condition.name} is already used by ${condition.usedBy}: one conditional node uses a condition (make another)`);
   return condition;
@@ -115,7 +115,7 @@ export function checkConditionArgs(args: readonly unknown[], scope: ConditionSco
     if (!isInstance<GraphCondition>(arg, GraphCondition)) return;
     checkConditionOpen(arg, scope, `args[${i}]`);
     if (!within(scope, arg.scope))
-      throw new GraphError('condition', `args[${i}] is ${arg.name}, made in ${where(arg.scope)}: kernels there or in the bodies below set it, not in ${where(scope)}`);
+      throw new GraphError('condition', `args[${i}] is ${arg.name}, made in ${where(arg.scope)}: kernels there or in the bodies below set it, not in ${where(scope, arg.scope)}`);
   });
 }
 
@@ -125,10 +125,17 @@ function checkConditionOpen(condition: GraphCondition, scope: ConditionScope, na
   if (scope.root.closed) throw new GraphError('condition', `${name} is ${condition.name} of a closed graph`);
 }
 
-function where(scope: ConditionScope): string {
-  let depth = 0;
-  for (let s = scope.parent; s; s = s.parent) depth++;
-  return depth === 0 ? 'the graph itself' : `a body ${depth} level${depth > 1 ? 's' : ''} down`;
+/** The part of the graph `scope` is, in words; `other` another part, to tell them apart. */
+function where(scope: ConditionScope, other?: ConditionScope): string {
+  const depth = (s: ConditionScope) => {
+    let n = 0;
+    for (let p = s.parent; p; p = p.parent) n++;
+    return n;
+  };
+  const d = depth(scope);
+  if (d === 0) return 'the graph itself';
+  const text = `a body ${d} level${d > 1 ? 's' : ''} down`;
+  return other !== undefined && other !== scope && depth(other) === d ? `another ${text.slice(2)}` : text;
 }
 
 

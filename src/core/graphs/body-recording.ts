@@ -4,19 +4,38 @@
 // a host step, an event, a wait for the stream or a native host function there is refused.
 import { GraphError } from '../base/errors.js';
 import type { Device } from '../device/device.js';
-import type { ConditionScope } from '../device/condition.js';
+import { GraphCondition, type ConditionScope } from '../device/condition.js';
 import { GraphRecorder } from './capture.js';
 import type { BodyWorks, NodeWork } from './node-work.js';
 
-/** The scope of the conditions a value's recording makes: a graph of its own, made later. */
+const scopes = new WeakMap<object, ValueScope>();
+
+/**
+ * The scope of the conditions a value's recording makes (for a graph made later): one per value,
+ * whose conditions are named by the order they were made in, as a graph's are, so that the next
+ * value's pair up with them when its work updates an executable.
+ */
 export class ValueScope implements ConditionScope {
   readonly root: ConditionScope = this;
   readonly parent = undefined;
   readonly closed = false;
   readonly device: Device;
+  #made = 0;
 
-  constructor(device: Device) {
+  private constructor(device: Device) {
     this.device = device;
+  }
+
+  /** The scope of `value`'s conditions. */
+  static of(value: object, device: Device): ValueScope {
+    let scope = scopes.get(value);
+    if (scope === undefined) scopes.set(value, (scope = new ValueScope(device)));
+    return scope;
+  }
+
+  /** The value's next condition, initially 0. */
+  condition(): GraphCondition {
+    return GraphCondition.make(this, 0, this.#made++);
   }
 }
 

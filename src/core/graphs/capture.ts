@@ -12,7 +12,7 @@ import type { Kernel } from '../kernels/kernel.js';
 import type { LaunchConfig } from '../kernels/launch-config.js';
 import { Graph, type LoopOptions } from './graph.js';
 import type { GraphNode, NodeWork } from './graph-node.js';
-import { checkConditionArgs, type ConditionScope, type GraphCondition } from '../device/condition.js';
+import { checkConditionArgs, checkConditionOfNode, type ConditionScope, type GraphCondition } from '../device/condition.js';
 import { bodyReturnedPromise, type ConditionTest, type ConditionalType } from './conditions.js';
 import { loadConditionKernels } from './condition-kernels.js';
 import { isThenable } from '../base/thenable.js';
@@ -87,6 +87,11 @@ export class Capture extends GraphRecorder {
   #failure: GraphError | undefined;
   /** Library calls' libraries still being made ready: the graph is handed over once they are. */
   readonly pending: Promise<unknown>[] = [];
+  /**
+   * Body functions that returned a Promise (refused): the capture ends once they settle, so that
+   * what they give the stream meanwhile is refused too, not enqueued.
+   */
+  readonly strays: Promise<unknown>[] = [];
 
   constructor(device: Device) {
     super();
@@ -123,12 +128,17 @@ export class Capture extends GraphRecorder {
   conditional(type: ConditionalType, condition: GraphCondition, fns: readonly (() => unknown)[], loop: LoopOptions | undefined): void {
     this.#check();
     const scope = this.#scope;
+    this.#refusing(() => checkConditionOfNode(condition, scope.graph)); // before any body runs
     const bound = loop && this.#refusing(() => scope.graph.loopBound(loop));
     const bodies = fns.map((fn) => {
       const body = scope.graph.body();
       this.#scope = { graph: body, last: undefined };
       try {
-        if (isThenable(fn())) throw bodyReturnedPromise();
+        const result = fn();
+        if (isThenable(result)) {
+          this.strays.push(Promise.resolve(result).then(undefined, () => {})); // refused, not unhandled
+          throw bodyReturnedPromise();
+        }
       } catch (error) {
         this.#failure ??= error as GraphError;
         throw error;
@@ -231,6 +241,7 @@ export async function runCapture(capture: Capture, body: () => unknown, end: () 
     capture.graph.close();
     throw error;
   } finally {
+    await Promise.all(capture.strays); // what an async body gives the stream later is refused, not enqueued
     scope.active = false;
     end();
   }

@@ -1,8 +1,9 @@
 // The built-in kernels of conditional graphs on CUDA, compiled once per device: the setter of a
-// condition from a value in memory, and the two that bound a while loop (a counter reset before the
-// loop, a guard at the top of each iteration). They call cudaGraphSetConditional, so the module is
-// linked with the device runtime. The host device runs the same logic in TypeScript
-// (conditional-host.ts) and needs none of them.
+// condition from a value in memory, and those that bound a while loop (a counter reset before the
+// loop, a guard at the top of each iteration, and a count of the executable's launches at its
+// start, by which a stopped loop is reported for the launch that ran it). They call
+// cudaGraphSetConditional, so the module is linked with the device runtime. The host device runs
+// the same logic in TypeScript (conditional-host.ts) and needs none of them.
 import type { Device } from '../device/device.js';
 import type { Kernel } from '../kernels/kernel.js';
 import { compileModule } from '../kernels/device-members.js';
@@ -15,6 +16,9 @@ const SOURCE = String.raw`
 // cudaGraphSetConditional and cudaGraphConditionalHandle: declared by NVRTC and nvcc themselves.
 typedef unsigned long long u64;
 __device__ unsigned rxcuda_loop_counters[${LOOP_SLOTS}];
+// Per executable (a slot each): its launches so far, and which executable holds the slot now.
+__device__ unsigned rxcuda_launch_count[${LOOP_SLOTS}];
+__device__ unsigned rxcuda_launch_owner[${LOOP_SLOTS}];
 
 // The element at p, of type code t (as CONDITION_DTYPES orders them), as a double; op 0 gives the
 // value as an unsigned condition (0xffffffff for one that is negative, fractional or too large),
@@ -48,14 +52,24 @@ extern "C" __global__ void rxcuda_set_condition(cudaGraphConditionalHandle h, co
 
 extern "C" __global__ void rxcuda_loop_reset(unsigned slot) { rxcuda_loop_counters[slot] = 0; }
 
+// At the start of each launch of an executable with bounded loops: counts the launch (from 1, for
+// each executable that takes the slot: owner is its own number).
+extern "C" __global__ void rxcuda_launch_begin(unsigned exec, unsigned owner) {
+  if (rxcuda_launch_owner[exec] != owner) { rxcuda_launch_owner[exec] = owner; rxcuda_launch_count[exec] = 0; }
+  rxcuda_launch_count[exec] += 1;
+}
+
 // At the top of each iteration of a bounded while loop: the body runs (its IF condition set) while
-// the iterations stay within max; the one after them stops the loop and reports the overrun.
-extern "C" __global__ void rxcuda_loop_guard(cudaGraphConditionalHandle loop, cudaGraphConditionalHandle body, unsigned slot, unsigned max, unsigned* report) {
+// the iterations stay within max; the one after them stops the loop, and notes the loop (numbered
+// from 1) in the launch's entry of the executable's ring of reports, unless one was noted already.
+extern "C" __global__ void rxcuda_loop_guard(cudaGraphConditionalHandle loop, cudaGraphConditionalHandle body, unsigned slot, unsigned max,
+                                             unsigned* ring, unsigned ring_size, unsigned exec, unsigned loop_number) {
   unsigned n = ++rxcuda_loop_counters[slot];
   if (n <= max) { cudaGraphSetConditional(body, 1); return; }
   cudaGraphSetConditional(body, 0);
   cudaGraphSetConditional(loop, 0);
-  *(volatile unsigned*)report += 1;
+  volatile unsigned* at = ring + rxcuda_launch_count[exec] % ring_size;
+  if (*at == 0) *at = loop_number;
 }
 `;
 
@@ -63,8 +77,9 @@ extern "C" __global__ void rxcuda_loop_guard(cudaGraphConditionalHandle loop, cu
 export interface ConditionKernels {
   readonly setCondition: Kernel<readonly ['condition', 'ptr', 'u32', 'u32', 'f64']>;
   readonly loopReset: Kernel<readonly ['u32']>;
-  readonly loopGuard: Kernel<readonly ['condition', 'condition', 'u32', 'u32', 'ptr']>;
-  /** Loop counter slots free for executables' bounded loops. */
+  readonly loopGuard: Kernel<readonly ['condition', 'condition', 'u32', 'u32', 'ptr', 'u32', 'u32', 'u32']>;
+  readonly launchBegin: Kernel<readonly ['u32', 'u32']>;
+  /** Counter slots free for executables' bounded loops, and for the executables' launch counts. */
   readonly slots: LoopSlots;
 }
 
@@ -72,6 +87,12 @@ export interface ConditionKernels {
 export class LoopSlots {
   readonly #free: number[] = [];
   #next = 0;
+  #owners = 0;
+
+  /** A number for an executable that takes a launch-count slot, never given before (from 1). */
+  owner(): number {
+    return (this.#owners = (this.#owners % 0xffffffff) + 1);
+  }
 
   /** @throws RangeError when every slot is held. */
   take(): number {
@@ -87,10 +108,16 @@ export class LoopSlots {
 
 const loading = new Map<Device, Promise<ConditionKernels>>();
 const loaded = new Map<Device, ConditionKernels>();
+/** Host devices whose kernels were asked for: they need none, but are ready as a GPU is, once asked. */
+const readyHosts = new WeakSet<Device>();
 
-/** Whether the device's kernels are loaded (always, on the host device, which needs none). */
+/**
+ * Whether the device's kernels are loaded. The host device needs none, but answers as a GPU does
+ * (ready once {@link loadConditionKernels} has resolved), so that code that forgets to wait fails
+ * on it as it would on a GPU.
+ */
 export function conditionKernelsReady(device: Device): boolean {
-  return device.kind === 'host' || loaded.has(device);
+  return device.kind === 'host' ? readyHosts.has(device) : loaded.has(device);
 }
 
 /** The device's kernels, once loaded (see {@link loadConditionKernels}). */
@@ -100,14 +127,15 @@ export function conditionKernelsOf(device: Device): ConditionKernels | undefined
 
 /** Compiles and loads the device's kernels, once; on the host device resolves at once. */
 export function loadConditionKernels(device: Device): Promise<unknown> {
-  if (device.kind === 'host') return Promise.resolve();
+  if (device.kind === 'host') return Promise.resolve().then(() => void readyHosts.add(device));
   let promise = loading.get(device);
   if (promise === undefined) {
     promise = compileModule(device, SOURCE, { name: 'rxcuda-conditions.cu' }).then((module: Module) => {
       const kernels: ConditionKernels = {
         setCondition: module.kernel('rxcuda_set_condition', ['condition', 'ptr', 'u32', 'u32', 'f64'] as const),
         loopReset: module.kernel('rxcuda_loop_reset', ['u32'] as const),
-        loopGuard: module.kernel('rxcuda_loop_guard', ['condition', 'condition', 'u32', 'u32', 'ptr'] as const),
+        loopGuard: module.kernel('rxcuda_loop_guard', ['condition', 'condition', 'u32', 'u32', 'ptr', 'u32', 'u32', 'u32'] as const),
+        launchBegin: module.kernel('rxcuda_launch_begin', ['u32', 'u32'] as const),
         slots: new LoopSlots(),
       };
       loaded.set(device, kernels);

@@ -15,29 +15,56 @@ import { hostStep } from '../queue/host-steps.js';
 import { conditionValue } from './conditions.js';
 import type { NodeWork } from './node-work.js';
 
-/** One executable's conditions and body streams on the host device. */
-export class HostConditions {
-  readonly #device: Device;
-  /** By the conditions' names, which pair an updated graph's conditions with the first one's. */
-  readonly #values = new Map<string, ConditionValue>();
-  readonly #streams: Stream[] = [];
-  /** Where a GPU's element is copied to be read. */
-  #word: HostArray<'u64'> | undefined;
+/**
+ * The streams an executable's conditional nodes run their bodies on, each with a pinned word for
+ * reading a GPU's element: taken by a run of a body and given back after it, so that concurrent
+ * launches, and nested bodies, each run on a stream of their own.
+ */
+export class BodyStreams {
+  readonly device: Device;
+  readonly #free: { stream: Stream; word: HostArray<'u64'> | undefined }[] = [];
+  #closed = false;
 
   constructor(device: Device) {
-    this.#device = device;
+    this.device = device;
   }
 
-  /** The value of `condition` in the launch running now. */
+  take(): { stream: Stream; word: HostArray<'u64'> | undefined } {
+    return this.#free.pop() ?? { stream: this.device.createStream(), word: undefined };
+  }
+
+  give(entry: { stream: Stream; word: HostArray<'u64'> | undefined }): void {
+    if (this.#closed) return release(entry);
+    this.#free.push(entry);
+  }
+
+  /** Closes the free streams now, and those in use when they are given back. */
+  close(): void {
+    this.#closed = true;
+    for (const entry of this.#free.splice(0)) release(entry);
+  }
+}
+
+function release(entry: { stream: Stream; word: HostArray<'u64'> | undefined }): void {
+  entry.stream.close();
+  entry.word?.close();
+}
+
+/** One launch's conditions (on the host road): their values, and the streams its bodies run on. */
+export class HostConditions {
+  readonly streams: BodyStreams;
+  /** By the conditions' names, which pair an updated graph's conditions with the first one's. */
+  readonly #values = new Map<string, ConditionValue>();
+
+  constructor(streams: BodyStreams) {
+    this.streams = streams;
+  }
+
+  /** The value of `condition` in this launch: its initial value until something sets it. */
   valueOf(condition: GraphCondition): ConditionValue {
     let value = this.#values.get(condition.name);
     if (value === undefined) this.#values.set(condition.name, (value = new ConditionValue(condition)));
     return value;
-  }
-
-  /** Every value back to its initial one: the start of a launch. */
-  reset(): void {
-    for (const value of this.#values.values()) value.reset();
   }
 
   /** The arguments a kernel's CPU implementation receives: each condition as its value now. */
@@ -46,56 +73,58 @@ export class HostConditions {
     return args.map((arg, i) => (signature[i] === 'condition' ? this.valueOf(arg as GraphCondition) : arg));
   }
 
-  /** The stream that runs bodies at nesting `depth` (from 0), made on first use. */
-  stream(depth: number): Stream {
-    return (this.#streams[depth] ??= this.#device.createStream());
-  }
-
-  /** Reads the first element of a setter's memory once the work before it has completed. */
-  async read(work: Extract<NodeWork, { kind: 'setCondition' }>, depth: number): Promise<number | bigint> {
+  /**
+   * Reads the first element of a setter's memory once the work before it has completed: in place
+   * for the host device's device memory, else through a copy to pinned memory on a body stream.
+   */
+  async read(work: Extract<NodeWork, { kind: 'setCondition' }>): Promise<number | bigint> {
     const allocation = work.memory[0] as DeviceAllocation;
     const { Array, size } = DTYPES[work.dtype];
-    if (this.#device.kind === 'host') return new Array(allocation.hostBuffer(), Number(work.ptr - allocation.ptr), 1)[0] as number | bigint;
-    const word = (this.#word ??= this.#device.allocHost('u64', 1));
-    const stream = this.stream(depth);
-    stream.lane.run(() => stream.lane.native.copy(word.ptr, work.ptr, size));
-    await stream.synchronized();
-    return new Array(word.data.buffer, word.data.byteOffset, 1)[0] as number | bigint;
-  }
-
-  close(): void {
-    for (const stream of this.#streams.splice(0)) stream.close();
-    this.#word?.close();
-    this.#word = undefined;
+    if (this.streams.device.kind === 'host' && typeof allocation.hostBuffer === 'function')
+      return new Array(allocation.hostBuffer(), Number(work.ptr - allocation.ptr), 1)[0] as number | bigint;
+    const entry = this.streams.take();
+    try {
+      const word = (entry.word ??= this.streams.device.allocHost('u64', 1));
+      const lane = entry.stream.lane;
+      lane.run(() => lane.native.copy(word.ptr, work.ptr, size));
+      await entry.stream.synchronized();
+      return new Array(word.data.buffer, word.data.byteOffset, 1)[0] as number | bigint;
+    } finally {
+      this.streams.give(entry);
+    }
   }
 }
 
-/** What replaying one node takes: the stream, the node, the executable's conditions, the depth. */
-export type Replay = (stream: Stream, work: NodeWork, conditions: HostConditions, depth: number) => void;
+/** What replaying one node takes: the stream, the node, and the launch's conditions. */
+export type Replay = (stream: Stream, work: NodeWork, conditions: HostConditions) => void;
 
 /** Enqueues a setter: a host step that reads the element when the stream reaches it. */
-export function replaySetCondition(stream: Stream, work: Extract<NodeWork, { kind: 'setCondition' }>, conditions: HostConditions, depth: number): void {
+export function replaySetCondition(stream: Stream, work: Extract<NodeWork, { kind: 'setCondition' }>, conditions: HostConditions): void {
   const lane = stream.lane;
   const value = conditions.valueOf(work.condition);
-  const run = () => conditions.read(work, depth).then((element) => value.set(conditionValue(element, work.test)));
+  const run = () => conditions.read(work).then((element) => value.set(conditionValue(element, work.test)));
   lane.run(hostStep(lane, run, { kind: 'hostLaunch', name: `setCondition (${work.condition.name})` }));
 }
 
 /** Enqueues a conditional node: a host step that runs its bodies as the condition says. */
-export function replayConditional(stream: Stream, work: Extract<NodeWork, { kind: 'conditional' }>, conditions: HostConditions, depth: number, replay: Replay): void {
+export function replayConditional(stream: Stream, work: Extract<NodeWork, { kind: 'conditional' }>, conditions: HostConditions, replay: Replay): void {
   const lane = stream.lane;
   const name = work.loop?.name ?? `${work.type} node (${work.condition.name})`;
-  lane.run(hostStep(lane, () => runConditional(work, conditions, depth, replay), { kind: 'hostLaunch', name }));
+  lane.run(hostStep(lane, () => runConditional(work, conditions, replay), { kind: 'hostLaunch', name }));
 }
 
-async function runConditional(work: Extract<NodeWork, { kind: 'conditional' }>, conditions: HostConditions, depth: number, replay: Replay): Promise<void> {
+async function runConditional(work: Extract<NodeWork, { kind: 'conditional' }>, conditions: HostConditions, replay: Replay): Promise<void> {
   const value = conditions.valueOf(work.condition);
   const run = async (b: number) => {
     const body = work.bodies[b];
     if (body === undefined) return;
-    const stream = conditions.stream(depth);
-    for (const child of body.works) replay(stream, child, conditions, depth + 1);
-    await stream.synchronized();
+    const entry = conditions.streams.take();
+    try {
+      for (const child of body.works) replay(entry.stream, child, conditions);
+      await entry.stream.synchronized();
+    } finally {
+      conditions.streams.give(entry);
+    }
   };
   if (work.type === 'if') return run(value.value !== 0 ? 0 : 1);
   if (work.type === 'switch') return run(value.value);

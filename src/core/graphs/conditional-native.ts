@@ -5,10 +5,8 @@
 // not the graph's. A condition's handle is made for the native graph its node goes in, when a node
 // first needs it; kernels' launch blocks hold its token until then, and get the handle here.
 import { GraphError } from '../base/errors.js';
-import { LoopLimitError } from '../base/loop-limit-error.js';
 import type { Device } from '../device/device.js';
-import type { HostArray } from '../memory/memory.js';
-import type { Lane } from '../queue/lane.js';
+import { LoopReports } from './loop-reports.js';
 import type { GraphCondition } from '../device/condition.js';
 import type { NativeGraph, NativeGraphExec } from '../native/types.js';
 import { addon } from '../native/addon.js';
@@ -44,10 +42,8 @@ export interface NativeBuild {
   readonly byName: Map<string, bigint>;
   /** Built: a condition the graph does not hold cannot get a handle any more. */
   sealed: boolean;
-  /** The bounded loops, in order: the counter slot and the report word each uses. */
-  readonly loops: { readonly slot: number; readonly report: bigint; readonly name: string; readonly maxIterations: number }[];
-  /** Gives a bounded loop its slot and report word. */
-  readonly newLoop: (name: string, maxIterations: number) => { slot: number; report: bigint };
+  /** Gives a bounded loop its counter slot, and the guard's arguments after its conditions. */
+  readonly newLoop: (name: string, maxIterations: number) => { slot: number; guardArgs: readonly unknown[] };
 }
 
 const ONE_THREAD = LaunchConfig.from({ grid: 1, block: 1 });
@@ -61,7 +57,7 @@ function kernelsOf(build: NativeBuild): ConditionKernels {
 
 /** The handle of `condition` in this native graph, made on the graph its node goes in. */
 function handleOf(build: NativeBuild, condition: GraphCondition): bigint {
-  let handle = build.handles.get(condition) ?? build.byName.get(condition.name);
+  let handle = build.handles.get(condition) ?? (build.sealed ? build.byName.get(condition.name) : undefined);
   if (handle === undefined) {
     if (build.sealed) throw new GraphError('topology', `${condition.name} is not a condition of the executable's graph: an update cannot add one`);
     // A condition of a value's recording (replay) belongs to the graph itself, made later.
@@ -127,14 +123,14 @@ function addConditional(build: NativeBuild, work: Extract<NodeWork, { kind: 'con
   }
   // A bounded loop: reset its counter, then WHILE { guard; IF (within the bound) { body } }.
   const kernels = kernelsOf(build);
-  const { slot, report } = build.newLoop(work.loop.name, work.loop.maxIterations);
+  const { slot, guardArgs } = build.newLoop(work.loop.name, work.loop.maxIterations);
   const reset = addBuiltin(build, kernels.loopReset as unknown as Kernel, [slot], deps);
   const index = native.addConditional(handle, TYPES.while, 1, Uint32Array.of(reset));
   const loopBody = native.bodyGraph(index, 0);
   retarget(build, loopBody);
   const inner = native.createCondition(loopBody, 0, true);
   // The guard's second condition is the inner IF's: packed as the loop's, then given its handle.
-  const args = [work.condition, work.condition, slot, work.loop.maxIterations, report];
+  const args = [work.condition, work.condition, ...guardArgs];
   build.handles.set(INNER, inner);
   const guard = addBuiltin(build, kernels.loopGuard as unknown as Kernel, args, new Uint32Array(0), [work.condition, INNER]);
   build.handles.delete(INNER);
@@ -183,69 +179,14 @@ export function updateNative(exec: NativeGraphExec, layout: NativeLayout, was: N
   set(exec, layout.index, now);
 }
 
-/**
- * A CUDA executable's bounded loops: each holds a counter slot in the built-in module, and counts
- * its overruns in a word of pinned memory the device writes; a check after each launch reports
- * the overruns it finds as LoopLimitErrors.
- */
-export class Loops {
-  readonly #device: Device;
-  readonly #loops: { slot: number; name: string; maxIterations: number }[] = [];
-  /** One overrun count per loop, which the device's guard raises. */
-  #words: HostArray<'u32'> | undefined;
-  #seen: number[] = [];
-
-  constructor(device: Device, count: number) {
-    this.#device = device;
-    if (count > 0) this.#words = device.allocHost('u32', count);
-  }
-
-  get count(): number {
-    return this.#loops.length;
-  }
-
-  /** A new loop's slot and the address of its overrun word. */
-  add(name: string, maxIterations: number): { slot: number; report: bigint } {
-    const kernels = conditionKernelsOf(this.#device)!;
-    const index = this.#loops.length;
-    const slot = kernels.slots.take();
-    this.#loops.push({ slot, name, maxIterations });
-    this.#seen.push(0);
-    return { slot, report: this.#words!.ptr + BigInt(index * 4) };
-  }
-
-  /** Notes a launch on `lane`: the overrun words are freed only once the lanes' work has completed. */
-  usedOn(lane: Lane): void {
-    this.#words?.allocation.use(lane);
-  }
-
-  /** Throws a LoopLimitError for the first loop whose overruns went up since the last check. */
-  check(): void {
-    const words = this.#words!.elements;
-    let error: LoopLimitError | undefined;
-    this.#loops.forEach((loop, i) => {
-      if (words[i] === this.#seen[i]) return;
-      this.#seen[i] = words[i]!;
-      error ??= new LoopLimitError(loop.name, loop.maxIterations);
-    });
-    if (error) throw error;
-  }
-
-  close(): void {
-    const kernels = conditionKernelsOf(this.#device);
-    for (const loop of this.#loops.splice(0)) kernels?.slots.give(loop.slot);
-    this.#words?.close();
-    this.#words = undefined;
-  }
-}
-
-
 /** What a CUDA executable is built into: per segment its native executable and build, and its nodes' places. */
 export interface Built {
   natives: (NativeGraphExec | undefined)[];
   builds: (NativeBuild | undefined)[];
   layouts: NativeLayout[];
-  loops: Loops | undefined;
+  loops: LoopReports | undefined;
+  /** Per segment, whether it counts its launches for its loops' reports. */
+  counted: boolean[];
 }
 
 /**
@@ -254,25 +195,31 @@ export interface Built {
  * the plain kinds of node.
  */
 export function buildNatives(device: Device, graph: object, works: readonly NodeWork[], deps: readonly (readonly number[])[], segments: readonly { readonly first: number; readonly end: number }[], add: (native: NativeGraph, work: NodeWork, deps: Uint32Array) => number): Built {
-  const loops = new Loops(device, countBoundedLoops(works));
-  const built: Built = { natives: [], builds: [], layouts: [], loops: undefined };
+  const kernels = conditionKernelsOf(device);
+  const loops = countBoundedLoops(works) > 0 && kernels ? new LoopReports(device, kernels) : undefined;
+  const built: Built = { natives: [], builds: [], layouts: [], loops, counted: [] };
   try {
     for (const segment of segments) {
       if (segment.end === segment.first) {
         built.natives.push(undefined);
         built.builds.push(undefined);
+        built.counted.push(false);
         continue;
       }
       // The executable keeps the native graph: its updates name the graph's nodes.
       const native = new addon.Graph(device.native);
       const build: NativeBuild = {
-        native, target: 0, kernels: conditionKernelsOf(device), graphIds: new Map([[graph, 0]]), handles: new Map(), byName: new Map(), sealed: false, loops: [],
-        newLoop: (name, maxIterations) => loops.add(name, maxIterations),
+        native, target: 0, kernels, graphIds: new Map([[graph, 0]]), handles: new Map(), byName: new Map(), sealed: false,
+        newLoop: (name, maxIterations) => loops!.add(name, maxIterations),
       };
       try {
+        // A segment with bounded loops counts its launches first: every node of it follows.
+        const counted = loops !== undefined && countBoundedLoops(works.slice(segment.first, segment.end)) > 0;
+        const begin = counted ? addBuiltin(build, kernels!.launchBegin as unknown as Kernel, loops.beginArgs, new Uint32Array(0)) : -1;
+        built.counted.push(counted);
         for (let i = segment.first; i < segment.end; i++) {
           retarget(build, 0);
-          const after = Uint32Array.from(deps[i]!, (d) => built.layouts[d]!.index);
+          const after = deps[i]!.length === 0 && begin >= 0 ? Uint32Array.of(begin) : Uint32Array.from(deps[i]!, (d) => built.layouts[d]!.index);
           built.layouts[i] = addToNativeGraph(build, works[i]!, after, (work, d) => add(native, work, d));
         }
         built.natives.push(new addon.GraphExec(native));
@@ -285,10 +232,8 @@ export function buildNatives(device: Device, graph: object, works: readonly Node
     }
   } catch (error) {
     for (const native of built.natives) native?.destroy();
-    loops.close();
+    loops?.close();
     throw error;
   }
-  if (loops.count > 0) built.loops = loops;
-  else loops.close();
   return built;
 }

@@ -14,8 +14,9 @@ import { settling } from '../queue/scheduler.js';
 import { GraphNode, addToNative, needsUpdate, replayOn, setInNative, shapeDifference, type NodeWork } from './graph-node.js';
 import { Graph, type GraphStep, type Segment } from './graph.js';
 import { allocationsOf, holdWork, kernelWork, modulesOf, sameHolds, type HeldResources } from './node-work.js';
-import { buildNatives, updateNative, type Built, type Loops, type NativeBuild, type NativeLayout } from './conditional-native.js';
-import { HostConditions } from './conditional-host.js';
+import { buildNatives, updateNative, type Built, type NativeBuild, type NativeLayout } from './conditional-native.js';
+import type { LoopReports } from './loop-reports.js';
+import { BodyStreams, HostConditions } from './conditional-host.js';
 import { checkConditionUses, childOf, withChild } from './conditional-checks.js';
 import { onDoneCommand, watchByNotification } from '../queue/host-steps.js';
 import { Stream } from '../device/stream.js';
@@ -41,10 +42,11 @@ export class GraphExec {
   /** How each segment was built: where its nodes are, and its conditions' handles (CUDA). */
   readonly #builds: (NativeBuild | undefined)[] | undefined;
   readonly #layouts: (NativeLayout | undefined)[];
-  /** The bounded loops' counter slots and overrun words (CUDA), and the overruns seen so far. */
-  readonly #loops: Loops | undefined;
-  /** The values of the conditions and the bodies' streams (the host device). */
-  readonly #conditions: HostConditions | undefined;
+  /** The bounded loops' reports (CUDA), and the segments that count their launches for them. */
+  readonly #loops: LoopReports | undefined;
+  readonly #counted: readonly boolean[];
+  /** The streams its conditional nodes' bodies run on (the host device). */
+  readonly #bodyStreams: BodyStreams | undefined;
   /** Each node's parameters for the next launch; replaced, never changed, by updates. */
   #works: readonly NodeWork[];
   /** Each node's parameters as the native executables hold them. */
@@ -78,7 +80,8 @@ export class GraphExec {
     this.#builds = built?.builds;
     this.#layouts = built?.layouts ?? [];
     this.#loops = built?.loops;
-    this.#conditions = built === undefined && works.some((w) => w.kind === 'conditional' || w.kind === 'setCondition') ? new HostConditions(graph.device) : undefined;
+    this.#counted = built?.counted ?? [];
+    this.#bodyStreams = built === undefined && works.some((w) => w.kind === 'conditional' || w.kind === 'setCondition') ? new BodyStreams(graph.device) : undefined;
     // One native graph launched straight to the driver, unless each launch is followed by its loops' check.
     this.#only = segments.length === 1 && this.#loops === undefined ? this.#natives?.[0]?.bind() : undefined;
     this.#works = Object.freeze(works.slice());
@@ -146,11 +149,11 @@ export class GraphExec {
       return;
     }
     lane.recorder?.interrupt('launching an executable'); // a recording lane is never immediate
-    const conditions = this.#conditions;
-    if (conditions) lane.run(settling(() => conditions.reset(), () => {}));
+    // The host road's conditions of this launch: each at its initial value until set.
+    const conditions = this.#bodyStreams && new HostConditions(this.#bodyStreams);
     const segments = this.#segments;
     for (let i = 0; i < segments.length; i++) {
-      if (segments[i]!.end > segments[i]!.first) this.#launchSegment(stream, i, works);
+      if (segments[i]!.end > segments[i]!.first) this.#launchSegment(stream, i, works, conditions);
       const step = this.#steps[i];
       if (step) lane.run(hostStep(lane, step.run, { kind: 'hostLaunch', name: step.name }, step.timeout));
     }
@@ -280,11 +283,11 @@ export class GraphExec {
     this.close();
   }
 
-  #launchSegment(stream: Stream, segment: number, works: readonly NodeWork[]): void {
+  #launchSegment(stream: Stream, segment: number, works: readonly NodeWork[], conditions: HostConditions | undefined): void {
     const { first, end } = this.#segments[segment]!;
     const native = this.#natives?.[segment];
     if (!native) {
-      for (let i = first; i < end; i++) replayOn(stream, works[i]!, this.#conditions);
+      for (let i = first; i < end; i++) replayOn(stream, works[i]!, conditions);
       return;
     }
     this.#queued++;
@@ -292,6 +295,10 @@ export class GraphExec {
     const launched = () => {
       if (--this.#queued === 0 && this.#closed) this.#destroy();
     };
+    // The launch's number among the executable's, for its loops' report: given as it reaches the
+    // driver, the order in which the device counts them.
+    const loops = this.#counted[segment] ? this.#loops : undefined;
+    let n = 0;
     lane.run(settling(() => {
       try {
         if (this.#current[segment] !== works) {
@@ -303,16 +310,13 @@ export class GraphExec {
           }
           this.#current[segment] = works;
         }
+        if (loops) n = loops.launched(lane);
         native.launch(lane.native);
       } finally {
         launched();
       }
     }, launched));
-    const loops = this.#loops;
-    if (loops) {
-      loops.usedOn(lane);
-      lane.run(onDoneCommand(lane, () => loops.check(), watchByNotification(lane), 'while loop bound'));
-    }
+    if (loops) lane.run(onDoneCommand(lane, () => n > 0 && loops.check(n), watchByNotification(lane), 'while loop bound'));
   }
 
   /**
@@ -345,7 +349,7 @@ export class GraphExec {
   #destroy(): void {
     for (const native of this.#natives ?? []) native?.destroy();
     this.#loops?.close();
-    this.#conditions?.close();
+    this.#bodyStreams?.close();
   }
 
   #checkOpen(): void {

@@ -218,16 +218,15 @@ export function setInNative(exec: NativeGraphExec, index: number, work: NodeWork
 
 /**
  * Enqueues `work` on a stream of the host device, as a replay of its graph runs it; `conditions`
- * are the executable's, for conditional nodes, setters and the kernels that take conditions, at
- * nesting `depth`.
+ * are the launch's, for conditional nodes, setters and the kernels that take conditions.
  */
-export function replayOn(stream: Stream, work: NodeWork, conditions?: HostConditions, depth = 0): void {
+export function replayOn(stream: Stream, work: NodeWork, conditions?: HostConditions): void {
   const lane = stream.lane;
   const native = lane.native;
   switch (work.kind) {
     case 'kernel': return work.kernel.replayOn(stream, work.config, work.block, conditions ? conditions.args(work.args, work.kernel.signature) : work.args);
-    case 'conditional': return replayConditional(stream, work, conditions!, depth, replayOn);
-    case 'setCondition': return replaySetCondition(stream, work, conditions!, depth);
+    case 'conditional': return replayConditional(stream, work, conditions!, replayOn);
+    case 'setCondition': return replaySetCondition(stream, work, conditions!);
     case 'copy': return lane.run(() => native.copy(work.dst, work.src, work.bytes));
     case 'fill':
       if (work.count > 0) lane.run(() => native.fill(work.ptr, work.size, work.count, work.low, work.high));

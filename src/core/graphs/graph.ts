@@ -385,11 +385,10 @@ export class Graph implements ConditionScope {
    * graph.addWhile(more, (body) => body.addKernel(relax, config, [grid, more]), { maxIterations: 10_000 });
    */
   addWhile(condition: GraphCondition, body: (body: Graph) => void, options: NodeOptions & LoopOptions = {}): GraphNode<undefined> {
-    this.#checkOpen();
     checkOptions('options', options, ['after', 'maxIterations', 'name']);
-    const loop = this.loopBound(options);
     const after = this.#checkAdd(options.after === undefined ? {} : { after: options.after });
-    return this.#addConditional('while', condition, [body], loop, after);
+    checkConditionOfNode(condition, this); // before the loop is counted among the graph's
+    return this.#addConditional('while', condition, [body], this.loopBound(options), after);
   }
 
   /**
@@ -466,7 +465,10 @@ export class Graph implements ConditionScope {
       const body = this.body();
       try {
         const result: unknown = fn(body);
-        if (isThenable(result)) throw bodyReturnedPromise();
+        if (isThenable(result)) {
+          result.then(undefined, () => {}); // what it does after returning is refused (the body is sealed), not unhandled
+          throw bodyReturnedPromise();
+        }
       } finally {
         body.#sealed = true;
       }
@@ -578,6 +580,7 @@ export class Graph implements ConditionScope {
 
   #checkAdd(options: NodeOptions): readonly GraphNode[] {
     this.#checkOpen();
+    if (this.#sealed) throw new GraphError('body', "The body's function has returned: a body takes its nodes while its function runs");
     checkOptions('options', options, ['after']);
     const { after = [] } = options;
     if (!isArray(after)) typeError('after', 'an array of graph nodes', after);

@@ -12,8 +12,7 @@ import { pendingLibraries } from '../../core/graphs/node-work.js';
 import { GraphError } from '../../core/base/errors.js';
 import type { Stream } from '../../core/device/stream.js';
 import { ValueRecording, type Held, type RecordingOwner } from './replay-match.js';
-import { HostConditions } from '../../core/graphs/conditional-host.js';
-import { settling } from '../../core/queue/scheduler.js';
+import { BodyStreams, HostConditions } from '../../core/graphs/conditional-host.js';
 
 /** The first difference between two values' device work, in words; undefined when none. */
 export function workDifference(reference: readonly NodeWork[], works: readonly NodeWork[]): string | undefined {
@@ -50,8 +49,8 @@ export class Replayer implements RecordingOwner {
   /** Per lane stream and run: executables, each made for the pooled buffers of some values. */
   readonly #execs = new Map<Stream, Held[][]>();
   readonly #recordings = new Map<Stream, ValueRecording>();
-  /** Per lane stream, the conditions of the conditional nodes of work enqueued as given. */
-  readonly #conditions = new Map<Stream, HostConditions>();
+  /** Per lane stream, where the conditional nodes of work enqueued as given run their bodies. */
+  readonly #bodyStreams = new Map<Stream, BodyStreams>();
   #clock = 0;
   readonly #onEager: (difference: string) => void;
   /** Values launched from a graph, and values enqueued as given. */
@@ -113,10 +112,9 @@ export class Replayer implements RecordingOwner {
     this.eager++;
     let conditions: HostConditions | undefined;
     if (works.some((work) => work.kind === 'conditional' || work.kind === 'setCondition')) {
-      conditions = this.#conditions.get(stream);
-      if (!conditions) this.#conditions.set(stream, (conditions = new HostConditions(stream.device)));
-      const reset = conditions;
-      stream.lane.run(settling(() => reset.reset(), () => {}));
+      let streams = this.#bodyStreams.get(stream);
+      if (!streams) this.#bodyStreams.set(stream, (streams = new BodyStreams(stream.device)));
+      conditions = new HostConditions(streams);
     }
     for (const work of works) {
       for (const allocation of work.memory) allocation.use(stream.lane);
@@ -158,8 +156,8 @@ export class Replayer implements RecordingOwner {
     for (const runs of this.#execs.values()) for (const held of runs) for (const { exec } of held ?? []) exec.close();
     this.#execs.clear();
     this.#recordings.clear();
-    for (const conditions of this.#conditions.values()) conditions.close();
-    this.#conditions.clear();
+    for (const streams of this.#bodyStreams.values()) streams.close();
+    this.#bodyStreams.clear();
     for (const graph of this.#references.splice(0)) graph.close();
     this.#referenceWorks.length = 0;
   }
