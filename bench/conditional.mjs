@@ -93,7 +93,7 @@ async function builtinLoopKernels() {
   const { conditionKernelsOf, LOOP_SLOTS } = await import(new URL('./core/graphs/condition-kernels.js', index).href);
   const kernels = conditionKernelsOf(device);
   if (!kernels) throw new Error('rxcuda\'s built-in condition kernels are not loaded on this device');
-  return { guard: kernels.loopGuard.handle, reset: kernels.loopReset.handle, slot: LOOP_SLOTS - 1 };
+  return { guard: kernels.loopGuard.handle, reset: kernels.loopReset.handle, slot: LOOP_SLOTS - 2 }; // and LOOP_SLOTS - 1 for its launch count
 }
 
 /** ns per launch of `exec` in each burst: the launch calls alone (`host`) and to the end of their work (`wall`). */

@@ -145,8 +145,10 @@ uint32_t readBack(Napi::Env env, const Held& held, cu::DevicePtr from, size_t co
 // not zero. With `guard` and `reset` (rxcuda's rxcuda_loop_guard and rxcuda_loop_reset, and a
 // counter slot of their module that no executable of rxcuda's holds), the loop is bounded as
 // rxcuda bounds it: reset(slot) before the WHILE, whose body is guard(loop, inner, slot,
-// maxIterations, report) and IF (inner) { body }. `counter` is the counter after the last launch
-// (0), `overruns` the guard's report (0: the bound was never reached).
+// maxIterations, report, 1, slot + 1, 1) (a ring of one report word, and another slot for the
+// launch count, which this graph does not raise: rxcuda's executables add one kernel per launch
+// for it) and IF (inner) { body }. `counter` is the counter after the last launch (0), `overruns`
+// the guard's report (0: the bound was never reached).
 Napi::Value whileBursts(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto start = functionArg(info[0]);
@@ -163,11 +165,12 @@ Napi::Value whileBursts(const Napi::CallbackInfo& info) {
   check(env, cu::call(d.cuGraphCreate, &held.graph, 0u), "cuGraphCreate");
   cu::GraphNode last = addKernel(env, d, held.graph, nullptr, start, {&counter, &iterations});
   cu::GraphConditionalHandle loop = condition(env, d, held.graph, ctx, 1);
-  uint32_t slot = 0, maxIterations = 0;
+  uint32_t slot = 0, maxIterations = 0, ringSize = 1, exec = 0, loopNumber = 1;
   cu::DevicePtr reportPtr = reinterpret_cast<uintptr_t>(report);
   std::vector<cu::Graph> bodies;
   if (bounded) {
     slot = option(options, "slot");
+    exec = slot + 1;
     maxIterations = option(options, "maxIterations");
     last = addKernel(env, d, held.graph, last, functionArg(options.Get("reset")), {&slot});
   }
@@ -176,7 +179,8 @@ Napi::Value whileBursts(const Napi::CallbackInfo& info) {
   if (bounded) {
     cu::GraphConditionalHandle inner = condition(env, d, body, ctx, 0);
     cu::GraphNode guard =
-        addKernel(env, d, body, nullptr, functionArg(options.Get("guard")), {&loop, &inner, &slot, &maxIterations, &reportPtr});
+        addKernel(env, d, body, nullptr, functionArg(options.Get("guard")),
+                  {&loop, &inner, &slot, &maxIterations, &reportPtr, &ringSize, &exec, &loopNumber});
     addConditional(env, d, body, ctx, guard, inner, cu::kGraphCondTypeIf, 1, bodies);
     body = bodies.at(0);
   }
