@@ -2,7 +2,8 @@
 // backends: the device decides which bodies run (the host device in stream order, as CUDA does),
 // bounded loops report their overruns after the launch, and what a body cannot hold is refused.
 import { expect, it, vi } from 'vitest';
-import { GraphError, LoopLimitError, type DeviceArray, type DType, type Graph, type Stream } from '../../src/index.js';
+import { Device, GraphError, LoopLimitError, type DeviceArray, type DType, type Graph, type Stream } from '../../src/index.js';
+import { conditionKernelsReady } from '../../src/core/graphs/condition-kernels.js';
 import { describeBackends } from '../support/backends.js';
 import { conditionKernels } from '../support/condition-kernels.js';
 import { helpers } from '../support/helpers.js';
@@ -28,8 +29,42 @@ function errorsOf(s: Stream): unknown[] {
   return heard;
 }
 
-describeBackends('Conditional graph nodes', (getDevice) => {
+describeBackends('Conditional graph nodes', (getDevice, backend) => {
   const stream = streamsPerTest(getDevice);
+
+  // First in the file, so that nothing has asked for the CUDA device's built-in kernels yet; on
+  // the host backend a host device of its own, which no other test uses.
+  it('refuses to instantiate a graph needing the built-in condition kernels before graph.ready(), on every device, then runs it', async () => {
+    const device = backend === 'host' ? Device.hosts(2)[1]! : getDevice();
+    expect(conditionKernelsReady(device)).toBe(false);
+    const { tick } = await conditionKernels(device);
+    const s = device.createStream();
+    const [x, out, k] = [s.alloc('u32', 1), s.alloc('u32', 1), s.alloc('u32', 1)];
+    s.fill(x, 5);
+    s.fill(out, 0);
+    s.fill(k, 0);
+    const setting = device.createGraph();
+    const chosen = setting.condition();
+    const set = setting.addSetCondition(chosen, x);
+    setting.addIf(chosen, (then) => void then.addFill(out, 1), { after: [set] });
+    const looping = device.createGraph();
+    const more = looping.condition({ initial: 1 });
+    looping.addWhile(more, (body) => void body.addKernel(tick, ONE, [k, 3, more]), { maxIterations: 10 });
+    for (const graph of [setting, looping]) {
+      expect(() => graph.instantiate()).toThrow(expect.objectContaining({ name: 'GraphError', reason: 'condition' }));
+      expect(() => graph.instantiate()).toThrow(/await graph\.ready\(\) before instantiate\(\)/);
+    }
+    await setting.ready();
+    await looping.ready();
+    expect(conditionKernelsReady(device)).toBe(true);
+    const [setExec, loopExec] = [setting.instantiate(), looping.instantiate()];
+    setExec.launch(s);
+    loopExec.launch(s);
+    expect(await read(s, out)).toEqual([1]);
+    expect(await read(s, k)).toEqual([3]);
+    [setExec, loopExec, setting, looping].forEach((o) => o.close());
+    s.close();
+  });
 
   it('relaxes a grid in a while loop until it converges: the same grid and sweeps, exactly, as a loop driven from the host', async () => {
     const device = getDevice();
@@ -474,5 +509,142 @@ describeBackends('Conditional graph nodes', (getDevice) => {
     expect(errors).toEqual([]);
     exec.close();
     graph.close();
+  });
+
+  it('runs one executable launched on two streams in turn, 20 times each without waiting, as a single launch runs it', async () => {
+    const device = getDevice();
+    const { addOne, setTo } = await conditionKernels(device);
+    const [s1, s2] = [stream(), stream()];
+    const errors = [s1, s2].map(errorsOf);
+    const k = s1.alloc('u32', 1);
+    s1.fill(k, 0);
+    await s1.synchronized();
+    // Each launch: one iteration, which adds 1 and ends the loop.
+    const graph = await s1.capture((c) => {
+      const more = c.condition({ initial: 1 });
+      c.whileLoop(more, (b) => {
+        b.launch(addOne, ONE, [k, 1]);
+        b.launch(setTo, ONE, [0, more]);
+      });
+    });
+    const exec = graph.instantiate();
+    exec.launch(s1);
+    expect(await read(s1, k)).toEqual([1]);
+    for (let i = 0; i < 20; i++) {
+      exec.launch(s1);
+      exec.launch(s2);
+    }
+    await Promise.all([s1.synchronized(), s2.synchronized()]);
+    expect(await read(s1, k)).toEqual([41]);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(errors).toEqual([[], []]);
+    exec.close();
+    graph.close();
+  });
+
+  it('decides from a host array written before each launch, captured and built node by node', async () => {
+    const device = getDevice();
+    const s = stream();
+    const flag = device.allocHost('u32', 1);
+    const [captureOut, graphOut] = [s.alloc('u32', 1), s.alloc('u32', 1)];
+    const captured = await s.capture((c) => c.ifElse(c.conditionFrom(flag, '!= 0'), (t) => t.fill(captureOut, 1), (o) => o.fill(captureOut, 2)));
+    const graph = device.createGraph();
+    const chosen = graph.condition();
+    const set = graph.addSetCondition(chosen, flag);
+    graph.addIfElse(chosen, (t) => void t.addFill(graphOut, 3), (o) => void o.addFill(graphOut, 4), { after: [set] });
+    await graph.ready();
+    const [capturedExec, graphExec] = [captured.instantiate(), graph.instantiate()];
+    const values = [0, 1, 7, 0, 0, 2, 1, 0];
+    const seen: number[][] = [];
+    for (const v of values) {
+      flag.data[0] = v; // the previous launch has finished: read() waited for it
+      capturedExec.launch(s);
+      graphExec.launch(s);
+      seen.push([...(await read(s, captureOut)), ...(await read(s, graphOut))]);
+    }
+    expect(seen).toEqual(values.map((v) => (v !== 0 ? [1, 3] : [2, 4])));
+    [capturedExec, graphExec, captured, graph].forEach((o) => o.close());
+    flag.close();
+  });
+
+  it('refuses an async body function, in a capture and node by node, and runs nothing it does after its first await', async () => {
+    const device = getDevice();
+    const { addOne } = await conditionKernels(device);
+    const s = stream();
+    const k = s.alloc('u32', 1);
+    s.fill(k, 0);
+    await s.synchronized();
+    // In a capture: the capture rejects; the launch after the await never runs.
+    let resumed = false;
+    const captured = s.capture((c) =>
+      c.whileLoop(c.condition({ initial: 1 }), async () => {
+        await null;
+        resumed = true;
+        c.launch(addOne, ONE, [k, 1000]);
+      }),
+    );
+    await expect(captured).rejects.toMatchObject({ name: 'GraphError', reason: 'body' });
+    await vi.waitFor(() => expect(resumed).toBe(true));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await read(s, k)).toEqual([0]);
+    // Node by node: addIf throws at once; the node the function adds after its await is refused.
+    const graph = device.createGraph();
+    let late: unknown = 'not reached';
+    const body = async (then: Graph) => {
+      await null;
+      try {
+        then.addKernel(addOne, ONE, [k, 1000]);
+        late = undefined;
+      } catch (error) {
+        late = error;
+        throw error; // a rejection no one handles fails the run: the graph must have handled it
+      }
+    };
+    expect(() => graph.addIf(graph.condition({ initial: 1 }), body as never)).toThrow(expect.objectContaining({ name: 'GraphError', reason: 'body' }));
+    await vi.waitFor(() => expect(late).not.toBe('not reached'));
+    expect(late).toBeInstanceOf(Error);
+    expect(graph.nodes).toEqual([]);
+    graph.close();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await read(s, k)).toEqual([0]);
+    s.fill(k, 4);
+    expect(await read(s, k)).toEqual([4]); // the stream goes on
+  });
+
+  it('refuses a condition made in one body and used in its sibling, saying it is another body', async () => {
+    const device = getDevice();
+    const { setTo } = await conditionKernels(device);
+    const s = stream();
+    const message = /another body 1 level down/;
+    // Set by a kernel in the sibling body.
+    const graph = device.createGraph();
+    let inner: ReturnType<Graph['condition']> | undefined;
+    expect(() =>
+      graph.addIfElse(
+        graph.condition({ initial: 1 }),
+        (then) => {
+          inner = then.condition();
+          then.addIf(inner, () => {});
+        },
+        (otherwise) => void otherwise.addKernel(setTo, ONE, [1, inner!]),
+      ),
+    ).toThrow(expect.objectContaining({ name: 'GraphError', reason: 'condition', message: expect.stringMatching(message) }));
+    // Read by a conditional node in the sibling body.
+    let made: ReturnType<Graph['condition']> | undefined;
+    expect(() =>
+      graph.addIfElse(
+        graph.condition({ initial: 1 }),
+        (then) => void (made = then.condition()),
+        (otherwise) => void otherwise.addIf(made!, () => {}),
+      ),
+    ).toThrow(expect.objectContaining({ name: 'GraphError', reason: 'condition', message: expect.stringMatching(message) }));
+    graph.close();
+    // In a capture.
+    await expect(
+      s.capture((c) => {
+        let mine: ReturnType<Stream['condition']> | undefined;
+        c.ifElse(c.condition({ initial: 1 }), (t) => void (mine = t.condition()), (o) => o.ifThen(mine!, () => {}));
+      }),
+    ).rejects.toMatchObject({ name: 'GraphError', reason: 'condition', message: expect.stringMatching(message) });
   });
 });

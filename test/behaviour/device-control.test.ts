@@ -2,14 +2,15 @@
 // under replay (one conditional node of its executable), and from the host outside it, with the
 // same exact results as a loop decided by hand; bounded loops failing their value with a
 // LoopLimitError; bodies a graph cannot hold, and bad arguments, refused.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { firstValueFrom, map, pipe, range, toArray, type Observable } from 'rxjs';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { firstValueFrom, map, pipe, range, take, toArray, type Observable } from 'rxjs';
 import {
   DEVICE_CONTROL_EAGER_WARNING, GraphError, LoopLimitError, PipelineError, branchOnDevice, download, enqueue, host, launch, loopOnDevice,
   onStreams, replay, upload, type Device, type DeviceArray, type Kernel, type Work,
 } from '../../src/index.js';
 import { loadConditionKernels } from '../../src/core/graphs/condition-kernels.js';
 import { describeBackends } from '../support/backends.js';
+import { lanePools } from '../support/streams.js';
 
 const ONE = { grid: 1, block: 1 };
 
@@ -237,5 +238,69 @@ describeBackends('loopOnDevice and branchOnDevice', (getDevice, backend) => {
       expect((cause as GraphError).reason).toBe('body');
       expect((cause as GraphError).message).toMatch(/A host step .* cannot be in (loopOnDevice|branchOnDevice)'s body/);
     }
+  });
+
+  it('loops while a host array says so (the body copies the counter into it), eager and replayed, every result exact', async () => {
+    const { countDown } = kernels;
+    const count = 60;
+    const start = (i: number): Start => ({ i, k: i % 6, acc: i });
+    const expected = Array.from({ length: count }, (_, i) => [i, countdown(i % 6, i, 2)]);
+    for (const mode of ['eager', 'replayed'] as const) {
+      const words = device.allocHost('u32', count); // a word per value: the values' loops run at once
+      const word = (w: Counting) => words.subarray(w.value.i, w.value.i + 1);
+      const note = enqueue((w: Counting, stream) => void stream.copy(word(w), w.buffers.input.subarray(0, 1)));
+      const work = pipe(
+        upload((v: Start) => Uint32Array.of(v.k, v.acc)),
+        note as never,
+        loopOnDevice(pipe(launch(countDown, (w: Counting) => ({ config: ONE, args: [w.buffers.input, 2] })), note as never), { while: word }) as never,
+        download((w: Counting) => w.buffers.input, 'out'),
+      );
+      const results = await collect(range(0, count).pipe(map(start), onStreams(device, { lanes: 2 }), mode === 'replayed' ? replay(work) : work));
+      expect(results, mode).toEqual(expected);
+      words.close();
+    }
+  });
+
+  it('runs a loopOnDevice nested in another\'s body with the same exact results, replayed and eager', async () => {
+    const { addAt } = kernels;
+    type W = Work<number, { readonly input: DeviceArray<'i32'> }, unknown>;
+    // s = [outer counter, inner iterations, inner counter, outer iterations]: each outer iteration
+    // counts down once and runs the inner loop, whose counter starts at i % 4 and is set again to 2.
+    const add = (at: number, amount: number) => launch(addAt, (w: W) => ({ config: ONE, args: [w.buffers.input, at, amount] }));
+    const inner = loopOnDevice(pipe(add(2, -1), add(1, 1)), { while: (w: W) => w.buffers.input.subarray(2) });
+    const outer = loopOnDevice(pipe(add(0, -1), add(3, 1), inner, add(2, 2)), { while: (w: W) => w.buffers.input });
+    const work = pipe(upload((i: number) => Int32Array.of(i % 5, 0, i % 4, 0)), outer as never, download((w: W) => w.buffers.input, 'out'));
+    const count = 40;
+    // The first outer iteration runs i % 4 inner ones, each later one 2.
+    const expected = Array.from({ length: count }, (_, i) => {
+      const outerRuns = i % 5;
+      const innerRuns = outerRuns === 0 ? 0 : (i % 4) + 2 * (outerRuns - 1);
+      return [i, [0, innerRuns, outerRuns === 0 ? i % 4 : 2, outerRuns]];
+    });
+    for (const replayed of [true, false]) {
+      const results = await collect(range(0, count).pipe(onStreams(device, { lanes: 2 }), replayed ? replay(work) : work));
+      expect(results, replayed ? 'replayed' : 'eager').toEqual(expected);
+    }
+  });
+
+  const newPool = lanePools(() => device);
+  it('lets go of a value mid-loop on the host when the pipeline is unsubscribed: it completes, the pool holds nothing, and the next pipeline runs', async () => {
+    const pool = newPool({ lanes: 1, inFlight: 2 });
+    // Value 0 counts down from 1; the others from a million, one iteration per round trip: value 1
+    // is mid-loop when take(1) unsubscribes.
+    const pipeline = (count: number, k: (i: number) => number) =>
+      range(0, count).pipe(
+        map((i): Start => ({ i, k: k(i), acc: i })),
+        onStreams(pool),
+        upload((v: Start) => Uint32Array.of(v.k, v.acc)),
+        loopOnDevice(pipe(launch(kernels.countDown, (w: Counting) => ({ config: ONE, args: [w.buffers.input, 0] }))), { while: (w) => w.buffers.input }) as never,
+        download((w: Counting) => w.buffers.input, 'out'),
+      ) as Observable<Work<Start, unknown, { readonly out: ArrayLike<number> }>>;
+    const first = await firstValueFrom(pipeline(4, (i) => (i === 0 ? 1 : 1_000_000)).pipe(take(1), map((w) => [w.index, Array.from(w.results.out)]), toArray()));
+    expect(first).toEqual([[0, countdown(1, 0, 0)]]);
+    await vi.waitFor(() => expect(pool.stats).toMatchObject({ inFlight: 0, buffersInUse: 0 }), { timeout: 2000 });
+    const next = await collect(pipeline(6, (i) => i % 4));
+    expect(next).toEqual(Array.from({ length: 6 }, (_, i) => [i, countdown(i % 4, i, 0)]));
+    expect(pool.stats).toMatchObject({ inFlight: 0, buffersInUse: 0 });
   });
 });
