@@ -78,6 +78,7 @@ export interface BranchOnDeviceOptions {
  */
 export function loopOnDevice<T, B, R>(body: DeviceBody<T, B, R>, options: LoopOnDeviceOptions<T, B, R>): OperatorFunction<Work<T, B, R>, Work<T, B, R>> {
   if (typeof body !== 'function') typeError('body', 'an operator function of steps, e.g. pipe(launch(…), launch(…))', body);
+  if (typeof options !== 'object' || options === null) typeError('options', 'an object with `while`, the function that gives the memory deciding the loop', options);
   checkOptions('options', options, ['while', 'test', 'maxIterations', 'name']);
   const { while: flag, name = 'loopOnDevice' } = options;
   if (typeof flag !== 'function') typeError('options.while', 'a function that gives the memory deciding the loop', flag);

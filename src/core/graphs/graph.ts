@@ -386,8 +386,11 @@ export class Graph implements ConditionScope {
    */
   addWhile(condition: GraphCondition, body: (body: Graph) => void, options: NodeOptions & LoopOptions = {}): GraphNode<undefined> {
     checkOptions('options', options, ['after', 'maxIterations', 'name']);
-    const after = this.#checkAdd(options.after === undefined ? {} : { after: options.after });
-    checkConditionOfNode(condition, this); // before the loop is counted among the graph's
+    const given = options.after; // each option read once
+    const after = this.#checkAdd(given === undefined ? {} : { after: given });
+    // Checked before the loop is counted among the graph's.
+    checkConditionOfNode(condition, this);
+    if (typeof body !== 'function') typeError('body', 'a function', body);
     return this.#addConditional('while', condition, [body], this.loopBound(options), after);
   }
 
@@ -420,7 +423,9 @@ export class Graph implements ConditionScope {
   /** @internal A new condition made here. */
   newCondition(initial: unknown): GraphCondition {
     const root = this.#root;
-    return GraphCondition.make(this, initial, root.#conditions++);
+    const condition = GraphCondition.make(this, initial, root.#conditions); // a refused one takes no number
+    root.#conditions++;
+    return condition;
   }
 
   /** @internal A checked loop bound with its name, counted among the graph's loops. */
