@@ -1,10 +1,36 @@
 #include "pool.hpp"
 
+#include <chrono>
 #include <thread>
 
 #include "queue.hpp"
+#include "spin.hpp"
 
 namespace rxcuda::host {
+namespace {
+
+// How long a thread that ran out of work looks for more before it parks: about the gap between
+// the commands of consecutive values of a pipeline, short enough that an idle process with open
+// streams costs no CPU (as runtime/device-thread.cpp's submitting thread).
+constexpr std::chrono::microseconds kSpin{50};
+// A looking thread that has not looked for this long is not running (the cores are taken by
+// threads that do not yield, such as a spinning watcher and an event loop that turns): a stream
+// made ready then wakes a parked thread all the same, as if none were looking.
+constexpr int64_t kStaleNs = 3000;
+
+int64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Takes the pool's lock held by `lock` (unlocked) again, without blocking while it is briefly held.
+void relock(std::unique_lock<std::mutex>& lock) {
+  lockSpinning(*lock.mutex());
+  lock = std::unique_lock<std::mutex>(*lock.release(), std::adopt_lock);
+}
+
+}  // namespace
 
 std::shared_ptr<Pool> Pool::create(size_t size) {
   return std::shared_ptr<Pool>(new Pool(size));
@@ -16,9 +42,14 @@ void Pool::reserve() {
 }
 
 void Pool::schedule(std::shared_ptr<Queue> queue) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  lockSpinning(mutex_);
+  std::unique_lock<std::mutex> lock(mutex_, std::adopt_lock);
   queues_.push_back(std::move(queue));
-  if (idle_ > 0) ready_.notify_one();
+  readyCount_.store(queues_.size(), std::memory_order_release);
+  // A looking thread that runs takes the first ready stream without a wake-up.
+  if (parked_ > 0 && (queues_.size() > spinning_ ||
+                      nowNs() - lookedAt_.load(std::memory_order_relaxed) > kStaleNs))
+    ready_.notify_one();
   if (idle_ < queues_.size()) grow(lock, false);
 }
 
@@ -50,6 +81,7 @@ void Pool::grow(std::unique_lock<std::mutex>&, bool mustStart) {
 
 void Pool::work() {
   std::unique_lock<std::mutex> lock(mutex_);
+  bool look = true;  // looks for work a while before parking, unless it just did in vain
   for (;;) {
     // A thread started while another was in a host function ends when that one is back; a
     // stream made ready meanwhile may have counted on it, so an idle thread takes over.
@@ -60,18 +92,47 @@ void Pool::work() {
     if (!queues_.empty()) {
       std::shared_ptr<Queue> queue = std::move(queues_.front());
       queues_.pop_front();
+      readyCount_.store(queues_.size(), std::memory_order_relaxed);
       lock.unlock();
       queue->runSome(*this);
       queue.reset();
-      lock.lock();
+      relock(lock);
+      look = true;
       continue;
     }
     if (closed_) break;
     idle_++;
-    ready_.wait(lock);
+    if (look && spinning_ == 0) {
+      // Producers see spinning_ under the lock and leave this thread unwoken; it looks at
+      // queues_ under the lock again before it parks, so no stream is missed.
+      spinning_++;
+      lookedAt_.store(nowNs(), std::memory_order_relaxed);
+      lock.unlock();
+      look = spin();
+      relock(lock);
+      spinning_--;
+    } else {
+      parked_++;
+      ready_.wait(lock);
+      parked_--;
+      look = true;
+    }
     idle_--;
   }
   threads_--;
+}
+
+bool Pool::spin() {
+  // Yields rather than pauses: on a machine with few cores the main thread may want this core,
+  // and it is what the looking thread waits for.
+  int64_t until = nowNs() + std::chrono::nanoseconds(kSpin).count();
+  while (readyCount_.load(std::memory_order_acquire) == 0) {
+    int64_t now = nowNs();
+    lookedAt_.store(now, std::memory_order_relaxed);
+    if (now >= until) return false;
+    std::this_thread::yield();
+  }
+  return true;
 }
 
 Pool::Blocking::Blocking(Pool& pool) : pool_(pool) {

@@ -11,9 +11,17 @@
 //   once the host functions have returned. Threads are then bounded by the pool's size plus the
 //   host functions blocked at once, which a user chose to block; as with CUDA, whose driver runs
 //   every host function of a context on one thread, a host function should not wait for long.
+//
+// A thread that runs out of work looks for more a while (kSpin in pool.cpp) before it parks, one
+// thread at a time, and a stream made ready wakes a parked thread only when no thread is looking
+// (or the looking one has not run for a while): the main thread's commands, which come a few
+// microseconds apart while a pipeline runs, then cost no system call to wake a thread, and no
+// preemption of the main thread by a woken one.
 #pragma once
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -55,6 +63,8 @@ class Pool : public std::enable_shared_from_this<Pool> {
  private:
   explicit Pool(size_t size) : size_(size) {}
   void work();
+  // Looks for a ready stream without the lock for up to kSpin; true when one came.
+  bool spin();
   // Starts a thread when streams are ready, none is free and fewer than size_ run commands.
   // Called with mutex_ held; a thread that cannot start leaves the work to those that run.
   void grow(std::unique_lock<std::mutex>& lock, bool mustStart);
@@ -64,7 +74,11 @@ class Pool : public std::enable_shared_from_this<Pool> {
   std::deque<std::shared_ptr<Queue>> queues_;  // ready to run, oldest first
   const size_t size_;
   size_t threads_ = 0;  // started and not ended
-  size_t idle_ = 0;     // waiting for a ready stream
+  size_t idle_ = 0;     // waiting for a ready stream, parked or looking
+  size_t parked_ = 0;   // of those, parked on ready_
+  size_t spinning_ = 0;  // of those, looking for one (at most one thread)
+  std::atomic<size_t> readyCount_{0};  // queues_.size(), for the looking thread
+  std::atomic<int64_t> lookedAt_{0};   // when it last looked (steady_clock, ns)
   size_t blocked_ = 0;  // inside a host function
   bool closed_ = false;
   size_t streams_ = 0;  // open streams (main thread only)

@@ -2,6 +2,7 @@
 
 #include "event.hpp"
 #include "pool.hpp"
+#include "spin.hpp"
 
 namespace rxcuda::host {
 namespace {
@@ -26,7 +27,8 @@ void Queue::pushWait(std::shared_ptr<EventState> event, uint64_t generation) {
 void Queue::add(Entry entry) {
   bool start;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    lockSpinning(mutex_);
+    std::lock_guard<std::mutex> lock(mutex_, std::adopt_lock);
     entries_.push_back(std::move(entry));
     pushed_.fetch_add(1);
     start = !scheduled_;
@@ -39,7 +41,8 @@ void Queue::runSome(Pool& pool) {
   for (int n = 0; n < kBatch; n++) {
     Entry entry;
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      lockSpinning(mutex_);
+      std::lock_guard<std::mutex> lock(mutex_, std::adopt_lock);
       if (entries_.empty()) {
         scheduled_ = false;
         return;
