@@ -10,7 +10,7 @@ import { exportedClasses } from '../support/entry-points.js';
 /** The classes users make themselves: errors, launch configurations, lane pools, timelines, counters. */
 const MADE_BY_USERS = [
   'ArgumentRangeError', 'ArgumentTypeError', 'CudaError', 'DeadlockError', 'GraphError', 'HostStepTimeoutError', 'LaunchConfig', 'LaunchHookError', 'LanePool', 'NoCurrentLaunchError', 'NvrtcError',
-  'PipelineError', 'RxcudaError', 'Timeline', 'JetStreamCounts', 'JetStreamError', 'FileWriteError', 'LibraryError',
+  'PipelineError', 'RxcudaError', 'Timeline', 'JetStreamCounts', 'JetStreamError', 'FileWriteError', 'LibraryError', 'LoopLimitError',
 ].sort();
 
 const modules: Record<string, Record<string, unknown>> = { rxcuda, 'rxcuda/jetstream': jetstream };

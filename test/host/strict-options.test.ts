@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  compile, Device, download, fanOut, framesFrom, host, LanePool, lanesFrom, launch, LaunchConfig, onStreams, Timeline,
+  branchOnDevice, compile, Device, download, fanOut, framesFrom, host, LanePool, lanesFrom, launch, LaunchConfig, loopOnDevice, onStreams, Timeline,
   type DeviceArray, type Graph, type GraphExec, type GraphNode, type Kernel, type Stream, type Template,
 } from '../../src/index.js';
 import { connectJetStream, fromJetStream, toJetStream } from '../../src/operators/jetstream/index.js';
@@ -75,6 +75,16 @@ const calls: Record<string, (options: Options) => unknown> = {
   'rxcuda: Graph#addRecord(1)': (o) => graph.addRecord(device.createEvent(), o),
   'rxcuda: Graph#addStep(1)': (o) => graph.addStep(() => {}, o),
   'rxcuda: Graph#addWait(1)': (o) => graph.addWait(stream.record(), o),
+  'rxcuda: Graph#condition(0)': (o) => graph.condition(o),
+  'rxcuda: Graph#addIf(2)': (o) => graph.addIf(graph.condition(), () => {}, o),
+  'rxcuda: Graph#addIfElse(3)': (o) => graph.addIfElse(graph.condition(), () => {}, () => {}, o),
+  'rxcuda: Graph#addSetCondition(3)': (o) => graph.addSetCondition(graph.condition(), x, 'value', o),
+  'rxcuda: Graph#addSwitch(2)': (o) => graph.addSwitch(graph.condition(), [() => {}], o),
+  'rxcuda: Graph#addWhile(2)': (o) => graph.addWhile(graph.condition(), () => {}, o),
+  // The conditional methods of a stream take options while it captures.
+  'rxcuda: Stream#condition(0)': (o) => stream.capture((s) => void s.condition(o)),
+  'rxcuda: Stream#conditionFrom(2)': (o) => stream.capture((s) => void s.conditionFrom(x, 'value', o)),
+  'rxcuda: Stream#whileLoop(2)': (o) => stream.capture((s) => s.whileLoop(s.condition(), () => {}, o)),
   'rxcuda: GraphExec#setArgs(2)': (o) => exec.setArgs(node, [x, 2], o as never),
   'rxcuda: Kernel#suggestedBlockSize(0)': (o) => kernel.suggestedBlockSize(o),
   'rxcuda: LanePool.constructor(1)': (o) => new LanePool(device, o),
@@ -99,6 +109,8 @@ const calls: Record<string, (options: Options) => unknown> = {
   'rxcuda: launch(2)': (o) => launch(kernel, () => ({ config: { grid: 1, block: 1 }, args: [x, 1] }), o),
   'rxcuda: launch(3)': (o) => launch(kernel, { grid: 1, block: 1 }, [x, 1], o),
   'rxcuda: onStreams(1)': (o) => onStreams(device, o),
+  'rxcuda: loopOnDevice(1)': (o) => loopOnDevice(identity, o as never),
+  'rxcuda: branchOnDevice(2)': (o) => branchOnDevice(() => x, [identity], o),
 };
 
 const keyOf = (p: OptionsParameter) => `${p.id}(${p.index})${p.path}`;

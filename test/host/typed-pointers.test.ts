@@ -81,7 +81,7 @@ describe('Kernel launch packing with typed pointers', () => {
   it('declares every typed pointer as 8 bytes to the driver, and refuses unknown element types', () => {
     expect(() => fakeKernel(['ptr<f16>', 'ptr<u64>', 'u32'], { paramSizes: [8, 8, 4] })).not.toThrow();
     expect(() => fakeKernel(['ptr<f8>' as never])).toThrow(
-      /^Expected `signature\[0\]` to be one of i8, .*, 'ptr', 'ptr<dtype>' \(e\.g\. 'ptr<f32>'\) or \{ struct: bytes, align\? \}, got "ptr<f8>"$/,
+      /^Expected `signature\[0\]` to be one of i8, .*, 'ptr', 'ptr<dtype>' \(e\.g\. 'ptr<f32>'\), 'condition' or \{ struct: bytes, align\? \}, got "ptr<f8>"$/,
     );
   });
 });

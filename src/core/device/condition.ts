@@ -153,10 +153,15 @@ export class ConditionValue {
   readonly condition: GraphCondition;
   #value: number;
 
-  /** @internal Made by an executable's replay on the host device, at the condition's initial value. */
-  constructor(condition: GraphCondition) {
+  private constructor(made: Made, condition: GraphCondition) {
+    checkMade(made, 'a ConditionValue', 'a launch on the host device (a CPU implementation receives one for each condition)');
     this.condition = condition;
     this.#value = condition.initial;
+  }
+
+  /** @internal Made by a launch on the host road, at the condition's initial value. */
+  static of(condition: GraphCondition): ConditionValue {
+    return new ConditionValue(MADE, condition);
   }
 
   /** The value now. */
@@ -175,10 +180,5 @@ export class ConditionValue {
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 0xffffffff)
       rangeError('value', 'an unsigned 32-bit integer (or a boolean)', value);
     this.#value = value;
-  }
-
-  /** @internal Back to the initial value, at the start of a launch. */
-  reset(): void {
-    this.#value = this.condition.initial;
   }
 }

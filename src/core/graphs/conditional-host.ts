@@ -63,7 +63,7 @@ export class HostConditions {
   /** The value of `condition` in this launch: its initial value until something sets it. */
   valueOf(condition: GraphCondition): ConditionValue {
     let value = this.#values.get(condition.name);
-    if (value === undefined) this.#values.set(condition.name, (value = new ConditionValue(condition)));
+    if (value === undefined) this.#values.set(condition.name, (value = ConditionValue.of(condition)));
     return value;
   }
 
