@@ -4,7 +4,7 @@ import { LoopLimitError } from '../core/base/loop-limit-error.js';
 import { checkOptions } from '../core/base/options.js';
 import type { HostArray, Memory } from '../core/memory/memory.js';
 import { checkConditionMemory, checkMaxIterations, conditionValue, parseTest, type ConditionTest, type ConditionalType, type ParsedTest } from '../core/graphs/conditions.js';
-import { conditionKernelsReady, loadConditionKernels } from '../core/graphs/condition-kernels.js';
+import { loadConditionKernels } from '../core/graphs/condition-kernels.js';
 import { BodyRecording, ValueScope } from '../core/graphs/body-recording.js';
 import type { GraphRecorder } from '../core/graphs/capture.js';
 import { conditionalWork, setConditionWork } from '../core/graphs/node-work.js';
@@ -55,8 +55,9 @@ export interface BranchOnDeviceOptions {
  * `enqueue`, `gemm`, `fft`) that enqueue the value's device work and re-emit it at once.
  *
  * Under {@link replay}, the loop is one conditional node (a while) of the value's executable: the
- * device decides, and the loop never wakes JavaScript. Elsewhere (or while the device's built-in
- * condition kernels are still compiling) each iteration reads the element back and decides on the
+ * device decides, and the loop never wakes JavaScript. (The first values, while the device's
+ * built-in condition kernels compile, go as given: their conditional node runs from the host, with
+ * the same results.) Outside `replay` each iteration reads the element back and decides on the
  * host, with the same results; the pipeline says so once, in a process warning with code
  * `RXCUDA_DEVICE_CONTROL_EAGER`, and takes its values one at a time then.
  *
@@ -167,7 +168,10 @@ function control<T, B, R>(
         const device = work.stream.device;
         // A replayed value's recording, or (nested) the body another operator records for it.
         const recording = recorder instanceof ValueRecording || recorder instanceof BodyRecording ? recorder : undefined;
-        if (recording && conditionKernelsReady(device)) {
+        if (recording) {
+          // The replay road: a value that needs the built-in kernels before they are loaded goes
+          // as given (replayer.ts), its conditional node run from the host, with the same results.
+          void loadConditionKernels(device).catch(() => {});
           recordOnDevice(name, type, bodies.length, work, memory, test, maxIterations, recording, (b) => {
             running = work;
             emitted = false;
@@ -177,7 +181,6 @@ function control<T, B, R>(
           subscriber.next(work);
           return;
         }
-        if (recording) void loadConditionKernels(device).catch(() => {});
         warnEager(name);
         const pay = owe();
         work.hold(); // the value and its buffers stay until its loop has run and it has gone on
@@ -209,7 +212,7 @@ function control<T, B, R>(
 function warnEager(name: string): void {
   if (warned) return;
   warned = true;
-  process.emitWarning(`${name} decides on the host, one value at a time (outside replay, or while the built-in condition kernels compile): each iteration reads its condition back`, {
+  process.emitWarning(`${name} decides on the host, one value at a time, outside replay: each iteration reads its condition back`, {
     type: 'RxcudaWarning',
     code: DEVICE_CONTROL_EAGER_WARNING,
   });

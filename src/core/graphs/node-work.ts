@@ -169,6 +169,15 @@ export function eventWork(kind: 'record' | 'wait', event: RecordedEvent, held: H
   return { kind, event: native, memory: [] };
 }
 
+/** Whether some of `works` need the built-in condition kernels: setters, bounded loops (in bodies too). */
+export function needsConditionKernels(works: readonly NodeWork[]): boolean {
+  for (const work of works) {
+    if (work.kind === 'setCondition') return true;
+    if (work.kind === 'conditional' && (work.loop !== undefined || work.bodies.some((body) => needsConditionKernels(body.works)))) return true;
+  }
+  return false;
+}
+
 /** Whether some of `works` are library calls whose library is not ready yet. */
 export function pendingLibraries(works: readonly NodeWork[]): boolean {
   for (const work of works) if (work.kind === 'library' && work.call.pending !== undefined) return true;

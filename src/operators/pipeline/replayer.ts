@@ -8,7 +8,8 @@
 import { Graph } from '../../core/graphs/graph.js';
 import { replayOn, shapeDifference, type NodeWork } from '../../core/graphs/graph-node.js';
 import { endRecording, recordInto } from '../../core/graphs/device-members.js';
-import { pendingLibraries } from '../../core/graphs/node-work.js';
+import { needsConditionKernels, pendingLibraries } from '../../core/graphs/node-work.js';
+import { conditionKernelsReady, loadConditionKernels } from '../../core/graphs/condition-kernels.js';
 import { GraphError } from '../../core/base/errors.js';
 import type { Stream } from '../../core/device/stream.js';
 import { ValueRecording, type Held, type RecordingOwner } from './replay-match.js';
@@ -84,8 +85,13 @@ export class Replayer implements RecordingOwner {
 
   /** @internal Launches the `position`-th run of a value's device work on `stream`. */
   submit(stream: Stream, position: number, works: readonly NodeWork[]): void {
-    // A library call whose plan is still being made goes as given, quietly: the next value's is captured.
+    // A library call whose plan is still being made goes as given, quietly: the next value's is
+    // captured. So does a conditional node while the device's built-in condition kernels compile.
     if (pendingLibraries(works)) return this.#eager(stream, works);
+    if (needsConditionKernels(works) && !conditionKernelsReady(stream.device)) {
+      void loadConditionKernels(stream.device).catch(() => {}); // a failed compile fails the graphs that need it
+      return this.#eager(stream, works);
+    }
     const reference = this.#references[position];
     try {
       if (!reference) return this.#capture(stream, position, works);
