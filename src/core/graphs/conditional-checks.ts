@@ -4,7 +4,7 @@
 // nodes' bodies by which an executable finds and replaces a body's node.
 import { GraphError } from '../base/errors.js';
 import type { GraphCondition } from '../device/condition.js';
-import type { NodeWork } from './node-work.js';
+import { conditionalWork, type NodeWork } from './node-work.js';
 
 /** Calls `visit` on each condition `work` uses: its node's, its setter's, its kernel's arguments, its bodies'. */
 function conditionsOf(work: NodeWork, visit: (condition: GraphCondition, read: boolean) => void): void {
@@ -77,6 +77,5 @@ export function withChild(work: NodeWork, body: object, index: number, child: No
   const works = bodies[b]!.works.slice();
   works[index] = child;
   bodies[b] = Object.freeze({ ...bodies[b]!, works: Object.freeze(works) });
-  const memory = [...new Set([...bodies.flatMap((x) => x.works.flatMap((w) => w.memory))])];
-  return { ...conditional, bodies: Object.freeze(bodies), memory };
+  return conditionalWork(conditional.type, conditional.condition, bodies, conditional.loop);
 }
