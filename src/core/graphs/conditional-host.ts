@@ -1,9 +1,9 @@
 // Conditional nodes run from the host, with CUDA's semantics in stream order: on the host device
 // (where an executable replays its nodes), and on either backend for work a replay enqueues as
 // given. A conditional node is a host step that reads its condition's value in this launch and runs
-// the chosen body (again, for a while) on a stream of its own, one per nesting depth, waiting for
+// the chosen body (again, for a while) on a stream taken from the executable's pool, waiting for
 // each run; a setter is a host step that reads the element (on a GPU, through a copy to pinned
-// memory) and sets the value. The values are set back to their initial values at each launch.
+// memory) and sets the value. Each launch has values of its own, from the initial ones.
 import { LoopLimitError } from '../base/loop-limit-error.js';
 import { DTYPES } from '../base/dtype.js';
 import { ConditionValue, type GraphCondition } from '../device/condition.js';
