@@ -56,7 +56,7 @@ export { setWatchRoad, type WatchRoad } from './core/device/value-watches.js';
  * floor that bench/completion sets a completion point against.
  */
 export function notifyAlone(stream: Stream, id: number): void {
-  stream.lane.native.notify(id, 0);
+  stream.engine.native.notify(id, 0);
 }
 
 /**

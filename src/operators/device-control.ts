@@ -164,7 +164,7 @@ function control<T, B, R>(
       let queue: Promise<unknown> = Promise.resolve();
       const outer = operate(name, source, subscriber, (work, owe) => {
         const memory = checkConditionMemory(memoryOf(work), work.stream.device);
-        const recorder = work.stream.lane.recorder;
+        const recorder = work.stream.engine.recorder;
         const device = work.stream.device;
         // A replayed value's recording, or (nested) the body another operator records for it.
         const recording = recorder instanceof ValueRecording || recorder instanceof BodyRecording ? recorder : undefined;
@@ -234,7 +234,7 @@ function recordOnDevice(
   recorder: GraphRecorder,
   run: (b: number) => boolean,
 ): void {
-  const lane = work.stream.lane;
+  const lane = work.stream.engine;
   const condition = ValueScope.of(work, work.stream.device).condition();
   recorder.node(setConditionWork(condition, memory, test));
   const bodies = Array.from({ length: count }, (_, b) => {

@@ -31,7 +31,7 @@ describeBackends('launch arguments', (getDevice) => {
         if (!queued) return ran();
         s.hostLaunch(() => new Promise<void>((r) => ((release = r), ran())));
       });
-      expect(s.lane.immediate).toBe(!queued);
+      expect(s.engine.immediate).toBe(!queued);
       const args: [typeof a, number] = [a, 7];
       s.launch(store, one, args);
       args[0] = b;

@@ -152,7 +152,7 @@ describeBackends('steps whose failure cannot be reported', (getDevice) => {
     const held = heldStep(s);
     const slot = s.alloc('u32', 1);
     // The native fill fails when it leaves the queue, with a value nothing can print.
-    Object.defineProperty(s.lane.native, 'fill', { value: () => { throw Object.create(null); } });
+    Object.defineProperty(s.engine.native, 'fill', { value: () => { throw Object.create(null); } });
     s.fill(slot, 3);
     s.on('error', () => { throw Symbol('listener'); });
     const w = warnings();

@@ -22,7 +22,7 @@ describeBackends('a failed submission', (getDevice) => {
     s.fill(host, 1);
     await s.synchronized();
     const reported = nextError(s);
-    expect(s.lane.native.failNext(UNKNOWN)).toBe(true);
+    expect(s.engine.native.failNext(UNKNOWN)).toBe(true);
     s.fill(host, 2); // fails when it is submitted: nothing is thrown here
     s.fill(host, 3); // given after the failure: never runs
     const settled = new Promise<unknown>((resolve) => s.onDone(resolve));
@@ -48,7 +48,7 @@ describeBackends('a failed submission', (getDevice) => {
     const s = device.createStream();
     const host = device.allocHost('u32', 1);
     const reported = nextError(s);
-    expect(s.lane.native.failNext(UNKNOWN)).toBe(true);
+    expect(s.engine.native.failNext(UNKNOWN)).toBe(true);
     s.fill(host, 7);
     const waits = [s.synchronized(), s.flushed(), new Promise<unknown>((resolve) => s.onDone(resolve))];
     const outcomes = await Promise.allSettled(waits);

@@ -5,23 +5,23 @@
 import type { MemoryLane } from '../memory/owner.js';
 import type { Faults } from '../queue/faults.js';
 import { completionCommand } from '../queue/host-steps.js';
-import { Lane, type LaneEvent, type LaneMark } from '../queue/lane.js';
+import { StreamEngine, type EngineEvent, type EngineMark } from '../queue/stream-engine.js';
 
 /** What the completion points of a device take from it. */
 export interface PointsOwner {
   readonly faults: Faults;
   /** The lanes of the device's open streams. */
-  liveLanes(): Lane[];
+  liveLanes(): StreamEngine[];
   /** A new lane of rxcuda's own. */
-  newLane(): Lane;
+  newLane(): StreamEngine;
   /** A new event of the device, to record on a lane and wait for on others. */
-  newEvent(): LaneEvent;
+  newEvent(): EngineEvent;
 }
 
 /** A device's pool of lanes for completion points. */
 export class CompletionPoints {
   readonly #owner: PointsOwner;
-  readonly #free: Lane[] = [];
+  readonly #free: StreamEngine[] = [];
   #open = 0;
 
   constructor(owner: PointsOwner) {
@@ -40,19 +40,19 @@ export class CompletionPoints {
    * it failed) once that has completed too. Memory names the lanes that used it as MemoryLanes:
    * they are streams' lanes.
    */
-  after(points: readonly (LaneMark | MemoryLane)[], then: ((lane: Lane) => void) | undefined, done: (status: number, error?: unknown) => void): void {
+  after(points: readonly (EngineMark | MemoryLane)[], then: ((lane: StreamEngine) => void) | undefined, done: (status: number, error?: unknown) => void): void {
     // A broken context runs nothing more: what waits for it settles with its error at once.
     const broken = this.#owner.faults.poisoned;
     if (broken) return done(-1, broken);
-    let lane: Lane;
+    let lane: StreamEngine;
     try {
       lane = this.#free.pop() ?? this.#create();
     } catch (error) {
       return done(-1, error);
     }
     for (const point of points) {
-      if (point instanceof Lane) this.#waitForWorkOf(lane, point);
-      else lane.run((point as LaneMark).waitCommand(lane, (error) => lane.queuedFailure(error)));
+      if (point instanceof StreamEngine) this.#waitForWorkOf(lane, point);
+      else lane.run((point as EngineMark).waitCommand(lane, (error) => lane.queuedFailure(error)));
     }
     then?.(lane);
     lane.run(completionCommand(lane, (status, error) => {
@@ -74,7 +74,7 @@ export class CompletionPoints {
   whenQuiet(call: () => void, closed: readonly MemoryLane[] = []): void {
     // An event behind what each open lane has handed to the driver so far, recorded past its
     // queue: work still queued is not on the device, and is not waited for.
-    const markers: LaneEvent[] = [];
+    const markers: EngineEvent[] = [];
     try {
       for (const lane of this.#owner.liveLanes()) {
         if (closed.includes(lane)) continue;
@@ -93,7 +93,7 @@ export class CompletionPoints {
    * Makes `lane`'s later work wait for all work given to `other` so far (queued work included; for
    * a closed lane, the event it recorded last of all).
    */
-  #waitForWorkOf(lane: Lane, other: Lane): void {
+  #waitForWorkOf(lane: StreamEngine, other: StreamEngine): void {
     if (other.tail) return lane.run(other.tail.waitCommand(lane, (error) => lane.queuedFailure(error)));
     const marker = this.#owner.newEvent();
     other.run(marker.recordCommand(other));
@@ -101,7 +101,7 @@ export class CompletionPoints {
     marker.close(); // the queued wait keeps its native event
   }
 
-  #create(): Lane {
+  #create(): StreamEngine {
     this.#open++;
     return this.#owner.newLane();
   }

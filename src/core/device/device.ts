@@ -12,7 +12,7 @@ import { hostBackend } from '../host/backend.js';
 import { HostArray, Memory, checkHostLength } from '../memory/memory.js';
 import { PinnedCache } from '../memory/pinned-cache.js';
 import { Faults } from '../queue/faults.js';
-import type { Lane } from '../queue/lane.js';
+import type { StreamEngine } from '../queue/stream-engine.js';
 import { OpenLanes } from '../queue/open-lanes.js';
 import { CompletionPoints } from './completion-points.js';
 import { Event, type EventOptions } from './event.js';
@@ -73,7 +73,7 @@ export class Device {
   }
 
   /** @internal The lanes of the device's open streams (completion points wait for them). */
-  liveLanes(): Lane[] {
+  liveLanes(): StreamEngine[] {
     return this.openLanes.live();
   }
 
@@ -330,8 +330,8 @@ export class Device {
   }
 
   /** @internal A lane of rxcuda's own (completion points), made without the public checks. */
-  newLane(): Lane {
-    return Stream.create(this, { nonBlocking: true }).lane;
+  newLane(): StreamEngine {
+    return Stream.create(this, { nonBlocking: true }).engine;
   }
 
   /** @internal An event of rxcuda's own, made without the public checks. */

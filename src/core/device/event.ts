@@ -4,7 +4,7 @@
 import { DISABLE_TIMING, type NativeEvent } from '../native/types.js';
 import { BRAND, CudaError, isInstance, rangeError, typeError, received } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
-import type { Lane } from '../queue/lane.js';
+import type { StreamEngine } from '../queue/stream-engine.js';
 import { guardedWait } from '../queue/self-wait.js';
 import type { Recorder } from './recorder.js';
 import { settling, type Command, type Pause } from '../queue/scheduler.js';
@@ -33,7 +33,7 @@ class NativeSlot {
   /** Records of it still queued. */
   unrecorded = 0;
   /** The lane of its latest record. */
-  lane: Lane | undefined;
+  lane: StreamEngine | undefined;
   /** What runs once its last queued record has reached the driver. */
   recorded: (() => void)[] = [];
 
@@ -93,7 +93,7 @@ export class Event {
    * @internal The command that records this event on `lane` (see {@link Stream.record}), the lane
    * of `stream` when a user's stream records it.
    */
-  recordCommand(lane: Lane, stream?: Stream): Command {
+  recordCommand(lane: StreamEngine, stream?: Stream): Command {
     let slot = this.#slot;
     if (slot.users > 1) {
       slot = new NativeSlot(this.#newNative());
@@ -124,7 +124,7 @@ export class Event {
    * @internal The command that makes `lane` wait for this event's latest record: at once when
    * that record has reached the driver, else once it does (the lane's queue pauses meanwhile).
    */
-  waitCommand(lane: Lane, onFailure: (error: unknown) => void): Command {
+  waitCommand(lane: StreamEngine, onFailure: (error: unknown) => void): Command {
     const slot = this.#slot;
     slot.users++;
     const submit = () => {
@@ -296,7 +296,7 @@ export class Event {
 }
 
 /** See {@link Stream.record}: `by` is the lane's stream. */
-export function recordOn(lane: Lane<Recorder>, device: Device, options: EventOptions | Event | undefined, by: Stream): Event {
+export function recordOn(lane: StreamEngine<Recorder>, device: Device, options: EventOptions | Event | undefined, by: Stream): Event {
   const given = isInstance(options, Event) ? options : undefined;
   if (given) {
     if (given.closed) typeError('event', 'an open Event', received('a closed Event'));
@@ -309,7 +309,7 @@ export function recordOn(lane: Lane<Recorder>, device: Device, options: EventOpt
 }
 
 /** See {@link Stream.wait}. */
-export function waitOn(lane: Lane<Recorder>, device: Device, event: Event): void {
+export function waitOn(lane: StreamEngine<Recorder>, device: Device, event: Event): void {
   if (!isInstance(event, Event)) typeError('event', 'an Event', event);
   if (event.device.backend !== device.backend) rangeError('event', `an event of a ${device.kind} device`, received(`an event of ${event.device}`));
   if (event.closed) typeError('event', 'an open Event', received('a closed Event'));

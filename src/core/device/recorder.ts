@@ -3,7 +3,7 @@
 // the stream hands its work over; kernels/ adds the launch it hands over (kernels/launch-recorder.ts).
 import type { Memory } from '../memory/memory.js';
 import type { NativeEvent } from '../native/types.js';
-import type { LaneRecorder } from '../queue/lane.js';
+import type { EngineRecorder } from '../queue/stream-engine.js';
 
 /** An event as a recording takes it: the native event its records and waits use now, held. */
 export interface RecordedEvent {
@@ -17,7 +17,7 @@ export interface RecordedEvent {
  * hold (a capture refuses it, a value's recording launches what it holds so far); `allocation`
  * before an allocation on the stream; `beforeRun` before rxcuda's own commands.
  */
-export interface Recorder extends LaneRecorder {
+export interface Recorder extends EngineRecorder {
   copy(dst: Memory, src: Memory): void;
   fill(dst: Memory, value: number | bigint): void;
   hostFunction(fn: bigint, userData: bigint | Memory): void;

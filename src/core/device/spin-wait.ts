@@ -10,11 +10,11 @@ import { expectCompletion } from '../native/completions.js';
 import { HostArray } from '../memory/memory.js';
 import type { MemoryDevice } from '../memory/owner.js';
 import { settling, type Command } from '../queue/scheduler.js';
-import type { Lane, LaneEvent } from '../queue/lane.js';
+import type { StreamEngine, EngineEvent } from '../queue/stream-engine.js';
 import type { CompletionPoints } from './completion-points.js';
 
 /** An event a spinning wait records, for its fallback. */
-export type SpinPoint = LaneEvent;
+export type SpinPoint = EngineEvent;
 
 /** What spinning waits take from their stream's device. */
 export interface SpinOwner extends MemoryDevice {
@@ -42,7 +42,7 @@ export function wordReached(word: number, value: number): boolean {
 
 /** The spinning waits of one stream and the word the stream writes for them. */
 export class SpinningWaits {
-  readonly #lane: Lane;
+  readonly #lane: StreamEngine;
   readonly #device: SpinOwner;
   #word: HostArray<'u32'> | undefined;
   #last = 0;
@@ -57,7 +57,7 @@ export class SpinningWaits {
    */
   readonly #points: SpinPoint[] = [];
 
-  constructor(lane: Lane, device: SpinOwner) {
+  constructor(lane: StreamEngine, device: SpinOwner) {
     this.#lane = lane;
     this.#device = device;
   }
@@ -143,7 +143,7 @@ export class SpinningWaits {
 }
 
 /** A pinned word of `lane`'s that its stream writes: freed behind the lane's work once closed. */
-export function laneWord(device: MemoryDevice, lane: Lane): HostArray<'u32'> {
+export function laneWord(device: MemoryDevice, lane: StreamEngine): HostArray<'u32'> {
   const word = HostArray.allocate(device, 'u32', 1);
   word.allocation.use(lane);
   return word;

@@ -7,13 +7,13 @@ import { checkScalar, scalarBits } from '../base/scalar.js';
 import { checkCopy, checkMemoryOf, checkStillInPlace, inPlaceWhenRun } from '../memory/checks.js';
 import { MAIN_THREAD_COPY_BYTES, copyHost, copySmall, type CopyRoad } from '../memory/host-copy.js';
 import { DeviceArray, Memory, type HostArray } from '../memory/memory.js';
-import type { Lane } from '../queue/lane.js';
+import type { StreamEngine } from '../queue/stream-engine.js';
 import type { Command, Resume } from '../queue/scheduler.js';
 import type { MemoryDevice } from '../memory/owner.js';
 import type { Recorder } from './recorder.js';
 
 /** See {@link Stream.alloc}; `dtype` and `length` checked by the caller. */
-export function allocOn<D extends DType>(lane: Lane<Recorder>, device: MemoryDevice, dtype: D, length: number): DeviceArray<D> {
+export function allocOn<D extends DType>(lane: StreamEngine<Recorder>, device: MemoryDevice, dtype: D, length: number): DeviceArray<D> {
   lane.checkOpen();
   lane.recorder?.allocation();
   try {
@@ -24,7 +24,7 @@ export function allocOn<D extends DType>(lane: Lane<Recorder>, device: MemoryDev
 }
 
 /** See {@link Stream.copy}. */
-export function copyOn(lane: Lane<Recorder>, device: MemoryDevice, dst: Memory, src: Memory): void {
+export function copyOn(lane: StreamEngine<Recorder>, device: MemoryDevice, dst: Memory, src: Memory): void {
   checkCopy(dst, src, device, true);
   lane.checkOpen();
   if (lane.recorder) return lane.recorder.copy(dst, src);
@@ -35,13 +35,13 @@ export function copyOn(lane: Lane<Recorder>, device: MemoryDevice, dst: Memory, 
 }
 
 /** A copy of one device's (or pinned) memory, as its command runs it. */
-function copyNow(lane: Lane, dst: Memory, src: Memory): void {
+function copyNow(lane: StreamEngine, dst: Memory, src: Memory): void {
   checkStillInPlace(dst, src);
   lane.native.copy(dst.ptr, src.ptr, dst.byteLength);
 }
 
 /** See {@link Stream.fill}. */
-export function fillOn(lane: Lane<Recorder>, device: MemoryDevice, dst: Memory, value: number | bigint): void {
+export function fillOn(lane: StreamEngine<Recorder>, device: MemoryDevice, dst: Memory, value: number | bigint): void {
   checkMemoryOf('dst', dst, device);
   checkScalar('value', dst.dtype, value as never);
   lane.checkOpen();
@@ -53,7 +53,7 @@ export function fillOn(lane: Lane<Recorder>, device: MemoryDevice, dst: Memory, 
 }
 
 /** See {@link Stream.launchHostFunction}. */
-export function hostFunctionOn(lane: Lane<Recorder>, device: MemoryDevice, fn: bigint, userData: bigint | Memory): void {
+export function hostFunctionOn(lane: StreamEngine<Recorder>, device: MemoryDevice, fn: bigint, userData: bigint | Memory): void {
   if (typeof fn !== 'bigint' || fn <= 0n || fn >= 2n ** 64n) typeError('fn', 'a CUhostFn pointer as a non-zero bigint', fn);
   const memory = isInstance<Memory>(userData, Memory) ? userData : undefined;
   if (memory) checkMemoryOf('userData', memory, device);
@@ -76,7 +76,7 @@ function betweenDevices(dst: Memory, src: Memory): boolean {
  * `lane`: on CUDA a peer copy (direct where the devices have peer access, else staged by the
  * driver through host memory); between host devices, which share one memory, a plain copy.
  */
-function peerCopy(lane: Lane, dst: Memory, src: Memory): Command {
+function peerCopy(lane: StreamEngine, dst: Memory, src: Memory): Command {
   const [to, from, bytes] = [dst.ptr, src.ptr, dst.byteLength];
   const [dstDevice, srcDevice] = [dst.device, src.device];
   if (!dstDevice.canAccessPeer(srcDevice)) dstDevice.peers.warnStaged(dstDevice, srcDevice);
@@ -90,13 +90,13 @@ function peerCopy(lane: Lane, dst: Memory, src: Memory): Command {
  * the device) until the bytes are there. `onWorkers` hears that native threads have copied them
  (a small copy, made at once, is not heard of).
  */
-export function stageIn(stream: { readonly lane: Lane }, staging: HostArray, data: ArrayBufferView, onWorkers?: () => void): void {
+export function stageIn(stream: { readonly engine: StreamEngine }, staging: HostArray, data: ArrayBufferView, onWorkers?: () => void): void {
   if (byteLengthOf(data) <= MAIN_THREAD_COPY_BYTES) return copySmall(staging.data, data); // done now: nothing waits
-  stageOffThread(stream.lane, staging, data, onWorkers);
+  stageOffThread(stream.engine, staging, data, onWorkers);
 }
 
 /** {@link stageIn} of a large copy: a function of its own, so that a small one allocates no context. */
-function stageOffThread(lane: Lane, staging: HostArray, data: ArrayBufferView, onWorkers: (() => void) | undefined): void {
+function stageOffThread(lane: StreamEngine, staging: HostArray, data: ArrayBufferView, onWorkers: (() => void) | undefined): void {
   let resume: Resume | undefined;
   let copied = false;
   let road: CopyRoad | undefined; // still undefined when a small copy is done at once

@@ -3,7 +3,7 @@
 import { nameOf, typeError, type CudaError } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
 import { checkNotCapturing, hostStep, onDoneCommand, valueNotification, type CompletionWatch, type ValueWaiter } from '../queue/host-steps.js';
-import type { Lane } from '../queue/lane.js';
+import type { StreamEngine } from '../queue/stream-engine.js';
 import { checkNotSelfWait } from '../queue/self-wait.js';
 import { HOST_LAUNCH_OPTIONS, checkTimeout, copyUserData, type HostLaunchOptions, type UserData } from '../queue/user-data.js';
 import type { Recorder } from './recorder.js';
@@ -12,7 +12,7 @@ import type { ValueWatches } from './value-watches.js';
 export { ValueWatches } from './value-watches.js';
 
 /** See {@link Stream.hostLaunch}. */
-export function hostLaunchOn<D extends UserData>(lane: Lane<Recorder>, fn: (userData: D | undefined) => unknown, options: HostLaunchOptions<D>): void {
+export function hostLaunchOn<D extends UserData>(lane: StreamEngine<Recorder>, fn: (userData: D | undefined) => unknown, options: HostLaunchOptions<D>): void {
   if (typeof fn !== 'function') typeError('fn', 'a function', fn);
   checkOptions('options', options, HOST_LAUNCH_OPTIONS);
   const data = copyUserData(options.userData);
@@ -31,7 +31,7 @@ export function hostLaunchOn<D extends UserData>(lane: Lane<Recorder>, fn: (user
  * it and would wait for it forever.
  */
 export function onDoneOn(
-  lane: Lane<Recorder>,
+  lane: StreamEngine<Recorder>,
   fn: (error: CudaError | undefined) => unknown,
   watch: CompletionWatch,
   reached: (mark: number) => void,
@@ -49,20 +49,20 @@ export function onDoneOn(
 }
 
 /** {@link onDoneOn}'s checks for a pipeline value's completion point, whose driver call is `call`. */
-function checkValueWait(lane: Lane<Recorder>, call: string): void {
+function checkValueWait(lane: StreamEngine<Recorder>, call: string): void {
   lane.checkOpen();
   lane.recorder?.interrupt('onDone (a wait for the stream)');
   if (!lane.unqueued) checkNotCapturing(lane, call);
 }
 
 /** See {@link Stream.afterValue} with `spin` on a CUDA stream: the checks, then the value's watch. */
-export function valueWatchOn(lane: Lane<Recorder>, watches: ValueWatches, waiter: ValueWaiter, spin: number): void {
+export function valueWatchOn(lane: StreamEngine<Recorder>, watches: ValueWatches, waiter: ValueWaiter, spin: number): void {
   checkValueWait(lane, 'cuEventRecord');
   watches.watch(waiter, spin);
 }
 
 /** See {@link Stream.afterValue} without `spin`: the checks, then the lane's value notification. */
-export function valueDoneOn(lane: Lane<Recorder>, waiter: ValueWaiter, reached: (mark: number) => void): void {
+export function valueDoneOn(lane: StreamEngine<Recorder>, waiter: ValueWaiter, reached: (mark: number) => void): void {
   checkValueWait(lane, 'cuStreamAddCallback');
   valueNotification(lane, waiter, reached);
 }

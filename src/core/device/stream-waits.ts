@@ -3,14 +3,14 @@
 import { checkOptions } from '../base/options.js';
 import { refusal } from '../base/thenable.js';
 import { completionCommand } from '../queue/host-steps.js';
-import type { Lane } from '../queue/lane.js';
+import type { StreamEngine } from '../queue/stream-engine.js';
 import { guardedWait } from '../queue/self-wait.js';
 import type { CompletionPoints } from './completion-points.js';
 import type { Recorder } from './recorder.js';
 import { checkSpin, type SpinningWaits } from './spin-wait.js';
 
 /** See {@link Stream.synchronized}; `reached(mark)` tells the stream it got to command `mark`. */
-export function synchronizedOn(lane: Lane<Recorder>, spins: SpinningWaits, options: { readonly spin?: number }, reached: (mark: number) => void): Promise<void> {
+export function synchronizedOn(lane: StreamEngine<Recorder>, spins: SpinningWaits, options: { readonly spin?: number }, reached: (mark: number) => void): Promise<void> {
   checkOptions('options', options, ['spin']);
   const { spin = 0 } = options;
   checkSpin('spin', spin);
@@ -29,12 +29,12 @@ export function synchronizedOn(lane: Lane<Recorder>, spins: SpinningWaits, optio
 }
 
 /** See {@link Stream.flushed}. */
-export function flushedOn(lane: Lane): Promise<void> {
+export function flushedOn(lane: StreamEngine): Promise<void> {
   return refusal(() => lane.checkOpen()) ?? guardedWait(lane, 'stream.flushed()', () => lane.flushed());
 }
 
 /** See {@link Stream.query}. */
-export function queryOn(lane: Lane<Recorder>): boolean {
+export function queryOn(lane: StreamEngine<Recorder>): boolean {
   lane.checkOpen();
   lane.recorder?.interrupt('A query of the stream');
   // Nothing given since a completion point that was reached: idle. (Asked then, the driver may
@@ -54,7 +54,7 @@ export function queryOn(lane: Lane<Recorder>): boolean {
  * queued work included. Works on closed lanes too (rxcuda's own bookkeeping uses it after a
  * close), through a completion point behind the lane's last work.
  */
-export function afterWork(lane: Lane, points: CompletionPoints, done: (status: number, error?: unknown) => void): void {
+export function afterWork(lane: StreamEngine, points: CompletionPoints, done: (status: number, error?: unknown) => void): void {
   if (lane.tail) points.after([lane.tail], undefined, done);
   else lane.run(completionCommand(lane, done));
 }

@@ -1,6 +1,6 @@
 // Streams: ordered lanes of device work. Every method enqueues and returns at once; completion
 // comes back from the completion road, never by blocking or polling. The class is the public face:
-// its work goes through its lane (queue/lane.ts), each concern in a file of its own (stream-commands,
+// its work goes through its engine (queue/stream-engine.ts), each concern in a file of its own (stream-commands,
 // -steps, -waits, spin-wait.ts); kernels/ adds `launch` and graphs/ `capture`.
 import { EventEmitter } from 'eventemitter3';
 import { BRAND, isInstance, typeError, type CudaError } from '../base/errors.js';
@@ -8,7 +8,7 @@ import { checkDType, type DType } from '../base/dtype.js';
 import type { NativeStream } from '../native/types.js';
 import { checkDeviceLength, type DeviceArray, type Memory } from '../memory/memory.js';
 import { watchByNotification, type ValueWaiter } from '../queue/host-steps.js';
-import { Lane } from '../queue/lane.js';
+import { StreamEngine } from '../queue/stream-engine.js';
 import { letStepTimersGo } from '../queue/step-timers.js';
 import type { HostLaunchOptions, UserData } from '../queue/user-data.js';
 import { Device } from './device.js';
@@ -35,11 +35,11 @@ export class Stream extends EventEmitter<StreamEvents> {
   /** Whether the stream skips implicit synchronization with the legacy default stream. */
   readonly nonBlocking: boolean;
   /** @internal The stream's work as the queue sees it. */
-  readonly lane: Lane<Recorder>;
+  readonly engine: StreamEngine<Recorder>;
   readonly #spins: SpinningWaits;
   #values: ValueWatches | undefined; // a pipeline's values watched through events (CUDA)
   /** The stream's entry among its device's open lanes. */
-  readonly #open: WeakRef<Lane>;
+  readonly #open: WeakRef<StreamEngine>;
   readonly #reached = (mark: number) => this.#reachedCompletionPoint(mark);
   /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
   static readonly [BRAND] = (value: object): boolean => #spins in value;
@@ -48,11 +48,11 @@ export class Stream extends EventEmitter<StreamEvents> {
     checkMade(made, 'a Stream', 'device.createStream()');
     super();
     this.device = device;
-    this.lane = new Lane(native, device.faults, this, foreign);
+    this.engine = new StreamEngine(native, device.faults, this, foreign);
     this.priority = native.priority();
     this.nonBlocking = (native.flags() & NON_BLOCKING) !== 0;
-    this.#spins = new SpinningWaits(this.lane, device);
-    this.#open = device.openLanes.track(this.lane);
+    this.#spins = new SpinningWaits(this.engine, device);
+    this.#open = device.openLanes.track(this.engine);
   }
 
   /** @internal Use {@link Device.createStream}. */
@@ -90,12 +90,12 @@ export class Stream extends EventEmitter<StreamEvents> {
    * handing the handle over.
    */
   get handle(): bigint {
-    return this.lane.handle;
+    return this.engine.handle;
   }
 
   /** True once `close()` was called; nothing more can be enqueued. */
   get closed(): boolean {
-    return this.lane.closed;
+    return this.engine.closed;
   }
 
   /**
@@ -111,7 +111,7 @@ export class Stream extends EventEmitter<StreamEvents> {
   alloc<D extends DType>(dtype: D, length: number): DeviceArray<D> {
     checkDType('dtype', dtype);
     checkDeviceLength(dtype, length);
-    return allocOn(this.lane, this.device, dtype, length);
+    return allocOn(this.engine, this.device, dtype, length);
   }
 
   /**
@@ -134,7 +134,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    * stream.copy(input, x); // and back
    */
   copy<D extends DType>(dst: Memory<D>, src: Memory<D>): void {
-    copyOn(this.lane, this.device, dst, src);
+    copyOn(this.engine, this.device, dst, src);
   }
 
   /**
@@ -144,7 +144,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    * stream.fill(x, 0); // every element of x is 0, once the work before it has run
    */
   fill<D extends DType>(dst: Memory<D>, value: D extends 'i64' | 'u64' ? number | bigint : number): void {
-    fillOn(this.lane, this.device, dst, value);
+    fillOn(this.engine, this.device, dst, value);
   }
 
   /**
@@ -158,7 +158,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    * compute.wait(uploaded); // compute's later work runs after the copies before the record
    */
   record(options?: EventOptions | Event): Event {
-    return recordOn(this.lane, this.device, options, this);
+    return recordOn(this.engine, this.device, options, this);
   }
 
   /**
@@ -175,7 +175,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    * consumer.launch(useKernel, config, [x]); // runs after fillKernel
    */
   wait(event: Event): void {
-    waitOn(this.lane, this.device, event);
+    waitOn(this.engine, this.device, event);
   }
 
   /**
@@ -185,7 +185,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    * if (stream.query()) console.log('idle: everything enqueued so far has completed');
    */
   query(): boolean {
-    return queryOn(this.lane);
+    return queryOn(this.engine);
   }
 
   /**
@@ -202,7 +202,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    * otherLibrary.enqueueOn(stream.handle); // follows all of the stream's work
    */
   flushed(): Promise<void> {
-    return flushedOn(this.lane);
+    return flushedOn(this.engine);
   }
 
   /**
@@ -227,7 +227,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    * stream.launch(kernel, config, [x]); // waits for the step to settle
    */
   hostLaunch<D extends UserData = ArrayBuffer>(fn: (userData: D | undefined) => unknown, options: HostLaunchOptions<D> = {}): void {
-    hostLaunchOn(this.lane, fn, options);
+    hostLaunchOn(this.engine, fn, options);
   }
 
   /**
@@ -247,7 +247,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    */
   onDone(fn: (error: CudaError | undefined) => unknown): void {
     if (typeof fn !== 'function') typeError('fn', 'a function', fn);
-    onDoneOn(this.lane, fn, watchByNotification(this.lane), this.#reached, 'stream.onDone()');
+    onDoneOn(this.engine, fn, watchByNotification(this.engine), this.#reached, 'stream.onDone()');
   }
 
   /**
@@ -257,8 +257,8 @@ export class Stream extends EventEmitter<StreamEvents> {
    */
   afterValue(waiter: ValueWaiter, spin: number): void {
     if (spin > 0 && this.device.kind === 'cuda')
-      return valueWatchOn(this.lane, (this.#values ??= new ValueWatches(this.lane, this.device, this.#reached)), waiter, spin);
-    valueDoneOn(this.lane, waiter, this.#reached);
+      return valueWatchOn(this.engine, (this.#values ??= new ValueWatches(this.engine, this.device, this.#reached)), waiter, spin);
+    valueDoneOn(this.engine, waiter, this.#reached);
   }
 
   /**
@@ -271,7 +271,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    * stream.launchHostFunction(callback, userDataPointer);
    */
   launchHostFunction(fn: bigint, userData: bigint | Memory = 0n): void {
-    hostFunctionOn(this.lane, this.device, fn, userData);
+    hostFunctionOn(this.engine, this.device, fn, userData);
   }
 
   /**
@@ -297,12 +297,12 @@ export class Stream extends EventEmitter<StreamEvents> {
    * await stream.synchronized({ spin: 200 }); // or watched for up to 200 µs, for less latency
    */
   synchronized(options: { readonly spin?: number } = {}): Promise<void> {
-    return synchronizedOn(this.lane, this.#spins, options, this.#reached);
+    return synchronizedOn(this.engine, this.#spins, options, this.#reached);
   }
 
   /** @internal Commands ever given to the stream: unchanged between two moments means nothing was enqueued. */
   get enqueued(): number {
-    return this.lane.given;
+    return this.engine.given;
   }
 
   /**
@@ -310,7 +310,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    * queued work included; on closed streams too (rxcuda's own bookkeeping uses it after a close).
    */
   afterWork(done: (status: number, error?: unknown) => void): void {
-    afterWork(this.lane, this.device.completionPoints, done);
+    afterWork(this.engine, this.device.completionPoints, done);
   }
 
   /**
@@ -322,14 +322,14 @@ export class Stream extends EventEmitter<StreamEvents> {
    * stream.close(); // the launch still runs
    */
   close(): void {
-    if (this.lane.closed) return;
-    this.lane.recorder?.interrupt('Closing the stream');
+    if (this.engine.closed) return;
+    this.engine.recorder?.interrupt('Closing the stream');
     this.device.openLanes.untrack(this.#open);
-    const native = this.lane.native;
-    this.lane.close(Event.create(this.device), () => native.destroy()); // a foreign stream itself is left to its owner
+    const native = this.engine.native;
+    this.engine.close(Event.create(this.device), () => native.destroy()); // a foreign stream itself is left to its owner
     this.#spins.close();
     this.#values?.close();
-    letStepTimersGo(this.lane);
+    letStepTimersGo(this.engine);
   }
 
   /**
@@ -346,7 +346,7 @@ export class Stream extends EventEmitter<StreamEvents> {
 
   /** Emits `idle` if nothing was given since the completion point that was command number `mark`. */
   #reachedCompletionPoint(mark: number): void {
-    this.lane.noteReached(mark);
-    if (this.lane.given === mark && this.listenerCount('idle') > 0) this.emit('idle');
+    this.engine.noteReached(mark);
+    if (this.engine.given === mark && this.listenerCount('idle') > 0) this.emit('idle');
   }
 }

@@ -18,7 +18,7 @@ import { cancelCompletion, expectCompletionWith } from '../native/completions.js
 import { DISABLE_TIMING, type NativeDevice, type NativeEvent } from '../native/types.js';
 import { settling } from '../queue/scheduler.js';
 import { notifyRefusingCapture, refusedUnderCapture, settleValue, type ValueWaiter } from '../queue/host-steps.js';
-import type { Lane, LaneMark } from '../queue/lane.js';
+import type { StreamEngine, EngineMark } from '../queue/stream-engine.js';
 import { typeError, type CudaError } from '../base/errors.js';
 import type { HostArray } from '../memory/memory.js';
 import type { MemoryDevice } from '../memory/owner.js';
@@ -63,7 +63,7 @@ const MAX_SKIP = 1024;
 
 /** The watched values of one CUDA stream's lane. */
 export class ValueWatches {
-  readonly #lane: Lane;
+  readonly #lane: StreamEngine;
   readonly #owner: WatchOwner;
   readonly #reached: (mark: number) => void;
   /** Values not settled yet, oldest first from #head: they settle in this order. */
@@ -87,7 +87,7 @@ export class ValueWatches {
     this.#fallBack(entry);
   };
 
-  constructor(lane: Lane, owner: WatchOwner, reached: (mark: number) => void) {
+  constructor(lane: StreamEngine, owner: WatchOwner, reached: (mark: number) => void) {
     this.#lane = lane;
     this.#owner = owner;
     this.#reached = reached;
@@ -194,7 +194,7 @@ export class ValueWatches {
       }
       entry.onWord = false;
       const event = entry.event;
-      const point: LaneMark | Lane = event
+      const point: EngineMark | StreamEngine = event
         ? { waitCommand: (on) => settling(() => on.native.waitEvent(event), () => {}), reached: () => false }
         : lane;
       this.#owner.completionPoints.after([point], undefined, (status, error) => this.end(entry, status, error));
@@ -255,7 +255,7 @@ export class ValueWatches {
  * cannot start settles its value with the error, in order, and never synchronously: the operator
  * that asked holds the value just after.
  */
-function watchCommand(lane: Lane, watches: ValueWatches, entry: Watched): void {
+function watchCommand(lane: StreamEngine, watches: ValueWatches, entry: Watched): void {
   try {
     watches.start(entry);
   } catch (error) {
@@ -265,6 +265,6 @@ function watchCommand(lane: Lane, watches: ValueWatches, entry: Watched): void {
 }
 
 /** A watch dropped by its broken lane: the value settles with the device's error, in order, later. */
-function dropped(_lane: Lane, watches: ValueWatches, entry: Watched, error: unknown): void {
+function dropped(_lane: StreamEngine, watches: ValueWatches, entry: Watched, error: unknown): void {
   queueMicrotask(() => watches.end(entry, -1, error));
 }

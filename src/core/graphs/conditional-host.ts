@@ -85,7 +85,7 @@ export class HostConditions {
     const entry = this.streams.take();
     try {
       const word = (entry.word ??= this.streams.device.allocHost('u64', 1));
-      const lane = entry.stream.lane;
+      const lane = entry.stream.engine;
       lane.run(() => lane.native.copy(word.ptr, work.ptr, size));
       await entry.stream.synchronized();
       return new Array(word.data.buffer, word.data.byteOffset, 1)[0] as number | bigint;
@@ -100,7 +100,7 @@ export type Replay = (stream: Stream, work: NodeWork, conditions: HostConditions
 
 /** Enqueues a setter: a host step that reads the element when the stream reaches it. */
 export function replaySetCondition(stream: Stream, work: Extract<NodeWork, { kind: 'setCondition' }>, conditions: HostConditions): void {
-  const lane = stream.lane;
+  const lane = stream.engine;
   const value = conditions.valueOf(work.condition);
   const run = () => conditions.read(work).then((element) => value.set(conditionValue(element, work.test)));
   lane.run(hostStep(lane, run, { kind: 'hostLaunch', name: `setCondition (${work.condition.name})` }));
@@ -108,7 +108,7 @@ export function replaySetCondition(stream: Stream, work: Extract<NodeWork, { kin
 
 /** Enqueues a conditional node: a host step that runs its bodies as the condition says. */
 export function replayConditional(stream: Stream, work: Extract<NodeWork, { kind: 'conditional' }>, conditions: HostConditions, replay: Replay): void {
-  const lane = stream.lane;
+  const lane = stream.engine;
   const name = work.loop?.name ?? `${work.type} node (${work.condition.name})`;
   lane.run(hostStep(lane, () => runConditional(work, conditions, replay), { kind: 'hostLaunch', name }));
 }

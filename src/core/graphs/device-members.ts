@@ -156,7 +156,7 @@ function alreadyCapturing(): never {
 
 Stream.prototype.capture = function capture(this: Stream, fn: (stream: Stream) => unknown): Promise<Graph> {
   if (typeof fn !== 'function') typeError('fn', 'a function', fn);
-  const lane = this.lane;
+  const lane = this.engine;
   const refused = refusal(() => lane.checkOpen());
   if (refused) return refused;
   if (lane.recorder) alreadyCapturing();
@@ -171,19 +171,19 @@ Stream.prototype.capture = function capture(this: Stream, fn: (stream: Stream) =
  * @throws GraphError (`capturing`) while the stream captures.
  */
 export function recordInto(stream: Stream, recorder: Recorder): void {
-  const lane = stream.lane;
+  const lane = stream.engine;
   if (lane.recorder) alreadyCapturing();
   lane.recorder = recorder;
 }
 
 /** Ends {@link recordInto}'s recording into `recorder` (nothing, when another took its place). */
 export function endRecording(stream: Stream, recorder: Recorder): void {
-  if (stream.lane.recorder === recorder) stream.lane.recorder = undefined;
+  if (stream.engine.recorder === recorder) stream.engine.recorder = undefined;
 }
 
 /** The capture a conditional method of `stream` records into. */
 function captureOf(stream: Stream, method: string): Capture {
-  const lane = stream.lane;
+  const lane = stream.engine;
   lane.checkOpen();
   if (!(lane.recorder instanceof Capture))
     throw new GraphError('condition', `stream.${method}() records into the graph being captured: call it inside stream.capture()`);

@@ -125,7 +125,7 @@ export class GraphExec {
       if (!isInstance(stream, Stream)) typeError('stream', 'a Stream', stream);
       if (stream.device !== this.device) rangeError('stream', `a stream of ${this.device}`, received(`a stream of ${stream.device}`));
     }
-    const lane = stream.lane;
+    const lane = stream.engine;
     lane.checkOpen(); // the device's too
     const works = this.#works;
     const registered = (this.#registered ??= allocationsOf(works).filter((a) => a.userArray !== undefined));
@@ -291,7 +291,7 @@ export class GraphExec {
       return;
     }
     this.#queued++;
-    const lane = stream.lane;
+    const lane = stream.engine;
     const launched = () => {
       if (--this.#queued === 0 && this.#closed) this.#destroy();
     };

@@ -221,7 +221,7 @@ export function setInNative(exec: NativeGraphExec, index: number, work: NodeWork
  * are the launch's, for conditional nodes, setters and the kernels that take conditions.
  */
 export function replayOn(stream: Stream, work: NodeWork, conditions?: HostConditions): void {
-  const lane = stream.lane;
+  const lane = stream.engine;
   const native = lane.native;
   switch (work.kind) {
     case 'kernel': return work.kernel.replayOn(stream, work.config, work.block, conditions ? conditions.args(work.args, work.kernel.signature) : work.args);

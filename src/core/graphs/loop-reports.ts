@@ -8,7 +8,7 @@
 import { LoopLimitError } from '../base/loop-limit-error.js';
 import type { Device } from '../device/device.js';
 import type { HostArray } from '../memory/memory.js';
-import type { Lane } from '../queue/lane.js';
+import type { StreamEngine } from '../queue/stream-engine.js';
 import type { ConditionKernels } from './condition-kernels.js';
 
 /** Launches of one executable that may run on the device before the first of them is checked. */
@@ -25,7 +25,7 @@ export class LoopReports {
   readonly #owner: number;
   #launched = 0;
   #closed = false;
-  readonly #lanes = new Set<Lane>();
+  readonly #lanes = new Set<StreamEngine>();
 
   constructor(device: Device, kernels: ConditionKernels) {
     this.#device = device;
@@ -56,7 +56,7 @@ export class LoopReports {
    * Notes a launch on `lane` (the ring is freed, and the slots given back, only behind the work of
    * every lane it ran on); returns its number, for its check.
    */
-  launched(lane: Lane): number {
+  launched(lane: StreamEngine): number {
     this.#lanes.add(lane);
     this.#ring.allocation.use(lane);
     return ++this.#launched;

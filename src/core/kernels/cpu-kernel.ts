@@ -7,7 +7,7 @@ import type { DeviceAllocation } from '../memory/allocation.js';
 import type { LaunchConfig } from './launch-config.js';
 import type { Signature } from './kernel-types.js';
 import type { TypedPointer } from './kernel-types.js';
-import type { Lane } from '../queue/lane.js';
+import type { StreamEngine } from '../queue/stream-engine.js';
 import { hostStep } from '../queue/host-steps.js';
 import { withLaunch } from './current-launch.js';
 import { CudaError, isInstance, received, typeError } from '../base/errors.js';
@@ -178,7 +178,7 @@ export class CpuLauncher implements NativeKernel {
           typeError(`args[${i}]`, 'the value it was when checked (read once)', received('another value on a second read'));
       });
       // A sticky CudaError breaks the device, as a GPU kernel's illegal address does its context.
-      const lane = stream as Lane;
+      const lane = stream as StreamEngine;
       const broke = (error: unknown): never => lane.faults.fail(error);
       const run = () => {
         // A device broken meanwhile (by a kernel on another of its streams) runs no more kernels.

@@ -8,7 +8,7 @@ import { checkOptions } from '../base/options.js';
 import type { KernelAttributes, NativeKernel } from '../native/types.js';
 import type { Device } from '../device/device.js';
 import type { Stream } from '../device/stream.js';
-import type { Lane } from '../queue/lane.js';
+import type { StreamEngine } from '../queue/stream-engine.js';
 import type { Pause } from '../queue/scheduler.js';
 import { CodelessKernel } from './codeless-kernel.js';
 import type { BlockSizeSuggestion, CompiledSpecialization, KernelArgs, Signature } from './kernel-types.js';
@@ -118,7 +118,7 @@ export class Kernel<S extends Signature = Signature> {
    * launch block, header included, as the native launch would read it, for a graph's kernel node
    * or for {@link submitPacked} later. With `lane`, the memory they use is noted as used there.
    */
-  packed(config: LaunchConfig, args: KernelArgs<S>, lane?: Lane): Uint8Array {
+  packed(config: LaunchConfig, args: KernelArgs<S>, lane?: StreamEngine): Uint8Array {
     return this.#block.packed(config, args, lane);
   }
 
@@ -127,9 +127,9 @@ export class Kernel<S extends Signature = Signature> {
    * the block and arguments as they were recorded (memory a graph holds may be closed since).
    */
   replayOn(stream: Stream, config: LaunchConfig, block: Uint8Array, args: readonly unknown[]): void {
-    this.module.usedOn(stream.lane);
+    this.module.usedOn(stream.engine);
     const context = LaunchContext.make<S>(this, config, stream, args as KernelArgs<S>, undefined, true); // args: a private copy
-    stream.lane.run(this.#block.launchCommand(stream.lane, config, block, args, context as unknown as LaunchContext));
+    stream.engine.run(this.#block.launchCommand(stream.engine, config, block, args, context as unknown as LaunchContext));
   }
 
   /** The device the kernel runs on. */
@@ -274,16 +274,16 @@ export class Kernel<S extends Signature = Signature> {
    * every nanosecond bench/launch counts.
    */
   launchOn(stream: Stream, config: LaunchConfig | LaunchOptions, args: KernelArgs<S>, extras?: LaunchExtras): void {
-    stream.lane.checkOpen();
+    stream.engine.checkOpen();
     if (this.module.closed) typeError('kernel', 'a kernel of a loaded module', received('a kernel of a closed Module'));
     if (stream.device !== this.module.device) return this.on(stream.device).launchOn(stream, config, args, extras);
     const checked = this.#block.configFor(config);
     if (!this.#contextFree || extras !== undefined || global.size !== 0) return this.#launchInContext(stream, checked, args, extras);
-    this.#block.launch(stream.lane, checked, args, undefined);
+    this.#block.launch(stream.engine, checked, args, undefined);
   }
 
   #checkFor(stream: Stream): void {
-    stream.lane.checkOpen();
+    stream.engine.checkOpen();
     if (this.module.closed) typeError('kernel', 'a kernel of a loaded module', received('a kernel of a closed Module'));
     if (stream.device !== this.module.device)
       rangeError('stream', `a stream of ${this.module.device}`, received(`a stream of ${stream.device}`));
@@ -300,19 +300,19 @@ export class Kernel<S extends Signature = Signature> {
     const kernel = context.kernel;
     if (kernel !== this) kernel.#checkFor(stream);
     if (kernel.#specializations) kernel.#specializations.launch(context as unknown as LaunchContext, extras?.onFailure);
-    else kernel.#block.launch(stream.lane, config, context.given, context);
+    else kernel.#block.launch(stream.engine, config, context.given, context);
   }
 
   /** @internal Enqueues the launch `context` describes, on its stream (a ready specialization's). */
   enqueueIn(context: LaunchContext<S>): void {
-    this.#block.launch(context.stream.lane, context.config, context.given, context as unknown as LaunchContext);
+    this.#block.launch(context.stream.engine, context.config, context.given, context as unknown as LaunchContext);
   }
 
   /**
    * @internal Launches now with a block that a kernel of the same signature packed when the launch
    * was made (a template's, for its specialization). Returns a CPU kernel's pause.
    */
-  submitPacked(lane: Lane, config: LaunchConfig, bytes: Uint8Array, args: KernelArgs<S>, context: LaunchContext<S>): Pause | void {
+  submitPacked(lane: StreamEngine, config: LaunchConfig, bytes: Uint8Array, args: KernelArgs<S>, context: LaunchContext<S>): Pause | void {
     return this.#block.submitPacked(lane, config, bytes, args, context as unknown as LaunchContext);
   }
 }

@@ -7,7 +7,7 @@ import { bfloat16Bits, halfBits } from '../base/dtype.js';
 import { GraphCondition } from '../device/condition.js';
 import { Memory } from '../memory/memory.js';
 import type { KernelLauncher, NativeKernel } from '../native/types.js';
-import type { Lane } from '../queue/lane.js';
+import type { StreamEngine } from '../queue/stream-engine.js';
 import type { Device } from '../device/device.js';
 import type { Recorder } from '../device/recorder.js';
 import type { Signature } from './kernel-types.js';
@@ -22,7 +22,7 @@ interface Launch {
 /** How the block reaches what it does not own: the kernel's module and its recording. */
 export interface BlockOwner {
   /** Notes that `lane` launched the kernel (its module's unload waits for it). */
-  usedOn(lane: Lane): void;
+  usedOn(lane: StreamEngine): void;
   /** Checks `config` for the kernel's device and for what the kernel itself allows (Kernel.checkConfig). */
   checkConfig(config: LaunchConfig): void;
   /**
@@ -48,7 +48,7 @@ export function offsetsOf(signature: Signature): { offsets: number[]; end: numbe
 export class LaunchBlock {
   readonly #bytes: Uint8Array;
   readonly #header: Uint32Array;
-  readonly #pack: (args: readonly unknown[], lane: Lane | undefined) => void;
+  readonly #pack: (args: readonly unknown[], lane: StreamEngine | undefined) => void;
   readonly #launch: KernelLauncher;
   readonly #owner: BlockOwner;
   /**
@@ -104,7 +104,7 @@ export class LaunchBlock {
    * Launches with `args` on `lane`: packed now, then submitted when the lane is immediate, else
    * queued behind its work (or recorded, while it records).
    */
-  launch(lane: Lane<Recorder>, config: LaunchConfig, args: readonly unknown[], context: Launch | undefined): void {
+  launch(lane: StreamEngine<Recorder>, config: LaunchConfig, args: readonly unknown[], context: Launch | undefined): void {
     if (config !== this.#config) {
       this.#header.set(config.header);
       this.#config = config;
@@ -127,7 +127,7 @@ export class LaunchBlock {
    * included, as the native launch would read it, for a graph's kernel node or for
    * {@link submitPacked} later. With `lane`, the memory they use is noted as used there.
    */
-  packed(config: LaunchConfig, args: readonly unknown[], lane?: Lane): Uint8Array {
+  packed(config: LaunchConfig, args: readonly unknown[], lane?: StreamEngine): Uint8Array {
     this.#pack(args, lane);
     const block = this.#bytes.slice();
     new Uint32Array(block.buffer, 0, config.header.length).set(config.header);
@@ -139,7 +139,7 @@ export class LaunchBlock {
    * made (a template's, for its specialization): the arguments were checked then, and memory
    * closed since is freed behind this launch, in stream order. Returns a CPU kernel's pause.
    */
-  submitPacked(lane: Lane, config: LaunchConfig, bytes: Uint8Array, args: readonly unknown[], context: Launch) {
+  submitPacked(lane: StreamEngine, config: LaunchConfig, bytes: Uint8Array, args: readonly unknown[], context: Launch) {
     this.#bytes.set(bytes); // its header holds `config` (see packed)
     this.#config = config;
     this.#onLane(lane);
@@ -151,7 +151,7 @@ export class LaunchBlock {
   }
 
   /** The command that launches with `bytes` as the block, when the lane's queue gets to it. */
-  launchCommand(lane: Lane, config: LaunchConfig, bytes: Uint8Array, args: readonly unknown[], context: Launch | undefined) {
+  launchCommand(lane: StreamEngine, config: LaunchConfig, bytes: Uint8Array, args: readonly unknown[], context: Launch | undefined) {
     return () => {
       this.#bytes.set(bytes);
       this.#header[STREAM_WORD] = lane.lo; // a replayed block was packed for another lane
@@ -163,7 +163,7 @@ export class LaunchBlock {
   }
 
   /** Writes the lane's handle into the header. */
-  #onLane(lane: Lane): void {
+  #onLane(lane: StreamEngine): void {
     this.#header[STREAM_WORD] = lane.lo;
     this.#header[STREAM_WORD + 1] = lane.hi;
     this.#laneId = lane.id;
@@ -176,7 +176,7 @@ export class LaunchBlock {
    * gets the block and the arguments as they are, and copies what it keeps (a replayed value whose
    * launch is the same as one recorded before keeps nothing).
    */
-  #queue(lane: Lane<Recorder>, config: LaunchConfig, args: readonly unknown[], context: Launch | undefined): void {
+  #queue(lane: StreamEngine<Recorder>, config: LaunchConfig, args: readonly unknown[], context: Launch | undefined): void {
     const recorder = lane.recorder;
     if (recorder) return this.#owner.record(recorder, config, context ? context.given : args, this.#bytes);
     const bytes = this.#bytes.slice();

@@ -8,7 +8,7 @@ import { Memory } from '../memory/memory.js';
 import { checkScalar } from '../base/scalar.js';
 import { isTypedPointer, pointee } from './kernel-types.js';
 import type { Device } from '../device/device.js';
-import type { Lane } from '../queue/lane.js';
+import type { StreamEngine } from '../queue/stream-engine.js';
 import type { ParamType, Signature, StructParam } from './kernel-types.js';
 import { GraphCondition } from '../device/condition.js';
 
@@ -248,6 +248,6 @@ export function buildPacker(signature: Signature, offsets: number[], views: Reco
   // The source is assembled from fixed templates, numbers and element type names checked against
   // DTYPES: no user text reaches it.
   const factory = new Function(...names, `return (a, lane) => {\ntry {\n${lines.join('\n')}\n} catch (error) { unexpected(a, error); }\n};`);
-  return factory(...names.map((n) => views[n])) as (args: readonly unknown[], lane: Lane | undefined) => void;
+  return factory(...names.map((n) => views[n])) as (args: readonly unknown[], lane: StreamEngine | undefined) => void;
 }
 

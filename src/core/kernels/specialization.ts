@@ -120,7 +120,7 @@ export class Specializations<S extends Signature> {
   /** Checks the arguments now; the launch waits in the stream's queue until `ready`. */
   #whenReady(context: LaunchContext<S>, ready: Promise<readonly [Kernel<S>, Defines]>, onFailure: ((error: unknown) => void) | undefined): void {
     const { config, given: args } = context;
-    const lane = context.stream.lane;
+    const lane = context.stream.engine;
     lane.recorder?.interrupt(`A launch of ${context.kernel.name} whose specialization is still compiling (launch it once before capturing)`);
     const bytes = context.kernel.packed(config, args, lane);
     const fail = (error: unknown) => {

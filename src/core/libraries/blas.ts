@@ -104,19 +104,19 @@ export class Blas {
     // the same, but the object may carry a key that the full check would refuse (`tranB`).
     if (this.#last.is(stream, a, b, c, options)) {
       checkOptions('options', options, GEMM_KEYS);
-      stream.lane.checkOpen();
+      stream.engine.checkOpen();
     } else checkGemm(this.device, stream, a, b, c, options, block, this.#last);
     const gate = this.#gate ?? this.#open();
-    const capture = stream.lane.recorder;
+    const capture = stream.engine.recorder;
     if (capture) {
       const { name, shape } = this.#recorded.of(block);
       const call = new RecordedCall(this.#library, name, shape, block, gate, gemmName, this.device.kind === 'cuda' ? GRAPH_WORKSPACE_BYTES : 0);
       return capture.library(call, allocationsOf(a, b, c));
     }
     submit(this.#library, stream, block, gate, gemmName);
-    a.allocation.use(stream.lane);
-    b.allocation.use(stream.lane);
-    c.allocation.use(stream.lane);
+    a.allocation.use(stream.engine);
+    b.allocation.use(stream.engine);
+    c.allocation.use(stream.engine);
   }
 
   /**

@@ -59,7 +59,7 @@ export interface Library {
  */
 export function submit(library: Library, stream: Stream, block: Float64Array, gate: Gate, describe: (block: Float64Array) => string, replayed = false): void {
   if (gate.failure) throw gate.failure;
-  const lane = stream.lane;
+  const lane = stream.engine;
   writeAddress(block, library.streamAt, lane.lo, lane.hi);
   if (gate.pending === undefined && (replayed ? lane.unqueued : lane.immediate)) {
     withWorkspace(library, stream, block, gate);

@@ -146,7 +146,7 @@ export function checkFft(
   const inPlace = from === to && kind === 'c2c';
   if (!inPlace && from < to + outputs.byteLength && to < from + inputs.byteLength)
     rangeError('output', kind === 'c2c' ? 'memory apart from `input`, or `input` itself' : 'memory apart from `input`', received('memory that overlaps it'));
-  stream.lane.checkOpen();
+  stream.engine.checkOpen();
   checked.remember(kind, stream, inputs, outputs, description, typeof shape === 'number', givenBatch, givenDirection);
   writeAddress(block, F.inLo, inputs.lo, inputs.hi);
   writeAddress(block, F.outLo, outputs.lo, outputs.hi);

@@ -143,18 +143,18 @@ export class Fft {
     let plan = this.#lastCall.is(kind, stream, input, output, options);
     if (plan) {
       checkOptions('options', options, kind === 'c2c' ? C2C_KEYS : FFT_KEYS);
-      stream.lane.checkOpen();
+      stream.engine.checkOpen();
     } else {
       checkFft(this.device, kind, stream, input, output, options, this.#description, block, this.#lastCall);
       plan = this.#lastCall.plan = this.#plan(this.#description);
       block[F.plan] = plan.slot;
     }
-    const capture = stream.lane.recorder;
+    const capture = stream.engine.recorder;
     if (capture) return capture.library(new RecordedCall(this.#library, plan.name, plan.shapes[block[F.direction]!]!, block, plan, plan.describe), allocationsOf(input, output, undefined, plan.resource));
     submit(this.#library, stream, block, plan, plan.describe);
-    input.allocation.use(stream.lane);
-    output.allocation.use(stream.lane);
-    plan.resource.use(stream.lane);
+    input.allocation.use(stream.engine);
+    output.allocation.use(stream.engine);
+    plan.resource.use(stream.engine);
   }
 
   /**

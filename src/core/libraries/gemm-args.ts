@@ -174,7 +174,7 @@ export function checkGemm(device: Device, stream: unknown, a: unknown, b: unknow
   fits('c', C, 'C is m × n', s.m, s.n, s.ldc, s.batch, s.strideC);
   apart('c', C, 'a', A);
   apart('c', C, 'b', B);
-  stream.lane.checkOpen();
+  stream.engine.checkOpen();
   last.call(stream, A, B, C);
 
   // Column-major for cuBLAS: Cᵀ (n × m) = op(B)ᵀ (n × k) · op(A)ᵀ (k × m).

@@ -29,7 +29,7 @@ export class Workspaces {
     if (array && array.byteLength >= bytes) return array;
     if (!array) this.#sweep();
     array?.close();
-    array = DeviceArray.allocate(stream.lane, stream.device, 'u8', bytes);
+    array = DeviceArray.allocate(stream.engine, stream.device, 'u8', bytes);
     this.#arrays.set(stream, array);
     return array;
   }

@@ -1,5 +1,5 @@
 // What memory needs of the streams that use it and of the device that owns it, declared here so
-// that memory depends on neither: a stream's lane (queue/lane.ts) and the Device provide them.
+// that memory depends on neither: a stream's engine (queue/stream-engine.ts) and the Device provide them.
 import type { Backend, NativeDevice } from '../native/types.js';
 import type { PinnedCache } from './pinned-cache.js';
 

@@ -7,7 +7,7 @@ import { cancelCompletion, expectCompletion, expectCompletionWith, onCompletion,
 import { NOTIFY_OFF_STREAM, NOTIFY_REFUSE_CAPTURE } from '../native/types.js';
 import { isThenable } from '../base/thenable.js';
 import { currentRoute, reportFailure, type FailureRoute, type HostStepContext } from './failure-route.js';
-import type { Lane } from './lane.js';
+import type { StreamEngine } from './stream-engine.js';
 import { settling, type Command, type Pause, type Resume } from './scheduler.js';
 import { runHeldStep } from './self-wait.js';
 import { startStepTimer, stopStepTimer } from './step-timers.js';
@@ -25,7 +25,7 @@ export function captureRefused(call: string): CudaError {
 }
 
 /** Refuses host steps while other code captures the stream, before anything reaches the driver. */
-export function checkNotCapturing(lane: Lane, call: string): void {
+export function checkNotCapturing(lane: StreamEngine, call: string): void {
   if (lane.native.capturing()) throw captureRefused(call);
 }
 
@@ -36,7 +36,7 @@ export function refusedUnderCapture(id: number, call: string): never {
 }
 
 /** Enqueues the notification for `id` (refused under graph capture: nothing enqueued, and the refusal thrown). */
-export function notifyRefusingCapture(lane: Lane, id: number, offStream = false): void {
+export function notifyRefusingCapture(lane: StreamEngine, id: number, offStream = false): void {
   let enqueued: boolean;
   try {
     enqueued = lane.native.notify(id, NOTIFY_REFUSE_CAPTURE | (offStream ? NOTIFY_OFF_STREAM : 0));
@@ -53,7 +53,7 @@ export function notifyRefusingCapture(lane: Lane, id: number, offStream = false)
  * the failure of a step is reported, so that a report that fails holds nothing. `fn` is the
  * user's function that `run` calls, when there is one (see self-wait.ts).
  */
-export function hostStep(lane: Lane, run: () => unknown, context: HostStepContext, timeout?: number, fn?: unknown): Command {
+export function hostStep(lane: StreamEngine, run: () => unknown, context: HostStepContext, timeout?: number, fn?: unknown): Command {
   return (): Pause => {
     const to = currentRoute();
     let resume: Resume | undefined;
@@ -103,7 +103,7 @@ export type CompletionWatch = (settle: (status: number, error?: unknown) => void
  * The lane's notification as a {@link CompletionWatch}: its callback on the stream, or with
  * `offStream` on the stream's notifier stream, behind an event (see native notify()).
  */
-export function watchByNotification(lane: Lane, offStream = false): CompletionWatch {
+export function watchByNotification(lane: StreamEngine, offStream = false): CompletionWatch {
   return (settle) => notifyRefusingCapture(lane, expectCompletion(settle), offStream);
 }
 
@@ -111,7 +111,7 @@ export function watchByNotification(lane: Lane, offStream = false): CompletionWa
  * See {@link Stream.onDone}: `fn` once the work before it has finished, its failures reported as
  * a step's are (by `name`, the callback's), watched through `watch` when the command runs.
  */
-export function onDoneCommand(lane: Lane, fn: (error: CudaError | undefined) => unknown, watch: CompletionWatch, name = nameOf(fn)): Command {
+export function onDoneCommand(lane: StreamEngine, fn: (error: CudaError | undefined) => unknown, watch: CompletionWatch, name = nameOf(fn)): Command {
   const call = (status: number, error: unknown, to: FailureRoute | undefined) => {
     const report = (error: unknown) => reportFailure(lane.listeners, error, { kind: 'onDone', name }, to);
     try {
@@ -144,7 +144,7 @@ export interface ValueWaiter {
  * closure made per call (a pipeline's every value takes one): one handler per lane serves them
  * all, each with its waiter and mark.
  */
-export function valueNotification(lane: Lane, waiter: ValueWaiter, reached: (mark: number) => void): void {
+export function valueNotification(lane: StreamEngine, waiter: ValueWaiter, reached: (mark: number) => void): void {
   lane.valueHandler ??= (status: number, waiting: ValueWaiter, mark: number) =>
     settleValue(lane, waiting, status === 0 ? undefined : lane.statusError(status), mark, reached);
   lane.valueRoads.notified++;
@@ -157,7 +157,7 @@ export function valueNotification(lane: Lane, waiter: ValueWaiter, reached: (mar
  * Each call apart, its failures reported as a step's are: a listener of the stream's `idle` that
  * throws does not keep the value.
  */
-export function settleValue(lane: Lane, waiter: ValueWaiter, error: CudaError | undefined, mark: number, reached: (mark: number) => void): void {
+export function settleValue(lane: StreamEngine, waiter: ValueWaiter, error: CudaError | undefined, mark: number, reached: (mark: number) => void): void {
   try {
     if (!error) reached(mark);
   } catch (thrown) {
@@ -171,12 +171,12 @@ export function settleValue(lane: Lane, waiter: ValueWaiter, error: CudaError | 
 }
 
 /** A value's notification dropped by its broken lane: the value settles with the device's error. */
-function valueDropped(lane: Lane, waiter: ValueWaiter, mark: number, error: unknown): void {
+function valueDropped(lane: StreamEngine, waiter: ValueWaiter, mark: number, error: unknown): void {
   settleValue(lane, waiter, error as CudaError, mark, () => {});
 }
 
 /** A value's notification as {@link valueNotification} enqueues it. */
-function notifyValue(lane: Lane, waiter: ValueWaiter, mark: number): void {
+function notifyValue(lane: StreamEngine, waiter: ValueWaiter, mark: number): void {
   const handler = lane.valueHandler as (status: number, waiter: ValueWaiter, mark: number) => void;
   notifyRefusingCapture(lane, expectCompletionWith(handler, waiter, mark), true);
 }
@@ -186,7 +186,7 @@ function notifyValue(lane: Lane, waiter: ValueWaiter, mark: number): void {
  * A failed enqueue settles it at once with the error (status -1), so nothing waits for a
  * notification that was never enqueued.
  */
-export function completionCommand(lane: Lane, done: (status: number, error?: unknown) => void): Command {
+export function completionCommand(lane: StreamEngine, done: (status: number, error?: unknown) => void): Command {
   return settling(() => {
     const id = reserveCompletion(); // its handler is set after the enqueue, which then comes sooner
     try {

@@ -1,4 +1,4 @@
-// queue/: a stream's work as a lane (lane.ts) with the scheduler's queue in front of the driver
+// queue/: a stream's work as a stream engine (stream-engine.ts) with the scheduler's queue in front of the driver
 // (scheduler.ts), host steps and completion callbacks (host-steps.ts), where failures go
 // (failure-route.ts), and a device's sticky error, which breaks every lane of the device
 // (faults.ts, open-lanes.ts). Imports base/, native/, memory/.

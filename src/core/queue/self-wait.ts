@@ -13,7 +13,7 @@
 // Promise, and onDone() from a plain function that returns a Promise.
 import { RxcudaError } from '../base/errors.js';
 import { isThenable } from '../base/thenable.js';
-import type { Lane } from './lane.js';
+import type { StreamEngine } from './stream-engine.js';
 
 /**
  * A host step waited for a completion that can only come once the step has settled: its own
@@ -53,7 +53,7 @@ export class DeadlockError extends RxcudaError {
 
 /** A host step while it holds its lane. */
 interface HeldStep {
-  readonly lane: Lane;
+  readonly lane: StreamEngine;
   readonly name: string;
   /** Its function, when it is an `async function` (told before it returns). */
   readonly async: boolean;
@@ -66,7 +66,7 @@ interface HeldStep {
 /** The step whose synchronous part runs now. */
 let running: HeldStep | undefined;
 /** The pending async step that holds each lane. */
-const pending = new WeakMap<Lane, HeldStep>();
+const pending = new WeakMap<StreamEngine, HeldStep>();
 let frames = 0;
 
 const AsyncFunction = (async () => {}).constructor;
@@ -77,7 +77,7 @@ const AsyncFunction = (async () => {}).constructor;
  * awaited through a function named for the step, so that waits made after its awaits are told.
  * `letGo` must be called once the step no longer holds the lane.
  */
-export function runHeldStep(lane: Lane, name: string, fn: unknown, run: () => unknown): { result: unknown; letGo: () => void } {
+export function runHeldStep(lane: StreamEngine, name: string, fn: unknown, run: () => unknown): { result: unknown; letGo: () => void } {
   const outer = running;
   const step: HeldStep = { lane, name, async: fn instanceof AsyncFunction, frame: undefined, waits: [] };
   running = step;
@@ -103,7 +103,7 @@ export function runHeldStep(lane: Lane, name: string, fn: unknown, run: () => un
 }
 
 /** The DeadlockError for `wait` on `lane`, made now by the step that holds it, or undefined. */
-function verdict(lane: Lane, wait: string, deferred: boolean): DeadlockError | undefined {
+function verdict(lane: StreamEngine, wait: string, deferred: boolean): DeadlockError | undefined {
   const step = running?.lane === lane ? running : pending.get(lane);
   if (!step) return undefined;
   if (step === running) return !deferred && step.async ? new DeadlockError(wait, step.name) : undefined;
@@ -116,7 +116,7 @@ function verdict(lane: Lane, wait: string, deferred: boolean): DeadlockError | u
  * rejected with a DeadlockError, and nothing made (or, made in the step's synchronous part, a
  * promise rejected as soon as the step returns a Promise).
  */
-export function guardedWait<T>(lane: Lane | undefined, wait: string, make: () => Promise<T>): Promise<T> {
+export function guardedWait<T>(lane: StreamEngine | undefined, wait: string, make: () => Promise<T>): Promise<T> {
   if (lane === undefined || (running === undefined && !pending.has(lane))) return make();
   const refused = verdict(lane, wait, true);
   if (refused) return Promise.reject(refused);
@@ -133,7 +133,7 @@ export function guardedWait<T>(lane: Lane | undefined, wait: string, make: () =>
  * Throws the DeadlockError for a callback wait (`onDone`) on `lane` that a host step holding it
  * makes and would wait for forever, as far as it can be told now.
  */
-export function checkNotSelfWait(lane: Lane, wait: string): void {
+export function checkNotSelfWait(lane: StreamEngine, wait: string): void {
   if (running === undefined && !pending.has(lane)) return;
   const refused = verdict(lane, wait, false);
   if (refused) throw refused;

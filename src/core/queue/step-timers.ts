@@ -1,11 +1,11 @@
 // The timers of running steps that have a timeout, per lane, so that closing the stream can let
 // them go: a closed stream's step does not keep the process alive.
-import type { Lane } from './lane.js';
+import type { StreamEngine } from './stream-engine.js';
 
-const running = new WeakMap<Lane, Set<NodeJS.Timeout>>();
+const running = new WeakMap<StreamEngine, Set<NodeJS.Timeout>>();
 
 /** Starts a step's timeout timer (unreferenced at once on a closed lane). */
-export function startStepTimer(lane: Lane, timeout: number, expire: () => void): NodeJS.Timeout {
+export function startStepTimer(lane: StreamEngine, timeout: number, expire: () => void): NodeJS.Timeout {
   const timer = setTimeout(expire, timeout);
   if (lane.closed) timer.unref();
   else {
@@ -17,13 +17,13 @@ export function startStepTimer(lane: Lane, timeout: number, expire: () => void):
 }
 
 /** Stops a step's timer: the step settled. */
-export function stopStepTimer(lane: Lane, timer: NodeJS.Timeout): void {
+export function stopStepTimer(lane: StreamEngine, timer: NodeJS.Timeout): void {
   clearTimeout(timer);
   running.get(lane)?.delete(timer);
 }
 
 /** At `close()`: the timeouts of the lane's running steps no longer hold the process. */
-export function letStepTimersGo(lane: Lane): void {
+export function letStepTimersGo(lane: StreamEngine): void {
   const timers = running.get(lane);
   if (!timers) return;
   for (const timer of timers) timer.unref();

@@ -5,7 +5,7 @@ import { CudaError } from '../base/errors.js';
 import { addon } from '../native/addon.js';
 import { onSubmitNotice } from '../native/completions.js';
 
-/** What a failed submission reaches: a lane (lane.ts). */
+/** What a failed submission reaches: a stream engine (stream-engine.ts). */
 export interface FailingLane {
   readonly handle: bigint;
   submitFailed(error: CudaError): void;

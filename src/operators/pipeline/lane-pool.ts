@@ -163,7 +163,7 @@ export class LanePool {
     const places = this.#places;
     let watched = 0, notified = 0, watchesGivenUp = 0;
     for (const { stream } of this.lanes) {
-      const roads = stream.lane.valueRoads;
+      const roads = stream.engine.valueRoads;
       watched += roads.watched;
       notified += roads.notified;
       watchesGivenUp += roads.gaveUp;

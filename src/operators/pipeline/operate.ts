@@ -173,7 +173,7 @@ function letGo(name: string, work: AnyWork, subscriber: Subscriber<never>, settl
 
 /** Emits the value, and lets it go: its place in flight frees now, or behind what the emission enqueued. */
 function emitFenced<O extends AnyWork>(name: string, work: AnyWork, subscriber: Subscriber<O>, settle: () => void): void {
-  const mark = work.stream.lane.given;
+  const mark = work.stream.engine.given;
   try {
     if (!subscriber.closed) subscriber.next(attached(work));
   } catch (thrown) {
@@ -181,7 +181,7 @@ function emitFenced<O extends AnyWork>(name: string, work: AnyWork, subscriber: 
   }
   try {
     // What the emission enqueued (for this value, on its lane) is to finish before the value's place frees.
-    if (work.stream.lane.given === mark) work.release();
+    if (work.stream.engine.given === mark) work.release();
     else work.releaseWhenDone();
   } catch {
     work.release(); // the device broke: nothing more of it runs, nor will it tell

@@ -154,7 +154,7 @@ export class ValueRecording extends GraphRecorder {
   flush(): void {
     const state = this.#state;
     if (state === START) return;
-    const lane = this.#stream.lane;
+    const lane = this.#stream.engine;
     const recording = lane.recorder === this;
     if (recording) lane.recorder = undefined; // the launch goes straight to the lane
     try {

@@ -123,7 +123,7 @@ export class Replayer implements RecordingOwner {
       conditions = new HostConditions(streams);
     }
     for (const work of works) {
-      for (const allocation of work.memory) allocation.use(stream.lane);
+      for (const allocation of work.memory) allocation.use(stream.engine);
       replayOn(stream, work, conditions);
     }
   }

@@ -223,7 +223,7 @@ export class Work<T, B = {}, R = {}> {
    */
   hold(): void {
     this.#holds++;
-    this.#coveredAt = this.stream.lane.given;
+    this.#coveredAt = this.stream.engine.given;
   }
 
   /**
@@ -233,7 +233,7 @@ export class Work<T, B = {}, R = {}> {
    * than this would, and no second notification is needed for the same place in the stream.
    */
   releaseWhenDone(): void {
-    if (this.#coveredAt === this.stream.lane.given) this.release();
+    if (this.#coveredAt === this.stream.engine.given) this.release();
     else this.stream.afterWork(() => this.release());
   }
 

@@ -1,7 +1,7 @@
-// A lane: one stream's work as the queue sees it. It owns the native stream, the scheduler's queue
-// in front of it, the count of what it was given, and the recorder its work goes into while it
-// captures. Everything below the public Stream (memory, host steps, completion points, kernels'
-// launches) works on lanes, so that Stream itself stays the public face.
+// A stream engine: one stream's work as the queue sees it. It owns the native stream, the
+// scheduler's queue in front of it, the count of what it was given, and the recorder its work goes
+// into while it captures. Everything below the public Stream (memory, host steps, completion
+// points, kernels' launches) works on engines, so that Stream itself stays the public face.
 import { ArgumentTypeError, CudaError } from '../base/errors.js';
 import { addon } from '../native/addon.js';
 import { NOTIFY_REFUSE_CAPTURE, type NativeStream } from '../native/types.js';
@@ -12,15 +12,15 @@ import { cancelCompletion, expectCompletion } from '../native/completions.js';
 import { laneFailures } from './submit-failures.js';
 
 /** What a lane hands its work to while it records (a capture, or a replayed value's recording). */
-export interface LaneRecorder {
+export interface EngineRecorder {
   /** Called before each of rxcuda's own commands (a free, a completion point) goes to the lane. */
   beforeRun(): void;
 }
 
 /** A point in a lane's work that other lanes can wait for (an event's latest record). */
-export interface LaneMark {
+export interface EngineMark {
   /** The command that makes `lane` wait for this point; `onFailure` hears a wait that failed later. */
-  waitCommand(lane: Lane, onFailure: (error: unknown) => void): Command;
+  waitCommand(lane: StreamEngine, onFailure: (error: unknown) => void): Command;
   /** Whether the work before this point has completed, asked now (true on a broken device). */
   reached(): boolean;
 }
@@ -29,14 +29,14 @@ export interface LaneMark {
 let lanesMade = 0;
 
 /** An event as lanes use it among themselves: recorded on one lane, waited for by others. */
-export interface LaneEvent extends LaneMark {
+export interface EngineEvent extends EngineMark {
   /** The command that records the event on `lane`. */
-  recordCommand(lane: Lane): Command;
+  recordCommand(lane: StreamEngine): Command;
   close(): void;
 }
 
 /** One stream's work: its native stream and the queue of what may not reach the driver yet. */
-export class Lane<R extends LaneRecorder = LaneRecorder> {
+export class StreamEngine<R extends EngineRecorder = EngineRecorder> {
   /** Unique among the lanes of this environment, never reused: what a launch block compares. */
   readonly id = ++lanesMade;
   readonly native: NativeStream;
@@ -58,7 +58,7 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
    */
   readonly valueRoads = { watched: 0, notified: 0, gaveUp: 0 };
   /** Recorded last of all when the stream closed: what completion points behind it wait for. */
-  #tail: LaneMark | undefined;
+  #tail: EngineMark | undefined;
   readonly #queue: StreamQueue;
   #given = 0;
   #reached = 0;
@@ -90,7 +90,7 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
   }
 
   /** The mark recorded last of all at close, or undefined while the stream is open. */
-  get tail(): LaneMark | undefined {
+  get tail(): EngineMark | undefined {
     return this.#tail;
   }
 
@@ -225,7 +225,7 @@ export class Lane<R extends LaneRecorder = LaneRecorder> {
    * Closes the lane: `tail` is recorded behind everything given so far, then `last` runs (the
    * native stream's destroy). A broken context runs nothing more, and is not told.
    */
-  close(tail: LaneEvent, last: () => void): void {
+  close(tail: EngineEvent, last: () => void): void {
     this.#tail = tail;
     const retirees = this.#retirees;
     this.#retirees = undefined;
@@ -296,7 +296,7 @@ function retireCommand(native: NativeStream, retirees: readonly (() => void)[]):
 }
 
 /**
- * The command `fn(lane, a, b)` of {@link Lane.runWith}, made only when it must wait in the queue:
+ * The command `fn(lane, a, b)` of {@link StreamEngine.runWith}, made only when it must wait in the queue:
  * a function of its own, so that runWith's direct road allocates no context for these closures.
  */
 function commandWith<L, A, B>(lane: L, fn: (lane: L, a: A, b: B) => Pause | void, a: A, b: B, dropped?: (lane: L, a: A, b: B, error: unknown) => void): Command {
