@@ -33,56 +33,65 @@ export interface ErrorListeners {
  */
 export type FailureRoute = (error: unknown) => boolean;
 
-let route: FailureRoute | undefined;
-// A route in force that is made only when something captures it (see routingFailuresOf): most
-// values' work captures none, and a route made for each value and operator was garbage.
-let makeRoute: ((arg: never) => FailureRoute) | undefined;
-let routeArg: unknown;
-
-/** The route in force now (a step captures it when it is enqueued). */
-export function currentRoute(): FailureRoute | undefined {
-  if (route === undefined && makeRoute !== undefined) route = makeRoute(routeArg as never);
-  return route;
-}
-
 /**
- * Within {@link routingFailuresOf}, makes the next capture make its route again: for a run of
- * operators under one scope, whose route names the operator enqueuing when it is made.
+ * The failure route in force: a synchronous scope, like `AsyncLocalStorage.run` for the length
+ * of one call and no further. Its one owner is the pipeline's operator runner
+ * (`operators/pipeline/operate.ts`), which runs each value's operator under the route to its
+ * subscriber; a step of the pipeline starts the route anew (`renew`), and a queued command runs
+ * under the route it was given under. Everything else only reads it: a host step or a queued
+ * command captures it when it is enqueued. The route is made only when something captures it:
+ * most values' work captures none, and a route made for each value and operator was garbage.
  */
-export function routeAnew(): void {
-  if (makeRoute !== undefined) route = undefined;
+class FailureScope {
+  #route: FailureRoute | undefined;
+  #make: ((arg: never) => FailureRoute) | undefined;
+  #arg: unknown;
+
+  /** The route in force now, made on first use within its scope. */
+  current(): FailureRoute | undefined {
+    if (this.#route === undefined && this.#make !== undefined) this.#route = this.#make(this.#arg as never);
+    return this.#route;
+  }
+
+  /**
+   * Within {@link FailureScope.run}, makes the next capture make its route again: for a run of
+   * operators under one scope, whose route names the operator enqueuing when it is made.
+   */
+  renew(): void {
+    if (this.#make !== undefined) this.#route = undefined;
+  }
+
+  /**
+   * Calls `enqueue(arg)` with failures of what it enqueues (on any stream) sent to the route
+   * `make(arg)`, made only if something enqueued captures it; the scope around is back when it
+   * returns or throws.
+   */
+  run<A, T>(make: (arg: A) => FailureRoute, arg: A, enqueue: (arg: A) => T): T {
+    const outer = this.#route;
+    const outerMake = this.#make;
+    const outerArg = this.#arg;
+    this.#route = undefined;
+    this.#make = make as (arg: never) => FailureRoute;
+    this.#arg = arg;
+    try {
+      return enqueue(arg);
+    } finally {
+      this.#route = outer;
+      this.#make = outerMake;
+      this.#arg = outerArg;
+    }
+  }
 }
 
-/**
- * Calls `enqueue` with failures of what it enqueues (on any stream) sent to `to`: a step
- * captures the route when it is enqueued, and a queued command when it is given to its stream.
- */
-export function routingFailures<T>(to: FailureRoute, enqueue: () => T): T {
-  return routingFailuresOf(given, to, enqueue);
-}
+/** The one failure scope of this environment (see {@link FailureScope}). */
+export const failureScope = new FailureScope();
 
 /** The route given as it is. */
 const given = (to: FailureRoute): FailureRoute => to;
 
-/**
- * {@link routingFailures} to the route `make(arg)`, made only if something enqueued captures it:
- * `enqueue(arg)` runs with it in force, and a value whose work captures nothing (no step, nothing
- * queued) costs no route.
- */
-export function routingFailuresOf<A, T>(make: (arg: A) => FailureRoute, arg: A, enqueue: (arg: A) => T): T {
-  const outer = route;
-  const outerMake = makeRoute;
-  const outerArg = routeArg;
-  route = undefined;
-  makeRoute = make as (arg: never) => FailureRoute;
-  routeArg = arg;
-  try {
-    return enqueue(arg);
-  } finally {
-    route = outer;
-    makeRoute = outerMake;
-    routeArg = outerArg;
-  }
+/** Runs `enqueue` under the route `to` as it is (see {@link FailureScope.run}). */
+function routingFailures<T>(to: FailureRoute, enqueue: () => T): T {
+  return failureScope.run(given, to, () => enqueue());
 }
 
 /**
@@ -90,7 +99,7 @@ export function routingFailuresOf<A, T>(make: (arg: A) => FailureRoute, arg: A, 
  * own failure goes there too (the command itself when no route is in force).
  */
 export function routedCommand(faults: Faults, command: Command): Command {
-  const to = currentRoute();
+  const to = failureScope.current();
   if (!to) return command;
   const routed: Command = () => {
     try {

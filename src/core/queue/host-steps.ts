@@ -6,7 +6,7 @@ import { CudaError, HostStepTimeoutError, nameOf } from '../base/errors.js';
 import { cancelCompletion, expectCompletion, expectCompletionWith, onCompletion, reserveCompletion } from '../native/completions.js';
 import { NOTIFY_OFF_STREAM, NOTIFY_REFUSE_CAPTURE } from '../native/types.js';
 import { isThenable } from '../base/thenable.js';
-import { currentRoute, reportFailure, type FailureRoute, type HostStepContext } from './failure-route.js';
+import { failureScope, reportFailure, type FailureRoute, type HostStepContext } from './failure-route.js';
 import type { StreamEngine } from './stream-engine.js';
 import { settling, type Command, type Pause, type Resume } from './scheduler.js';
 import { runHeldStep } from './self-wait.js';
@@ -55,7 +55,7 @@ export function notifyRefusingCapture(lane: StreamEngine, id: number, offStream 
  */
 export function hostStep(lane: StreamEngine, run: () => unknown, context: HostStepContext, timeout?: number, fn?: unknown): Command {
   return (): Pause => {
-    const to = currentRoute();
+    const to = failureScope.current();
     let resume: Resume | undefined;
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
@@ -122,9 +122,9 @@ export function onDoneCommand(lane: StreamEngine, fn: (error: CudaError | undefi
     }
   };
   return settling(() => {
-    const to = currentRoute();
+    const to = failureScope.current();
     watch((status, error) => call(status, error, to));
-  }, (error) => call(-1, error, currentRoute()));
+  }, (error) => call(-1, error, failureScope.current()));
 }
 
 /** What waits for a pipeline value's completion (its Work envelope): see {@link valueNotification}. */

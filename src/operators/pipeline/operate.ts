@@ -2,7 +2,7 @@
 // and every throw of the operator's own code turned into a PipelineError for the subscriber.
 import type { Observable, Subscriber } from 'rxjs';
 import { ArgumentTypeError, describe, isInstance, type CudaError } from '../../core/base/errors.js';
-import { routingFailuresOf } from '../../core/queue/failure-route.js';
+import { failureScope } from '../../core/queue/failure-route.js';
 import { PipelineError, Work, type AnyWork } from './work.js';
 
 /**
@@ -54,7 +54,7 @@ export function operateNamed<W extends AnyWork, O>(
     if (failure !== undefined) subscriber.error(failure);
     return true;
   };
-  // Made only when what `next` enqueues captures it (see routingFailuresOf), naming the operator
+  // Made only when what `next` enqueues captures it (see failureScope.run), naming the operator
   // that enqueued it.
   const routeOf = (work: W) => {
     const name = naming.name;
@@ -68,7 +68,7 @@ export function operateNamed<W extends AnyWork, O>(
         return subscriber.error(new ArgumentTypeError(`Expected the values of ${naming.first} to be ${what}, got ${describe(work)}`));
       }
       try {
-        routingFailuresOf(routeOf, work, run);
+        failureScope.run(routeOf, work, run);
       } catch (error) {
         fail(work, error, naming.name);
       }

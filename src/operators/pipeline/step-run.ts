@@ -5,7 +5,7 @@
 // once per operator and value). A value goes through the same work in the same order either way,
 // and a failure names the operator whose step failed, as it would alone.
 import { Observable, type OperatorFunction, type Subscriber } from 'rxjs';
-import { routeAnew } from '../../core/queue/failure-route.js';
+import { failureScope } from '../../core/queue/failure-route.js';
 import { operateNamed } from './operate.js';
 import type { AnyWork } from './work.js';
 
@@ -37,7 +37,7 @@ function runSteps(upstream: Observable<AnyWork>, subscriber: Subscriber<AnyWork>
     for (let i = 0; i < steps.length; i++) {
       if (i > 0) {
         naming.name = names[i]!;
-        routeAnew(); // what this step enqueues fails as this step's
+        failureScope.renew(); // what this step enqueues fails as this step's
       }
       steps[i]!(work, subscriber);
       if (subscriber.closed) return; // a step's failure ended the pipeline
