@@ -22,6 +22,7 @@
 #include "host/event.hpp"
 #include "host/libraries.hpp"
 #include "host/stream.hpp"
+#include "runtime/launch-block.hpp"
 
 namespace rxcuda {
 
@@ -160,6 +161,19 @@ Napi::Value completionCounts(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// The launch block's layout (runtime/launch-block.hpp), frozen: TypeScript checks the constants it
+// writes the block with against it when it loads the addon.
+Napi::Object launchBlockLayout(Napi::Env env) {
+  auto out = Napi::Object::New(env);
+  out["headerBytes"] = Napi::Number::New(env, kArgsOffset);
+  out["streamOffset"] = Napi::Number::New(env, kStreamOffset);
+  out["configWords"] = Napi::Number::New(env, kLaunchHeaderWords);
+  out["flagCooperative"] = Napi::Number::New(env, kFlagCooperative);
+  out["flagCluster"] = Napi::Number::New(env, kFlagCluster);
+  out.Freeze();
+  return out;
+}
+
 Napi::Object initModule(Napi::Env env, Napi::Object exports) {
   pinLibrary();
   env.SetInstanceData(new Addon());
@@ -168,6 +182,7 @@ Napi::Object initModule(Napi::Env env, Napi::Object exports) {
   exports["describeError"] = Napi::Function::New(env, describeError, "describeError");
   exports["detachBuffer"] = Napi::Function::New(env, detachBuffer, "detachBuffer");
   exports["completionCounts"] = Napi::Function::New(env, completionCounts, "completionCounts");
+  exports["launchBlockLayout"] = launchBlockLayout(env);
   DeviceObject::define(env, exports);
   StreamObject::define(env, exports);
   EventObject::define(env, exports);
