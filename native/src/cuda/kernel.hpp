@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "../addon.hpp"
+#include "../runtime/addon.hpp"
 #include "../runtime/launch-block.hpp"
 
 namespace rxcuda {

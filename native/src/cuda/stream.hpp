@@ -5,7 +5,7 @@
 #pragma once
 #include <napi.h>
 
-#include "../addon.hpp"
+#include "../runtime/addon.hpp"
 #include "device.hpp"
 #include "../runtime/stream-commands.hpp"
 

@@ -6,7 +6,7 @@
 #include <system_error>
 #include <thread>
 
-#include "../addon.hpp"
+#include "../runtime/addon.hpp"
 #include "event.hpp"
 
 namespace rxcuda::host {
