@@ -1,3 +1,5 @@
+// Addon's members that call the driver or throw: contexts made current, commands submitted on
+// the main thread, and the typed errors TypeScript handed over at init.
 #include "addon.hpp"
 
 namespace rxcuda {

@@ -1,5 +1,5 @@
 // Per-environment state: one Addon per Node.js environment (main thread or worker), handed to every
-// class. Nothing here is global. Made and destroyed by addon.cpp, at the top of the native layers.
+// class. Nothing here is global. Made and destroyed by native/src/addon.cpp, the top native layer.
 #pragma once
 #include <napi.h>
 
