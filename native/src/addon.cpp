@@ -1,4 +1,8 @@
-#include "addon.hpp"
+// The addon's entry: registers every class and function, and makes and ends each environment's
+// Addon (runtime/addon.hpp). The native layers, lowest first, each including only its own folder
+// and those below (test/layout/folders.test.ts checks): driver/ → runtime/ → host/ and cuda/,
+// side by side → this file.
+#include "runtime/addon.hpp"
 
 #include <dlfcn.h>
 
@@ -21,59 +25,15 @@
 #include "host/device.hpp"
 #include "host/event.hpp"
 #include "host/libraries.hpp"
+#include "host/pool.hpp"
 #include "host/stream.hpp"
+#include "runtime/launch-block.hpp"
 
 namespace rxcuda {
 
-cu::Result Addon::submitNow(Napi::Env env, Op op, LaneState& lane, const void* payload, size_t bytes,
-                            const char*& call) {
-  makeCurrent(env, lane.ctx);
-  CommandHeader h{commandBytes(bytes, 0), op, &lane};
-  std::vector<void*> params;
-  return submitCommand(h, static_cast<const uint8_t*>(payload), params, call);
-}
-
-void Addon::makeCurrentOnly(Napi::Env env, cu::Context ctx) {
-  if (current == ctx) return;
-  check(env, cu::call(cu::driver().cuCtxSetCurrent, ctx), "cuCtxSetCurrent");
-  current = ctx;
-}
-
-void Addon::throwCuda(Napi::Env env, cu::Result r, const char* call) const {
-  std::string name = cu::errorName(r);
-  std::string message = call + std::string(" failed: ") + name + " (" + cu::errorString(r) + ")";
-  throw Napi::Error(env, cudaError.New({Napi::Number::New(env, r), Napi::String::New(env, name),
-                                        Napi::String::New(env, call),
-                                        Napi::String::New(env, message)}));
-}
-
-void Addon::throwCuda(Napi::Env env, cu::Result r, const char* call,
-                      const std::string& message) const {
-  throw Napi::Error(env, cudaError.New({Napi::Number::New(env, r),
-                                        Napi::String::New(env, cu::errorName(r)),
-                                        Napi::String::New(env, call),
-                                        Napi::String::New(env, message)}));
-}
-
-void Addon::throwNvrtc(Napi::Env env, int code, const std::string& message,
-                       const std::string& log) const {
-  throw Napi::Error(env, nvrtcError.New({Napi::Number::New(env, code),
-                                         Napi::String::New(env, message),
-                                         Napi::String::New(env, log)}));
-}
-
-const cu::Driver& Addon::driver(Napi::Env env) const {
-  const cu::Driver& d = cu::driver();
-  if (!d.problem.empty()) throwCuda(env, d.unavailable, "cuInit", d.problem);
-  return d;
-}
-
-uint64_t toU64(const Napi::Value& v) {
-  if (v.IsBigInt()) {
-    bool lossless = false;
-    return v.As<Napi::BigInt>().Uint64Value(&lossless);
-  }
-  return static_cast<uint64_t>(v.As<Napi::Number>().Int64Value());
+// Host streams' work still runs after the environment has gone; the pool's threads then end.
+Addon::~Addon() {
+  if (hostPool) hostPool->close();
 }
 
 namespace {
@@ -160,6 +120,19 @@ Napi::Value completionCounts(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// The launch block's layout (runtime/launch-block.hpp), frozen: TypeScript checks the constants it
+// writes the block with against it when it loads the addon.
+Napi::Object launchBlockLayout(Napi::Env env) {
+  auto out = Napi::Object::New(env);
+  out["headerBytes"] = Napi::Number::New(env, kArgsOffset);
+  out["streamOffset"] = Napi::Number::New(env, kStreamOffset);
+  out["configWords"] = Napi::Number::New(env, kLaunchHeaderWords);
+  out["flagCooperative"] = Napi::Number::New(env, kFlagCooperative);
+  out["flagCluster"] = Napi::Number::New(env, kFlagCluster);
+  out.Freeze();
+  return out;
+}
+
 Napi::Object initModule(Napi::Env env, Napi::Object exports) {
   pinLibrary();
   env.SetInstanceData(new Addon());
@@ -168,6 +141,7 @@ Napi::Object initModule(Napi::Env env, Napi::Object exports) {
   exports["describeError"] = Napi::Function::New(env, describeError, "describeError");
   exports["detachBuffer"] = Napi::Function::New(env, detachBuffer, "detachBuffer");
   exports["completionCounts"] = Napi::Function::New(env, completionCounts, "completionCounts");
+  exports["launchBlockLayout"] = launchBlockLayout(env);
   DeviceObject::define(env, exports);
   StreamObject::define(env, exports);
   EventObject::define(env, exports);

@@ -1,8 +1,8 @@
 // The folder plan (docs/architecture.md) held against the code: imports point one way, from the
 // reactive layer down to the addon's binding, with no circle between folders, type imports
-// included; files and folders stay small.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// included; so do the native code's includes; files and folders stay small.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { circles, moduleGraph, type ModuleFile } from './module-graph.js';
 
@@ -29,6 +29,17 @@ const LAYERS = [
   '',
   'cli',
 ];
+
+/**
+ * The folders of native/src/, lowest first ('' is native/src/ itself): a file may include its own
+ * folder's files and lower folders'. The two backends share a rank: neither includes the other.
+ *   driver/   the driver, NVRTC and library tables, loaded at run time
+ *   runtime/  per-environment state (Addon), the device threads, the completion road, the launch
+ *             block's layout, the stream commands both backends offer
+ *   host/, cuda/  the backends
+ *   ''        addon.cpp: registers the classes, makes and ends an environment's Addon
+ */
+const NATIVE_LAYERS: readonly (readonly string[])[] = [['driver'], ['runtime'], ['host', 'cuda'], ['']];
 
 /**
  * The circles allowed inside a folder, each with why it must be (the files say so too): classes
@@ -71,6 +82,39 @@ function fileEdgesWithin(files: readonly ModuleFile[]): Map<string, Set<string>>
 
 const files = moduleGraph(join(root, 'src'));
 
+/** A native file (path under native/src/) and the files it includes with `#include "…"`, resolved. */
+interface NativeFile {
+  readonly path: string;
+  readonly folder: string;
+  readonly includes: readonly string[];
+}
+
+/** The files under `dir` (native/src/), with their quoted includes resolved against their own folder. */
+function nativeGraph(dir: string): NativeFile[] {
+  const walk = (at: string): string[] =>
+    readdirSync(at, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? walk(join(at, entry.name)) : [join(at, entry.name)]));
+  return walk(dir)
+    .filter((file) => /\.(cpp|hpp)$/.test(file))
+    .map((file) => {
+      const path = relative(dir, file);
+      const includes = [...readFileSync(file, 'utf8').matchAll(/^\s*#\s*include\s+"([^"]+)"/gm)].map((m) => relative(dir, join(dirname(file), m[1]!)));
+      return { path, folder: dirname(path) === '.' ? '' : dirname(path), includes };
+    });
+}
+
+/** `from -> to` for each include of `graph` that reaches a higher or same-ranked other folder of `layers`. */
+function upwardIncludes(graph: readonly NativeFile[], layers: readonly (readonly string[])[]): string[] {
+  const rank = new Map(layers.flatMap((folders, i) => folders.map((folder) => [folder, i] as const)));
+  const folderOf = (path: string) => (dirname(path) === '.' ? '' : dirname(path));
+  return graph.flatMap((file) =>
+    file.includes
+      .filter((target) => folderOf(target) !== file.folder && (rank.get(folderOf(target)) ?? Infinity) >= rank.get(file.folder)!)
+      .map((target) => `${file.path} -> ${target}`),
+  );
+}
+
+const nativeFiles = nativeGraph(join(root, 'native/src'));
+
 describe('the module graph', () => {
   it('finds a circle added on purpose, and none in a chain', () => {
     const chain = new Map([['a', new Set(['b'])], ['b', new Set(['c'])], ['c', new Set<string>()]]);
@@ -85,6 +129,51 @@ describe('the module graph', () => {
     expect(imports('core/device/stream.ts')).toContain('core/native/types.ts'); // import type
     expect(imports('core/kernels/device-members.ts')).toContain('core/device/recorder.ts'); // declare module
     expect(files.length).toBeGreaterThan(50);
+  });
+});
+
+describe('the native include graph', () => {
+  it('reads quoted includes, resolved from the including file', () => {
+    const includes = (path: string) => nativeFiles.find((f) => f.path === path)?.includes ?? [];
+    expect(includes('cuda/kernel.hpp')).toContain('runtime/launch-block.hpp'); // "../runtime/…"
+    expect(includes('runtime/device-thread.hpp')).toContain('runtime/completion.hpp'); // same folder
+    expect(includes('addon.cpp')).toContain('host/stream.hpp');
+    expect(nativeFiles.length).toBeGreaterThan(50);
+  });
+
+  it('finds an include that points up, or across to the other backend', () => {
+    const graph = [
+      { path: 'runtime/a.hpp', folder: 'runtime', includes: ['driver/b.hpp', 'runtime/c.hpp'] },
+      { path: 'host/d.cpp', folder: 'host', includes: ['cuda/e.hpp', 'runtime/a.hpp'] },
+      { path: 'driver/f.cpp', folder: 'driver', includes: ['addon.hpp'] },
+    ];
+    expect(upwardIncludes(graph, NATIVE_LAYERS)).toEqual(['host/d.cpp -> cuda/e.hpp', 'driver/f.cpp -> addon.hpp']);
+  });
+});
+
+describe('the native tree', () => {
+  it('includes only files that exist, under native/src/', () => {
+    const stray = nativeFiles.flatMap((f) => f.includes.filter((t) => t.startsWith('..') || !existsSync(join(root, 'native/src', t))).map((t) => `${f.path} -> ${t}`));
+    expect(stray).toEqual([]);
+  });
+
+  it('includes only its own folder and the folders below it', () => {
+    const placed = new Set(NATIVE_LAYERS.flat());
+    expect([...new Set(nativeFiles.map((f) => f.folder))].filter((folder) => !placed.has(folder))).toEqual([]);
+    expect(upwardIncludes(nativeFiles, NATIVE_LAYERS)).toEqual([]);
+  });
+
+  it('has no include circle between folders', () => {
+    const edges = new Map<string, Set<string>>();
+    for (const file of nativeFiles) {
+      const out = edges.get(file.folder) ?? new Set<string>();
+      edges.set(file.folder, out);
+      for (const target of file.includes) {
+        const folder = dirname(target) === '.' ? '' : dirname(target);
+        if (folder !== file.folder) out.add(folder);
+      }
+    }
+    expect(circles(edges)).toEqual([]);
   });
 });
 

@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include "../bound-block.hpp"
+#include "../runtime/bound-block.hpp"
 #include "../driver/cublas.hpp"
 #include "device.hpp"
 #include "library-graph.hpp"

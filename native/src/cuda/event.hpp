@@ -2,7 +2,7 @@
 #pragma once
 #include <napi.h>
 
-#include "../addon.hpp"
+#include "../runtime/addon.hpp"
 #include "device.hpp"
 
 namespace rxcuda {

@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "../bound-block.hpp"
+#include "../runtime/bound-block.hpp"
 #include "../driver/cufft.hpp"
 #include "library-graph.hpp"
 

@@ -3,7 +3,7 @@
 #pragma once
 #include <napi.h>
 
-#include "../addon.hpp"
+#include "../runtime/addon.hpp"
 #include "graph.hpp"
 
 namespace rxcuda {

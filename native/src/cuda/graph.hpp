@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "../addon.hpp"
+#include "../runtime/addon.hpp"
 #include "device.hpp"
 
 namespace rxcuda {

@@ -5,14 +5,10 @@
 
 #include <vector>
 
-#include "../addon.hpp"
+#include "../runtime/addon.hpp"
+#include "../runtime/launch-block.hpp"
 
 namespace rxcuda {
-
-// The block starts with the launch header (runtime/device-thread.hpp's LaunchHeader, in 32-bit
-// words); the stream handle is a 64-bit word at kStreamOffset; the arguments start at kArgsOffset.
-constexpr unsigned kStreamOffset = 48;
-constexpr unsigned kArgsOffset = 64;
 
 class KernelObject : public Napi::ObjectWrap<KernelObject> {
  public:

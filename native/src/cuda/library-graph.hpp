@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "../addon.hpp"
+#include "../runtime/addon.hpp"
 #include "device.hpp"
 
 namespace rxcuda {

@@ -7,7 +7,7 @@
 
 #include <functional>
 
-#include "../addon.hpp"
+#include "../runtime/addon.hpp"
 
 namespace rxcuda {
 

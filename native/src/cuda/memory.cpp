@@ -1,6 +1,6 @@
 #include "memory.hpp"
 
-#include "../addon.hpp"
+#include "../runtime/addon.hpp"
 #include "device.hpp"
 #include "../runtime/off-thread.hpp"
 

@@ -7,7 +7,7 @@
 #include <system_error>
 #include <vector>
 
-#include "../addon.hpp"
+#include "../runtime/addon.hpp"
 #include "../driver/nvrtc.hpp"
 
 namespace rxcuda {

@@ -8,31 +8,10 @@
 namespace rxcuda {
 
 void StreamObject::define(Napi::Env env, Napi::Object exports) {
-  Napi::Function cls = DefineClass(
-      env, "Stream",
-      {
-          InstanceMethod<&StreamObject::handle>("handle"),
-          InstanceMethod<&StreamObject::destroy>("destroy"),
-          InstanceMethod<&StreamObject::query>("query"),
-          InstanceMethod<&StreamObject::priority>("priority"),
-          InstanceMethod<&StreamObject::flags>("flags"),
-          InstanceMethod<&StreamObject::capturing>("capturing"),
-          InstanceMethod<&StreamObject::record>("record"),
-          InstanceMethod<&StreamObject::watchRecorded>("watchRecorded"),
-          InstanceMethod<&StreamObject::watchWritten>("watchWritten"),
-          InstanceMethod<&StreamObject::waitEvent>("waitEvent"),
-          InstanceMethod<&StreamObject::notify>("notify"),
-          InstanceMethod<&StreamObject::hostFunction>("hostFunction"),
-          InstanceMethod<&StreamObject::writeValue>("writeValue"),
-          InstanceMethod<&StreamObject::alloc>("alloc"),
-          InstanceMethod<&StreamObject::free>("free"),
-          InstanceMethod<&StreamObject::copy>("copy"),
-          InstanceMethod<&StreamObject::copyPeer>("copyPeer"),
-          InstanceMethod<&StreamObject::fill>("fill"),
-          InstanceMethod<&StreamObject::flushMark>("flushMark"),
-          InstanceMethod<&StreamObject::failNext>("failNext"),
-      });
-  exports["Stream"] = cls;
+  std::vector<PropertyDescriptor> methods = streamMethods<StreamObject>();
+  methods.push_back(InstanceMethod<&StreamObject::watchRecorded>("watchRecorded"));
+  methods.push_back(InstanceMethod<&StreamObject::watchWritten>("watchWritten"));
+  exports["Stream"] = DefineClass(env, "Stream", methods);
 }
 
 StreamObject::StreamObject(const Napi::CallbackInfo& info) : Napi::ObjectWrap<StreamObject>(info) {

@@ -5,12 +5,13 @@
 #pragma once
 #include <napi.h>
 
-#include "../addon.hpp"
+#include "../runtime/addon.hpp"
 #include "device.hpp"
+#include "../runtime/stream-commands.hpp"
 
 namespace rxcuda {
 
-class StreamObject : public Napi::ObjectWrap<StreamObject> {
+class StreamObject final : public Napi::ObjectWrap<StreamObject>, public StreamCommands {
  public:
   static void define(Napi::Env env, Napi::Object exports);
   // new Stream(device, flags, priority) creates; new Stream(device, 0, 0, handle) wraps.
@@ -24,27 +25,30 @@ class StreamObject : public Napi::ObjectWrap<StreamObject> {
   // The place of the command given last, on the stream's device thread (none without one).
   After lastGiven() const { return lane_ && lane_->thread ? lane_->thread->last() : After{}; }
 
+  // StreamCommands
+  Napi::Value handle(const Napi::CallbackInfo& info) override;
+  Napi::Value destroy(const Napi::CallbackInfo& info) override;
+  Napi::Value query(const Napi::CallbackInfo& info) override;
+  Napi::Value priority(const Napi::CallbackInfo& info) override;
+  Napi::Value flags(const Napi::CallbackInfo& info) override;
+  Napi::Value capturing(const Napi::CallbackInfo& info) override;
+  Napi::Value record(const Napi::CallbackInfo& info) override;
+  Napi::Value waitEvent(const Napi::CallbackInfo& info) override;
+  Napi::Value notify(const Napi::CallbackInfo& info) override;
+  Napi::Value hostFunction(const Napi::CallbackInfo& info) override;
+  Napi::Value writeValue(const Napi::CallbackInfo& info) override;
+  Napi::Value alloc(const Napi::CallbackInfo& info) override;
+  Napi::Value free(const Napi::CallbackInfo& info) override;
+  Napi::Value copy(const Napi::CallbackInfo& info) override;
+  Napi::Value copyPeer(const Napi::CallbackInfo& info) override;
+  Napi::Value fill(const Napi::CallbackInfo& info) override;
+  Napi::Value flushMark(const Napi::CallbackInfo& info) override;
+  Napi::Value failNext(const Napi::CallbackInfo& info) override;
+
  private:
-  Napi::Value handle(const Napi::CallbackInfo& info);
-  Napi::Value destroy(const Napi::CallbackInfo& info);
-  Napi::Value query(const Napi::CallbackInfo& info);
-  Napi::Value priority(const Napi::CallbackInfo& info);
-  Napi::Value flags(const Napi::CallbackInfo& info);
-  Napi::Value capturing(const Napi::CallbackInfo& info);
-  Napi::Value record(const Napi::CallbackInfo& info);
+  // The CUDA stream's own: a completion watched by the spinner (runtime/spinner.hpp).
   Napi::Value watchRecorded(const Napi::CallbackInfo& info);
   Napi::Value watchWritten(const Napi::CallbackInfo& info);
-  Napi::Value waitEvent(const Napi::CallbackInfo& info);
-  Napi::Value notify(const Napi::CallbackInfo& info);
-  Napi::Value hostFunction(const Napi::CallbackInfo& info);
-  Napi::Value writeValue(const Napi::CallbackInfo& info);
-  Napi::Value alloc(const Napi::CallbackInfo& info);
-  Napi::Value free(const Napi::CallbackInfo& info);
-  Napi::Value copy(const Napi::CallbackInfo& info);
-  Napi::Value copyPeer(const Napi::CallbackInfo& info);
-  Napi::Value fill(const Napi::CallbackInfo& info);
-  Napi::Value flushMark(const Napi::CallbackInfo& info);
-  Napi::Value failNext(const Napi::CallbackInfo& info);
 
   // Makes the stream's context current (after the device threads' queued work) and returns the
   // driver table.

@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-#include "../addon.hpp"
+#include "../runtime/addon.hpp"
 
 namespace rxcuda::host {
 

@@ -1,6 +1,6 @@
 #include "event.hpp"
 
-#include "../addon.hpp"
+#include "../runtime/addon.hpp"
 #include "queue.hpp"
 
 namespace rxcuda::host {

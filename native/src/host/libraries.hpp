@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "../bound-block.hpp"
+#include "../runtime/bound-block.hpp"
 #include "device.hpp"
 #include "fft-plan.hpp"
 

@@ -6,7 +6,7 @@
 #include <system_error>
 #include <thread>
 
-#include "../addon.hpp"
+#include "../runtime/addon.hpp"
 #include "event.hpp"
 
 namespace rxcuda::host {
@@ -25,28 +25,7 @@ size_t poolSize() {
 }  // namespace
 
 void HostStream::define(Napi::Env env, Napi::Object exports) {
-  exports["HostStream"] = DefineClass(
-      env, "HostStream",
-      {
-          InstanceMethod<&HostStream::handle>("handle"),
-          InstanceMethod<&HostStream::destroy>("destroy"),
-          InstanceMethod<&HostStream::query>("query"),
-          InstanceMethod<&HostStream::priority>("priority"),
-          InstanceMethod<&HostStream::flags>("flags"),
-          InstanceMethod<&HostStream::capturing>("capturing"),
-          InstanceMethod<&HostStream::record>("record"),
-          InstanceMethod<&HostStream::waitEvent>("waitEvent"),
-          InstanceMethod<&HostStream::notify>("notify"),
-          InstanceMethod<&HostStream::hostFunction>("hostFunction"),
-          InstanceMethod<&HostStream::writeValue>("writeValue"),
-          InstanceMethod<&HostStream::alloc>("alloc"),
-          InstanceMethod<&HostStream::free>("free"),
-          InstanceMethod<&HostStream::copy>("copy"),
-          InstanceMethod<&HostStream::copyPeer>("copyPeer"),
-          InstanceMethod<&HostStream::fill>("fill"),
-          InstanceMethod<&HostStream::flushMark>("flushMark"),
-          InstanceMethod<&HostStream::failNext>("failNext"),
-      });
+  exports["HostStream"] = DefineClass(env, "HostStream", streamMethods<HostStream>());
 }
 
 HostStream::HostStream(const Napi::CallbackInfo& info) : Napi::ObjectWrap<HostStream>(info) {

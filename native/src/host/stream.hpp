@@ -1,5 +1,6 @@
-// The host backend's stream: the same methods as the CUDA StreamObject, executed in order by the
-// environment's pool threads (host/queue.hpp, host/pool.hpp) on host memory.
+// The host backend's stream: the stream commands of runtime/stream-commands.hpp, as the CUDA
+// StreamObject's, executed in order by the environment's pool threads (host/queue.hpp,
+// host/pool.hpp) on host memory.
 #pragma once
 #include <napi.h>
 
@@ -9,10 +10,11 @@
 #include "pool.hpp"
 #include "queue.hpp"
 #include "../runtime/device-thread.hpp"
+#include "../runtime/stream-commands.hpp"
 
 namespace rxcuda::host {
 
-class HostStream : public Napi::ObjectWrap<HostStream> {
+class HostStream final : public Napi::ObjectWrap<HostStream>, public StreamCommands {
  public:
   static void define(Napi::Env env, Napi::Object exports);
   explicit HostStream(const Napi::CallbackInfo& info);  // new HostStream(device, flags, priority)
@@ -21,26 +23,28 @@ class HostStream : public Napi::ObjectWrap<HostStream> {
   // The stream a handle names (the handle is the queue's address), for kernel launches.
   static Queue* fromHandle(uint64_t handle) { return reinterpret_cast<Queue*>(handle); }
 
- private:
-  Napi::Value handle(const Napi::CallbackInfo& info);
-  Napi::Value destroy(const Napi::CallbackInfo& info);
-  Napi::Value query(const Napi::CallbackInfo& info);
-  Napi::Value priority(const Napi::CallbackInfo& info);
-  Napi::Value flags(const Napi::CallbackInfo& info);
-  Napi::Value capturing(const Napi::CallbackInfo& info);
-  Napi::Value record(const Napi::CallbackInfo& info);
-  Napi::Value waitEvent(const Napi::CallbackInfo& info);
-  Napi::Value notify(const Napi::CallbackInfo& info);
-  Napi::Value hostFunction(const Napi::CallbackInfo& info);
-  Napi::Value writeValue(const Napi::CallbackInfo& info);
-  Napi::Value alloc(const Napi::CallbackInfo& info);
-  Napi::Value free(const Napi::CallbackInfo& info);
-  Napi::Value copy(const Napi::CallbackInfo& info);
-  Napi::Value copyPeer(const Napi::CallbackInfo& info);
-  Napi::Value fill(const Napi::CallbackInfo& info);
+  // StreamCommands
+  Napi::Value handle(const Napi::CallbackInfo& info) override;
+  Napi::Value destroy(const Napi::CallbackInfo& info) override;
+  Napi::Value query(const Napi::CallbackInfo& info) override;
+  Napi::Value priority(const Napi::CallbackInfo& info) override;
+  Napi::Value flags(const Napi::CallbackInfo& info) override;
+  Napi::Value capturing(const Napi::CallbackInfo& info) override;
+  Napi::Value record(const Napi::CallbackInfo& info) override;
+  Napi::Value waitEvent(const Napi::CallbackInfo& info) override;
+  Napi::Value notify(const Napi::CallbackInfo& info) override;
+  Napi::Value hostFunction(const Napi::CallbackInfo& info) override;
+  Napi::Value writeValue(const Napi::CallbackInfo& info) override;
+  Napi::Value alloc(const Napi::CallbackInfo& info) override;
+  Napi::Value free(const Napi::CallbackInfo& info) override;
+  Napi::Value copy(const Napi::CallbackInfo& info) override;
+  Napi::Value copyPeer(const Napi::CallbackInfo& info) override;
+  Napi::Value fill(const Napi::CallbackInfo& info) override;
+  Napi::Value flushMark(const Napi::CallbackInfo& info) override;
+  Napi::Value failNext(const Napi::CallbackInfo& info) override;
 
-  Napi::Value flushMark(const Napi::CallbackInfo& info);
-  Napi::Value failNext(const Napi::CallbackInfo& info);
+ private:
+
 
   // The stream's failed submission (as a device thread's on a GPU, see device-thread.hpp): set on
   // the pool thread when it reaches an injected failure; the stream's later work skips its effect.

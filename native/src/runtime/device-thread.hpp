@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "completion.hpp"
+#include "launch-block.hpp"
 #include "../driver/types.hpp"
 
 namespace rxcuda {
@@ -59,13 +60,6 @@ struct CommandHeader {
   Op op;
   LaneState* lane;
 };
-
-// A launch's header, in 32-bit words, as a kernel's launch block starts (cuda/kernel.hpp).
-enum LaunchHeader : unsigned {
-  kGridX, kGridY, kGridZ, kBlockX, kBlockY, kBlockZ, kSharedMem, kFlags,
-  kClusterX, kClusterY, kClusterZ, kLaunchHeaderWords,
-};
-constexpr unsigned kFlagCooperative = 1, kFlagCluster = 2;
 
 // The payloads.
 struct LaunchCommand {

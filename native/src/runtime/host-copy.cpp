@@ -7,7 +7,7 @@
 #include <string>
 #include <system_error>
 
-#include "../addon.hpp"
+#include "addon.hpp"
 
 namespace rxcuda {
 

@@ -1,6 +1,6 @@
 #include "off-thread.hpp"
 
-#include "../addon.hpp"
+#include "addon.hpp"
 
 namespace rxcuda {
 

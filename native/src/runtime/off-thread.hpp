@@ -7,7 +7,7 @@
 #include <functional>
 #include <string>
 
-#include "../addon.hpp"
+#include "addon.hpp"
 
 namespace rxcuda {
 

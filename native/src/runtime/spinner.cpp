@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "../addon.hpp"
+#include "addon.hpp"
 #include "../driver/driver.hpp"
 
 namespace rxcuda {

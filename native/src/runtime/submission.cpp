@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <thread>
 
-#include "../addon.hpp"
+#include "addon.hpp"
 
 namespace rxcuda {
 

@@ -4,6 +4,7 @@ import { BRAND, describe, elementsOf, isArray, isInstance, rangeError, typeError
 import { checkOptions } from '../base/options.js';
 import type { Device } from '../device/device.js';
 import type { KernelAttributes } from '../native/facts.js';
+import { LAUNCH_BLOCK } from '../native/launch-block.js';
 
 /** A 1-, 2- or 3-dimensional extent; missing dimensions are 1. */
 export type Dim3 = number | readonly [number] | readonly [number, number] | readonly [number, number, number];
@@ -31,8 +32,7 @@ export interface LaunchOptions {
 /** The options {@link LaunchOptions} declares. */
 const LAUNCH_OPTIONS: readonly string[] = ['block', 'cluster', 'cooperative', 'grid', 'sharedMem'];
 
-const FLAG_COOPERATIVE = 1;
-const FLAG_CLUSTER = 2;
+const { flagCooperative: FLAG_COOPERATIVE, flagCluster: FLAG_CLUSTER } = LAUNCH_BLOCK;
 
 function dim3(name: string, value: unknown, optional: boolean): readonly [number, number, number] | undefined {
   if (value === undefined && optional) return undefined;

@@ -11,11 +11,12 @@ import type { Device } from '../device/device.js';
 import type { StreamEngine } from '../queue/stream-engine.js';
 import type { ParamType, Signature, StructParam } from './kernel-types.js';
 import { GraphCondition } from '../device/condition.js';
+import { LAUNCH_BLOCK } from '../native/launch-block.js';
 
-/** Bytes of launch header before the arguments (native/src/cuda/kernel.hpp's kArgsOffset). */
-export const HEADER_BYTES = 64;
+/** Bytes of launch header before the arguments (checked against the addon's at load). */
+export const HEADER_BYTES = LAUNCH_BLOCK.headerBytes;
 /** The 32-bit word of the header where the stream handle starts. */
-export const STREAM_WORD = 12;
+export const STREAM_WORD = LAUNCH_BLOCK.streamOffset / 4;
 
 export function describeParam(p: ParamType): string {
   return typeof p === 'string' ? p : `struct(${p.struct})`;

@@ -3,18 +3,20 @@
 import { loadAddon } from './binding.js';
 import { CudaError, NvrtcError } from '../base/errors.js';
 import { completionMailbox, drainCompletions } from './completions.js';
+import { checkLaunchBlockLayout } from './launch-block.js';
 import type { Addon, Backend, DriverInfo } from './types.js';
 
 function load(): Addon {
-  return loadAddon<Addon & { init(options: object): void }>((addon) =>
+  return loadAddon<Addon & { init(options: object): void }>((addon) => {
+    checkLaunchBlockLayout(addon.launchBlockLayout);
     addon.init({
       CudaError,
       NvrtcError,
       onCompletions: drainCompletions,
       completionIds: completionMailbox.ids,
       completionStatuses: completionMailbox.statuses,
-    }),
-  );
+    });
+  });
 }
 
 /** The addon of this environment (main thread or worker), loaded once. */

@@ -1,6 +1,7 @@
 // The binding's surface, as TypeScript sees it: the native classes of both backends and the
 // addon's functions. Declared once here; the addon checks its own side at load.
 import type { DeviceProperties, DriverInfo, KernelAttributes } from './facts.js';
+import type { LaunchBlockLayout } from './launch-block.js';
 
 export type { DeviceProperties, DriverInfo, KernelAttributes } from './facts.js';
 /** What the native Device class offers. */
@@ -253,6 +254,8 @@ export interface Addon {
    * threads that finish its work).
    */
   completionCounts(): { pending: number; records: number; roads: number };
+  /** The launch block's layout as the addon reads it (frozen); checked against TypeScript's at load. */
+  readonly launchBlockLayout: LaunchBlockLayout;
   /** Failed submissions of the device threads (and of host streams) not yet told, oldest first. */
   takeSubmitFailures(): { handle: bigint; code: number; call: string }[];
   /**

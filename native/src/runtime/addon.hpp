@@ -1,18 +1,21 @@
 // Per-environment state: one Addon per Node.js environment (main thread or worker), handed to every
-// class. Nothing here is global.
+// class. Nothing here is global. Made and destroyed by native/src/addon.cpp, the top native layer.
 #pragma once
 #include <napi.h>
 
 #include <memory>
 
-#include "runtime/completion.hpp"
-#include "runtime/host-copy.hpp"
-#include "driver/driver.hpp"
-#include "host/pool.hpp"
-#include "runtime/spinner.hpp"
-#include "runtime/submission.hpp"
+#include "completion.hpp"
+#include "host-copy.hpp"
+#include "../driver/driver.hpp"
+#include "spinner.hpp"
+#include "submission.hpp"
 
 namespace rxcuda {
+
+namespace host {
+class Pool;  // host/pool.hpp: a backend above this layer, which only keeps its pool here
+}
 
 struct Addon {
   Napi::FunctionReference cudaError, nvrtcError;  // constructors handed over by TypeScript
@@ -25,10 +28,9 @@ struct Addon {
   // each thread submitting what it holds while the spinner and the completion road still live.
   std::unique_ptr<Submission> submission;
 
-  // Host streams' work still runs after the environment has gone; the pool's threads then end.
-  ~Addon() {
-    if (hostPool) hostPool->close();
-  }
+  // Closes the host pool (native/src/addon.cpp, which knows it): host streams' work still runs
+  // after the environment has gone; the pool's threads then end.
+  ~Addon();
 
   static Addon& of(Napi::Env env) { return *env.GetInstanceData<Addon>(); }
 
