@@ -61,7 +61,7 @@ export function fakeStream(device: Device, handle = 0x1234_5678_9abcn) {
     faults: { fail(e: unknown) { throw e; } },
     checkOpen() { if (closed) throw new TypeError('Expected `stream` to be open, got a closed Stream'); },
   };
-  const stream = { device, lane, close() { closed = true; } };
+  const stream = { device, engine: lane, close() { closed = true; } };
   return stream as unknown as Stream & { close(): void };
 }
 

@@ -17,7 +17,7 @@ import { bodyReturnedPromise, type ConditionTest, type ConditionalType } from '.
 import { loadConditionKernels } from './condition-kernels.js';
 import { isThenable } from '../base/thenable.js';
 import { copyWork, fillWork, hostFunctionWork, kernelWork } from './node-work.js';
-import type { LibraryCall } from './library-node.js';
+import type { LibraryCall } from './node-work.js';
 
 /**
  * Whether a capture's function runs in the current async context (captures do not nest). The
@@ -111,13 +111,13 @@ export class Capture extends GraphRecorder {
   /** A new condition of the graph, or of the body being recorded. */
   condition(initial: unknown): GraphCondition {
     this.#check();
-    return this.#scope.graph.newCondition(initial);
+    return this.#scope.graph.engine.newCondition(initial);
   }
 
   /** Records a node that sets `condition` from the first element of `memory`. */
   setCondition(condition: GraphCondition, memory: Memory, test: ConditionTest): void {
     this.#check();
-    this.add(this.#refusing(() => this.#scope.graph.setConditionWork(condition, memory, test)));
+    this.add(this.#refusing(() => this.#scope.graph.engine.setConditionWork(condition, memory, test)));
     this.pending.push(loadConditionKernels(this.graph.device));
   }
 
@@ -129,9 +129,9 @@ export class Capture extends GraphRecorder {
     this.#check();
     const scope = this.#scope;
     this.#refusing(() => checkConditionOfNode(condition, scope.graph)); // before any body runs
-    const bound = loop && this.#refusing(() => scope.graph.loopBound(loop));
+    const bound = loop && this.#refusing(() => scope.graph.engine.loopBound(loop));
     const bodies = fns.map((fn) => {
-      const body = scope.graph.body();
+      const body = scope.graph.engine.body();
       this.#scope = { graph: body, last: undefined };
       try {
         const result = fn();
@@ -145,10 +145,10 @@ export class Capture extends GraphRecorder {
       } finally {
         this.#scope = scope;
       }
-      return body.seal();
+      return body.engine.seal(body);
     });
     this.#check();
-    const node = this.#refusing(() => scope.graph.addConditional(type, condition, bodies, bound, scope.last ? [scope.last] : []));
+    const node = this.#refusing(() => scope.graph.engine.addConditional(type, condition, bodies, bound, scope.last ? [scope.last] : []));
     scope.last = node;
     if (bound) this.pending.push(loadConditionKernels(this.graph.device));
   }
@@ -170,20 +170,20 @@ export class Capture extends GraphRecorder {
 
   record(event: RecordedEvent): boolean {
     this.#check();
-    this.add(this.graph.eventWork('record', event));
+    this.add(this.graph.engine.eventWork('record', event));
     return true;
   }
 
   wait(event: RecordedEvent): boolean {
     this.#check();
-    this.add(this.graph.eventWork('wait', event));
+    this.add(this.graph.engine.eventWork('wait', event));
     return true;
   }
 
   /** A JavaScript step: the graph's next segment starts after it. */
   step(run: () => unknown, name: string, timeout: number | undefined): boolean {
     this.#check();
-    this.#refusing(() => this.#scope.graph.step({ run, name, timeout }));
+    this.#refusing(() => this.#scope.graph.engine.step({ run, name, timeout }));
     this.#scope.last = undefined;
     return true;
   }
@@ -214,7 +214,7 @@ export class Capture extends GraphRecorder {
   protected add(work: NodeWork): void {
     this.#check();
     const scope = this.#scope;
-    scope.last = this.#refusing(() => scope.graph.add(work, scope.last ? [scope.last] : []));
+    scope.last = this.#refusing(() => scope.graph.engine.add(work, scope.last ? [scope.last] : []));
     if (work.kind === 'library' && work.call.pending) this.pending.push(work.call.pending);
   }
 }

@@ -226,7 +226,7 @@ export class GraphExec {
     if (graph.closed) typeError('graph', 'an open Graph', received('a closed Graph'));
     if (graph.device !== this.device) rangeError('graph', `a graph of ${this.device}`, received(`a graph of ${graph.device}`));
     const nodes = graph.nodes;
-    const segments = graph.segments;
+    const segments = graph.engine.segments;
     const differ = (what: string): never => {
       throw new GraphError('topology', `Cannot update the executable with a graph of another topology: ${what}`);
     };
@@ -361,7 +361,7 @@ export class GraphExec {
 
 /** The conditional node whose body is `body`. */
 function ownerOf(body: Graph): GraphNode {
-  const owner = body.owner;
+  const owner = body.engine.owner;
   if (owner === undefined) rangeError('node', "a node of this executable's graph", received('a node of a body whose conditional node was never added'));
   return owner;
 }

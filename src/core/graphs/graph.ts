@@ -16,18 +16,18 @@ import { Memory } from '../memory/memory.js';
 import { HOST_LAUNCH_OPTIONS, checkTimeout, copyUserData, type HostLaunchOptions, type UserData } from '../queue/user-data.js';
 import type { Device } from '../device/device.js';
 import { Event } from '../device/event.js';
-import type { RecordedEvent } from '../device/recorder.js';
 import { Kernel, type KernelArgs, type Signature } from '../kernels/kernel.js';
 import { LaunchConfig, type LaunchOptions } from '../kernels/launch-config.js';
-import { GraphNode, type NodeWork } from './graph-node.js';
+import { GraphNode } from './graph-node.js';
 import { GraphExec } from './graph-exec.js';
-import { HeldResources, conditionalWork, copyWork, eventWork, fillWork, holdWork, hostFunctionWork, kernelWork, setConditionWork, type BodyWorks } from './node-work.js';
+import { copyWork, fillWork, hostFunctionWork, kernelWork } from './node-work.js';
+import { GraphBuilder, type BuilderFaces } from './graph-builder.js';
 import { MADE, checkMade, type Made } from '../base/made.js';
 import { GraphError } from '../base/errors.js';
 import { isThenable } from '../base/thenable.js';
 import { GraphCondition, checkConditionArgs, checkConditionOfNode, type ConditionScope } from '../device/condition.js';
-import { BODY_REFUSALS, bodyReturnedPromise, checkCases, checkConditionMemory, checkMaxIterations, parseTest, type ConditionTest, type ConditionalType, type LoopBound } from './conditions.js';
-import { conditionKernelsReady, loadConditionKernels } from './condition-kernels.js';
+import { bodyReturnedPromise, checkCases, type ConditionTest, type ConditionalType, type LoopBound } from './conditions.js';
+import { loadConditionKernels } from './condition-kernels.js';
 
 /** Options for a node added to a {@link Graph}. */
 export interface NodeOptions {
@@ -64,21 +64,7 @@ export interface LoopOptions {
   readonly name?: string;
 }
 
-/** A JavaScript step between two segments. */
-export interface GraphStep {
-  readonly run: () => unknown;
-  readonly name: string;
-  readonly timeout: number | undefined;
-}
-
-/** Nodes `first`..`end - 1`, launched as one native graph, then the step after them. */
-export interface Segment {
-  readonly first: number;
-  end: number;
-  step: GraphStep | undefined;
-}
-
-const unclosed = new FinalizationRegistry<HeldResources>((held) => held.release());
+export type { GraphStep, Segment } from './graph-builder.js';
 
 /**
  * Device work recorded once, to be launched any number of times on any stream of its device
@@ -100,32 +86,26 @@ const unclosed = new FinalizationRegistry<HeldResources>((held) => held.release(
 export class Graph implements ConditionScope {
   /** The device the graph's work runs on. */
   readonly device: Device;
-  readonly #nodes: GraphNode[] = [];
-  readonly #segments: Segment[] = [{ first: 0, end: 0, step: undefined }];
-  readonly #held: HeldResources;
-  /** The graph this one is a body of, for the body of a conditional node. */
+  /** @internal The builder this graph delegates to: its nodes, segments, bodies and held resources. */
+  readonly engine: GraphBuilder<GraphNode, Graph>;
+  /** The graph this one is a body of (of a conditional node). */
   readonly #parent: Graph | undefined;
   readonly #root: Graph;
-  /** A body's function has returned: it takes no more nodes. */
-  #sealed = false;
-  /** A body's conditional node, once added. */
-  #owner: GraphNode | undefined;
-  #closed = false;
-  /** The top-level graph's count of conditions and of while loops made so far. */
-  #conditions = 0;
-  #loops = 0;
-  /** Whether its nodes need the built-in condition kernels (on CUDA: a setter, a bounded loop). */
-  #builtins = false;
   /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
-  static readonly [BRAND] = (value: object): boolean => #nodes in value;
+  static readonly [BRAND] = (value: object): boolean => #root in value;
 
   private constructor(made: Made, device: Device, parent?: Graph) {
     checkMade(made, 'a Graph', 'device.createGraph() or stream.capture()');
     this.device = device;
     this.#parent = parent;
     this.#root = parent ? parent.#root : this;
-    this.#held = parent ? parent.#root.#held : new HeldResources();
-    if (!parent) unclosed.register(this, this.#held, this);
+    const faces: BuilderFaces<GraphNode, Graph> = {
+      scope: this,
+      makeNode: (index, work, after) => GraphNode.make(this, index, work, after),
+      makeBody: () => new Graph(MADE, device, this),
+      builderOf: (graph) => graph.engine,
+    };
+    this.engine = new GraphBuilder(device, faces, parent?.engine);
   }
 
   /** @internal Use {@link Device.createGraph} or {@link Stream.capture}. */
@@ -141,37 +121,14 @@ export class Graph implements ConditionScope {
     return this.#parent;
   }
 
-  /** @internal A body's conditional node, once added. */
-  get owner(): GraphNode | undefined {
-    return this.#owner;
-  }
-
   /** The top-level graph: this one, unless it is a body. */
   get root(): Graph {
     return this.#root;
   }
 
-  /** @internal A new body of a conditional node of this graph (or body), to record into. */
-  body(): Graph {
-    this.#checkOpen();
-    return new Graph(MADE, this.device, this);
-  }
-
-  /** @internal Ends a body: it takes no more nodes; its nodes as the conditional node holds them. */
-  seal(): BodyWorks {
-    this.#sealed = true;
-    const nodes = this.#nodes;
-    return Object.freeze({ graph: this, works: Object.freeze(nodes.map((n) => n.work)), deps: Object.freeze(nodes.map((n) => Object.freeze(n.dependencies.map((d) => d.index)))) });
-  }
-
-  /** @internal Whether instantiating needs the built-in condition kernels, and they are not loaded yet. */
-  get needsBuiltins(): boolean {
-    return this.#root.#builtins && !conditionKernelsReady(this.device);
-  }
-
   /** The nodes, in the order they were added (or captured). */
   get nodes(): readonly GraphNode[] {
-    return this.#nodes.slice();
+    return this.engine.nodes.slice();
   }
 
   /**
@@ -186,26 +143,21 @@ export class Graph implements ConditionScope {
       for (const node of nodes) {
         const work = node.work;
         if (work.kind === 'kernel' && work.kernel === (kernel as unknown as Kernel)) found.push(node);
-        else if (work.kind === 'conditional') for (const body of work.bodies) visit((body.graph as Graph).#nodes);
+        else if (work.kind === 'conditional') for (const body of work.bodies) visit((body.graph as Graph).engine.nodes);
       }
     };
-    visit(this.#nodes);
+    visit(this.engine.nodes);
     return found as unknown as GraphNode<S>[];
   }
 
   /** The number of JavaScript steps (each splits the graph into one more segment). */
   get steps(): number {
-    return this.#segments.length - 1;
+    return this.engine.segments.length - 1;
   }
 
   /** True once `close()` was called (on the graph, for a body). */
   get closed(): boolean {
-    return this.#root.#closed;
-  }
-
-  /** @internal The segments, the open one last. */
-  get segments(): readonly Segment[] {
-    return this.#segments;
+    return this.engine.closed;
   }
 
   /**
@@ -229,7 +181,7 @@ export class Graph implements ConditionScope {
     const given = elementsOf(args); // a plain copy, read once: what is packed is what the graph holds
     const block = kernel.packed(checked, given as KernelArgs<S>);
     checkConditionArgs(given, this);
-    return this.add(kernelWork(kernel as unknown as Kernel, checked, given, block), after) as GraphNode<S>;
+    return this.engine.add(kernelWork(kernel as unknown as Kernel, checked, given, block), after) as GraphNode<S>;
   }
 
   /**
@@ -242,7 +194,7 @@ export class Graph implements ConditionScope {
   addCopy<D extends DType>(dst: Memory<D>, src: Memory<D>, options: NodeOptions = {}): GraphNode<undefined> {
     const after = this.#checkAdd(options);
     checkCopy(dst, src, this.device);
-    return this.add(copyWork(dst, src), after) as GraphNode<undefined>;
+    return this.engine.add(copyWork(dst, src), after) as GraphNode<undefined>;
   }
 
   /**
@@ -256,7 +208,7 @@ export class Graph implements ConditionScope {
     const after = this.#checkAdd(options);
     checkMemoryOf('dst', dst, this.device);
     checkScalar('value', dst.dtype, value);
-    return this.add(fillWork(dst, value), after) as GraphNode<undefined>;
+    return this.engine.add(fillWork(dst, value), after) as GraphNode<undefined>;
   }
 
   /**
@@ -273,7 +225,7 @@ export class Graph implements ConditionScope {
     if (isInstance<Memory>(userData, Memory)) checkMemoryOf('userData', userData, this.device);
     else if (typeof userData !== 'bigint' || userData < 0n || userData >= 2n ** 64n)
       typeError('userData', 'a pointer as a bigint, or memory', userData);
-    return this.add(hostFunctionWork(fn, userData), after) as GraphNode<undefined>;
+    return this.engine.add(hostFunctionWork(fn, userData), after) as GraphNode<undefined>;
   }
 
   /**
@@ -289,7 +241,7 @@ export class Graph implements ConditionScope {
   addRecord(event: Event, options: NodeOptions = {}): GraphNode<undefined> {
     const after = this.#checkAdd(options);
     this.#checkEvent(event);
-    return this.add(eventWork('record', event, this.#held), after) as GraphNode<undefined>;
+    return this.engine.add(this.engine.eventWork('record', event), after) as GraphNode<undefined>;
   }
 
   /**
@@ -304,7 +256,7 @@ export class Graph implements ConditionScope {
   addWait(event: Event, options: NodeOptions = {}): GraphNode<undefined> {
     const after = this.#checkAdd(options);
     this.#checkEvent(event);
-    return this.add(eventWork('wait', event, this.#held), after) as GraphNode<undefined>;
+    return this.engine.add(this.engine.eventWork('wait', event), after) as GraphNode<undefined>;
   }
 
   /**
@@ -314,7 +266,7 @@ export class Graph implements ConditionScope {
    * graph.addKernel(merge, config, [x, y], { after: [both] });
    */
   addEmpty(options: NodeOptions = {}): GraphNode<undefined> {
-    return this.add({ kind: 'empty', memory: [] }, this.#checkAdd(options)) as GraphNode<undefined>;
+    return this.engine.add({ kind: 'empty', memory: [] }, this.#checkAdd(options)) as GraphNode<undefined>;
   }
 
   /**
@@ -328,7 +280,7 @@ export class Graph implements ConditionScope {
   condition(options: ConditionOptions = {}): GraphCondition {
     this.#checkOpen();
     checkOptions('options', options, ['initial']);
-    return this.newCondition(options.initial);
+    return this.engine.newCondition(options.initial);
   }
 
   /**
@@ -343,7 +295,7 @@ export class Graph implements ConditionScope {
    */
   addSetCondition(condition: GraphCondition, memory: Memory, test: ConditionTest = 'value', options: NodeOptions = {}): GraphNode<undefined> {
     const after = this.#checkAdd(options);
-    return this.add(this.setConditionWork(condition, memory, test), after) as GraphNode<undefined>;
+    return this.engine.add(this.engine.setConditionWork(condition, memory, test), after) as GraphNode<undefined>;
   }
 
   /**
@@ -391,7 +343,7 @@ export class Graph implements ConditionScope {
     // Checked before the loop is counted among the graph's.
     checkConditionOfNode(condition, this);
     if (typeof body !== 'function') typeError('body', 'a function', body);
-    return this.#addConditional('while', condition, [body], this.loopBound(options), after);
+    return this.#addConditional('while', condition, [body], this.engine.loopBound(options), after);
   }
 
   /**
@@ -417,48 +369,7 @@ export class Graph implements ConditionScope {
    * using exec = graph.instantiate();
    */
   async ready(): Promise<void> {
-    if (this.#root.#builtins) await loadConditionKernels(this.device);
-  }
-
-  /** @internal A new condition made here. */
-  newCondition(initial: unknown): GraphCondition {
-    const root = this.#root;
-    const condition = GraphCondition.make(this, initial, root.#conditions); // a refused one takes no number
-    root.#conditions++;
-    return condition;
-  }
-
-  /** @internal A checked loop bound with its name, counted among the graph's loops. */
-  loopBound(options: LoopOptions): LoopBound | undefined {
-    const maxIterations = checkMaxIterations(options.maxIterations);
-    const { name } = options;
-    if (name !== undefined && typeof name !== 'string') typeError('name', 'a string', name);
-    const index = this.#root.#loops++;
-    if (maxIterations === undefined) return undefined;
-    this.#root.#builtins = true;
-    return Object.freeze({ name: name ?? `while loop ${index}`, maxIterations });
-  }
-
-  /** @internal The work of a node that sets `condition` from `memory`, checked for a node here. */
-  setConditionWork(condition: GraphCondition, memory: Memory, test: ConditionTest): NodeWork {
-    if (!isInstance<GraphCondition>(condition, GraphCondition)) typeError('condition', 'a GraphCondition', condition);
-    checkConditionArgs([condition], this);
-    const source = checkConditionMemory(memory, this.device);
-    const parsed = parseTest(test);
-    this.#root.#builtins = true;
-    return setConditionWork(condition, source, parsed);
-  }
-
-  /**
-   * @internal Adds the conditional node over `bodies` (sealed bodies of this graph) after
-   * `after`, once `condition` is checked for it.
-   */
-  addConditional(type: ConditionalType, condition: GraphCondition, bodies: readonly BodyWorks[], loop: LoopBound | undefined, after: readonly GraphNode[]): GraphNode<undefined> {
-    checkConditionOfNode(condition, this);
-    const node = this.add(conditionalWork(type, condition, bodies, loop), after);
-    for (const body of bodies) (body.graph as Graph).#owner = node;
-    condition.use(`the ${type === 'if' && bodies.length === 2 ? 'if/else' : type} node ${node.index}`);
-    return node as GraphNode<undefined>;
+    if (this.engine.usesBuiltins) await loadConditionKernels(this.device);
   }
 
   #addConditional(type: ConditionalType, condition: GraphCondition, fns: readonly ((body: Graph) => void)[], loop: LoopBound | undefined, after: readonly GraphNode[]): GraphNode<undefined> {
@@ -467,7 +378,7 @@ export class Graph implements ConditionScope {
       if (typeof fn !== 'function') typeError(fns.length === 1 ? 'body' : `bodies[${i}]`, 'a function', fn);
     });
     const bodies = fns.map((fn) => {
-      const body = this.body();
+      const body = this.engine.body();
       try {
         const result: unknown = fn(body);
         if (isThenable(result)) {
@@ -475,11 +386,11 @@ export class Graph implements ConditionScope {
           throw bodyReturnedPromise();
         }
       } finally {
-        body.#sealed = true;
+        body.engine.sealed = true;
       }
-      return body.seal();
+      return body.engine.seal(body);
     });
-    return this.addConditional(type, condition, bodies, loop, after);
+    return this.engine.addConditional(type, condition, bodies, loop, after) as GraphNode<undefined>;
   }
 
   /**
@@ -500,7 +411,7 @@ export class Graph implements ConditionScope {
     if (typeof fn !== 'function') typeError('fn', 'a function', fn);
     checkOptions('options', options, HOST_LAUNCH_OPTIONS);
     const data = copyUserData(options.userData);
-    this.step({ run: () => fn(data), name: nameOf(fn), timeout: checkTimeout(options.timeout) });
+    this.engine.step({ run: () => fn(data), name: nameOf(fn), timeout: checkTimeout(options.timeout) });
   }
 
   /**
@@ -515,13 +426,14 @@ export class Graph implements ConditionScope {
     this.#checkOpen();
     if (this.#parent) typeError('graph', 'a graph (a body is instantiated with its graph)', received('the body of a conditional node'));
     this.device.checkUsable();
-    if (this.needsBuiltins)
+    if (this.engine.needsBuiltins)
       throw new GraphError('condition', `The built-in condition kernels of ${this.device} are still being compiled: await graph.ready() before instantiate()`);
-    this.#held.users++;
+    const { held } = this.engine;
+    held.users++;
     try {
-      return GraphExec.create(this, this.#nodes.slice(), this.#segments.map((s) => ({ ...s })), this.#held);
+      return GraphExec.create(this, this.engine.nodes.slice(), this.engine.segments.map((s) => ({ ...s })), held);
     } catch (error) {
-      this.#held.release();
+      held.release();
       this.device.fail(error);
     }
   }
@@ -534,11 +446,7 @@ export class Graph implements ConditionScope {
    * graph.close(); // exec still launches: it keeps what the nodes use
    */
   close(): void {
-    if (this.#parent) return this.#root.close();
-    if (this.#closed) return;
-    this.#closed = true;
-    unclosed.unregister(this);
-    this.#held.release();
+    this.engine.close();
   }
 
   /**
@@ -550,46 +458,17 @@ export class Graph implements ConditionScope {
     this.close();
   }
 
-  /**
-   * @internal Adds checked work after `after`, holding what it uses until the graph and its
-   * executables let go.
-   */
-  add(work: NodeWork, after: readonly GraphNode[]): GraphNode {
-    if (this.#sealed) throw new GraphError('body', "The body's function has returned: a body takes its nodes while its function runs");
-    if (this.#parent && (work.kind === 'hostFunction' || work.kind === 'record' || work.kind === 'wait'))
-      throw new GraphError('body', `${BODY_REFUSALS[work.kind]} cannot be in the body of a conditional node (node ${this.#nodes.length} of the body): a body holds kernels, copies, fills, empty nodes, library calls and conditional nodes`);
-    holdWork(work, this.#held.letGo);
-    const node = GraphNode.make(this, this.#nodes.length, work, after);
-    this.#nodes.push(node);
-    this.#segments.at(-1)!.end = this.#nodes.length;
-    return node;
-  }
-
-  /** @internal Ends the open segment with `step`. */
-  step(step: GraphStep): void {
-    if (this.#parent)
-      throw new GraphError('body', `A JavaScript step (${step.name}) cannot be in the body of a conditional node (node ${this.#nodes.length} of the body): the device decides there, without JavaScript`);
-    const open = this.#segments.at(-1)!;
-    open.step = step;
-    this.#segments.push({ first: this.#nodes.length, end: this.#nodes.length, step: undefined });
-  }
-
-  /** @internal The event work for `event`, holding its native event for this graph. */
-  eventWork(kind: 'record' | 'wait', event: RecordedEvent): NodeWork {
-    return eventWork(kind, event, this.#held);
-  }
-
   #checkOpen(): void {
-    if (this.#root.#closed) typeError('graph', 'an open Graph', received('a closed Graph'));
+    this.engine.checkOpen();
   }
 
   #checkAdd(options: NodeOptions): readonly GraphNode[] {
     this.#checkOpen();
-    if (this.#sealed) throw new GraphError('body', "The body's function has returned: a body takes its nodes while its function runs");
+    if (this.engine.sealed) throw new GraphError('body', "The body's function has returned: a body takes its nodes while its function runs");
     checkOptions('options', options, ['after']);
     const { after = [] } = options;
     if (!isArray(after)) typeError('after', 'an array of graph nodes', after);
-    const first = this.#segments.at(-1)!.first;
+    const first = this.engine.segments.at(-1)!.first;
     const nodes = elementsOf(after); // a hole is refused, not skipped
     nodes.forEach((node, i) => {
       if (!isInstance(node, GraphNode)) typeError(`after[${i}]`, 'a GraphNode', node);

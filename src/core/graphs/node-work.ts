@@ -1,5 +1,6 @@
 // The work of graph nodes, from checked arguments: what each node does, and what it holds (memory,
-// modules, native events) until the graph and its executables let go.
+// modules, native events) until the graph and its executables let go; and the interface behind
+// which a library call is a node.
 import { DTYPES } from '../base/dtype.js';
 import { scalarBits } from '../base/scalar.js';
 import type { Allocation } from '../memory/allocation.js';
@@ -8,8 +9,8 @@ import type { RecordedEvent } from '../device/recorder.js';
 import type { Kernel } from '../kernels/kernel.js';
 import type { Module } from '../kernels/module.js';
 import type { LaunchConfig } from '../kernels/launch-config.js';
-import type { NativeEvent } from '../native/types.js';
-import type { LibraryCall } from './library-node.js';
+import type { NativeEvent, NativeGraph, NativeGraphExec } from '../native/types.js';
+import type { Stream } from '../device/stream.js';
 import { addAllocations, type ConditionalType, type LoopBound, type ParsedTest } from './conditions.js';
 import type { GraphCondition } from '../device/condition.js';
 import type { DType } from '../base/dtype.js';
@@ -189,4 +190,47 @@ export function allocationsOf(works: readonly NodeWork[]): Allocation[] {
   const memory = new Set<Allocation>();
   for (const work of works) for (const allocation of work.memory) memory.add(allocation);
   return [...memory];
+}
+
+// Library calls (cuBLAS, cuFFT) as graph nodes. What such a node does belongs to its library
+// (src/core/libraries), behind this interface, so that graphs know no library: on CUDA the call
+// is captured natively into a child graph, on the host device it is enqueued again as recorded.
+
+/** A library call recorded into a graph (or a value's recording, for `replay`). */
+export interface LibraryCall {
+  /** How messages name it, e.g. `gemm (f32, 64×64×64)`. */
+  readonly name: string;
+  /**
+   * What an executable's update cannot change (sizes, types, layouts): an executable's node of
+   * one call may be set to another of the same shape.
+   */
+  readonly shape: string;
+  /**
+   * Settles once the call's library is ready (a cuFFT plan being made), rejecting when it could
+   * not be made; undefined when it is ready.
+   */
+  readonly pending: Promise<unknown> | undefined;
+  /**
+   * What differs between `was` and this call, of another shape, in words: `gemm (f32, 4×4×4) with
+   * alpha 1 → 0 (…)`, or `gemm (f32, 8×4×4) where the graph has gemm (f32, 4×4×4)`.
+   */
+  shapeChange(was: LibraryCall): string;
+  /** Whether `other`, of the same shape, differs in what an executable holds (addresses, scalars). */
+  differs(other: LibraryCall): boolean;
+  /** Enqueues the call on `stream` as an eager call does (the host device's replay, say). */
+  enqueue(stream: Stream): void;
+  /**
+   * CUDA: adds the call to `graph` after the nodes `deps`, returning its index.
+   * @throws GraphError (`forbidden`, naming the call) when the library refuses to be captured.
+   */
+  addTo(graph: NativeGraph, deps: Uint32Array): number;
+  /** CUDA: sets node `index` of `exec` to this call for its launches from now on. */
+  setIn(exec: NativeGraphExec, index: number): void;
+}
+
+declare module '../device/recorder.js' {
+  interface Recorder {
+    /** A library call (cuBLAS, cuFFT), checked, with the memory it uses. */
+    library(call: LibraryCall, memory: readonly Allocation[]): void;
+  }
 }

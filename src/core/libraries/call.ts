@@ -6,7 +6,7 @@ import { GraphError } from '../base/errors.js';
 import type { Allocation } from '../memory/allocation.js';
 import type { Device } from '../device/device.js';
 import type { Stream } from '../device/stream.js';
-import type { LibraryCall } from '../graphs/library-node.js';
+import type { LibraryCall } from '../graphs/node-work.js';
 import type { NativeGraph, NativeGraphExec } from '../native/types.js';
 import { LibraryError, statusError, statusName, type LibraryName } from './errors.js';
 import { libraries, writeAddress, type NativeBlas, type NativeFft } from './native.js';

@@ -2,7 +2,7 @@
 // transforms) as stream commands, loaded at run time on a GPU and replaced by CPU references on
 // the host device, with `device.blas` and `device.fft` added to Device. This folder owns the
 // libraries' bindings, argument checks, plans, workspaces and graph nodes; it imports from base,
-// native, memory, device, queue and graphs (graphs/library-node.ts is the interface its graph
+// native, memory, device, queue and graphs (graphs/node-work.ts's LibraryCall is the interface its graph
 // nodes implement), and nothing imports from it but src/core/index.ts and the operators.
 import './device-members.js';
 

@@ -171,7 +171,7 @@ export class Replayer implements RecordingOwner {
   #capture(stream: Stream, position: number, works: readonly NodeWork[]): void {
     const graph = Graph.create(stream.device);
     let last;
-    for (const work of works) last = graph.add(work, last ? [last] : []);
+    for (const work of works) last = graph.engine.add(work, last ? [last] : []);
     this.#references[position] = graph;
     this.#referenceWorks[position] = graph.nodes.map((n) => n.work);
     const held = this.#heldFor(stream, position, graph, works);
