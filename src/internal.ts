@@ -44,7 +44,7 @@ export function setWatcherPause(nanoseconds: number): void {
 
 /**
  * How a pipeline's values are watched on a GPU, for the watches that start from now on (a value
- * waiting in its lane's queue takes the road set when its watch starts): `events` (an event
+ * waiting in its lane's queue takes the kind of watch set when its watch starts): `events` (an event
  * recorded behind each, which the watcher queries; the default) or `words` (a word of each lane's
  * that the stream writes behind each, which the watcher reads). For measuring the two against
  * each other. A TypeError for anything else.
@@ -52,7 +52,7 @@ export function setWatcherPause(nanoseconds: number): void {
 export { setWatchRoad, type WatchRoad } from './core/device/value-watches.js';
 
 /**
- * Enqueues the completion road's notification for `id` on `stream` alone, past rxcuda's queue: the
+ * Enqueues the completion queue's notification for `id` on `stream` alone, past rxcuda's queue: the
  * floor that bench/completion sets a completion point against.
  */
 export function notifyAlone(stream: Stream, id: number): void {

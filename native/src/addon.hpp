@@ -22,7 +22,7 @@ struct Addon {
   cu::Context current = nullptr;  // the context last made current on this thread
   std::shared_ptr<host::Pool> hostPool;  // runs host streams; started by the first one
   // The device threads (started by the first owned CUDA stream). Declared last: destroyed first,
-  // each thread submitting what it holds while the spinner and the completion road still live.
+  // each thread submitting what it holds while the spinner and the completion queue still live.
   std::unique_ptr<Submission> submission;
 
   // Host streams' work still runs after the environment has gone; the pool's threads then end.

@@ -169,7 +169,7 @@ function control<T, B, R>(
         // A replayed value's recording, or (nested) the body another operator records for it.
         const recording = recorder instanceof ValueRecording || recorder instanceof BodyRecording ? recorder : undefined;
         if (recording) {
-          // The replay road: a value that needs the built-in kernels before they are loaded goes
+          // Under replay: a value that needs the built-in kernels before they are loaded goes
           // as given (replayer.ts), its conditional node run from the host, with the same results.
           void loadConditionKernels(device).catch(() => {});
           recordOnDevice(name, type, bodies.length, work, memory, test, maxIterations, recording, (b) => {

@@ -118,7 +118,7 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
       const whenInto = new WhenDone<Out, Work<T, B, R>, () => void>(label, subscriber, (_, prepare) => prepare());
       type Later = (ready: () => void, fail: (error: unknown) => void) => void;
       const whenCopiedLater = new WhenDone<Out, Work<T, B, R>, Later>(label, subscriber, undefined, (_, later, ready, fail) => later(ready, fail));
-      // A value's road captures nothing of its own unless it needs to (into, or a large copy), so
+      // A value's path captures nothing of its own unless it needs to (into, or a large copy), so
       // that the others allocate no context.
       const subscription = operate(label, source, subscriber, (work, owe) => {
         const memory = select(work);

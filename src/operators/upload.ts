@@ -53,7 +53,7 @@ export function upload<T, B, R, A extends UploadSource, N extends string = 'inpu
 ): OperatorFunction<Work<T, B, R>, Work<T, With<B, { readonly [K in N]: DeviceArray<DTypeOfSource<A>> }>, R>> {
   if (typeof select !== 'function') typeError('select', 'a function from a value to the data to upload', select);
   checkSlotName('name', name);
-  // The step's road for an untimed value captures nothing, so that it allocates no context: a
+  // The step's path for an untimed value captures nothing, so that it allocates no context: a
   // timeline's stages take the functions below.
   return stepOperator(`upload(${name})`, (work: Work<T, B, R>) => {
     const data: UploadSource = select(work.value);

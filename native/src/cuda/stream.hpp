@@ -60,7 +60,7 @@ class StreamObject : public Napi::ObjectWrap<StreamObject> {
   // Lets go of the stream: its device thread destroys it behind its work, or, for a foreign one,
   // what this object made is destroyed now.
   void release();
-  // The completion record for `id`, on the environment's road.
+  // The completion record for `id`, on the environment's completion queue.
   Completion::Record* recordFor(Napi::Env env, const Napi::Value& id);
 
   cu::Stream stream_ = nullptr;

@@ -119,10 +119,10 @@ void Spinner::run() {
 }
 
 void Spinner::sendSeen(const Watch& w) {
-  // The road is read first: once pushed, the record may be drained and gone.
-  Completion* road = w.record->road;
+  // The queue is read first: once pushed, the record may be drained and gone.
+  Completion* queue = w.record->queue;
   if (!owed_) {
-    owed_ = road;
+    owed_ = queue;
     owed_->retain();
   }
   Completion::pushQuietly(w.record, 0);

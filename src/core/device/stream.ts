@@ -1,5 +1,5 @@
 // Streams: ordered lanes of device work. Every method enqueues and returns at once; completion
-// comes back from the completion road, never by blocking or polling. The class is the public face:
+// comes back from the completion queue, never by blocking or polling. The class is the public face:
 // its work goes through its engine (queue/stream-engine.ts), each concern in a file of its own (stream-commands,
 // -steps, -waits, spin-wait.ts); kernels/ adds `launch` and graphs/ `capture`.
 import { EventEmitter } from 'eventemitter3';

@@ -50,7 +50,7 @@ function release(entry: { stream: Stream; word: HostArray<'u64'> | undefined }):
   entry.word?.close();
 }
 
-/** One launch's conditions (on the host road): their values, and the streams its bodies run on. */
+/** One launch's conditions (conditional nodes run from the host): their values, and the streams its bodies run on. */
 export class HostConditions {
   readonly streams: BodyStreams;
   /** By the conditions' names, which pair an updated graph's conditions with the first one's. */

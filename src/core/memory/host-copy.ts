@@ -1,5 +1,5 @@
 // Host-to-host copies that keep the main thread free: a large copy is cut into chunks that native
-// threads copy in parallel, and its completion comes back through the completion road.
+// threads copy in parallel, and its completion comes back through the completion queue.
 import { expectCompletion } from '../native/completions.js';
 import { addon } from '../native/addon.js';
 import { bufferOf, byteLengthOf, byteOffsetOf, lengthOf, typedArrayName } from '../base/buffers.js';

@@ -56,7 +56,7 @@ export class StreamEngine<R extends EngineRecorder = EngineRecorder> {
    * @internal Pipeline values whose completion was given to the native watcher, those notified by
    * a host callback, and watches that gave up (device/value-watches.ts, host-steps.ts).
    */
-  readonly valueRoads = { watched: 0, notified: 0, gaveUp: 0 };
+  readonly valueCompletions = { watched: 0, notified: 0, gaveUp: 0 };
   /** Recorded last of all when the stream closed: what completion points behind it wait for. */
   #tail: EngineMark | undefined;
   readonly #queue: StreamQueue;
@@ -177,7 +177,7 @@ export class StreamEngine<R extends EngineRecorder = EngineRecorder> {
 
   /**
    * {@link run} for the command `fn(lane, a, b)`: called at once, without a closure made for it,
-   * when nothing is queued (rxcuda's per-value commands take this road); else queued as `run`
+   * when nothing is queued (rxcuda's per-value commands take this path); else queued as `run`
    * queues. `dropped(lane, a, b, error)` settles what waits for it when the lane breaks before it
    * runs (a command's `dropped`).
    */
@@ -297,7 +297,7 @@ function retireCommand(native: NativeStream, retirees: readonly (() => void)[]):
 
 /**
  * The command `fn(lane, a, b)` of {@link StreamEngine.runWith}, made only when it must wait in the queue:
- * a function of its own, so that runWith's direct road allocates no context for these closures.
+ * a function of its own, so that runWith's direct path allocates no context for these closures.
  */
 function commandWith<L, A, B>(lane: L, fn: (lane: L, a: A, b: B) => Pause | void, a: A, b: B, dropped?: (lane: L, a: A, b: B, error: unknown) => void): Command {
   const command: Command = () => fn(lane, a, b);

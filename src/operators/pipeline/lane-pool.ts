@@ -163,10 +163,10 @@ export class LanePool {
     const places = this.#places;
     let watched = 0, notified = 0, watchesGivenUp = 0;
     for (const { stream } of this.lanes) {
-      const roads = stream.engine.valueRoads;
-      watched += roads.watched;
-      notified += roads.notified;
-      watchesGivenUp += roads.gaveUp;
+      const counts = stream.engine.valueCompletions;
+      watched += counts.watched;
+      notified += counts.notified;
+      watchesGivenUp += counts.gaveUp;
     }
     return { inFlight: places.inFlight, maxInFlight: places.maxInFlight, buffersInUse: this.#buffers.inUse, buffersCreated: this.#buffers.created, watched, notified, watchesGivenUp };
   }

@@ -163,7 +163,7 @@ export class Work<T, B = {}, R = {}> {
   }
 
   /**
-   * @internal Whether the pool has a timeline. Operators on a hot road (launch, upload,
+   * @internal Whether the pool has a timeline. Operators on a hot path (launch, upload,
    * download) enqueue at once without it, and only through {@link stage} with it, so that an
    * untimed value costs no closure per stage.
    */
