@@ -162,7 +162,7 @@ function control<T, B, R>(
           if (emitted) resolve();
         });
       let queue: Promise<unknown> = Promise.resolve();
-      const outer = operate(name, source, subscriber, (work, owe) => {
+      const outer = operate(name, source, subscriber, (work, expectEmission) => {
         const memory = checkConditionMemory(memoryOf(work), work.stream.device);
         const recorder = work.stream.engine.recorder;
         const device = work.stream.device;
@@ -182,7 +182,7 @@ function control<T, B, R>(
           return;
         }
         warnEager(name);
-        const pay = owe();
+        const settle = expectEmission();
         work.hold(); // the value and its buffers stay until its loop has run and it has gone on
         queue = queue.then(async () => {
           try {
@@ -191,7 +191,7 @@ function control<T, B, R>(
           } catch (error) {
             if (!subscriber.closed) subscriber.error(new PipelineError(name, work.index, error));
           } finally {
-            pay();
+            settle();
             try {
               work.releaseWhenDone();
             } catch {
@@ -204,7 +204,7 @@ function control<T, B, R>(
         ended = true;
         outer.unsubscribe();
         for (const subscription of inner) subscription.unsubscribe();
-        stop?.(new Error(`${name} was unsubscribed`)); // a value mid-loop lets go of what it holds
+        stop?.(new Error(`${name} was unsubscribed`)); // a value mid-loop releases what it holds
       };
     });
 }

@@ -124,7 +124,7 @@ Napi::Value StreamObject::handle(const Napi::CallbackInfo& info) {
   return Napi::BigInt::New(info.Env(), static_cast<uint64_t>(reinterpret_cast<uintptr_t>(stream_)));
 }
 
-// destroy(): lets go of the stream (see release()); a foreign stream itself is left to its owner.
+// destroy(): releases the stream (see release()); a foreign stream itself is left to its owner.
 Napi::Value StreamObject::destroy(const Napi::CallbackInfo& info) {
   if (!owned_ && stream_) enter(info.Env());
   release();

@@ -70,7 +70,7 @@ void Completion::cancel(Record* r) {
 void Completion::track(int delta) {
   uint32_t before = pending_;
   pending_ += delta;
-  // The loop stays alive exactly while completions are owed to JavaScript.
+  // The loop stays alive exactly while completions are pending for JavaScript.
   if (before == 0 && pending_ > 0) napi_ref_threadsafe_function(env_, wake_);
   if (before > 0 && pending_ == 0) napi_unref_threadsafe_function(env_, wake_);
 }

@@ -22,7 +22,7 @@ import { LaunchConfig, type LaunchOptions } from '../kernels/launch-config.js';
 import { GraphNode, type NodeWork } from './graph-node.js';
 import { GraphExec } from './graph-exec.js';
 import { HeldResources, conditionalWork, copyWork, eventWork, fillWork, holdWork, hostFunctionWork, kernelWork, setConditionWork, type BodyWorks } from './node-work.js';
-import { MADE, checkMade, type Made } from '../base/made.js';
+import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 import { GraphError } from '../base/errors.js';
 import { isThenable } from '../base/thenable.js';
 import { GraphCondition, checkConditionArgs, checkConditionOfNode, type ConditionScope } from '../device/condition.js';
@@ -119,8 +119,8 @@ export class Graph implements ConditionScope {
   /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
   static readonly [BRAND] = (value: object): boolean => #nodes in value;
 
-  private constructor(made: Made, device: Device, parent?: Graph) {
-    checkMade(made, 'a Graph', 'device.createGraph() or stream.capture()');
+  private constructor(token: ConstructorToken, device: Device, parent?: Graph) {
+    checkConstructorToken(token, 'a Graph', 'device.createGraph() or stream.capture()');
     this.device = device;
     this.#parent = parent;
     this.#root = parent ? parent.#root : this;
@@ -130,7 +130,7 @@ export class Graph implements ConditionScope {
 
   /** @internal Use {@link Device.createGraph} or {@link Stream.capture}. */
   static create(device: Device): Graph {
-    return new Graph(MADE, device);
+    return new Graph(CONSTRUCTOR_TOKEN, device);
   }
 
   /**
@@ -154,7 +154,7 @@ export class Graph implements ConditionScope {
   /** @internal A new body of a conditional node of this graph (or body), to record into. */
   body(): Graph {
     this.#checkOpen();
-    return new Graph(MADE, this.device, this);
+    return new Graph(CONSTRUCTOR_TOKEN, this.device, this);
   }
 
   /** @internal Ends a body: it takes no more nodes; its nodes as the conditional node holds them. */
@@ -552,7 +552,7 @@ export class Graph implements ConditionScope {
 
   /**
    * @internal Adds checked work after `after`, holding what it uses until the graph and its
-   * executables let go.
+   * executables release them.
    */
   add(work: NodeWork, after: readonly GraphNode[]): GraphNode {
     if (this.#sealed) throw new GraphError('body', "The body's function has returned: a body takes its nodes while its function runs");

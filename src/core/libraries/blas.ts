@@ -2,7 +2,7 @@
 // anything is enqueued, on the GPU through cuBLAS (loaded at the first call) and on the host
 // device through the CPU reference (native/src/host/gemm.cpp), with the same contract.
 import { isInstance, typeError } from '../base/errors.js';
-import { MADE, checkMade, type Made } from '../base/made.js';
+import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 import { checkOptions } from '../base/options.js';
 import { Device as DeviceClass, type Device } from '../device/device.js';
 import type { DeviceArray } from '../memory/memory.js';
@@ -51,8 +51,8 @@ export class Blas {
   #gate: Gate | undefined;
   #native: NativeBlas | undefined;
 
-  private constructor(token: Made, device: Device) {
-    checkMade(token, 'a Blas', 'Blas.for(device) or device.blas');
+  private constructor(token: ConstructorToken, device: Device) {
+    checkConstructorToken(token, 'a Blas', 'Blas.for(device) or device.blas');
     this.device = device;
     const blas = this;
     this.#library = {
@@ -78,7 +78,7 @@ export class Blas {
   static for(device: Device): Blas {
     if (!isInstance(device, DeviceClass)) typeError('device', 'a Device', device);
     let blas = perDevice.get(device);
-    if (!blas) perDevice.set(device, (blas = new Blas(MADE, device)));
+    if (!blas) perDevice.set(device, (blas = new Blas(CONSTRUCTOR_TOKEN, device)));
     return blas;
   }
 
@@ -124,7 +124,7 @@ export class Blas {
    * `workBytes`: rxcuda/internal's stand-in, whose native call does nothing (bench/study/library-path).
    */
   static over(device: Device, native: NativeBlas, workBytes: number): Blas {
-    const blas = new Blas(MADE, device);
+    const blas = new Blas(CONSTRUCTOR_TOKEN, device);
     blas.#native = native;
     blas.#library.runOwn = native.bind(blas.#block);
     blas.#gate = { pending: undefined, failure: undefined, workBytes };

@@ -1,7 +1,7 @@
 // The cuFFT plans of one device, cached by kind, precision, sizes and batch, at most MAX_PLANS
 // of them: past that, the plan used longest ago leaves the cache. A plan is destroyed once it
 // has left the cache, the streams that used it have finished with it and the graphs whose nodes
-// run it have let go (a plan is held as memory is: see Allocation).
+// run it have released it (a plan is held as memory is: see Allocation).
 import { Allocation } from '../memory/allocation.js';
 import type { Device } from '../device/device.js';
 import type { Gate } from './call.js';

@@ -4,7 +4,7 @@ import { DTYPES, type DType, type TypedArrayOf } from '../base/dtype.js';
 import { RxcudaError } from '../base/errors.js';
 import type { HostArray } from './memory.js';
 import { addon } from '../native/addon.js';
-import { MADE, checkMade, type Made } from '../base/made.js';
+import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 import { ownBuffer } from './own-buffers.js';
 
 // Each view's buffer holds the memory it shows, so that the memory (which is freed when the
@@ -37,11 +37,11 @@ export class LentArray<D extends DType = DType> {
 
   /** @internal Lends the first `length` elements of `memory`, which goes back to `owner` once, when returned. */
   static make<D extends DType>(memory: HostArray<D>, length: number, owner: LentArrayOwner): LentArray<D> {
-    return new LentArray(MADE, memory, length, owner);
+    return new LentArray(CONSTRUCTOR_TOKEN, memory, length, owner);
   }
 
-  private constructor(made: Made, memory: HostArray<D>, length: number, owner: LentArrayOwner) {
-    checkMade(made, 'a LentArray', 'download(select, name, { lend })');
+  private constructor(token: ConstructorToken, memory: HostArray<D>, length: number, owner: LentArrayOwner) {
+    checkConstructorToken(token, 'a LentArray', 'download(select, name, { lend })');
     this.dtype = memory.dtype;
     this.length = length;
     const buffer = ownBuffer(memory.allocation.device.backend.viewHost(memory.ptr, length * DTYPES[memory.dtype].size));

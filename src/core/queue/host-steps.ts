@@ -29,7 +29,7 @@ export function checkNotCapturing(lane: StreamEngine, call: string): void {
   if (lane.native.capturing()) throw captureRefused(call);
 }
 
-/** A native call for completion `id` refused under graph capture (`call`'s): `id` is let go, and the refusal thrown. */
+/** A native call for completion `id` refused under graph capture (`call`'s): `id` is released, and the refusal thrown. */
 export function refusedUnderCapture(id: number, call: string): never {
   cancelCompletion(id);
   throw captureRefused(call);

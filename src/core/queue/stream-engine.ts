@@ -64,8 +64,8 @@ export class StreamEngine<R extends EngineRecorder = EngineRecorder> {
   #reached = 0;
   /** The sticky error that broke the lane's device, once it has. */
   #broken: CudaError | undefined;
-  /** What to call once the lane has closed and its work is done (see whenRetired). */
-  #retirees: (() => void)[] | undefined;
+  /** What to call once the lane has closed and its work is done (see whenDrained). */
+  #whenDrainedCalls: (() => void)[] | undefined;
   /** The failed submission that stopped the stream's work, once one has (submitFailed). */
   #failure: CudaError | undefined;
 
@@ -95,16 +95,16 @@ export class StreamEngine<R extends EngineRecorder = EngineRecorder> {
   }
 
   /** True once the stream closed and all its work has completed (the driver is asked now). */
-  get retired(): boolean {
+  get drained(): boolean {
     return this.#tail !== undefined && this.#tail.reached();
   }
 
   /**
    * Calls `forget` once the stream has closed and all its work has completed: holders of lanes
-   * that outlive them (modules) let go of the lane then. The lane must still be open.
+   * that outlive them (modules) release the lane then. The lane must still be open.
    */
-  whenRetired(forget: () => void): void {
-    (this.#retirees ??= []).push(forget);
+  whenDrained(forget: () => void): void {
+    (this.#whenDrainedCalls ??= []).push(forget);
   }
 
   /** Whether work given now is submitted to the driver at once: nothing queued or paused, no recorder. */
@@ -227,15 +227,15 @@ export class StreamEngine<R extends EngineRecorder = EngineRecorder> {
    */
   close(tail: EngineEvent, last: () => void): void {
     this.#tail = tail;
-    const retirees = this.#retirees;
-    this.#retirees = undefined;
+    const whenDrainedCalls = this.#whenDrainedCalls;
+    this.#whenDrainedCalls = undefined;
     try {
       this.#queue.run(tail.recordCommand(this));
-      if (retirees) this.#queue.run(retireCommand(this.native, retirees));
+      if (whenDrainedCalls) this.#queue.run(drainedCommand(this.native, whenDrainedCalls));
       this.#queue.run(last);
     } catch {
       // A broken context (a sticky error): nothing runs on it any more anyway.
-      if (retirees) for (const forget of retirees) forget();
+      if (whenDrainedCalls) for (const forget of whenDrainedCalls) forget();
     }
   }
 
@@ -272,13 +272,13 @@ export class StreamEngine<R extends EngineRecorder = EngineRecorder> {
 }
 
 /**
- * The command, given last of all at close, that calls each of `retirees` once everything the lane
+ * The command, given last of all at close, that calls each of `calls` once everything the lane
  * was given has completed (whatever the status: a failed stream runs nothing more either), or at
  * once should the lane break first.
  */
-function retireCommand(native: NativeStream, retirees: readonly (() => void)[]): Command {
+function drainedCommand(native: NativeStream, calls: readonly (() => void)[]): Command {
   const forget = () => {
-    for (const retiree of retirees) retiree();
+    for (const call of calls) call();
   };
   return settling(() => {
     const id = expectCompletion(forget);
