@@ -16,9 +16,10 @@ import { addon } from './core/native/addon.js';
 export { expectCompletion } from './core/native/completions.js';
 
 /**
- * The workspace that cuBLAS and cuFFT calls on `stream` are given now (from the stream-ordered
- * pool, after the stream's first library call on a GPU), or undefined: bench/study/gemm-f16
- * hands it to the C++ twin, to compare the library's work with rxcuda's workspace and with its own.
+ * The workspace that cuBLAS and cuFFT calls on `stream` are given now (from the device's
+ * stream-ordered memory pool, after the stream's first library call on a GPU), or undefined:
+ * bench/study/gemm-f16 hands it to the C++ twin, to compare the library's work with rxcuda's
+ * workspace and with its own.
  */
 export function libraryWorkspace(stream: Stream): DeviceArray<'u8'> | undefined {
   return workspacesOf(stream.device).of(stream);

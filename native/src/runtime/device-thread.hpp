@@ -123,13 +123,14 @@ struct FillCommand { cu::DevicePtr ptr; size_t count; uint32_t size, low, high; 
 
 // A failed submission, for the main thread's failure notice.
 struct SubmitFailure {
-  cu::Stream stream;  // the stream's handle (a host stream's queue)
+  cu::Stream stream;  // the stream's handle (a host-device stream's queue)
   int32_t code;
   const char* call;
 };
 
-// The failed submissions not yet told, shared by the device threads and host streams (whose work
-// may outlive the environment: the completion queue is retained until the last holder releases it).
+// The failed submissions not yet told, shared by the device threads and host-device streams (whose
+// work may outlive the environment: the completion queue is retained until the last holder
+// releases it).
 class SubmitFailures {
  public:
   explicit SubmitFailures(Completion* completions) : completions_(completions) {

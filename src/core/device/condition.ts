@@ -159,7 +159,7 @@ export class ConditionValue {
     this.#value = condition.initial;
   }
 
-  /** @internal Made by a launch whose conditional nodes run from the host, at the condition's initial value. */
+  /** @internal Made by a launch whose conditional nodes run as host steps, at the initial value. */
   static of(condition: GraphCondition): ConditionValue {
     return new ConditionValue(CONSTRUCTOR_TOKEN, condition);
   }

@@ -149,7 +149,8 @@ export class GraphExec {
       return;
     }
     lane.recorder?.interrupt('launching an executable'); // a recording lane is never immediate
-    // The conditions of this launch, for conditional nodes run from the host: each at its initial value until set.
+    // The conditions of this launch, for conditional nodes run as host steps: each at its initial
+    // value until set.
     const conditions = this.#bodyStreams && new HostConditions(this.#bodyStreams);
     const segments = this.#segments;
     for (let i = 0; i < segments.length; i++) {

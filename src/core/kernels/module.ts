@@ -238,7 +238,7 @@ export class Module {
   }
 
   /**
-   * The parameters of kernel `name` in the checked code of a host module (undefined when it was
+   * The parameters of kernel `name` in the checked code of a host-device module (undefined when it was
    * not checked); a name that is not an entry there is refused as a GPU's driver refuses it.
    */
   #checkedParams(name: string): readonly PtxParam[] | undefined {

@@ -10,7 +10,7 @@ import { ownBuffer } from './own-buffers.js';
 // Each view's buffer holds the memory it shows, so that the memory (which is freed when the
 // garbage collector finds nothing reaching it) lives as long as anything can read it. A lent array
 // dropped without being returned is not reused: its memory is freed once collected. (Returning it
-// to the pool through a FinalizationRegistry would register every lent array, and the registry's
+// to the lane pool by a FinalizationRegistry would register every lent array, and the registry's
 // cells, chained to one another, kept each value's objects alive through the young generation's
 // collections: at thousands of values a second, pauses of milliseconds on the main thread.)
 const shown = Symbol('rxcuda.lentMemory');
@@ -72,7 +72,7 @@ export class LentArray<D extends DType = DType> {
    * frames$.pipe(…, download((w) => w.buffers.out, 'out', { lend: 'release' }), tap((w) => {
    *   const out = w.results.out;
    *   save(out.data); // pinned memory, read in place
-   *   out.release(); // back to the pool; out.data throws from now on
+   *   out.release(); // back to the lane pool; out.data throws from now on
    * }))
    */
   release(): void {

@@ -97,7 +97,7 @@ export abstract class Memory<D extends DType = DType> {
   }
 
   /**
-   * @internal {@link close} for memory whose work is known to have finished (a pool's free
+   * @internal {@link close} for memory whose work is known to have finished (a lane pool's free
    * buffer): a pinned block goes back for reuse at once, not behind a completion point.
    */
   closeIdle(): void {

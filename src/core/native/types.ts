@@ -70,7 +70,7 @@ export interface NativeStream {
    * `id` comes back through the completion queue once everything given to the stream before it is
    * in the driver's hands (past its device thread), with 0, or with the CUresult of the failed
    * submission that stopped the stream's work. False, with `id` not taken, for a stream whose
-   * commands are in the driver's hands once given (a foreign stream, a host stream).
+   * commands are in the driver's hands once given (a foreign stream, a host-device stream).
    */
   flushMark(id: number): boolean;
   /**

@@ -24,7 +24,7 @@ export function checkOpenPool(pool: LanePool): void {
 
 /**
  * Starts values on lanes within the pool's in-flight bound, for one subscriber: each on the least
- * loaded device's least loaded lane. `onSlot` is called whenever a value on the pool (this
+ * loaded device's least loaded lane. `onPlaceFree` is called whenever a value on the pool (this
  * subscriber's or another pipeline's) finished and another may start, until `stop`.
  * @throws TypeError for a pool closed since the operator was made.
  */

@@ -97,7 +97,7 @@ export function attached<O extends AnyWork>(work: AnyWork): O {
  * stopped it or its device broke meanwhile: see LanePool.faultOf for a pool that goes on without
  * a broken device), holding the value until then. `prepare(work, arg)` runs just before the
  * emission, for operators that attach results, with what it needs of the value in `arg`;
- * `later(work, arg, ready, fail)` instead, for results that take host work off the main thread: it
+ * `later(work, arg, ready, fail)` instead, for results copied in host memory off the main thread: it
  * calls `ready` once they are attached, or `fail` with what stopped it. What either throws or
  * fails with, or the emission throws, errors the subscriber, as a PipelineError of `name` and the value.
  */
