@@ -1,4 +1,4 @@
-// bench/completion: the completion road and held host steps against native baselines, in one process.
+// bench/completion: the completion queue and held host steps against native baselines, in one process.
 // (a) device work done → JavaScript callback running, against cuLaunchHostFunc waking a C++
 //     thread through a condition variable (both: an empty kernel, then the notification). Beside
 //     it: the Node-API floor (the same enqueue from C++, then a threadsafe function or a libuv
@@ -6,12 +6,12 @@
 //     spin-polls the stream's write itself.
 // (b) a held host step: from the moment the step settles to the write of the kernel enqueued
 //     behind it seen on the host by an observer thread. The kernel waits in rxcuda's queue and is
-//     launched when the step settles. Against the same road made natively: the notification wakes
+//     launched when the step settles. Against the same path made natively: the notification wakes
 //     the main thread through a threadsafe function, and the JavaScript callback launches the
 //     kernel from C++ at once. Beside it, the plain native gate (cuStreamWaitValue32 released by a
 //     host store), which pays the launch in advance and which rxcuda no longer uses.
 // (c) held-step throughput: N streams each running rounds of (empty kernel, host step) with the
-//     next round's kernel behind the step, against the same road made natively (the callback
+//     next round's kernel behind the step, against the same path made natively (the callback
 //     launches the next round's kernel and notification from C++).
 // The latency cases alternate with their baselines in 20 short rounds, so drift weighs on both.
 import { Device } from 'rxcuda';
@@ -139,7 +139,7 @@ const rxcudaStep = (flag, i, step) => {
   stream.hostLaunch(step);
   stream.launch(store, one, [flag, i]);
 };
-/** The same road natively: the wake-up's callback runs the step, then launches the store from C++. */
+/** The same path natively: the wake-up's callback runs the step, then launches the store from C++. */
 let stepWoken;
 const stepWaker = baseline.createWaker(() => stepWoken());
 const nativeStep = (flag, i, step) => {
@@ -181,7 +181,7 @@ async function rxcudaThroughput(streams, rounds) {
   return ran / (micros(start, now()) / 1e6);
 }
 
-/** The same road natively: each wake-up runs the step, then launches the next round from C++. */
+/** The same path natively: each wake-up runs the step, then launches the next round from C++. */
 async function nativeThroughput(streams, rounds) {
   let ran = 0;
   const start = now();
@@ -225,14 +225,14 @@ for (const [count, rounds] of [[1, 4000], [16, 500], [256, 40], [1000, 12]]) {
 }
 baseline.closeWaker(waker);
 
-report('completion', `completion road and held steps on ${device.name}, ${COUNT} round trips each`, [
+report('completion', `completion queue and held steps on ${device.name}, ${COUNT} round trips each`, [
   { ...summary('device done → JS callback', oursA, theirsA, '≤ 1.1'), enqueue_median_us: median(enqueueA) },
   summary('… the native notification alone (no checks)', oursNotifyAlone, theirsA, 'to compare'),
   summary('Node-API floor: C++ enqueues, a threadsafe function calls JS', nodeApiFloor, theirsA, 'to compare'),
   summary('… a libuv async handle in place of the threadsafe function', uvFloor, theirsA, 'to compare'),
   { ...summary('… low-latency mode (spin ≤ 200 µs)', oursSpin, theirsA, '≤ 12 µs median'), enqueue_median_us: median(spinEnqueue), ...spinCpu },
   summary('native: kernel, write-value, this thread spin-polls (vs. the callback)', nativeSpin, theirsA, 'to compare'),
-  summary('held step settles → next kernel seen (vs. the same road made natively)', oursB, theirsB, '≤ 1.1'),
+  summary('held step settles → next kernel seen (vs. the same path made natively)', oursB, theirsB, '≤ 1.1'),
   summary('… against the plain native gate (launch paid in advance)', oursB, gateB, 'to compare'),
   ...throughput,
 ]);

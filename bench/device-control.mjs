@@ -20,7 +20,7 @@ const gpu = device.kind === 'cuda';
 const VALUES = arg('--values', gpu ? 4000 : 400);
 const ROUNDS = arg('--rounds', 3);
 const ITERATIONS = gpu ? [1, 10, 100] : [1, 10];
-process.removeAllListeners('warning'); // the host road says once that it decides on the host
+process.removeAllListeners('warning'); // the host device says once that it decides on the host
 
 const module = await device.compile(`
 extern "C" __global__ void step(unsigned* x) { if (threadIdx.x == 0) { x[0] -= 1; x[1] += 1; } }`, { name: 'bench-device-control.cu' });
@@ -55,7 +55,7 @@ async function run(iterations, onDevice) {
   return { valuesPerSecond: VALUES / seconds, busyUs: (busy * 1000) / VALUES };
 }
 
-await run(1, true); // compiles the built-in condition kernels, warms both roads
+await run(1, true); // compiles the built-in condition kernels, warms both ways (on the device, on the host)
 await run(1, false);
 const rows = [];
 for (const iterations of ITERATIONS) {

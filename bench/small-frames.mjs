@@ -11,16 +11,16 @@
 // inside the C++ program's launch and copy calls (bench/study/per-value gives rxcuda's). Every result is
 // checked. On a machine without a GPU it runs on the host device, without the C++ program.
 // Its pools watch each value's completion (LanePool's default `spin`); with `--spin µs`, rxcuda
-// runs each road a second time on a pool with that `spin` (`--spin 0`: completions through the
+// runs each pipeline a second time on a pool with that `spin` (`--spin 0`: completions through the
 // driver's host callbacks), in the columns *_spin_fps.
 // `--pause ns` fixes the addon's watcher's busy pause between passes in which no event completed
 // (0: none), in place of its default, which follows how long the events take. `--words` runs each
-// rxcuda road a second time with its values watched through a word each lane's stream writes (the
+// rxcuda pipeline a second time with its values watched through a word each lane's stream writes (the
 // watcher reads memory, no driver query), in the columns *_words_*; `--native-watchers` runs the
 // C++ program twice more, with a second thread that watches its frames, querying their events back
 // to back (native_*_events_*: rxcuda's watcher paces its queries, this is the unpaced cost) or
 // reading words its streams write (native_*_words_*). Its launches take their arguments given once
-// (`launch(add, config, [n, k, (w) => w.buffers.input])`); `--per-value` runs each rxcuda road a
+// (`launch(add, config, [n, k, (w) => w.buffers.input])`); `--per-value` runs each rxcuda pipeline a
 // second time with one function per launch that makes them for each value, in the columns
 // *_per_value_*.
 //   node bench/small-frames.mjs [--frames N] [--rounds R] [--bytes 1024,4096,65536] [--lanes 1,4,16] [--kernels 20] [--spin µs] [--pause ns] [--words] [--native-watchers] [--per-value]

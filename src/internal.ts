@@ -16,9 +16,10 @@ import { addon } from './core/native/addon.js';
 export { expectCompletion } from './core/native/completions.js';
 
 /**
- * The workspace that cuBLAS and cuFFT calls on `stream` are given now (from the stream-ordered
- * pool, after the stream's first library call on a GPU), or undefined: bench/study/gemm-f16
- * hands it to the C++ twin, to compare the library's work with rxcuda's workspace and with its own.
+ * The workspace that cuBLAS and cuFFT calls on `stream` are given now (from the device's
+ * stream-ordered memory pool, after the stream's first library call on a GPU), or undefined:
+ * bench/study/gemm-f16 hands it to the C++ twin, to compare the library's work with rxcuda's
+ * workspace and with its own.
  */
 export function libraryWorkspace(stream: Stream): DeviceArray<'u8'> | undefined {
   return workspacesOf(stream.device).of(stream);
@@ -44,7 +45,7 @@ export function setWatcherPause(nanoseconds: number): void {
 
 /**
  * How a pipeline's values are watched on a GPU, for the watches that start from now on (a value
- * waiting in its lane's queue takes the road set when its watch starts): `events` (an event
+ * waiting in its lane's queue takes the kind of watch set when its watch starts): `events` (an event
  * recorded behind each, which the watcher queries; the default) or `words` (a word of each lane's
  * that the stream writes behind each, which the watcher reads). For measuring the two against
  * each other. A TypeError for anything else.
@@ -52,7 +53,7 @@ export function setWatcherPause(nanoseconds: number): void {
 export { setWatchRoad, type WatchRoad } from './core/device/value-watches.js';
 
 /**
- * Enqueues the completion road's notification for `id` on `stream` alone, past rxcuda's queue: the
+ * Enqueues the completion queue's notification for `id` on `stream` alone, past rxcuda's queue: the
  * floor that bench/completion sets a completion point against.
  */
 export function notifyAlone(stream: Stream, id: number): void {

@@ -63,7 +63,7 @@ struct Slot {
 // second thread watches for it and the host waits for that thread: querying each slot's event
 // (cuEventQuery, back to back: rxcuda's watcher queries only each stream's oldest and pauses when
 // none completed, so this is the unpaced cost), or reading a word the stream writes behind the
-// frame (cuStreamWriteValue32). What the second road costs the host's driver calls is what a
+// frame (cuStreamWriteValue32). What the word watch costs the host's driver calls is what a
 // watcher's queries cost them.
 enum Watcher : uint32_t { kNone = 0, kEvents = 1, kWords = 2 };
 

@@ -1,7 +1,7 @@
-// Study: memory over 10^6 small values through one pipeline per road (eager, replay, pinned, as in
+// Study: memory over 10^6 small values through each pipeline (eager, replay, pinned, as in
 // bench/study/per-value.mjs, values pulled from an iterator): JS heap, external memory and RSS
 // after 10^5 values and after 10^6,
-// each after full collections, and the pool's buffers. Flat after warm-up is the target.
+// each after full collections, and the lane pool's buffers. Flat after warm-up is the target.
 //   node --expose-gc bench/study/memory-scale.mjs [--roads eager,replay,pinned] [--values 1000000] [--kernels 20]
 // JSON to $OUT/memory-scale.json (or bench/results/).
 import { count, lastValueFrom, pipe, tap } from 'rxjs';

@@ -1,10 +1,10 @@
 // Study: what rxcuda's reactive layer costs per value, by part (the operators, RxJS, the envelope,
 // the lane pool, the launch, the completion, ...), on the main thread and in JS heap, for small
-// frames through the roads bench/small-frames measures:
+// frames through the pipelines bench/small-frames measures (`--roads` picks them):
 // - eager: plain arrays, upload → K kernels → download into a new array, one launch at a time;
 // - replay: the same inside `replay`, one graph launch per value;
 // - pinned: frames filled in place (framesFrom) → upload → K kernels → download { lend: 'release' }.
-// For each road: frames/s and main-thread time per value (event-loop utilization, unprofiled),
+// For each pipeline: frames/s and main-thread time per value (event-loop utilization, unprofiled),
 // the CPU profiler's split of that time by part, and the heap allocated per value by part and by
 // site (the sampling heap profiler, counting what collections freed). On the host device the
 // kernels are null kernels (the launch path without a launch, see rxcuda/internal), so that what
@@ -82,7 +82,7 @@ async function run(road, values) {
   if (done !== values) throw new Error(`${road}: ${done} of ${values} values came back`);
 }
 
-// Tables of parts by road: µs (or bytes) per value, each road a column.
+// Tables of parts by pipeline: µs (or bytes) per value, each pipeline a column.
 const time = {};
 const heap = {};
 const timeRows = () => [

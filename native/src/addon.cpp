@@ -108,15 +108,15 @@ void pinLibrary() {
 }
 
 // completionCounts() -> { pending, records, roads }: this environment's records not drained yet,
-// and the records and completion roads alive in the whole process (for tests).
+// and the records and completion queues alive in the whole process (for tests).
 Napi::Value completionCounts(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Completion* road = Addon::of(env).completion;
+  Completion* queue = Addon::of(env).completion;
   Completion::Counts counts = Completion::counts();
   auto out = Napi::Object::New(env);
-  out["pending"] = Napi::Number::New(env, road ? road->pending() : 0);
+  out["pending"] = Napi::Number::New(env, queue ? queue->pending() : 0);
   out["records"] = Napi::Number::New(env, static_cast<double>(counts.records));
-  out["roads"] = Napi::Number::New(env, static_cast<double>(counts.roads));
+  out["roads"] = Napi::Number::New(env, static_cast<double>(counts.queues));
   return out;
 }
 

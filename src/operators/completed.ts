@@ -20,6 +20,6 @@ export function completed<T, B, R>(): OperatorFunction<Work<T, B, R>, Work<T, B,
   return (source) =>
     new Observable((subscriber) => {
       const done = new WhenDone<Work<T, B, R>>('completed', subscriber);
-      return operate('completed', source, subscriber, (work, owe) => done.emit(work, owe));
+      return operate('completed', source, subscriber, (work, expectEmission) => done.emit(work, expectEmission));
     });
 }

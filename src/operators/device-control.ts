@@ -13,7 +13,7 @@ import { Feed } from './pipeline/feed.js';
 import { operate } from './pipeline/operate.js';
 import { PipelineError, type Work } from './pipeline/work.js';
 
-/** The warning code of a pipeline whose on-device loop or branch runs from the host (outside `replay`). */
+/** The warning code of a pipeline whose on-device loop or branch runs as host steps (outside `replay`). */
 export const DEVICE_CONTROL_EAGER_WARNING = 'RXCUDA_DEVICE_CONTROL_EAGER';
 
 /** A body of steps: operators that enqueue a value's device work and re-emit the value at once. */
@@ -56,7 +56,7 @@ export interface BranchOnDeviceOptions {
  *
  * Under {@link replay}, the loop is one conditional node (a while) of the value's executable: the
  * device decides, and the loop never wakes JavaScript. (The first values, while the device's
- * built-in condition kernels compile, go as given: their conditional node runs from the host, with
+ * built-in condition kernels compile, go as given: their conditional node runs as a host step, with
  * the same results.) Outside `replay` each iteration reads the element back and decides on the
  * host, with the same results; the pipeline says so once, in a process warning with code
  * `RXCUDA_DEVICE_CONTROL_EAGER`, and takes its values one at a time then.
@@ -94,7 +94,7 @@ export function loopOnDevice<T, B, R>(body: DeviceBody<T, B, R>, options: LoopOn
  * by its value (branch n when it is n), or by a comparison (`test`: the first branch when it
  * holds, the second when it does not). Each branch is made of steps, as {@link loopOnDevice}'s
  * body is; under {@link replay} the choice is one conditional node (a switch, or an if/else) of
- * the value's executable, and elsewhere it is made on the host, said once as a process warning.
+ * the value's executable, and elsewhere it is made in JavaScript, said once as a process warning.
  *
  * @example
  * branchOnDevice((w) => w.buffers.kind, [
@@ -162,15 +162,15 @@ function control<T, B, R>(
           if (emitted) resolve();
         });
       let queue: Promise<unknown> = Promise.resolve();
-      const outer = operate(name, source, subscriber, (work, owe) => {
+      const outer = operate(name, source, subscriber, (work, expectEmission) => {
         const memory = checkConditionMemory(memoryOf(work), work.stream.device);
         const recorder = work.stream.engine.recorder;
         const device = work.stream.device;
         // A replayed value's recording, or (nested) the body another operator records for it.
         const recording = recorder instanceof ValueRecording || recorder instanceof BodyRecording ? recorder : undefined;
         if (recording) {
-          // The replay road: a value that needs the built-in kernels before they are loaded goes
-          // as given (replayer.ts), its conditional node run from the host, with the same results.
+          // Under replay: a value that needs the built-in kernels before they are loaded goes
+          // as given (replayer.ts), its conditional node run as a host step, with the same results.
           void loadConditionKernels(device).catch(() => {});
           recordOnDevice(name, type, bodies.length, work, memory, test, maxIterations, recording, (b) => {
             running = work;
@@ -182,7 +182,7 @@ function control<T, B, R>(
           return;
         }
         warnEager(name);
-        const pay = owe();
+        const settle = expectEmission();
         work.hold(); // the value and its buffers stay until its loop has run and it has gone on
         queue = queue.then(async () => {
           try {
@@ -191,7 +191,7 @@ function control<T, B, R>(
           } catch (error) {
             if (!subscriber.closed) subscriber.error(new PipelineError(name, work.index, error));
           } finally {
-            pay();
+            settle();
             try {
               work.releaseWhenDone();
             } catch {
@@ -204,7 +204,7 @@ function control<T, B, R>(
         ended = true;
         outer.unsubscribe();
         for (const subscription of inner) subscription.unsubscribe();
-        stop?.(new Error(`${name} was unsubscribed`)); // a value mid-loop lets go of what it holds
+        stop?.(new Error(`${name} was unsubscribed`)); // a value mid-loop releases what it holds
       };
     });
 }

@@ -6,7 +6,7 @@ import { ArgumentTypeError, typeError } from '../core/base/errors.js';
 import { bufferOf, lengthOf, typedArrayName } from '../core/base/buffers.js';
 import { checkOptions } from '../core/base/options.js';
 import { checkMemoryOf } from '../core/memory/checks.js';
-import { holdInPlace } from '../core/memory/user-arrays.js';
+import { markUntransferable } from '../core/memory/user-arrays.js';
 import type { HostArray, Memory } from '../core/memory/memory.js';
 import { WhenDone, operate } from './pipeline/operate.js';
 import type { AnyWork, Work } from './pipeline/work.js';
@@ -118,25 +118,25 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
       const whenInto = new WhenDone<Out, Work<T, B, R>, () => void>(label, subscriber, (_, prepare) => prepare());
       type Later = (ready: () => void, fail: (error: unknown) => void) => void;
       const whenCopiedLater = new WhenDone<Out, Work<T, B, R>, Later>(label, subscriber, undefined, (_, later, ready, fail) => later(ready, fail));
-      // A value's road captures nothing of its own unless it needs to (into, or a large copy), so
+      // A value's path captures nothing of its own unless it needs to (into, or a large copy), so
       // that the others allocate no context.
-      const subscription = operate(label, source, subscriber, (work, owe) => {
+      const subscription = operate(label, source, subscriber, (work, expectEmission) => {
         const memory = select(work);
         checkMemoryOf('select(work)', memory, work.stream.device);
         const staging = work.staging(memory.dtype, memory.length);
         if (lend !== undefined) {
           copyBack(work, name, 'lent', staging, memory);
-          return whenLent.emit(work, owe, staging);
+          return whenLent.emit(work, expectEmission, staging);
         }
         const target = into?.(work);
         if (target !== undefined) checkInto(target, memory);
         copyBack(work, name, target ? 'into' : 'new array', staging, memory);
         // A small copy is made on the main thread, just before the emission.
         if (memory.byteLength <= MAIN_THREAD_COPY_BYTES) {
-          if (target === undefined) return whenCopied.emit(work, owe, staging);
-          return whenInto.emit(work, owe, copyInto(work, name, target, staging));
+          if (target === undefined) return whenCopied.emit(work, expectEmission, staging);
+          return whenInto.emit(work, expectEmission, copyInto(work, name, target, staging));
         }
-        whenCopiedLater.emit(work, owe, copyLater(work, name, target, staging, memory));
+        whenCopiedLater.emit(work, expectEmission, copyLater(work, name, target, staging, memory));
       });
       if (!next) return subscription;
       return () => {
@@ -225,7 +225,7 @@ function checkInto(target: ArrayBufferView, memory: Memory): void {
   if (!(typedArrayName(target) === Array.name && lengthOf(target) >= memory.length))
     typeError('into(work)', `a ${Array.name} of at least ${memory.length} elements`, target);
   // The copy threads fill a large one once the device copy is done.
-  holdInPlace('into(work)', target, memory.byteLength > MAIN_THREAD_COPY_BYTES);
+  markUntransferable('into(work)', target, memory.byteLength > MAIN_THREAD_COPY_BYTES);
 }
 
 /** A small result's copy into the caller's array, made just before the emission. */

@@ -71,15 +71,15 @@ export function fanOut<T, B, R, X = void>(
   return (source) =>
     new Observable((subscriber) =>
       operate(`fanOut(${count})`, source, subscriber, (work) => {
-        const { fork, sides } = work.lane.sides(count, on);
+        const { fork, streams } = work.lane.sideStreams(count, on);
         work.stream.record(fork);
         try {
-          sides.forEach((side, i) => {
-            side.stream.wait(fork);
-            branch(work, side.stream, i);
+          streams.forEach((sideStream, i) => {
+            sideStream.stream.wait(fork);
+            branch(work, sideStream.stream, i);
           });
         } finally {
-          for (const side of sides) work.stream.wait(side.stream.record(side.joined));
+          for (const sideStream of streams) work.stream.wait(sideStream.stream.record(sideStream.joined));
         }
         subscriber.next(attached(work));
       }),

@@ -133,7 +133,7 @@ export function launch<S extends Signature>(
 /**
  * The step of a launch whose configuration and arguments were given once: the functions among
  * them are called for each value, into one argument list of the operator's, reused from value to
- * value (every road that keeps a launch's arguments past the call copies them: a queued launch,
+ * value (every path that keeps a launch's arguments past the call copies them: a queued launch,
  * a recording, a launch context). A function that starts another value of the same operator
  * while this one's list is being filled gets a list of its own.
  */

@@ -4,7 +4,7 @@ import { dtypeOfArray, type DType } from '../core/base/dtype.js';
 import { typeError } from '../core/base/errors.js';
 import { HostArray, type DeviceArray } from '../core/memory/memory.js';
 import { stageIn } from '../core/device/stream-commands.js';
-import { holdInPlace } from '../core/memory/user-arrays.js';
+import { markUntransferable } from '../core/memory/user-arrays.js';
 import { MAIN_THREAD_COPY_BYTES } from '../core/memory/host-copy.js';
 import { stepOperator } from './pipeline/step-run.js';
 import type { AnyWork, Work } from './pipeline/work.js';
@@ -53,7 +53,7 @@ export function upload<T, B, R, A extends UploadSource, N extends string = 'inpu
 ): OperatorFunction<Work<T, B, R>, Work<T, With<B, { readonly [K in N]: DeviceArray<DTypeOfSource<A>> }>, R>> {
   if (typeof select !== 'function') typeError('select', 'a function from a value to the data to upload', select);
   checkSlotName('name', name);
-  // The step's road for an untimed value captures nothing, so that it allocates no context: a
+  // The step's path for an untimed value captures nothing, so that it allocates no context: a
   // timeline's stages take the functions below.
   return stepOperator(`upload(${name})`, (work: Work<T, B, R>) => {
     const data: UploadSource = select(work.value);
@@ -67,7 +67,7 @@ export function upload<T, B, R, A extends UploadSource, N extends string = 'inpu
     if (!dtype) typeError('select(value)', 'a HostArray or a TypedArray other than a Uint8ClampedArray', data);
     // Measured through its internal slots: a subclass's length and byteLength getters may say anything.
     const length = lengthOf(data);
-    holdInPlace('select(value)', data, byteLengthOf(data) > MAIN_THREAD_COPY_BYTES); // the copy threads read a large one after this returns
+    markUntransferable('select(value)', data, byteLengthOf(data) > MAIN_THREAD_COPY_BYTES); // the copy threads read a large one after this returns
     const staging = work.staging(dtype, length);
     if (work.timed) stageTimed(work, `stage ${name} [workers]`, staging, data);
     else stageIn(work.stream, staging, data);

@@ -103,7 +103,7 @@ Napi::Value StreamObject::handle(const Napi::CallbackInfo& info) {
   return Napi::BigInt::New(info.Env(), static_cast<uint64_t>(reinterpret_cast<uintptr_t>(stream_)));
 }
 
-// destroy(): lets go of the stream (see release()); a foreign stream itself is left to its owner.
+// destroy(): releases the stream (see release()); a foreign stream itself is left to its owner.
 Napi::Value StreamObject::destroy(const Napi::CallbackInfo& info) {
   if (!owned_ && stream_) enter(info.Env());
   release();
@@ -169,7 +169,7 @@ Spinner* spinnerOf(Addon& addon) {
 
 // watchRecorded(id, event, microseconds) -> whether it was recorded: records `event` here and has
 // the watcher query it (Spinner::watchEvent, with this stream), in one call; id comes back through
-// the completion road with status 0 once the event has completed, or with Spinner::kGaveUp. False,
+// the completion queue with status 0 once the event has completed, or with Spinner::kGaveUp. False,
 // with nothing recorded and id not taken, while the stream captures a graph (the record would join
 // the graph). A throw (a failed record; no memory for the watch, after the record) leaves id not
 // taken either.
@@ -214,7 +214,7 @@ Napi::Value StreamObject::waitEvent(const Napi::CallbackInfo& info) {
 }
 
 // notify(id, flags = 0) -> whether it was enqueued: when the work enqueued so far has finished (or
-// failed), id comes back through the completion road with the stream's status, through
+// failed), id comes back through the completion queue with the stream's status, through
 // cuStreamAddCallback, which reports a failed context. With kNotifyOffStream (a pipeline's lanes),
 // the callback goes on the stream's notifier, behind an event recorded here, instead of the
 // stream itself: a stream holding the callback waits at that point until the driver's callback
@@ -244,7 +244,7 @@ Napi::Value StreamObject::hostFunction(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-// flushMark(id) -> whether id was taken: it comes back through the completion road once
+// flushMark(id) -> whether id was taken: it comes back through the completion queue once
 // everything given to the stream before it is in the driver's hands (status 0), or with the failure
 // that stopped the stream's submission. False for a stream of no device thread (a foreign one, or
 // one destroyed), whose commands are in the driver's hands once they are given.

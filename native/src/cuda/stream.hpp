@@ -61,10 +61,10 @@ class StreamObject final : public Napi::ObjectWrap<StreamObject>, public StreamC
   // Gives a command to the stream's device thread, or makes its driver calls now for a foreign
   // stream (a failure then throws, and `record`, if given, is cancelled).
   void give(Napi::Env env, Op op, const void* payload, size_t bytes, Completion::Record* record = nullptr);
-  // Lets go of the stream: its device thread destroys it behind its work, or, for a foreign one,
+  // Releases the stream: its device thread destroys it behind its work, or, for a foreign one,
   // what this object made is destroyed now.
   void release();
-  // The completion record for `id`, on the environment's road.
+  // The completion record for `id`, on the environment's completion queue.
   Completion::Record* recordFor(Napi::Env env, const Napi::Value& id);
 
   cu::Stream stream_ = nullptr;

@@ -21,15 +21,17 @@ struct Addon {
   Napi::FunctionReference cudaError, nvrtcError;  // constructors handed over by TypeScript
   Completion* completion = nullptr;
   std::unique_ptr<Spinner> spinner;  // started by the first low-latency wait
-  std::unique_ptr<CopyPool> copies;  // started by the first host copy off the main thread
+  // The copy threads (between pageable and pinned host memory), started by the first such copy.
+  std::unique_ptr<CopyPool> copies;
   cu::Context current = nullptr;  // the context last made current on this thread
-  std::shared_ptr<host::Pool> hostPool;  // runs host streams; started by the first one
+  // The host backend's thread pool, which runs host-device streams; started by the first one.
+  std::shared_ptr<host::Pool> hostPool;
   // The device threads (started by the first owned CUDA stream). Declared last: destroyed first,
-  // each thread submitting what it holds while the spinner and the completion road still live.
+  // each thread submitting what it holds while the spinner and the completion queue still live.
   std::unique_ptr<Submission> submission;
 
-  // Closes the host pool (native/src/addon.cpp, which knows it): host streams' work still runs
-  // after the environment has gone; the pool's threads then end.
+  // Closes the host backend's thread pool (native/src/addon.cpp, which knows it): host-device
+  // streams' work still runs after the environment has gone; the pool's threads then end.
   ~Addon();
 
   static Addon& of(Napi::Env env) { return *env.GetInstanceData<Addon>(); }

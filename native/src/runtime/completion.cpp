@@ -6,10 +6,10 @@
 namespace rxcuda {
 namespace {
 
-// Diagnostics only, read by tests: records and roads outlive the environment that made them (a
-// foreign thread frees them after a worker has gone), so only process-wide counts can show that
-// all of them were given back. Nothing decides anything by them.
-std::atomic<int64_t> liveRecords{0}, liveRoads{0};
+// Diagnostics only, read by tests: records and completion queues outlive the environment that
+// made them (a foreign thread frees them after a worker has gone), so only process-wide counts can
+// show that all of them were given back. Nothing decides anything by them.
+std::atomic<int64_t> liveRecords{0}, liveQueues{0};
 
 }  // namespace
 
@@ -20,32 +20,32 @@ Completion* Completion::open(Napi::Env env, Napi::Function onDrain, Napi::Uint32
         .ThrowAsJavaScriptException();
     return nullptr;
   }
-  auto* road = new Completion();
-  liveRoads.fetch_add(1, std::memory_order_relaxed);
-  road->env_ = env;
-  road->onDrain_ = Napi::Persistent(onDrain);
+  auto* queue = new Completion();
+  liveQueues.fetch_add(1, std::memory_order_relaxed);
+  queue->env_ = env;
+  queue->onDrain_ = Napi::Persistent(onDrain);
   // Written on the main thread only, between drains; held so their memory stays where it is.
-  road->idsRef_ = Napi::Persistent(ids);
-  road->statusesRef_ = Napi::Persistent(statuses);
-  road->ids_ = ids.Data();
-  road->statuses_ = statuses.Data();
-  road->capacity_ = std::min(ids.ElementLength(), statuses.ElementLength());
+  queue->idsRef_ = Napi::Persistent(ids);
+  queue->statusesRef_ = Napi::Persistent(statuses);
+  queue->ids_ = ids.Data();
+  queue->statuses_ = statuses.Data();
+  queue->capacity_ = std::min(ids.ElementLength(), statuses.ElementLength());
   napi_value name = Napi::String::New(env, "rxcuda:completion");
   NAPI_THROW_IF_FAILED(env,
                        napi_create_threadsafe_function(env, nullptr, nullptr, name, 0, 1, nullptr,
-                                                       nullptr, road, &Completion::onWake,
-                                                       &road->wake_),
+                                                       nullptr, queue, &Completion::onWake,
+                                                       &queue->wake_),
                        nullptr);
   // Unreferenced until something is pending, so an idle process exits on its own.
-  napi_unref_threadsafe_function(env, road->wake_);
-  NAPI_THROW_IF_FAILED(env, napi_add_env_cleanup_hook(env, &Completion::onEnvCleanup, road),
+  napi_unref_threadsafe_function(env, queue->wake_);
+  NAPI_THROW_IF_FAILED(env, napi_add_env_cleanup_hook(env, &Completion::onEnvCleanup, queue),
                        nullptr);
-  return road;
+  return queue;
 }
 
 Completion::Record* Completion::record(uint32_t id) {
   auto* r = new Record();
-  r->road = this;
+  r->queue = this;
   r->id = id;
   liveRecords.fetch_add(1, std::memory_order_relaxed);
   refs_.fetch_add(1);
@@ -55,7 +55,7 @@ Completion::Record* Completion::record(uint32_t id) {
 
 void Completion::notice(int32_t status) {
   auto* r = new Record();
-  r->road = this;
+  r->queue = this;
   r->tracked = false;
   liveRecords.fetch_add(1, std::memory_order_relaxed);
   refs_.fetch_add(1);
@@ -70,7 +70,7 @@ void Completion::cancel(Record* r) {
 void Completion::track(int delta) {
   uint32_t before = pending_;
   pending_ += delta;
-  // The loop stays alive exactly while completions are owed to JavaScript.
+  // The loop stays alive exactly while completions are pending for JavaScript.
   if (before == 0 && pending_ > 0) napi_ref_threadsafe_function(env_, wake_);
   if (before > 0 && pending_ == 0) napi_unref_threadsafe_function(env_, wake_);
 }
@@ -80,22 +80,22 @@ void Completion::push(Record* r, int32_t status) { deliver(r, status, true); }
 void Completion::pushQuietly(Record* r, int32_t status) { deliver(r, status, false); }
 
 void Completion::deliver(Record* r, int32_t status, bool wakeNow) {
-  Completion* road = r->road;
+  Completion* queue = r->queue;
   r->status = status;
-  road->senders_.fetch_add(1);
-  if (road->closed_.load()) {
+  queue->senders_.fetch_add(1);
+  if (queue->closed_.load()) {
     // The environment is gone: nobody is left to tell.
-    road->senders_.fetch_sub(1);
-    road->dispose(r);
+    queue->senders_.fetch_sub(1);
+    queue->dispose(r);
     return;
   }
-  Record* head = road->head_.load(std::memory_order_relaxed);
+  Record* head = queue->head_.load(std::memory_order_relaxed);
   do {
     r->next = head;
-  } while (!road->head_.compare_exchange_weak(head, r, std::memory_order_release,
+  } while (!queue->head_.compare_exchange_weak(head, r, std::memory_order_release,
                                               std::memory_order_relaxed));
-  if (wakeNow) road->sendWake();
-  road->senders_.fetch_sub(1);
+  if (wakeNow) queue->sendWake();
+  queue->senders_.fetch_sub(1);
 }
 
 void Completion::wake() {
@@ -124,12 +124,12 @@ void Completion::hostFunction(void* userData) {
 
 void Completion::onWake(napi_env env, napi_value, void* context, void*) {
   // Without an environment, Node is finalizing the threadsafe function after the cleanup hook:
-  // the road may be gone already, and there is nobody to tell.
+  // the queue may be gone already, and there is nobody to tell.
   if (!env) return;
-  auto* road = static_cast<Completion*>(context);
-  road->wakePending_.store(false);
-  if (road->closed_.load()) return;
-  road->drain(env);
+  auto* queue = static_cast<Completion*>(context);
+  queue->wakePending_.store(false);
+  if (queue->closed_.load()) return;
+  queue->drain(env);
 }
 
 Completion::Record* Completion::takeAll(int& n) {
@@ -194,35 +194,35 @@ void Completion::dropAll(Record* list) {
 void Completion::dispose(Record* r) {
   delete r;
   liveRecords.fetch_sub(1, std::memory_order_relaxed);
-  // The environment's own ref outlives every drain, so this never deletes the road while draining.
+  // The environment's own ref outlives every drain, so this never deletes the queue while draining.
   release();
 }
 
 void Completion::onEnvCleanup(void* arg) {
-  auto* road = static_cast<Completion*>(arg);
-  road->closed_.store(true);
+  auto* queue = static_cast<Completion*>(arg);
+  queue->closed_.store(true);
   // A foreign thread may be between its check of closed_ and its wake-up: let it finish. It never
   // waits on anything, so this is a few instructions at most.
-  while (road->senders_.load() != 0) std::this_thread::yield();
+  while (queue->senders_.load() != 0) std::this_thread::yield();
   int n = 0;
-  road->dropAll(road->takeAll(n));
-  road->pending_ = 0;
-  road->onDrain_.Reset();
-  road->idsRef_.Reset();
-  road->statusesRef_.Reset();
-  napi_release_threadsafe_function(road->wake_, napi_tsfn_abort);
-  road->release();
+  queue->dropAll(queue->takeAll(n));
+  queue->pending_ = 0;
+  queue->onDrain_.Reset();
+  queue->idsRef_.Reset();
+  queue->statusesRef_.Reset();
+  napi_release_threadsafe_function(queue->wake_, napi_tsfn_abort);
+  queue->release();
 }
 
 void Completion::release() {
   if (refs_.fetch_sub(1) == 1) {
     delete this;
-    liveRoads.fetch_sub(1, std::memory_order_relaxed);
+    liveQueues.fetch_sub(1, std::memory_order_relaxed);
   }
 }
 
 Completion::Counts Completion::counts() {
-  return {liveRecords.load(std::memory_order_relaxed), liveRoads.load(std::memory_order_relaxed)};
+  return {liveRecords.load(std::memory_order_relaxed), liveQueues.load(std::memory_order_relaxed)};
 }
 
 }  // namespace rxcuda

@@ -1,4 +1,4 @@
-// The completion road: the one way from a driver (or worker) thread back to the JS main thread.
+// The completion queue: the one way from a driver (or worker) thread back to the JS main thread.
 // A foreign thread pushes a preallocated record onto a lock-free stack and, unless a wake-up is
 // already on its way, wakes the main thread (one Node-API threadsafe-function call, never
 // blocking); the main thread drains every record at once and hands their ids to JavaScript through
@@ -19,7 +19,7 @@ class Completion {
   // user data; the foreign thread only links it in.
   struct Record {
     Record* next = nullptr;
-    Completion* road = nullptr;
+    Completion* queue = nullptr;
     uint32_t id = 0;
     int32_t status = 0;
     // Reported instead of success: the failed submission that skipped the work before it.
@@ -53,9 +53,10 @@ class Completion {
   void release();
   static void streamCallback(cu::Stream, cu::Result status, void* userData);
 
-  // Records not yet given back and roads not yet deleted, in the whole process (for tests).
+  // Records not yet given back and completion queues not yet deleted, in the whole process (for
+  // tests).
   struct Counts {
-    int64_t records, roads;
+    int64_t records, queues;
   };
   static Counts counts();
   // Records of this environment not drained yet (main thread).
@@ -67,7 +68,7 @@ class Completion {
   static void onWake(napi_env env, napi_value, void* context, void*);
   static void onEnvCleanup(void* arg);
   static void deliver(Record* r, int32_t status, bool wakeNow);
-  // The wake-up itself, for a sender counted in senders_ that found the road open.
+  // The wake-up itself, for a sender counted in senders_ that found the queue open.
   void sendWake();
   // Takes every pushed record, oldest first, counting them into n.
   Record* takeAll(int& n);
@@ -75,7 +76,7 @@ class Completion {
   void drain(napi_env env);
   // Deletes records that JavaScript will not hear of.
   void dropAll(Record* list);
-  // Deletes one record and gives back its reference to this road.
+  // Deletes one record and gives back its reference to this queue.
   void dispose(Record* r);
   void track(int delta);
 

@@ -2,7 +2,7 @@
 // it. The main thread appends stream commands (launches with their packed arguments, graph
 // launches, copies, fills, records, waits, completion marks) to its queue and returns; the thread
 // submits them to the driver in the order given, and reports a failed submission asynchronously
-// (a notice on the completion road, and the failure as the status of the stream's later
+// (a notice on the completion queue, and the failure as the status of the stream's later
 // completions). Nothing here calls JavaScript or waits for it.
 #pragma once
 #include <atomic>
@@ -117,26 +117,29 @@ struct FillCommand { cu::DevicePtr ptr; size_t count; uint32_t size, low, high; 
 
 // A failed submission, for the main thread's failure notice.
 struct SubmitFailure {
-  cu::Stream stream;  // the stream's handle (a host stream's queue)
+  cu::Stream stream;  // the stream's handle (a host-device stream's queue)
   int32_t code;
   const char* call;
 };
 
-// The failed submissions not yet told, shared by the device threads and host streams (whose work
-// may outlive the environment: the road is retained until the last holder lets go).
+// The failed submissions not yet told, shared by the device threads and host-device streams (whose
+// work may outlive the environment: the completion queue is retained until the last holder
+// releases it).
 class SubmitFailures {
  public:
-  explicit SubmitFailures(Completion* road) : road_(road) { road_->retain(); }
-  ~SubmitFailures() { road_->release(); }
+  explicit SubmitFailures(Completion* completions) : completions_(completions) {
+    completions_->retain();
+  }
+  ~SubmitFailures() { completions_->release(); }
   SubmitFailures(const SubmitFailures&) = delete;
   SubmitFailures& operator=(const SubmitFailures&) = delete;
-  // Any thread: notes the failure, and sends a notice (id 0) on the completion road.
+  // Any thread: notes the failure, and sends a notice (id 0) on the completion queue.
   void announce(cu::Stream stream, int32_t code, const char* call) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       list_.push_back({stream, code, call});
     }
-    road_->notice(code);
+    completions_->notice(code);
   }
   std::vector<SubmitFailure> take() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -146,7 +149,7 @@ class SubmitFailures {
   }
 
  private:
-  Completion* road_;
+  Completion* completions_;
   std::mutex mutex_;
   std::vector<SubmitFailure> list_;
 };

@@ -1,7 +1,7 @@
 // Host-to-host copies off the main thread: a pageable array into pinned staging before an upload,
 // pinned results into arrays of the user's after a download. Each copy is cut into chunks that a
 // small pool of native threads (one pool per environment) copies in parallel; the last chunk sends
-// the copy's completion through the completion road. Plain C++ over plain structs: no Node-API
+// the copy's completion through the completion queue. Plain C++ over plain structs: no Node-API
 // and no CUDA off the main thread.
 #pragma once
 #include <napi.h>
@@ -27,7 +27,7 @@ class CopyPool {
   // cleanup), then joins the threads.
   ~CopyPool();
 
-  // Copies bytes from src to dst in parallel chunks; `done` is pushed through the completion road
+  // Copies bytes from src to dst in parallel chunks; `done` is pushed through the completion queue
   // once every chunk has been copied. The caller keeps both ranges alive until then.
   void copy(void* dst, const void* src, size_t bytes, Completion::Record* done);
 
@@ -52,7 +52,7 @@ class CopyPool {
 };
 
 // copyHost(id, dst, src, bytes): dst and src are addresses (bigint) or TypedArrays; id comes back
-// through the completion road when the bytes are copied.
+// through the completion queue when the bytes are copied.
 // hostAddress(view): the address of a TypedArray's first byte, as a bigint.
 // copyThreads(): the pool's thread count (starts the pool).
 void defineHostCopy(Napi::Env env, Napi::Object exports);

@@ -70,7 +70,7 @@ void Spinner::run() {
   auto awakeUntil = std::chrono::steady_clock::time_point{};
   while (!stopping_.load(std::memory_order_relaxed)) {
     bool idle = active.empty() && std::chrono::steady_clock::now() >= awakeUntil;
-    if (idle) wakeOwed();
+    if (idle) wakeQuiet();
     if (idle || hasIncoming_.load(std::memory_order_acquire)) {
       std::unique_lock<std::mutex> lock(mutex_);
       ready_.wait(lock, [&] { return stopping_.load() || !incoming_.empty() || !idle; });
@@ -115,26 +115,26 @@ void Spinner::run() {
   }
   for (const Watch& w : active) Completion::push(w.record, kGaveUp);
   for (const Watch& w : incoming_) Completion::push(w.record, kGaveUp);
-  wakeOwed();
+  wakeQuiet();
 }
 
 void Spinner::sendSeen(const Watch& w) {
-  // The road is read first: once pushed, the record may be drained and gone.
-  Completion* road = w.record->road;
-  if (!owed_) {
-    owed_ = road;
-    owed_->retain();
+  // The queue is read first: once pushed, the record may be drained and gone.
+  Completion* queue = w.record->queue;
+  if (!quiet_) {
+    quiet_ = queue;
+    quiet_->retain();
   }
   Completion::pushQuietly(w.record, 0);
-  if (++owedCount_ >= kOwedAtMost) wakeOwed();
+  if (++quietCount_ >= kQuietAtMost) wakeQuiet();
 }
 
-void Spinner::wakeOwed() {
-  if (!owed_) return;
-  owed_->wake();
-  owed_->release();
-  owed_ = nullptr;
-  owedCount_ = 0;
+void Spinner::wakeQuiet() {
+  if (!quiet_) return;
+  quiet_->wake();
+  quiet_->release();
+  quiet_ = nullptr;
+  quietCount_ = 0;
 }
 
 namespace {

@@ -1,4 +1,4 @@
-// The low-latency end of the completion road: a thread that watches words of pinned memory for
+// The low-latency end of the completion queue: a thread that watches words of pinned memory for
 // the values streams write there (cuStreamWriteValue32, or the host backend's equivalent) and
 // sends each completion the moment it sees it, instead of waiting for the driver's host-callback
 // thread. It busies one core while something is watched, each watch for a bounded time, and for
@@ -6,9 +6,9 @@
 // wake-up); a watch that times out is sent with kGaveUp, and JavaScript falls back on a
 // completion point behind the same place. The main thread looks at the word too, so a seen watch
 // is sent without waking it (it takes the write itself, and would only pay for the wake-up); one
-// wake-up hands such records over when the thread idles (or kOwedAtMost are waiting).
+// wake-up hands such records over when the thread idles (or kQuietAtMost are waiting).
 // It also watches CUDA events (cuEventQuery), for a pipeline's values (by default), and words a
-// pipeline's lanes write (the word road, for measuring: no driver call of the watcher's, whose
+// pipeline's lanes write (word watches, for measuring: no driver call of the watcher's, whose
 // queries compete with the main thread's driver calls; README, "Small values"). Those are sent
 // with a wake-up: the main thread does not look at them.
 #pragma once
@@ -31,7 +31,7 @@ class Spinner {
   static constexpr int32_t kGaveUp = -1;
   static constexpr std::chrono::microseconds kLinger{200};
   // Quiet records handed over with one wake-up at the latest (their handlers wait in JavaScript).
-  static constexpr int kOwedAtMost = 64;
+  static constexpr int kQuietAtMost = 64;
 
   Spinner();
   ~Spinner();  // stops and joins the thread; watches still open are sent as given up
@@ -74,12 +74,12 @@ class Spinner {
   Seen look(const Watch& w);
   // Waits the pause (see setPause), or until a watch comes, without a driver call.
   void pauseBriefly();
-  // Sends a seen watch's record, leaving the wake-up to wakeOwed().
+  // Sends a seen watch's record, leaving the wake-up to wakeQuiet().
   void sendSeen(const Watch& w);
-  void wakeOwed();
+  void wakeQuiet();
 
-  Completion* owed_ = nullptr;  // the spinner thread's: a road holding records sent quietly
-  int owedCount_ = 0;
+  Completion* quiet_ = nullptr;  // the spinner thread's: a completion queue with records sent quietly
+  int quietCount_ = 0;
   cu::Context current_ = nullptr;  // the spinner thread's current context
   double typicalNs_ = 0;  // the spinner thread's: how long events took from watch to completion, averaged
 
@@ -93,7 +93,7 @@ class Spinner {
 };
 
 // watch(id, address, value, microseconds): see Spinner::watch; the id comes back
-// through the completion road with status 0 (seen) or -1 (given up).
+// through the completion queue with status 0 (seen) or -1 (given up).
 void defineSpinner(Napi::Env env, Napi::Object exports);
 
 }  // namespace rxcuda

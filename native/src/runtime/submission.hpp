@@ -44,7 +44,7 @@ class Submission {
   // waited for it (none on a hot path).
   uint64_t waits() const { return waits_; }
   size_t threads() const { return threads_.size(); }
-  // Where failed submissions are announced: the device threads', and host streams' (shared).
+  // Where failed submissions are announced: the device threads', and host-device streams' (shared).
   const std::shared_ptr<SubmitFailures>& failures() const { return failures_; }
 
  private:

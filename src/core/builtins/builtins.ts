@@ -13,7 +13,7 @@ import { compileModule } from '../kernels/device-members.js';
 import type { Module } from '../kernels/module.js';
 import { checkScalar } from '../base/scalar.js';
 import { Stream as StreamClass, type Stream } from '../device/stream.js';
-import { MADE, checkMade, type Made } from '../base/made.js';
+import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 
 /** Element types the built-in kernels take. */
 export type BuiltinDType = 'i32' | 'u32' | 'f32' | 'f64';
@@ -158,8 +158,8 @@ export class Builtins {
   readonly #module: Module;
   readonly #kernels = new Map<string, Kernel>();
 
-  private constructor(made: Made, device: Device, module: Module) {
-    checkMade(made, 'Builtins', 'Builtins.for(device)');
+  private constructor(token: ConstructorToken, device: Device, module: Module) {
+    checkConstructorToken(token, 'Builtins', 'Builtins.for(device)');
     this.device = device;
     this.#module = module;
   }
@@ -182,7 +182,7 @@ export class Builtins {
       module = compileModule(device, SOURCE, { name: 'rxcuda-builtins.cu', options: ['--fmad=false'], expressions: expressions() });
       modules.set(device, module);
     }
-    return new Builtins(MADE, device, await module);
+    return new Builtins(CONSTRUCTOR_TOKEN, device, await module);
   }
 
   /**

@@ -1,7 +1,7 @@
 // Completion points that follow work spread over lanes (an event's completion, a free behind
-// several streams, an unload): each gets a lane of its own from a pool, waits there for the
-// points it follows, and is notified there. No completion point waits behind an unrelated one,
-// and a pool lane goes back to the pool only once its own wait has completed.
+// several streams, an unload): each gets a lane of its own from the device's completion-point pool,
+// waits there for the points it follows, and is notified there. No completion point waits behind an
+// unrelated one, and a lane goes back to that pool only once its own wait has completed.
 import type { MemoryLane } from '../memory/owner.js';
 import type { Faults } from '../queue/faults.js';
 import { completionCommand } from '../queue/host-steps.js';

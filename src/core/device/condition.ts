@@ -5,7 +5,7 @@
 // launch block holds a token until then); on the host device it is a value that the replay of an
 // executable keeps for each launch. Here, below kernels/, because a kernel takes it as an argument.
 import { BRAND, GraphError, isInstance, rangeError, typeError } from '../base/errors.js';
-import { MADE, checkMade, type Made } from '../base/made.js';
+import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 import type { Device } from './device.js';
 
 /** The scopes a condition lives in: a graph or the body of one of its conditional nodes. */
@@ -46,8 +46,8 @@ export class GraphCondition {
   /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
   static readonly [BRAND] = (value: object): boolean => #usedBy in value;
 
-  private constructor(made: Made, scope: ConditionScope, initial: number, index: number) {
-    checkMade(made, 'a GraphCondition', 'graph.condition() or stream.condition()');
+  private constructor(token: ConstructorToken, scope: ConditionScope, initial: number, index: number) {
+    checkConstructorToken(token, 'a GraphCondition', 'graph.condition() or stream.condition()');
     this.scope = scope;
     this.initial = initial;
     this.name = `condition ${index}`;
@@ -59,7 +59,7 @@ export class GraphCondition {
     if (initial === undefined) initial = 0;
     if (typeof initial !== 'number' || !Number.isInteger(initial) || initial < 0 || initial > 0xffffffff)
       rangeError('initial', 'an unsigned 32-bit integer', initial);
-    return new GraphCondition(MADE, scope, initial, index);
+    return new GraphCondition(CONSTRUCTOR_TOKEN, scope, initial, index);
   }
 
   /** @internal The low 32 bits of its token, as the packer writes them. */
@@ -153,15 +153,15 @@ export class ConditionValue {
   readonly condition: GraphCondition;
   #value: number;
 
-  private constructor(made: Made, condition: GraphCondition) {
-    checkMade(made, 'a ConditionValue', 'a launch on the host device (a CPU implementation receives one for each condition)');
+  private constructor(token: ConstructorToken, condition: GraphCondition) {
+    checkConstructorToken(token, 'a ConditionValue', 'a launch on the host device (a CPU implementation receives one for each condition)');
     this.condition = condition;
     this.#value = condition.initial;
   }
 
-  /** @internal Made by a launch on the host road, at the condition's initial value. */
+  /** @internal Made by a launch whose conditional nodes run as host steps, at the initial value. */
   static of(condition: GraphCondition): ConditionValue {
-    return new ConditionValue(MADE, condition);
+    return new ConditionValue(CONSTRUCTOR_TOKEN, condition);
   }
 
   /** The value now. */

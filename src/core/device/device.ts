@@ -19,7 +19,7 @@ import { Event, type EventOptions } from './event.js';
 import { PeerAccess } from './peers.js';
 import { Stream } from './stream.js';
 import type { StreamOptions } from './stream-options.js';
-import { MADE, checkMade, type Made } from '../base/made.js';
+import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 
 /** The most host devices {@link Device.hosts} makes: each costs memory and native state. */
 const MAX_HOST_DEVICES = 1024;
@@ -62,8 +62,8 @@ export class Device {
   static readonly [BRAND] = (value: object): boolean => #device in value;
   #device(): void {}
 
-  private constructor(made: Made, ordinal: number, backend: Backend, hostIndex = -1) {
-    checkMade(made, 'a Device', 'Device.get(), Device.host() or Device.default()');
+  private constructor(token: ConstructorToken, ordinal: number, backend: Backend, hostIndex = -1) {
+    checkConstructorToken(token, 'a Device', 'Device.get(), Device.host() or Device.default()');
     this.ordinal = ordinal;
     this.hostIndex = hostIndex;
     this.backend = backend;
@@ -113,7 +113,7 @@ export class Device {
     if (!info.available) throw driverUnavailable(info);
     if (ordinal >= info.deviceCount)
       rangeError('ordinal', `below the device count ${info.deviceCount}`, ordinal);
-    const device = new Device(MADE, ordinal, cudaBackend);
+    const device = new Device(CONSTRUCTOR_TOKEN, ordinal, cudaBackend);
     devices.set(ordinal, device);
     return device;
   }
@@ -158,7 +158,7 @@ export class Device {
   static hosts(count: number): Device[] {
     if (Number.isInteger(count) && count > MAX_HOST_DEVICES) rangeError('count', `at most ${MAX_HOST_DEVICES} host devices`, count);
     checkCount('count', count, 1);
-    while (hostDevices.length < count) hostDevices.push(new Device(MADE, -1, hostBackend, hostDevices.length));
+    while (hostDevices.length < count) hostDevices.push(new Device(CONSTRUCTOR_TOKEN, -1, hostBackend, hostDevices.length));
     return hostDevices.slice(0, count);
   }
 

@@ -10,7 +10,7 @@ import type { Recorder } from './recorder.js';
 import { settling, type Command, type Pause } from '../queue/scheduler.js';
 import type { Device } from './device.js';
 import type { Stream } from './stream.js';
-import { MADE, checkMade, type Made } from '../base/made.js';
+import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 
 /** Options for {@link Stream.record} and {@link Device.createEvent}. */
 export interface EventOptions {
@@ -54,8 +54,8 @@ export class Event {
   /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
   static readonly [BRAND] = (value: object): boolean => #slot in value;
 
-  private constructor(made: Made, device: Device, timing: boolean) {
-    checkMade(made, 'an Event', 'stream.record() or device.createEvent()');
+  private constructor(token: ConstructorToken, device: Device, timing: boolean) {
+    checkConstructorToken(token, 'an Event', 'stream.record() or device.createEvent()');
     this.device = device;
     this.timing = timing;
     this.#slot = new NativeSlot(this.#newNative());
@@ -66,7 +66,7 @@ export class Event {
     checkOptions('options', options, ['timing']);
     const { timing = false } = options;
     if (typeof timing !== 'boolean') typeError('timing', 'a boolean', timing);
-    return new Event(MADE, device, timing);
+    return new Event(CONSTRUCTOR_TOKEN, device, timing);
   }
 
   /** True once `close()` was called. */

@@ -7,7 +7,7 @@ import type { EngineRecorder } from '../queue/stream-engine.js';
 
 /** An event as a recording takes it: the native event its records and waits use now, held. */
 export interface RecordedEvent {
-  /** The native event, kept (past the event's close too) until the returned function lets go. */
+  /** The native event, kept (past the event's close too) until the returned function releases it. */
   holdNative(record: boolean): readonly [NativeEvent, () => void];
 }
 

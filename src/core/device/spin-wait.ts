@@ -1,9 +1,9 @@
-// Spinning waits (`synchronized({ spin })`): a second entrance to the completion road for low
+// Spinning waits (`synchronized({ spin })`): a second entrance to the completion queue for low
 // latency. The device writes a word of pinned memory when the stream gets there; a native watcher
 // and the event loop look at it. The device still waits for nothing. Past the spin time (or once
 // the stream closes), a completion point behind an event recorded at the same place settles it.
 // A pipeline's values are watched through events by default (value-watches.ts, which has a word
-// road too, for measuring).
+// watch too, for measuring).
 import { checkCount, rangeError } from '../base/errors.js';
 import { addon } from '../native/addon.js';
 import { expectCompletion } from '../native/completions.js';

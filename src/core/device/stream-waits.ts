@@ -1,4 +1,4 @@
-// Waits for a stream's work: a Promise settled from the completion road (or by the spinning
+// Waits for a stream's work: a Promise settled from the completion queue (or by the spinning
 // watcher), a query that never waits, and the completion point rxcuda's own bookkeeping uses.
 import { checkOptions } from '../base/options.js';
 import { refusal } from '../base/thenable.js';

@@ -1,5 +1,5 @@
 // Streams: ordered lanes of device work. Every method enqueues and returns at once; completion
-// comes back from the completion road, never by blocking or polling. The class is the public face:
+// comes back from the completion queue, never by blocking or polling. The class is the public face:
 // its work goes through its engine (queue/stream-engine.ts), each concern in a file of its own (stream-commands,
 // -steps, -waits, spin-wait.ts); kernels/ adds `launch` and graphs/ `capture`.
 import { EventEmitter } from 'eventemitter3';
@@ -19,7 +19,7 @@ import { readStreamOptions, type StreamEvents, type StreamOptions } from './stre
 import { allocOn, copyOn, fillOn, hostFunctionOn } from './stream-commands.js';
 import { ValueWatches, hostLaunchOn, onDoneOn, valueDoneOn, valueWatchOn } from './stream-steps.js';
 import { afterWork, flushedOn, queryOn, synchronizedOn } from './stream-waits.js';
-import { MADE, checkMade, type Made } from '../base/made.js';
+import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 
 const NON_BLOCKING = 0x1;
 
@@ -44,8 +44,8 @@ export class Stream extends EventEmitter<StreamEvents> {
   /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
   static readonly [BRAND] = (value: object): boolean => #spins in value;
 
-  private constructor(made: Made, device: Device, native: NativeStream, foreign = false) {
-    checkMade(made, 'a Stream', 'device.createStream()');
+  private constructor(token: ConstructorToken, device: Device, native: NativeStream, foreign = false) {
+    checkConstructorToken(token, 'a Stream', 'device.createStream()');
     super();
     this.device = device;
     this.engine = new StreamEngine(native, device.faults, this, foreign);
@@ -59,7 +59,7 @@ export class Stream extends EventEmitter<StreamEvents> {
   static create(device: Device, options: StreamOptions = {}): Stream {
     const { priority, nonBlocking } = readStreamOptions(options);
     try {
-      return new Stream(MADE, device, new device.backend.Stream(device.native, nonBlocking ? NON_BLOCKING : 0, priority));
+      return new Stream(CONSTRUCTOR_TOKEN, device, new device.backend.Stream(device.native, nonBlocking ? NON_BLOCKING : 0, priority));
     } catch (error) {
       device.fail(error);
     }
@@ -81,7 +81,7 @@ export class Stream extends EventEmitter<StreamEvents> {
       typeError('handle', 'a CUstream handle as a non-zero bigint', handle);
     if (!isInstance(device, Device)) typeError('device', 'a Device', device);
     device.checkUsable();
-    return new Stream(MADE, device, new device.backend.Stream(device.native, 0, 0, handle), true);
+    return new Stream(CONSTRUCTOR_TOKEN, device, new device.backend.Stream(device.native, 0, 0, handle), true);
   }
 
   /**

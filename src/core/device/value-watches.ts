@@ -1,17 +1,17 @@
 // A pipeline's values watched on a GPU (LanePool `spin`): behind each value's work the lane records
 // one of its own events, which the addon's watcher thread queries; its completion comes back
-// through the completion road. One native call per value on the main thread (the capture check,
+// through the completion queue. One native call per value on the main thread (the capture check,
 // the record and the watch together; the watcher queries only the oldest event of each stream, as
 // a stream's events complete in order), where a notification costs three driver calls (a record,
 // a wait on the notifier, a host callback), and nothing allocated per value: events, entries and
-// the handler are the lane's, reused. On the word road (setWatchRoad, for measuring) the stream
+// the handler are the lane's, reused. With word watches (setWatchRoad('words'), for measuring) the stream
 // writes the value's number to a word of the lane's instead, which the watcher reads without a
 // driver call of its own.
 // The watcher may see a later value's completion before an earlier one's: values are settled in
 // the lane's order, each once those before it have settled. A watch that gives up (past `spin`, or
-// a failed query) falls back to a completion point behind the same event (on the word road, one
+// a failed query) falls back to a completion point behind the same event (with a word watch, one
 // recorded when it gives up), which reports errors, and the lane's next values are notified
-// instead (values that outlast `spin` would each pay for both roads): 32 of them, twice as many
+// instead (values that outlast `spin` would each pay for both a watch and a notification): 32 of them, twice as many
 // after each further give-up (up to 1024), then a watch again; a watch that sees its value starts
 // the count at 32 again.
 import { cancelCompletion, expectCompletionWith } from '../native/completions.js';
@@ -33,18 +33,19 @@ export interface WatchOwner extends MemoryDevice {
 
 /** How values are watched: an event each, or a word of the lane's that the stream writes. */
 export type WatchRoad = 'events' | 'words';
-let road: WatchRoad = 'events';
+let watchKind: WatchRoad = 'events';
 
-/** @internal Sets the road of the watches that start from now on (see rxcuda/internal). */
+/** @internal Sets the kind of the watches that start from now on (see rxcuda/internal). */
 export function setWatchRoad(value: WatchRoad): void {
+  // The message names the argument `road`, as the function's name does.
   if (value !== 'events' && value !== 'words') typeError('road', "'events' or 'words'", value);
-  road = value;
+  watchKind = value;
 }
 
-/** One value: its event (none when notified or on the word road), what waits for it, and how it ended. */
+/** One value: its event (none when notified or watched through a word), what waits for it, and how it ended. */
 class Watched {
   event: NativeEvent | undefined;
-  /** Watched through the lane's word (the word road), until a give-up. */
+  /** Watched through the lane's word (a word watch), until a give-up. */
   onWord = false;
   waiter: ValueWaiter | undefined;
   mark = 0;
@@ -72,7 +73,7 @@ export class ValueWatches {
   readonly #spareEntries: Watched[] = [];
   readonly #spareEvents: NativeEvent[] = [];
   #closed = false;
-  /** The word the stream writes behind each watched value on the word road, and its last value. */
+  /** The word the stream writes behind each value under a word watch, and its last value. */
   #word: HostArray<'u32'> | undefined;
   #written = 0;
   /** Values still to notify instead of watching, and how many after the next give-up. */
@@ -115,15 +116,15 @@ export class ValueWatches {
     }
     if (notified) {
       this.#skip--;
-      this.#lane.valueRoads.notified++;
-    } else this.#lane.valueRoads.watched++;
+      this.#lane.valueCompletions.notified++;
+    } else this.#lane.valueCompletions.watched++;
   }
 
   /** @internal The command's body: records the entry's event and hands it to the watcher, or notifies. */
   start(entry: Watched): void {
     const lane = this.#lane;
     if (entry.spin === 0) return notifyRefusingCapture(lane, expectCompletionWith(this.#ended, entry, 0), true);
-    if (road === 'words') return this.#startOnWord(entry);
+    if (watchKind === 'words') return this.#startOnWord(entry);
     const event = this.#spareEvents.pop() ?? new this.#owner.backend.Event(this.#owner.native, DISABLE_TIMING);
     const id = expectCompletionWith(this.#ended, entry, 0);
     let recorded: boolean;
@@ -141,7 +142,7 @@ export class ValueWatches {
     entry.event = event;
   }
 
-  /** The word road: the stream writes the lane's next value to its word, which the watcher reads. */
+  /** A word watch: the stream writes the lane's next value to its word, which the watcher reads. */
   #startOnWord(entry: Watched): void {
     const lane = this.#lane;
     const word = (this.#word ??= laneWord(this.#owner, lane));
@@ -174,14 +175,14 @@ export class ValueWatches {
 
   /** A watch gave up: the lane's next values are notified (see the top of this file). */
   #gaveUp(): void {
-    this.#lane.valueRoads.gaveUp++;
+    this.#lane.valueCompletions.gaveUp++;
     this.#skip = this.#nextSkip;
     this.#nextSkip = Math.min(this.#nextSkip * 2, MAX_SKIP);
   }
 
   /**
    * The watcher gave up (or its query failed): a completion point behind the same event decides.
-   * On the word road the event is recorded now, straight on the stream, past the lane's queue:
+   * With a word watch the event is recorded now, straight on the stream, past the lane's queue:
    * behind the value's work, and never behind work that waits there (a later value's step); a
    * closed lane's completion point follows all its work instead.
    */

@@ -1,9 +1,10 @@
-// Conditional nodes run from the host, with CUDA's semantics in stream order: on the host device
+// Conditional nodes run as host steps, with CUDA's semantics in stream order: on the host device
 // (where an executable replays its nodes), and on either backend for work a replay enqueues as
 // given. A conditional node is a host step that reads its condition's value in this launch and runs
-// the chosen body (again, for a while) on a stream taken from the executable's pool, waiting for
-// each run; a setter is a host step that reads the element (on a GPU, through a copy to pinned
-// memory) and sets the value. Each launch has values of its own, from the initial ones.
+// the chosen body (again, for a while) on a stream taken from the executable's pool of body
+// streams, waiting for each run; a setter is a host step that reads the element (on a GPU, through
+// a copy to pinned memory) and sets the value. Each launch has values of its own, from the initial
+// ones.
 import { LoopLimitError } from '../base/loop-limit-error.js';
 import { DTYPES } from '../base/dtype.js';
 import { ConditionValue, type GraphCondition } from '../device/condition.js';
@@ -50,7 +51,7 @@ function release(entry: { stream: Stream; word: HostArray<'u64'> | undefined }):
   entry.word?.close();
 }
 
-/** One launch's conditions (on the host road): their values, and the streams its bodies run on. */
+/** One launch's conditions (its conditional nodes run as host steps): their values, and its bodies' streams. */
 export class HostConditions {
   readonly streams: BodyStreams;
   /** By the conditions' names, which pair an updated graph's conditions with the first one's. */

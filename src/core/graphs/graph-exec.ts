@@ -21,7 +21,7 @@ import { checkConditionUses, childOf, withChild } from './conditional-checks.js'
 import { onDoneCommand, watchByNotification } from '../queue/host-steps.js';
 import { Stream } from '../device/stream.js';
 import type { Device } from '../device/device.js';
-import { MADE, checkMade, type Made } from '../base/made.js';
+import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 
 const unclosed = new FinalizationRegistry<HeldResources>((held) => held.release());
 
@@ -70,8 +70,8 @@ export class GraphExec {
   /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
   static readonly [BRAND] = (value: object): boolean => #segments in value;
 
-  private constructor(made: Made, graph: Graph, works: NodeWork[], segments: Segment[], built: Built | undefined, held: HeldResources) {
-    checkMade(made, 'a GraphExec', 'graph.instantiate()');
+  private constructor(token: ConstructorToken, graph: Graph, works: NodeWork[], segments: Segment[], built: Built | undefined, held: HeldResources) {
+    checkConstructorToken(token, 'a GraphExec', 'graph.instantiate()');
     this.graph = graph;
     this.device = graph.device;
     this.#segments = segments;
@@ -96,10 +96,10 @@ export class GraphExec {
   static create(graph: Graph, nodes: readonly GraphNode[], segments: Segment[], held: HeldResources): GraphExec {
     const works = nodes.map((node) => node.work);
     checkConditionUses(works, segments);
-    if (graph.device.kind !== 'cuda') return new GraphExec(MADE, graph, works, segments, undefined, held);
+    if (graph.device.kind !== 'cuda') return new GraphExec(CONSTRUCTOR_TOKEN, graph, works, segments, undefined, held);
     const deps = nodes.map((node) => node.dependencies.map((d) => d.index));
     const built = buildNatives(graph.device, graph, works, deps, segments, addToNative);
-    return new GraphExec(MADE, graph, works, segments, built, held);
+    return new GraphExec(CONSTRUCTOR_TOKEN, graph, works, segments, built, held);
   }
 
   /** True once `close()` was called. */
@@ -149,7 +149,8 @@ export class GraphExec {
       return;
     }
     lane.recorder?.interrupt('launching an executable'); // a recording lane is never immediate
-    // The host road's conditions of this launch: each at its initial value until set.
+    // The conditions of this launch, for conditional nodes run as host steps: each at its initial
+    // value until set.
     const conditions = this.#bodyStreams && new HostConditions(this.#bodyStreams);
     const segments = this.#segments;
     for (let i = 0; i < segments.length; i++) {
@@ -321,7 +322,7 @@ export class GraphExec {
 
   /**
    * Replaces nodes' parameters by `next` (handed over: frozen here), holding what the new ones use
-   * and letting go of the old. A node whose new parameters use the memory its old ones did (a
+   * and releasing the old. A node whose new parameters use the memory its old ones did (a
    * replayed value's, launched on the executable made for its buffers) keeps what it holds.
    */
   #replace(next: readonly NodeWork[]): void {

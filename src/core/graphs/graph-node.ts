@@ -7,7 +7,7 @@ import type { LaunchConfig } from '../kernels/launch-config.js';
 import type { Graph } from './graph.js';
 import type { NodeWork } from './node-work.js';
 import { BRAND } from '../base/errors.js';
-import { MADE, checkMade, type Made } from '../base/made.js';
+import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 import { replayConditional, replaySetCondition, type HostConditions } from './conditional-host.js';
 
 export type { NodeWork } from './node-work.js';
@@ -40,11 +40,11 @@ export class GraphNode<S extends Signature | undefined = Signature | undefined> 
 
   /** @internal Made by Graph. */
   static make(graph: Graph, index: number, work: NodeWork, dependencies: readonly GraphNode[]): GraphNode {
-    return new GraphNode(MADE, graph, index, work, dependencies);
+    return new GraphNode(CONSTRUCTOR_TOKEN, graph, index, work, dependencies);
   }
 
-  private constructor(made: Made, graph: Graph, index: number, work: NodeWork, dependencies: readonly GraphNode[]) {
-    checkMade(made, 'a GraphNode', 'graph.addKernel() or another graph.add…() method');
+  private constructor(token: ConstructorToken, graph: Graph, index: number, work: NodeWork, dependencies: readonly GraphNode[]) {
+    checkConstructorToken(token, 'a GraphNode', 'graph.addKernel() or another graph.add…() method');
     this.graph = graph;
     this.index = index;
     this.work = work;

@@ -22,7 +22,7 @@ import { GraphNode } from './graph-node.js';
 import { GraphExec } from './graph-exec.js';
 import { copyWork, fillWork, hostFunctionWork, kernelWork } from './node-work.js';
 import { GraphBuilder, type BuilderFaces } from './graph-builder.js';
-import { MADE, checkMade, type Made } from '../base/made.js';
+import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 import { GraphError } from '../base/errors.js';
 import { isThenable } from '../base/thenable.js';
 import { GraphCondition, checkConditionArgs, checkConditionOfNode, type ConditionScope } from '../device/condition.js';
@@ -94,15 +94,15 @@ export class Graph implements ConditionScope {
   /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
   static readonly [BRAND] = (value: object): boolean => #root in value;
 
-  private constructor(made: Made, device: Device, parent?: Graph) {
-    checkMade(made, 'a Graph', 'device.createGraph() or stream.capture()');
+  private constructor(token: ConstructorToken, device: Device, parent?: Graph) {
+    checkConstructorToken(token, 'a Graph', 'device.createGraph() or stream.capture()');
     this.device = device;
     this.#parent = parent;
     this.#root = parent ? parent.#root : this;
     const faces: BuilderFaces<GraphNode, Graph> = {
       scope: this,
       makeNode: (index, work, after) => GraphNode.make(this, index, work, after),
-      makeBody: () => new Graph(MADE, device, this),
+      makeBody: () => new Graph(CONSTRUCTOR_TOKEN, device, this),
       builderOf: (graph) => graph.engine,
     };
     this.engine = new GraphBuilder(device, faces, parent?.engine);
@@ -110,7 +110,7 @@ export class Graph implements ConditionScope {
 
   /** @internal Use {@link Device.createGraph} or {@link Stream.capture}. */
   static create(device: Device): Graph {
-    return new Graph(MADE, device);
+    return new Graph(CONSTRUCTOR_TOKEN, device);
   }
 
   /**

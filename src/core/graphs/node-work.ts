@@ -1,6 +1,6 @@
 // The work of graph nodes, from checked arguments: what each node does, and what it holds (memory,
-// modules, native events) until the graph and its executables let go; and the interface behind
-// which a library call is a node.
+// modules, native events) until the graph and its executables release them; and the interface
+// behind which a library call is a node.
 import { DTYPES } from '../base/dtype.js';
 import { scalarBits } from '../base/scalar.js';
 import type { Allocation } from '../memory/allocation.js';
@@ -73,7 +73,7 @@ export interface BodyWorks {
 
 /**
  * What a graph and its executables keep alive for their nodes (memory, modules, native
- * events): let go when the last of them closes, or is collected unclosed.
+ * events): released when the last of them closes, or is collected unclosed.
  */
 export class HeldResources {
   users = 1;
@@ -163,7 +163,7 @@ export function hostFunctionWork(fn: bigint, userData: bigint | Memory): NodeWor
   return { kind: 'hostFunction', fn, userData: userData instanceof Memory ? userData.ptr : userData, memory };
 }
 
-/** An event node's work, holding the event's native event until `held` lets go. */
+/** An event node's work, holding the event's native event until `held` releases it. */
 export function eventWork(kind: 'record' | 'wait', event: RecordedEvent, held: HeldResources): NodeWork {
   const [native, letGo] = event.holdNative(kind === 'record');
   held.letGo.push(letGo);

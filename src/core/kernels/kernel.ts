@@ -19,7 +19,7 @@ import { globalHooks, LaunchHooks, type Disposer, type LaunchHook } from './laun
 import type { Module } from './module.js';
 import { checkCompiledParams, checkSignature } from './packer.js';
 import { Specializations } from './specialization.js';
-import { MADE, checkMade, type Made } from '../base/made.js';
+import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 
 export type { StructParam, ParamType, Signature, ArgOf, KernelArgs, BlockSizeSuggestion } from './kernel-types.js';
 
@@ -83,11 +83,11 @@ export class Kernel<S extends Signature = Signature> {
 
   /** @internal The kernel `name` of `module`, run by `native` (Module.kernel and Template.kernel make them). */
   static make<S extends Signature>(module: Module, name: string, native: NativeKernel, signature: S, options: KernelOptions<S> = {}): Kernel<S> {
-    return new Kernel(MADE, module, name, native, signature, options);
+    return new Kernel(CONSTRUCTOR_TOKEN, module, name, native, signature, options);
   }
 
-  private constructor(made: Made, module: Module, name: string, native: NativeKernel, signature: S, options: KernelOptions<S> = {}) {
-    checkMade(made, 'a Kernel', 'module.kernel() or template.kernel()');
+  private constructor(token: ConstructorToken, module: Module, name: string, native: NativeKernel, signature: S, options: KernelOptions<S> = {}) {
+    checkConstructorToken(token, 'a Kernel', 'module.kernel() or template.kernel()');
     checkSignature(signature);
     this.module = module;
     this.name = name;

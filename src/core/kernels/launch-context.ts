@@ -13,7 +13,7 @@ import { Memory } from '../memory/memory.js';
 import type { Stream } from '../device/stream.js';
 
 import type { Defines } from '../compiler/program.js';
-import { MADE, checkMade, type Made } from '../base/made.js';
+import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 
 export type { Defines } from '../compiler/program.js';
 
@@ -50,11 +50,11 @@ export class LaunchContext<S extends Signature = Signature> {
 
   /** @internal Made by the launch itself. */
   static make<S extends Signature>(kernel: Kernel<S>, config: LaunchConfig, stream: Stream, args: readonly unknown[], defines?: Defines, copied = false): LaunchContext<S> {
-    return new LaunchContext(MADE, kernel, config, stream, args, defines, copied);
+    return new LaunchContext(CONSTRUCTOR_TOKEN, kernel, config, stream, args, defines, copied);
   }
 
-  private constructor(made: Made, kernel: Kernel<S>, config: LaunchConfig, stream: Stream, args: readonly unknown[], defines?: Defines, copied = false) {
-    checkMade(made, 'a LaunchContext', 'currentLaunch() in a launch hook or a CPU kernel: each launch makes its own');
+  private constructor(token: ConstructorToken, kernel: Kernel<S>, config: LaunchConfig, stream: Stream, args: readonly unknown[], defines?: Defines, copied = false) {
+    checkConstructorToken(token, 'a LaunchContext', 'currentLaunch() in a launch hook or a CPU kernel: each launch makes its own');
     this.#kernel = kernel;
     this.#config = config;
     this.#stream = stream;
@@ -121,7 +121,7 @@ export class LaunchContext<S extends Signature = Signature> {
   /** @internal The same launch with some of it replaced. */
   with(changes: { readonly kernel?: Kernel<S>; readonly args?: readonly unknown[]; readonly defines?: Defines }): LaunchContext<S> {
     const args = changes.args ?? this.#args;
-    return new LaunchContext(MADE, changes.kernel ?? this.#kernel, this.#config, this.#stream, args, changes.defines ?? this.#defines, args === this.#args);
+    return new LaunchContext(CONSTRUCTOR_TOKEN, changes.kernel ?? this.#kernel, this.#config, this.#stream, args, changes.defines ?? this.#defines, args === this.#args);
   }
 
   /**

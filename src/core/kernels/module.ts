@@ -13,7 +13,7 @@ import { readSignature } from './packer.js';
 import { CpuLauncher, type CpuKernel } from './cpu-kernel.js';
 import type { Device } from '../device/device.js';
 import type { MemoryLane } from '../memory/owner.js';
-import { MADE, checkMade, type Made } from '../base/made.js';
+import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 import { UsedLanes } from '../memory/used-lanes.js';
 
 /**
@@ -100,13 +100,13 @@ export class Module {
   /** This module's code on other devices, loaded (or loading) on first use there. */
   readonly #elsewhere = new Map<Device, Module | Promise<Module>>();
   #closed = false;
-  /** Graphs and executables whose kernel nodes use it: the unload waits until they let go. */
+  /** Graphs and executables whose kernel nodes use it: the unload waits until they release it. */
   #held = 0;
   /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
   static readonly [BRAND] = (value: object): boolean => #names in value;
 
-  private constructor(made: Made, device: Device, native: NativeModule | undefined, names: ReadonlyMap<string, string>, log: string, fromCache: boolean, reload?: Reload, entries?: ReadonlyMap<string, readonly PtxParam[]>) {
-    checkMade(made, 'a Module', 'device.compile() or device.loadModule()');
+  private constructor(token: ConstructorToken, device: Device, native: NativeModule | undefined, names: ReadonlyMap<string, string>, log: string, fromCache: boolean, reload?: Reload, entries?: ReadonlyMap<string, readonly PtxParam[]>) {
+    checkConstructorToken(token, 'a Module', 'device.compile() or device.loadModule()');
     this.#entries = entries;
     this.device = device;
     this.native = native;
@@ -142,7 +142,7 @@ export class Module {
     return new Promise<void>((resolve) => device.completionPoints.whenQuiet(resolve))
       .then(() => (library === undefined ? addon.loadModule(device.native, bytes) : addon.loadModule(device.native, bytes, library)))
       .then(
-      (handle) => new Module(MADE, device, new addon.Module(device.native, handle), names, log, fromCache, reload),
+      (handle) => new Module(CONSTRUCTOR_TOKEN, device, new addon.Module(device.native, handle), names, log, fromCache, reload),
       (error: unknown) => device.fail(error),
     );
   }
@@ -153,12 +153,12 @@ export class Module {
    */
   static forHost(device: Device, checked?: HostChecked): Module {
     const reload = (other: Device) => Module.forHost(other, checked);
-    return new Module(MADE, device, undefined, checked?.names ?? new Map(), checked?.log ?? '', checked?.fromCache ?? false, reload, checked?.entries);
+    return new Module(CONSTRUCTOR_TOKEN, device, undefined, checked?.names ?? new Map(), checked?.log ?? '', checked?.fromCache ?? false, reload, checked?.entries);
   }
 
   /** @internal A module with no code on `device`, for kernels whose code is elsewhere. */
   placeholder(device: Device): Module {
-    return new Module(MADE, device, undefined, new Map(), '', false);
+    return new Module(CONSTRUCTOR_TOKEN, device, undefined, new Map(), '', false);
   }
 
   /**
@@ -238,7 +238,7 @@ export class Module {
   }
 
   /**
-   * The parameters of kernel `name` in the checked code of a host module (undefined when it was
+   * The parameters of kernel `name` in the checked code of a host-device module (undefined when it was
    * not checked); a name that is not an entry there is refused as a GPU's driver refuses it.
    */
   #checkedParams(name: string): readonly PtxParam[] | undefined {
@@ -251,13 +251,13 @@ export class Module {
 
   /**
    * @internal Notes a lane that launched kernels of this module, so `close()` waits for it; it
-   * is let go once its stream has closed and its work is done, so that a module kept for the
+   * is released once its stream has closed and its work is done, so that a module kept for the
    * process does not keep every stream that ever launched one of its kernels (nor what they hold).
    */
   usedOn(lane: MemoryLane): void {
     if (!this.#streams.add(lane) || lane.closed) return;
     const streams = new WeakRef(this.#streams); // the lane does not keep the module alive
-    lane.whenRetired(() => streams.deref()?.delete(lane));
+    lane.whenDrained(() => streams.deref()?.delete(lane));
   }
 
   /**

@@ -9,7 +9,7 @@ import { Module } from './module.js';
 import { COMPILE_OPTIONS, checkCompileOptions, type CompileOptions } from '../compiler/program.js';
 import { CodelessKernel } from './codeless-kernel.js';
 import { Specializations, type Specializer } from './specialization.js';
-import { MADE, checkMade, type Made } from '../base/made.js';
+import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 
 /** Options for {@link Template.kernel}. */
 export interface TemplateKernelOptions<S extends Signature> {
@@ -42,11 +42,11 @@ export class Template {
 
   /** @internal See Device.template. */
   static make(device: Device, source: string, options: CompileOptions = {}): Template {
-    return new Template(MADE, device, source, options);
+    return new Template(CONSTRUCTOR_TOKEN, device, source, options);
   }
 
-  private constructor(made: Made, device: Device, source: string, options: CompileOptions = {}) {
-    checkMade(made, 'a Template', 'device.template()');
+  private constructor(token: ConstructorToken, device: Device, source: string, options: CompileOptions = {}) {
+    checkConstructorToken(token, 'a Template', 'device.template()');
     if (typeof source !== 'string' || source.length === 0) typeError('source', 'CUDA C++ source text', source);
     checkOptions('options', options, COMPILE_OPTIONS);
     checkCompileOptions(options);

@@ -2,13 +2,13 @@
 // anything is enqueued, on the GPU through cuBLAS (loaded at the first call) and on the host
 // device through the CPU reference (native/src/host/gemm.cpp), with the same contract.
 import { isInstance, typeError } from '../base/errors.js';
-import { MADE, checkMade, type Made } from '../base/made.js';
+import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 import { checkOptions } from '../base/options.js';
 import { Device as DeviceClass, type Device } from '../device/device.js';
 import type { DeviceArray } from '../memory/memory.js';
 import type { Stream } from '../device/stream.js';
 import { requireLibrary } from './availability.js';
-import { RecordedCall, allocationsOf, openGate, submit, type Gate, type Library } from './call.js';
+import { RecordedCall, allocationsOf, readyNow, submit, type Readiness, type Library } from './call.js';
 import { statusError } from './errors.js';
 import { GEMM_KEYS, GemmShape, LastGemm, checkGemm, gemmChange, gemmName, type GemmDType, type GemmOptions, type GemmOutput } from './gemm-args.js';
 import { CUBLAS, G, libraries, type NativeBlas } from './native.js';
@@ -48,11 +48,11 @@ export class Blas {
   /** The name and shape of the calls recorded (by captures and replays). */
   readonly #recorded = new GemmShape();
   /** The handle being made (CUDA), what made it fail, and the workspace its calls take. */
-  #gate: Gate | undefined;
+  #readiness: Readiness | undefined;
   #native: NativeBlas | undefined;
 
-  private constructor(token: Made, device: Device) {
-    checkMade(token, 'a Blas', 'Blas.for(device) or device.blas');
+  private constructor(token: ConstructorToken, device: Device) {
+    checkConstructorToken(token, 'a Blas', 'Blas.for(device) or device.blas');
     this.device = device;
     const blas = this;
     this.#library = {
@@ -78,7 +78,7 @@ export class Blas {
   static for(device: Device): Blas {
     if (!isInstance(device, DeviceClass)) typeError('device', 'a Device', device);
     let blas = perDevice.get(device);
-    if (!blas) perDevice.set(device, (blas = new Blas(MADE, device)));
+    if (!blas) perDevice.set(device, (blas = new Blas(CONSTRUCTOR_TOKEN, device)));
     return blas;
   }
 
@@ -106,14 +106,14 @@ export class Blas {
       checkOptions('options', options, GEMM_KEYS);
       stream.engine.checkOpen();
     } else checkGemm(this.device, stream, a, b, c, options, block, this.#last);
-    const gate = this.#gate ?? this.#open();
+    const readiness = this.#readiness ?? this.#open();
     const capture = stream.engine.recorder;
     if (capture) {
       const { name, shape } = this.#recorded.of(block);
-      const call = new RecordedCall(this.#library, name, shape, block, gate, gemmName, this.device.kind === 'cuda' ? GRAPH_WORKSPACE_BYTES : 0);
+      const call = new RecordedCall(this.#library, name, shape, block, readiness, gemmName, this.device.kind === 'cuda' ? GRAPH_WORKSPACE_BYTES : 0);
       return capture.library(call, allocationsOf(a, b, c));
     }
-    submit(this.#library, stream, block, gate, gemmName);
+    submit(this.#library, stream, block, readiness, gemmName);
     a.allocation.use(stream.engine);
     b.allocation.use(stream.engine);
     c.allocation.use(stream.engine);
@@ -124,32 +124,32 @@ export class Blas {
    * `workBytes`: rxcuda/internal's stand-in, whose native call does nothing (bench/study/library-path).
    */
   static over(device: Device, native: NativeBlas, workBytes: number): Blas {
-    const blas = new Blas(MADE, device);
+    const blas = new Blas(CONSTRUCTOR_TOKEN, device);
     blas.#native = native;
     blas.#library.runOwn = native.bind(blas.#block);
-    blas.#gate = { pending: undefined, failure: undefined, workBytes };
+    blas.#readiness = { pending: undefined, failure: undefined, workBytes };
     return blas;
   }
 
   /** Loads cuBLAS and starts making the handle, at the first call (throws where it cannot be loaded). */
-  #open(): Gate {
+  #open(): Readiness {
     if (this.device.kind === 'host') {
       this.#native = new libraries.HostBlas(this.device.native);
       this.#library.runOwn = this.#native.bind(this.#block);
-      return (this.#gate = openGate());
+      return (this.#readiness = readyNow());
     }
     requireLibrary('cuBLAS');
     const native = (this.#native = new libraries.CudaBlas(this.device.native));
     this.#library.runOwn = native.bind(this.#block);
-    const gate: Gate = { pending: undefined, failure: undefined, workBytes: BLAS_WORKSPACE_BYTES };
-    gate.pending = native.open!().then(
+    const readiness: Readiness = { pending: undefined, failure: undefined, workBytes: BLAS_WORKSPACE_BYTES };
+    readiness.pending = native.open!().then(
       ([status]) => {
-        if (status !== 0) gate.failure = statusError('cuBLAS', status, 'cublasCreate', `making the cuBLAS handle of ${this.device}`);
+        if (status !== 0) readiness.failure = statusError('cuBLAS', status, 'cublasCreate', `making the cuBLAS handle of ${this.device}`);
       },
       (error: unknown) => {
-        gate.failure = statusError('cuBLAS', 1, 'cublasCreate', `making the cuBLAS handle of ${this.device}: ${String(error)}`);
+        readiness.failure = statusError('cuBLAS', 1, 'cublasCreate', `making the cuBLAS handle of ${this.device}: ${String(error)}`);
       },
-    ).finally(() => (gate.pending = undefined));
-    return (this.#gate = gate);
+    ).finally(() => (readiness.pending = undefined));
+    return (this.#readiness = readiness);
   }
 }

@@ -16,14 +16,14 @@ import { workspacesOf } from './workspaces.js';
  * @internal What a call waits for: its library being made ready (`pending`), or what made it
  * fail (`failure`); and the workspace its eager calls take on CUDA.
  */
-export interface Gate {
+export interface Readiness {
   pending: Promise<unknown> | undefined;
   failure: LibraryError | undefined;
   workBytes: number;
 }
 
-/** @internal A gate that is open: the host device's libraries, which wait for nothing. */
-export function openGate(): Gate {
+/** @internal Readiness already there: the host device's libraries, which wait for nothing. */
+export function readyNow(): Readiness {
   return { pending: undefined, failure: undefined, workBytes: 0 };
 }
 
@@ -50,19 +50,19 @@ export interface Library {
 
 /**
  * @internal Enqueues the call `block` describes (all but its stream and workspace) on `stream`:
- * at once when the stream is direct and the gate open, else in the stream's queue (`block` is
- * copied then), behind the gate. A status the library answers at once is thrown as a
+ * at once when the stream is direct and the library ready, else in the stream's queue (`block` is
+ * copied then), behind the library's readiness. A status the library answers at once is thrown as a
  * LibraryError (`describe` names the call); a queued call's goes where the stream's queued
  * failures go. A `replayed` call (a graph's node, run again on the host device, or a replayed
  * value's call enqueued as given) goes at once also while the lane records: that recording is
  * what is being launched.
  */
-export function submit(library: Library, stream: Stream, block: Float64Array, gate: Gate, describe: (block: Float64Array) => string, replayed = false): void {
-  if (gate.failure) throw gate.failure;
+export function submit(library: Library, stream: Stream, block: Float64Array, readiness: Readiness, describe: (block: Float64Array) => string, replayed = false): void {
+  if (readiness.failure) throw readiness.failure;
   const lane = stream.engine;
   writeAddress(block, library.streamAt, lane.lo, lane.hi);
-  if (gate.pending === undefined && (replayed ? lane.unqueued : lane.immediate)) {
-    withWorkspace(library, stream, block, gate);
+  if (readiness.pending === undefined && (replayed ? lane.unqueued : lane.immediate)) {
+    withWorkspace(library, stream, block, readiness);
     lane.noteSubmitted();
     let status = 0;
     try {
@@ -74,36 +74,37 @@ export function submit(library: Library, stream: Stream, block: Float64Array, ga
     return;
   }
   const copy = block.slice();
-  const pending = gate.pending;
+  const pending = readiness.pending;
   // The wait and the call are two commands: the call's failure then goes where queued failures go.
   if (pending) lane.run(() => (resume) => void pending.then(resume, resume));
   lane.run(() => {
-    if (gate.failure) throw gate.failure;
-    withWorkspace(library, stream, copy, gate);
+    if (readiness.failure) throw readiness.failure;
+    withWorkspace(library, stream, copy, readiness);
     const status = library.run(copy);
     if (status !== 0) throw statusError(library.name, status, library.call, describe(copy));
   });
 }
 
-/** Writes the stream's workspace (grown to the gate's size) into the block; none on the host. */
-function withWorkspace(library: Library, stream: Stream, block: Float64Array, gate: Gate): void {
-  if (gate.workBytes === 0) {
+/** Writes the stream's workspace (grown to the size its readiness gives) into the block; none on the host device. */
+function withWorkspace(library: Library, stream: Stream, block: Float64Array, readiness: Readiness): void {
+  if (readiness.workBytes === 0) {
     block[library.workBytesAt] = 0;
     return;
   }
-  const workspace = workspacesOf(library.device).on(stream, gate.workBytes);
+  const workspace = workspacesOf(library.device).on(stream, readiness.workBytes);
   writeAddress(block, library.workAt, workspace.lo, workspace.hi);
   block[library.workBytesAt] = workspace.byteLength;
 }
 
 /**
- * @internal A library call recorded by a capture or a value's replay: its block, its gate, and
- * the workspace a graph gives it (`graphWorkspace` bytes, or the gate's once it is open).
+ * @internal A library call recorded by a capture or a value's replay: its block, its library's
+ * readiness, and the workspace a graph gives it (`graphWorkspace` bytes, or the readiness's once
+ * the library is ready).
  */
 export class RecordedCall implements LibraryCall {
   readonly #library: Library;
   readonly #block: Float64Array;
-  readonly #gate: Gate;
+  readonly #readiness: Readiness;
   readonly #graphWorkspace: number | undefined;
   readonly #describe: (block: Float64Array) => string;
   #ready: Promise<void> | undefined;
@@ -116,24 +117,24 @@ export class RecordedCall implements LibraryCall {
     readonly name: string,
     readonly shape: string,
     block: Float64Array,
-    gate: Gate,
+    readiness: Readiness,
     describe: (block: Float64Array) => string,
     graphWorkspace?: number,
   ) {
     this.#describe = describe;
     this.#library = library;
     this.#block = block.slice();
-    this.#gate = gate;
+    this.#readiness = readiness;
     this.#graphWorkspace = graphWorkspace;
   }
 
   /** Settles once the library is ready: rejects with what made it fail (a capture then fails). */
   get pending(): Promise<unknown> | undefined {
-    const pending = this.#gate.pending;
+    const pending = this.#readiness.pending;
     if (!pending) return undefined;
     if (!this.#ready) {
       this.#ready = pending.then(() => {
-        if (this.#gate.failure) throw this.#gate.failure;
+        if (this.#readiness.failure) throw this.#readiness.failure;
       });
       this.#ready.catch(() => {}); // whoever waits for it hears of the failure; nobody else must
     }
@@ -157,12 +158,12 @@ export class RecordedCall implements LibraryCall {
   }
 
   enqueue(stream: Stream): void {
-    submit(this.#library, stream, this.#block, this.#gate, this.#describe, true);
+    submit(this.#library, stream, this.#block, this.#readiness, this.#describe, true);
   }
 
   addTo(graph: NativeGraph, deps: Uint32Array): number {
-    if (this.#gate.failure) throw this.#gate.failure;
-    const bytes = this.#graphWorkspace ?? this.#gate.workBytes;
+    if (this.#readiness.failure) throw this.#readiness.failure;
+    const bytes = this.#graphWorkspace ?? this.#readiness.workBytes;
     const index = libraries.addLibraryNode(graph, this.#library.kind, this.#library.native, this.#block, bytes, deps);
     if (index >= 0) return index;
     const status = statusName(this.#library.name, -1 - index);

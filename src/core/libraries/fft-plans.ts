@@ -1,10 +1,10 @@
 // The cuFFT plans of one device, cached by kind, precision, sizes and batch, at most MAX_PLANS
 // of them: past that, the plan used longest ago leaves the cache. A plan is destroyed once it
 // has left the cache, the streams that used it have finished with it and the graphs whose nodes
-// run it have let go (a plan is held as memory is: see Allocation).
+// run it have released it (a plan is held as memory is: see Allocation).
 import { Allocation } from '../memory/allocation.js';
 import type { Device } from '../device/device.js';
-import type { Gate } from './call.js';
+import type { Readiness } from './call.js';
 import { statusError } from './errors.js';
 import { fftName } from './fft-args.js';
 import type { NativeFft } from './native.js';
@@ -30,8 +30,8 @@ class PlanResource extends Allocation {
   }
 }
 
-/** @internal A cached plan: its slot in the native object, and the gate its calls wait behind. */
-export interface PlanEntry extends Gate {
+/** @internal A cached plan: its slot in the native object, and the readiness its calls wait for. */
+export interface PlanEntry extends Readiness {
   readonly slot: number;
   readonly resource: Allocation;
   readonly name: string;

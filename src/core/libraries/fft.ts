@@ -2,7 +2,7 @@
 // anything is enqueued, on the GPU through cuFFT (loaded at the first call) and on the host device
 // through the CPU reference (native/src/host/fft-plan.cpp), with the same contract.
 import { isInstance, typeError } from '../base/errors.js';
-import { MADE, checkMade, type Made } from '../base/made.js';
+import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 import { checkOptions } from '../base/options.js';
 import { Device as DeviceClass, type Device } from '../device/device.js';
 import type { DeviceArray } from '../memory/memory.js';
@@ -49,8 +49,8 @@ export class Fft {
   /** The call checked last, and its plan. */
   readonly #lastCall = new LastFft<PlanEntry>();
 
-  private constructor(token: Made, device: Device) {
-    checkMade(token, 'a Fft', 'Fft.for(device) or device.fft');
+  private constructor(token: ConstructorToken, device: Device) {
+    checkConstructorToken(token, 'a Fft', 'Fft.for(device) or device.fft');
     this.device = device;
     const fft = this;
     this.#library = {
@@ -76,7 +76,7 @@ export class Fft {
   static for(device: Device): Fft {
     if (!isInstance(device, DeviceClass)) typeError('device', 'a Device', device);
     let fft = perDevice.get(device);
-    if (!fft) perDevice.set(device, (fft = new Fft(MADE, device)));
+    if (!fft) perDevice.set(device, (fft = new Fft(CONSTRUCTOR_TOKEN, device)));
     return fft;
   }
 
@@ -162,7 +162,7 @@ export class Fft {
    * whose native calls do nothing (bench/study/library-path).
    */
   static over(device: Device, native: NativeFft): Fft {
-    const fft = new Fft(MADE, device);
+    const fft = new Fft(CONSTRUCTOR_TOKEN, device);
     fft.#native = native;
     fft.#library.runOwn = native.bind(fft.#block);
     fft.#plans = new PlanCache(device, native);

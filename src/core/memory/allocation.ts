@@ -1,5 +1,5 @@
 // Allocations: the memory behind an array and its views, with the bookkeeping that frees it only
-// after every lane that used it has finished with it, and after the graphs that hold it let go.
+// after every lane that used it has finished with it, and after the graphs that hold it release it.
 import { byteLengthOf } from '../base/buffers.js';
 import { addon } from '../native/addon.js';
 import type { MemoryDevice, MemoryLane } from './owner.js';
@@ -10,7 +10,7 @@ import { ownBuffer } from './own-buffers.js';
 export abstract class Allocation {
   #last: MemoryLane | undefined;
   #others: UsedLanes | undefined;
-  /** Graphs and executables that hold it (see graph.ts): its free waits until they let go. */
+  /** Graphs and executables that hold it (see graph.ts): its free waits until they release it. */
   #held = 0;
   #freeWhenLetGo = false;
   freed = false;
@@ -62,7 +62,7 @@ export abstract class Allocation {
 
   /**
    * Frees the memory once the work of every stream that used it is done, and once the graphs
-   * that hold it let go. Idempotent.
+   * that hold it release it. Idempotent.
    * @param idle the work that used it is known to have finished (seen on the main thread).
    */
   release(idle = false): void {

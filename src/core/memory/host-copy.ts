@@ -1,5 +1,5 @@
 // Host-to-host copies that keep the main thread free: a large copy is cut into chunks that native
-// threads copy in parallel, and its completion comes back through the completion road.
+// threads copy in parallel, and its completion comes back through the completion queue.
 import { expectCompletion } from '../native/completions.js';
 import { addon } from '../native/addon.js';
 import { bufferOf, byteLengthOf, byteOffsetOf, lengthOf, typedArrayName } from '../base/buffers.js';
@@ -42,7 +42,7 @@ export type CopyRoad = 'workers' | 'main';
  * Copies the bytes of `src` into `dst` (at least as long) and calls `done` on the main
  * thread once they are there: at once for a small copy, after native threads copied a large one.
  * Both arrays are held until then; neither may be written meanwhile, and arrays of the user's
- * are kept in place (user-arrays.ts's holdInPlace) by the caller.
+ * are kept in place (user-arrays.ts's markUntransferable) by the caller.
  * @throws TypeError for a detached or resizable side, RangeError for a `dst` shorter than `src`;
  * nothing is copied then.
  */

@@ -4,13 +4,13 @@ import { DTYPES, type DType, type TypedArrayOf } from '../base/dtype.js';
 import { RxcudaError } from '../base/errors.js';
 import type { HostArray } from './memory.js';
 import { addon } from '../native/addon.js';
-import { MADE, checkMade, type Made } from '../base/made.js';
+import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 import { ownBuffer } from './own-buffers.js';
 
 // Each view's buffer holds the memory it shows, so that the memory (which is freed when the
 // garbage collector finds nothing reaching it) lives as long as anything can read it. A lent array
 // dropped without being returned is not reused: its memory is freed once collected. (Returning it
-// to the pool through a FinalizationRegistry would register every lent array, and the registry's
+// to the lane pool by a FinalizationRegistry would register every lent array, and the registry's
 // cells, chained to one another, kept each value's objects alive through the young generation's
 // collections: at thousands of values a second, pauses of milliseconds on the main thread.)
 const shown = Symbol('rxcuda.lentMemory');
@@ -37,11 +37,11 @@ export class LentArray<D extends DType = DType> {
 
   /** @internal Lends the first `length` elements of `memory`, which goes back to `owner` once, when returned. */
   static make<D extends DType>(memory: HostArray<D>, length: number, owner: LentArrayOwner): LentArray<D> {
-    return new LentArray(MADE, memory, length, owner);
+    return new LentArray(CONSTRUCTOR_TOKEN, memory, length, owner);
   }
 
-  private constructor(made: Made, memory: HostArray<D>, length: number, owner: LentArrayOwner) {
-    checkMade(made, 'a LentArray', 'download(select, name, { lend })');
+  private constructor(token: ConstructorToken, memory: HostArray<D>, length: number, owner: LentArrayOwner) {
+    checkConstructorToken(token, 'a LentArray', 'download(select, name, { lend })');
     this.dtype = memory.dtype;
     this.length = length;
     const buffer = ownBuffer(memory.allocation.device.backend.viewHost(memory.ptr, length * DTYPES[memory.dtype].size));
@@ -72,7 +72,7 @@ export class LentArray<D extends DType = DType> {
    * frames$.pipe(…, download((w) => w.buffers.out, 'out', { lend: 'release' }), tap((w) => {
    *   const out = w.results.out;
    *   save(out.data); // pinned memory, read in place
-   *   out.release(); // back to the pool; out.data throws from now on
+   *   out.release(); // back to the lane pool; out.data throws from now on
    * }))
    */
   release(): void {

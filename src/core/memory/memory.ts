@@ -8,8 +8,8 @@ import { addon } from '../native/addon.js';
 import { Allocation, DeviceAllocation, HostAllocation, RegisteredAllocation, collected } from './allocation.js';
 import type { MemoryDevice, MemoryLane } from './owner.js';
 import { CACHED_BYTES, sizeClass } from './pinned-cache.js';
-import { MADE, checkMade, type Made } from '../base/made.js';
-import { holdInPlace, whyMovable } from './user-arrays.js';
+import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
+import { markUntransferable, whyMovable } from './user-arrays.js';
 import { ownBuffer } from './own-buffers.js';
 
 /** Memory that kernels and copies can address: a device array or a pinned host array. */
@@ -33,8 +33,8 @@ export abstract class Memory<D extends DType = DType> {
   #memory(): void {}
 
   /** Memory is made by rxcuda: see {@link DeviceArray} and {@link HostArray}. */
-  protected constructor(made: Made, allocation: Allocation, dtype: D, byteOffset: number, length: number) {
-    checkMade(made, 'memory', 'stream.alloc() or device.allocHost()');
+  protected constructor(token: ConstructorToken, allocation: Allocation, dtype: D, byteOffset: number, length: number) {
+    checkConstructorToken(token, 'memory', 'stream.alloc() or device.allocHost()');
     this.allocation = allocation;
     this.dtype = dtype;
     this.length = length;
@@ -97,7 +97,7 @@ export abstract class Memory<D extends DType = DType> {
   }
 
   /**
-   * @internal {@link close} for memory whose work is known to have finished (a pool's free
+   * @internal {@link close} for memory whose work is known to have finished (a lane pool's free
    * buffer): a pinned block goes back for reuse at once, not behind a completion point.
    */
   closeIdle(): void {
@@ -127,16 +127,16 @@ export class DeviceArray<D extends DType = DType> extends Memory<D> {
   readonly #root: DeviceArray<D> | undefined;
   readonly #byteOffset: number;
 
-  private constructor(made: Made, allocation: Allocation, dtype: D, byteOffset: number, length: number, root?: DeviceArray<D>) {
-    checkMade(made, 'a DeviceArray', 'stream.alloc()');
-    super(made, allocation, dtype, byteOffset, length);
+  private constructor(token: ConstructorToken, allocation: Allocation, dtype: D, byteOffset: number, length: number, root?: DeviceArray<D>) {
+    checkConstructorToken(token, 'a DeviceArray', 'stream.alloc()');
+    super(token, allocation, dtype, byteOffset, length);
     this.#root = root;
     this.#byteOffset = byteOffset;
   }
 
   /** @internal A device array over `allocation` as it is (a stand-in's, for the benchmarks and tests). */
   static wrap<D extends DType>(allocation: Allocation, dtype: D, byteOffset: number, length: number): DeviceArray<D> {
-    return new DeviceArray(MADE, allocation, dtype, byteOffset, length);
+    return new DeviceArray(CONSTRUCTOR_TOKEN, allocation, dtype, byteOffset, length);
   }
 
   /** @internal */
@@ -144,7 +144,7 @@ export class DeviceArray<D extends DType = DType> extends Memory<D> {
     const bytes = Math.max(1, length) * DTYPES[dtype].size;
     const allocation = new DeviceAllocation(device, lane.native.alloc(bytes), bytes);
     allocation.use(lane);
-    const array = new DeviceArray(MADE, allocation, dtype, 0, length);
+    const array = new DeviceArray(CONSTRUCTOR_TOKEN, allocation, dtype, 0, length);
     collected.register(array, allocation, allocation);
     return array;
   }
@@ -158,7 +158,7 @@ export class DeviceArray<D extends DType = DType> extends Memory<D> {
    */
   subarray(begin = 0, end = this.length): DeviceArray<D> {
     const [offset, length] = this.range(begin, end);
-    return new DeviceArray(MADE, this.allocation, this.dtype, this.#byteOffset + offset, length, this.#root ?? this);
+    return new DeviceArray(CONSTRUCTOR_TOKEN, this.allocation, this.dtype, this.#byteOffset + offset, length, this.#root ?? this);
   }
 }
 
@@ -176,9 +176,9 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
   readonly elements: TypedArrayOf[D];
 
   /** `byteOffset` from the allocation's address. */
-  private constructor(made: Made, allocation: Allocation, dtype: D, data: TypedArrayOf[D], byteOffset?: number) {
-    checkMade(made, 'a HostArray', 'device.allocHost() or device.registerHost()');
-    super(made, allocation, dtype, byteOffset ?? byteOffsetOf(data), lengthOf(data));
+  private constructor(token: ConstructorToken, allocation: Allocation, dtype: D, data: TypedArrayOf[D], byteOffset?: number) {
+    checkConstructorToken(token, 'a HostArray', 'device.allocHost() or device.registerHost()');
+    super(token, allocation, dtype, byteOffset ?? byteOffsetOf(data), lengthOf(data));
     this.elements = data;
   }
 
@@ -194,7 +194,7 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
 
   /** @internal A pinned array over `allocation` as it is (a stand-in's, for the tests). */
   static wrap<D extends DType>(allocation: Allocation, dtype: D, data: TypedArrayOf[D]): HostArray<D> {
-    return new HostArray(MADE, allocation, dtype, data);
+    return new HostArray(CONSTRUCTOR_TOKEN, allocation, dtype, data);
   }
 
   /** @internal */
@@ -205,7 +205,7 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
     const allocation = new HostAllocation(device, ptr, new WeakRef(buffer), cachedSize, cachedSize || bytes);
     // Freed when the buffer itself is collected: only then can no TypedArray reach the memory.
     collected.register(buffer, allocation, allocation);
-    return new HostArray(MADE, allocation, dtype, new DTYPES[dtype].Array(buffer, 0, length));
+    return new HostArray(CONSTRUCTOR_TOKEN, allocation, dtype, new DTYPES[dtype].Array(buffer, 0, length));
   }
 
   /** True when this is an array of the user's that {@link Device.registerHost} page-locked. */
@@ -218,12 +218,12 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
    * the user's array itself.
    */
   static register<D extends DType>(device: MemoryDevice, dtype: D, data: TypedArrayOf[D]): HostArray<D> {
-    holdInPlace('data', data);
+    markUntransferable('data', data);
     const ptr = addon.hostAddress(data);
     const bytes = byteLengthOf(data); // its slot's: a getter of the user's may say anything
     if (bytes > 0) device.backend.registerHost(device.native, ptr, bytes);
     const allocation = new RegisteredAllocation(device, ptr, data);
-    const array = new HostArray(MADE, allocation, dtype, data, 0);
+    const array = new HostArray(CONSTRUCTOR_TOKEN, allocation, dtype, data, 0);
     collected.register(array, allocation, allocation);
     return array;
   }
@@ -249,7 +249,7 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
     if (moved) typeError('array', 'a HostArray whose array is attached', received(moved));
     const [offset, length] = this.range(begin, end);
     const view = new DTYPES[this.dtype].Array(bufferOf(this.elements), byteOffsetOf(this.elements) + offset, length);
-    return new HostArray(MADE, this.allocation, this.dtype, view, Number(this.ptr - this.allocation.ptr) + offset);
+    return new HostArray(CONSTRUCTOR_TOKEN, this.allocation, this.dtype, view, Number(this.ptr - this.allocation.ptr) + offset);
   }
 }
 

@@ -8,12 +8,12 @@ export interface MemoryLane {
   /** True once the stream closed: a free then goes behind a completion point instead. */
   readonly closed: boolean;
   /** True once the stream closed and all its work has completed (asked of the driver now). */
-  readonly retired: boolean;
+  readonly drained: boolean;
   /**
    * Calls `forget` once the stream has closed and all its work has completed: a holder of lanes
-   * lets go of it then. For holders a lane outlives (a module); never called on a closed lane.
+   * releases it then. For holders a lane outlives (a module); never called on a closed lane.
    */
-  whenRetired(forget: () => void): void;
+  whenDrained(forget: () => void): void;
   readonly native: {
     alloc(bytes: number): bigint;
     free(ptr: bigint): void;

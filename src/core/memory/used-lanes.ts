@@ -1,16 +1,16 @@
 // The lanes whose work used a resource (an allocation, a module), which its free or unload waits
-// for. A lane whose stream closed and whose work is done has nothing left to wait for: it is let
-// go, so that a resource that outlives many short-lived streams (a module kept for the process, an
+// for. A lane whose stream closed and whose work is done has nothing left to wait for: it is
+// removed, so that a resource that outlives many short-lived streams (a module kept for the process, an
 // array that every request's stream reads) does not keep each of them, and all they reference,
 // alive. It leaves when it tells (a module's lanes, see Module.usedOn), or at the latest when the
 // set has doubled since it was last looked through (amortized: no lane is looked at twice as
 // often as lanes are added).
 import type { MemoryLane } from './owner.js';
 
-/** Lanes at least before the set is looked through for retired ones. */
+/** Lanes at least before the set is looked through for drained ones (closed, their work done). */
 const LOOK_FROM = 16;
 
-/** A set of lanes that lets go of the retired ones. */
+/** A set of lanes that drops the drained ones. */
 export class UsedLanes {
   readonly #lanes = new Set<MemoryLane>();
   #lookAt = LOOK_FROM;
@@ -20,13 +20,13 @@ export class UsedLanes {
     if (this.#lanes.has(lane)) return false;
     this.#lanes.add(lane);
     if (this.#lanes.size >= this.#lookAt) {
-      for (const known of this.#lanes) if (known.retired) this.#lanes.delete(known);
+      for (const known of this.#lanes) if (known.drained) this.#lanes.delete(known);
       this.#lookAt = Math.max(LOOK_FROM, this.#lanes.size * 2);
     }
     return true;
   }
 
-  /** Lets go of `lane`: it retired. */
+  /** Removes `lane`: it has drained. */
   delete(lane: MemoryLane): void {
     this.#lanes.delete(lane);
   }

@@ -24,7 +24,7 @@ function kindOf(view: ArrayBufferView): string {
 }
 
 /**
- * Why `view` cannot be held in place, in the words of a refusal (`a detached Float32Array`), or
+ * Why `view` cannot be kept where it is, in the words of a refusal (`a detached Float32Array`), or
  * undefined when it can.
  */
 export function whyMovable(view: ArrayBufferView): string | undefined {
@@ -36,7 +36,7 @@ export function whyMovable(view: ArrayBufferView): string | undefined {
 
 /**
  * Keeps the memory of `view`, an array of the user's that native code reads or writes, where it
- * is: refuses a detached or resizable buffer and, when native code will touch it off the main
+ * is (kept alive and untransferable): refuses a detached or resizable buffer and, when native code will touch it off the main
  * thread (`offThread`: a registered array, a host copy past MAIN_THREAD_COPY_BYTES), marks the
  * buffer untransferable (for good: Node has no way back). An array copied on the main thread, in
  * the call, needs no mark: nothing can move it meanwhile. The caller holds the view until the work
@@ -44,7 +44,7 @@ export function whyMovable(view: ArrayBufferView): string | undefined {
  * @throws TypeError naming `name`: ``Expected `data` to be a TypedArray whose buffer is attached
  * and of fixed length, got a detached Float32Array``.
  */
-export function holdInPlace(name: string, view: ArrayBufferView, offThread = true): void {
+export function markUntransferable(name: string, view: ArrayBufferView, offThread = true): void {
   const why = whyMovable(view);
   if (why !== undefined) typeError(name, MOVABLE_EXPECTED, received(why));
   const buffer = bufferOf(view);

@@ -1,4 +1,4 @@
-// The JavaScript end of the completion road: ids handed to the addon when work is enqueued come
+// The JavaScript end of the completion queue: ids handed to the addon when work is enqueued come
 // back here, drained in batches on the main thread, and settle what was waiting for them.
 import { describeFailure } from '../base/errors.js';
 

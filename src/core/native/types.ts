@@ -45,7 +45,7 @@ export interface NativeStream {
   record(event: NativeEvent): void;
   /**
    * CUDA streams: records `event` and has the addon's watcher query it (one call); `id` comes
-   * back through the completion road with 0 once it has completed, or -1 (given up: past
+   * back through the completion queue with 0 once it has completed, or -1 (given up: past
    * `microseconds`, or a failed query). False, with nothing recorded and `id` not taken, while the
    * stream captures a graph; a failed record throws, and `id` is not taken either.
    */
@@ -68,10 +68,10 @@ export interface NativeStream {
   copyPeer(dst: bigint, dstDevice: NativeDevice, src: bigint, srcDevice: NativeDevice, bytes: number): void;
   fill(ptr: bigint, elementSize: number, count: number, low: number, high: number): void;
   /**
-   * `id` comes back through the completion road once everything given to the stream before it is
+   * `id` comes back through the completion queue once everything given to the stream before it is
    * in the driver's hands (past its device thread), with 0, or with the CUresult of the failed
    * submission that stopped the stream's work. False, with `id` not taken, for a stream whose
-   * commands are in the driver's hands once given (a foreign stream, a host stream).
+   * commands are in the driver's hands once given (a foreign stream, a host-device stream).
    */
   flushMark(id: number): boolean;
   /**
@@ -193,7 +193,7 @@ export interface Addon {
   driverInfo(): DriverInfo;
   describeError(code: number): { name: string; message: string };
   /**
-   * Sends id through the completion road when the word at address reaches value (-1: gave up).
+   * Sends id through the completion queue when the word at address reaches value (-1: gave up).
    * The main thread looks at the word too, so a seen write does not wake it.
    */
   watch(id: number, address: bigint, value: number, microseconds: number): void;
@@ -230,7 +230,7 @@ export interface Addon {
   unregisterHost(device: NativeDevice, ptr: bigint): void;
   /**
    * Copies `bytes` from `src` to `dst` (addresses or TypedArrays) on native threads, in parallel
-   * chunks; `id` comes back through the completion road when they are copied. The caller keeps
+   * chunks; `id` comes back through the completion queue when they are copied. The caller keeps
    * both alive until then.
    */
   copyHost(id: number, dst: bigint | ArrayBufferView, src: bigint | ArrayBufferView, bytes: number): void;
@@ -250,8 +250,8 @@ export interface Addon {
   detachBuffer(buffer: ArrayBuffer): void;
   /**
    * @internal For tests: this environment's completions not drained yet, and the completion
-   * records and roads alive in the whole process (a terminated worker's are freed later, by the
-   * threads that finish its work).
+   * records and completion queues (`records`, `roads`) alive in the whole process (a
+   * terminated worker's are freed later, by the threads that finish its work).
    */
   completionCounts(): { pending: number; records: number; roads: number };
   /** The launch block's layout as the addon reads it (frozen); checked against TypeScript's at load. */

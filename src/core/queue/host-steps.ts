@@ -1,5 +1,5 @@
 // Host steps and completion callbacks: JavaScript placed in a stream's order. The stream reaches a
-// notification, the completion road runs the JavaScript on the main thread; a step also holds the
+// notification, the completion queue runs the JavaScript on the main thread; a step also holds the
 // lane, so that the device work given after it waits in the lane's queue (scheduler.ts) until it
 // settles: the device never waits for it.
 import { CudaError, HostStepTimeoutError, nameOf } from '../base/errors.js';
@@ -29,7 +29,7 @@ export function checkNotCapturing(lane: StreamEngine, call: string): void {
   if (lane.native.capturing()) throw captureRefused(call);
 }
 
-/** A native call for completion `id` refused under graph capture (`call`'s): `id` is let go, and the refusal thrown. */
+/** A native call for completion `id` refused under graph capture (`call`'s): `id` is released, and the refusal thrown. */
 export function refusedUnderCapture(id: number, call: string): never {
   cancelCompletion(id);
   throw captureRefused(call);
@@ -147,7 +147,7 @@ export interface ValueWaiter {
 export function valueNotification(lane: StreamEngine, waiter: ValueWaiter, reached: (mark: number) => void): void {
   lane.valueHandler ??= (status: number, waiting: ValueWaiter, mark: number) =>
     settleValue(lane, waiting, status === 0 ? undefined : lane.statusError(status), mark, reached);
-  lane.valueRoads.notified++;
+  lane.valueCompletions.notified++;
   lane.runWith(notifyValue, waiter, lane.given + 1, valueDropped);
 }
 

@@ -56,7 +56,7 @@ export class StreamEngine<R extends EngineRecorder = EngineRecorder> {
    * @internal Pipeline values whose completion was given to the native watcher, those notified by
    * a host callback, and watches that gave up (device/value-watches.ts, host-steps.ts).
    */
-  readonly valueRoads = { watched: 0, notified: 0, gaveUp: 0 };
+  readonly valueCompletions = { watched: 0, notified: 0, gaveUp: 0 };
   /** Recorded last of all when the stream closed: what completion points behind it wait for. */
   #tail: EngineMark | undefined;
   readonly #queue: StreamQueue;
@@ -64,8 +64,8 @@ export class StreamEngine<R extends EngineRecorder = EngineRecorder> {
   #reached = 0;
   /** The sticky error that broke the lane's device, once it has. */
   #broken: CudaError | undefined;
-  /** What to call once the lane has closed and its work is done (see whenRetired). */
-  #retirees: (() => void)[] | undefined;
+  /** What to call once the lane has closed and its work is done (see whenDrained). */
+  #whenDrainedCalls: (() => void)[] | undefined;
   /** The failed submission that stopped the stream's work, once one has (submitFailed). */
   #failure: CudaError | undefined;
 
@@ -95,16 +95,16 @@ export class StreamEngine<R extends EngineRecorder = EngineRecorder> {
   }
 
   /** True once the stream closed and all its work has completed (the driver is asked now). */
-  get retired(): boolean {
+  get drained(): boolean {
     return this.#tail !== undefined && this.#tail.reached();
   }
 
   /**
    * Calls `forget` once the stream has closed and all its work has completed: holders of lanes
-   * that outlive them (modules) let go of the lane then. The lane must still be open.
+   * that outlive them (modules) release the lane then. The lane must still be open.
    */
-  whenRetired(forget: () => void): void {
-    (this.#retirees ??= []).push(forget);
+  whenDrained(forget: () => void): void {
+    (this.#whenDrainedCalls ??= []).push(forget);
   }
 
   /** Whether work given now is submitted to the driver at once: nothing queued or paused, no recorder. */
@@ -177,7 +177,7 @@ export class StreamEngine<R extends EngineRecorder = EngineRecorder> {
 
   /**
    * {@link run} for the command `fn(lane, a, b)`: called at once, without a closure made for it,
-   * when nothing is queued (rxcuda's per-value commands take this road); else queued as `run`
+   * when nothing is queued (rxcuda's per-value commands take this path); else queued as `run`
    * queues. `dropped(lane, a, b, error)` settles what waits for it when the lane breaks before it
    * runs (a command's `dropped`).
    */
@@ -227,15 +227,15 @@ export class StreamEngine<R extends EngineRecorder = EngineRecorder> {
    */
   close(tail: EngineEvent, last: () => void): void {
     this.#tail = tail;
-    const retirees = this.#retirees;
-    this.#retirees = undefined;
+    const whenDrainedCalls = this.#whenDrainedCalls;
+    this.#whenDrainedCalls = undefined;
     try {
       this.#queue.run(tail.recordCommand(this));
-      if (retirees) this.#queue.run(retireCommand(this.native, retirees));
+      if (whenDrainedCalls) this.#queue.run(drainedCommand(this.native, whenDrainedCalls));
       this.#queue.run(last);
     } catch {
       // A broken context (a sticky error): nothing runs on it any more anyway.
-      if (retirees) for (const forget of retirees) forget();
+      if (whenDrainedCalls) for (const forget of whenDrainedCalls) forget();
     }
   }
 
@@ -272,13 +272,13 @@ export class StreamEngine<R extends EngineRecorder = EngineRecorder> {
 }
 
 /**
- * The command, given last of all at close, that calls each of `retirees` once everything the lane
+ * The command, given last of all at close, that calls each of `calls` once everything the lane
  * was given has completed (whatever the status: a failed stream runs nothing more either), or at
  * once should the lane break first.
  */
-function retireCommand(native: NativeStream, retirees: readonly (() => void)[]): Command {
+function drainedCommand(native: NativeStream, calls: readonly (() => void)[]): Command {
   const forget = () => {
-    for (const retiree of retirees) retiree();
+    for (const call of calls) call();
   };
   return settling(() => {
     const id = expectCompletion(forget);
@@ -297,7 +297,7 @@ function retireCommand(native: NativeStream, retirees: readonly (() => void)[]):
 
 /**
  * The command `fn(lane, a, b)` of {@link StreamEngine.runWith}, made only when it must wait in the queue:
- * a function of its own, so that runWith's direct road allocates no context for these closures.
+ * a function of its own, so that runWith's direct path allocates no context for these closures.
  */
 function commandWith<L, A, B>(lane: L, fn: (lane: L, a: A, b: B) => Pause | void, a: A, b: B, dropped?: (lane: L, a: A, b: B, error: unknown) => void): Command {
   const command: Command = () => fn(lane, a, b);

@@ -1,5 +1,5 @@
-// Failed submissions, heard asynchronously: a device thread (or a host stream) that could not give
-// a command to the driver announces it with a notice on the completion road, and this routes each
+// Failed submissions, heard asynchronously: a device thread (or a host-device stream) that could not give
+// a command to the driver announces it with a notice on the completion queue, and this routes each
 // failure to its stream's lane by the stream's handle.
 import { CudaError } from '../base/errors.js';
 import { addon } from '../native/addon.js';

@@ -3,7 +3,7 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import type { MsgHdrs } from '@nats-io/transport-node';
 import type { HostArray } from '../../core/index.js';
-import { MADE, checkMade, type Made } from '../../core/base/made.js';
+import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../../core/base/constructor-token.js';
 
 /**
  * One message of a durable consumer, as a worker's pipeline gets it (`work.value`): the payload,
@@ -41,11 +41,11 @@ export class JetStreamMessage {
 
   /** @internal Made by fromJetStream. */
   static make(message: JsMsg, frame: HostArray<'u8'>, length: number, published: (duplicate: boolean) => void): JetStreamMessage {
-    return new JetStreamMessage(MADE, message, frame, length, published);
+    return new JetStreamMessage(CONSTRUCTOR_TOKEN, message, frame, length, published);
   }
 
-  private constructor(made: Made, message: JsMsg, frame: HostArray<'u8'>, length: number, published: (duplicate: boolean) => void) {
-    checkMade(made, 'a JetStreamMessage', 'fromJetStream()');
+  private constructor(token: ConstructorToken, message: JsMsg, frame: HostArray<'u8'>, length: number, published: (duplicate: boolean) => void) {
+    checkConstructorToken(token, 'a JetStreamMessage', 'fromJetStream()');
     const { info } = message;
     this.frame = frame;
     this.data = length === frame.length ? frame : frame.subarray(0, length);

@@ -88,11 +88,11 @@ export function toJetStream<T, B, R>(
   const name = `toJetStream(${typeof subject === 'string' ? subject : 'subject(work)'})`;
   return (source) =>
     new Observable((subscriber) => {
-      let owed = 0;
+      let pending = 0;
       let sourceDone = false;
       const settle = () => {
-        owed--;
-        if (sourceDone && owed === 0) subscriber.complete();
+        pending--;
+        if (sourceDone && pending === 0) subscriber.complete();
       };
       return source.subscribe({
         next: (work) => {
@@ -106,7 +106,7 @@ export function toJetStream<T, B, R>(
           } catch (error) {
             return subscriber.error(new PipelineError(name, work.index, error));
           }
-          owed++;
+          pending++;
           published.then(
             (ack) => {
               if (subscriber.closed) return;
@@ -120,7 +120,7 @@ export function toJetStream<T, B, R>(
         error: (error) => subscriber.error(error),
         complete: () => {
           sourceDone = true;
-          if (owed === 0) subscriber.complete();
+          if (pending === 0) subscriber.complete();
         },
       });
     });

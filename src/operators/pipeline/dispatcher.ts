@@ -24,11 +24,11 @@ export function checkOpenPool(pool: LanePool): void {
 
 /**
  * Starts values on lanes within the pool's in-flight bound, for one subscriber: each on the least
- * loaded device's least loaded lane. `onSlot` is called whenever a value on the pool (this
+ * loaded device's least loaded lane. `onPlaceFree` is called whenever a value on the pool (this
  * subscriber's or another pipeline's) finished and another may start, until `stop`.
  * @throws TypeError for a pool closed since the operator was made.
  */
-export function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: LaneTarget, options: LanePoolOptions | undefined, onSlot: () => void) {
+export function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: LaneTarget, options: LanePoolOptions | undefined, onPlaceFree: () => void) {
   const owned = !(target instanceof LanePool);
   if (!owned) checkOpenPool(target);
   const pool = target instanceof LanePool ? target : new LanePool(target, options);
@@ -37,13 +37,13 @@ export function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: LaneTarge
   let mine = 0; // this subscriber's values in flight
   let sourceDone = false;
   let stopped = false;
-  const member = pool.attach(onSlot);
+  const member = pool.attach(onPlaceFree);
   const finishIfDone = () => {
     if (sourceDone && mine === 0) subscriber.complete();
   };
   const finished = (work: AnyWork) => {
     mine--;
-    work.lane.flight(-1); // offers the place to the pool's pipelines, this one included
+    work.lane.countInFlight(-1); // offers the place to the pool's pipelines, this one included
     if (!stopped) finishIfDone();
   };
   /**
@@ -58,7 +58,7 @@ export function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: LaneTarge
     next = lane.index + 1;
     member.took();
     mine++;
-    lane.flight(+1);
+    lane.countInFlight(+1);
     const work = Work.make(value, i, lane, finished);
     if (frame) work.adopt(frame);
     try {

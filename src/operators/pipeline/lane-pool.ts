@@ -12,7 +12,7 @@ import { Buffers } from './pool-buffers.js';
 import { checkSameOptions, readPoolOptions, type DeviceFaultPolicy, type LanePoolOptions, type PoolSettings } from './pool-options.js';
 import { Places, type LanePoolStats } from './pool-places.js';
 import type { Timeline } from '../timeline/timeline.js';
-import { MADE, checkMade, type Made } from '../../core/base/made.js';
+import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../../core/base/constructor-token.js';
 import { SideStreams, type SideStream } from './side-streams.js';
 
 export { DEFAULT_POOL_SPIN, MAX_IN_FLIGHT, MAX_LANES, type DeviceFaultPolicy, type LanePoolOptions } from './pool-options.js';
@@ -30,18 +30,18 @@ export class Lane {
   readonly stream: Stream;
   /** The pool the lane belongs to. */
   readonly pool: LanePool;
-  /** Side streams by device, made on first use. */
-  readonly #sides = new SideStreams();
+  /** The side streams by device, made on first use. */
+  readonly #sideStreams = new SideStreams();
   /** Values started on this lane whose device work has not finished. */
   #inFlight = 0;
 
   /** @internal Made by its LanePool. */
   static make(pool: LanePool, index: number, stream: Stream): Lane {
-    return new Lane(MADE, pool, index, stream);
+    return new Lane(CONSTRUCTOR_TOKEN, pool, index, stream);
   }
 
-  private constructor(made: Made, pool: LanePool, index: number, stream: Stream) {
-    checkMade(made, 'a Lane', 'new LanePool() (its lanes are pool.lanes)');
+  private constructor(token: ConstructorToken, pool: LanePool, index: number, stream: Stream) {
+    checkConstructorToken(token, 'a Lane', 'new LanePool() (its lanes are pool.lanes)');
     this.pool = pool;
     this.index = index;
     this.stream = stream;
@@ -82,22 +82,22 @@ export class Lane {
   }
 
   /** @internal A value started (+1) or finished (-1) on this lane. */
-  flight(delta: 1 | -1): void {
+  countInFlight(delta: 1 | -1): void {
     this.#inFlight += delta;
-    this.pool.flight(delta, this.stream.device);
+    this.pool.countInFlight(delta, this.stream.device);
   }
 
   /**
    * @internal `count` side streams of this lane, branch `i`'s on `devices[i]` (the lane's device
    * without them), and the event values fork from (see SideStreams.take).
    */
-  sides(count: number, devices?: readonly Device[]): { fork: Event; sides: SideStream[] } {
-    return this.#sides.take(this.stream.device, count, devices);
+  sideStreams(count: number, devices?: readonly Device[]): { fork: Event; streams: SideStream[] } {
+    return this.#sideStreams.take(this.stream.device, count, devices);
   }
 
   /** @internal Closes the stream and the side streams (the pool's `close()` does; see {@link LanePool.closed}). */
   close(): void {
-    this.#sides.close();
+    this.#sideStreams.close();
     this.stream.close();
   }
 }
@@ -163,10 +163,10 @@ export class LanePool {
     const places = this.#places;
     let watched = 0, notified = 0, watchesGivenUp = 0;
     for (const { stream } of this.lanes) {
-      const roads = stream.engine.valueRoads;
-      watched += roads.watched;
-      notified += roads.notified;
-      watchesGivenUp += roads.gaveUp;
+      const counts = stream.engine.valueCompletions;
+      watched += counts.watched;
+      notified += counts.notified;
+      watchesGivenUp += counts.gaveUp;
     }
     return { inFlight: places.inFlight, maxInFlight: places.maxInFlight, buffersInUse: this.#buffers.inUse, buffersCreated: this.#buffers.created, watched, notified, watchesGivenUp };
   }
@@ -182,8 +182,8 @@ export class LanePool {
   }
 
   /** @internal See Places.attach. */
-  attach(onSlot: () => void): { took(): void; detach(): void } {
-    return this.#places.attach(onSlot);
+  attach(onPlaceFree: () => void): { took(): void; detach(): void } {
+    return this.#places.attach(onPlaceFree);
   }
 
   /** @internal Whether another value may start (places held for values on their way count). */
@@ -211,8 +211,8 @@ export class LanePool {
   }
 
   /** @internal A value started (+1) or finished (-1) on `device`. */
-  flight(delta: 1 | -1, device: Device): void {
-    this.#places.flight(delta, device);
+  countInFlight(delta: 1 | -1, device: Device): void {
+    this.#places.countInFlight(delta, device);
   }
 
   /**

@@ -7,12 +7,13 @@ import { PipelineError, Work, type AnyWork } from './work.js';
 
 /**
  * Subscribes `subscriber` to `source`, calling `next` for each value. An operator that emits
- * after device work calls `owe()` for each emission it owes, and the function that returns once
- * it has made it; the subscriber completes only when the source has and nothing is owed. What `next` enqueues that fails later
+ * after device work calls `expectEmission()` for each emission it will make later, and the
+ * function that returns once it has made it; the subscriber completes only when the source has
+ * and no emission is pending. What `next` enqueues that fails later
  * (a CPU kernel that throws, a step that times out, a queued command the driver refuses) reaches
  * the subscriber as a PipelineError of this operator and value, not the stream's `error` event.
  * Once the pipeline has ended (an error, completion or unsubscribing), such failures of its
- * values still in flight are let go: they follow from its end, and nobody waits for them (a
+ * values still in flight are dropped: they follow from its end, and nobody waits for them (a
  * lane's stream of a pipeline's own pool has nobody to listen either).
  * A value that is not a {@link Work} envelope (no `onStreams`, `lanesFrom` or `framesFrom`
  * upstream) errors the subscriber with a TypeError that says so.
@@ -21,7 +22,7 @@ export function operate<W extends AnyWork, O>(
   name: string,
   source: Observable<W>,
   subscriber: Subscriber<O>,
-  next: (work: W, owe: () => () => void) => void,
+  next: (work: W, expectEmission: () => () => void) => void,
 ) {
   return operateNamed({ name, first: name }, source, subscriber, next);
 }
@@ -35,18 +36,18 @@ export function operateNamed<W extends AnyWork, O>(
   naming: { readonly name: string; readonly first: string },
   source: Observable<W>,
   subscriber: Subscriber<O>,
-  next: (work: W, owe: () => () => void) => void,
+  next: (work: W, expectEmission: () => () => void) => void,
 ) {
-  let owing = 0;
+  let pending = 0;
   let sourceDone = false;
-  // One function pays every emission owed: each owe() is paid once.
-  const paid = () => {
-    owing--;
-    if (sourceDone && owing === 0) subscriber.complete();
+  // One function marks every pending emission made: each expectEmission() is answered once.
+  const emitted = () => {
+    pending--;
+    if (sourceDone && pending === 0) subscriber.complete();
   };
-  const owe = () => {
-    owing++;
-    return paid;
+  const expectEmission = () => {
+    pending++;
+    return emitted;
   };
   const fail = (work: W, error: unknown, name: string) => {
     if (subscriber.closed) return true; // the pipeline has ended: see above
@@ -60,7 +61,7 @@ export function operateNamed<W extends AnyWork, O>(
     const name = naming.name;
     return (error: unknown) => fail(work, error, name);
   };
-  const run = (work: W) => next(work, owe);
+  const run = (work: W) => next(work, expectEmission);
   return source.subscribe({
     next: (work) => {
       if (!isInstance(work, Work)) {
@@ -76,7 +77,7 @@ export function operateNamed<W extends AnyWork, O>(
     error: (error) => subscriber.error(error),
     complete: () => {
       sourceDone = true;
-      if (owing === 0) subscriber.complete();
+      if (pending === 0) subscriber.complete();
     },
   });
 }
@@ -96,7 +97,7 @@ export function attached<O extends AnyWork>(work: AnyWork): O {
  * stopped it or its device broke meanwhile: see LanePool.faultOf for a pool that goes on without
  * a broken device), holding the value until then. `prepare(work, arg)` runs just before the
  * emission, for operators that attach results, with what it needs of the value in `arg`;
- * `later(work, arg, ready, fail)` instead, for results that take host work off the main thread: it
+ * `later(work, arg, ready, fail)` instead, for results copied in host memory off the main thread: it
  * calls `ready` once they are attached, or `fail` with what stopped it. What either throws or
  * fails with, or the emission throws, errors the subscriber, as a PipelineError of `name` and the value.
  */
@@ -108,7 +109,7 @@ export class WhenDone<O extends AnyWork, W extends AnyWork = AnyWork, A = undefi
   readonly #subscriber: Subscriber<O>;
   readonly #prepare: ((work: W, arg: A) => void) | undefined;
   readonly #later: Later<W, A> | undefined;
-  /** What pays an emission owed: one function for the whole subscription (see operate). */
+  /** What marks a pending emission made: one function for the whole subscription (see operate). */
   #settle: () => void = () => {};
   readonly #done = (work: AnyWork, error: CudaError | undefined, arg: unknown) => this.#completed(work as W, error, arg as A);
 
@@ -124,9 +125,9 @@ export class WhenDone<O extends AnyWork, W extends AnyWork = AnyWork, A = undefi
     this.#later = later;
   }
 
-  /** Emits `work` once its device work so far has finished; `owe` is operate's. */
-  emit(work: W, owe: () => () => void, arg?: A): void {
-    this.#settle = owe();
+  /** Emits `work` once its device work so far has finished; `expectEmission` is operate's. */
+  emit(work: W, expectEmission: () => () => void, arg?: A): void {
+    this.#settle = expectEmission();
     work.waitFor(this.#done, arg);
     work.hold();
   }

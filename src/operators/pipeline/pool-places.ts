@@ -63,15 +63,15 @@ export class Places {
    * pipeline on the pool hears of every freed place. The pipeline calls `took` when it starts a
    * value, which passes the turn to the pipeline after it.
    */
-  attach(onSlot: () => void): { took(): void; detach(): void } {
+  attach(onPlaceFree: () => void): { took(): void; detach(): void } {
     const pipelines = this.#pipelines;
-    pipelines.push(onSlot);
+    pipelines.push(onPlaceFree);
     return {
       took: () => {
-        this.#last = onSlot;
+        this.#last = onPlaceFree;
       },
       detach: () => {
-        const at = pipelines.indexOf(onSlot);
+        const at = pipelines.indexOf(onPlaceFree);
         if (at >= 0) pipelines.splice(at, 1);
       },
     };
@@ -94,7 +94,7 @@ export class Places {
   }
 
   /** A value started (+1) or finished (-1) on `device`. */
-  flight(delta: 1 | -1, device: Device): void {
+  countInFlight(delta: 1 | -1, device: Device): void {
     this.#inFlight += delta;
     this.#maxInFlight = Math.max(this.#maxInFlight, this.#inFlight);
     this.#perDevice.set(device, this.on(device) + delta);

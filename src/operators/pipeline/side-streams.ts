@@ -29,25 +29,25 @@ export class SideStreams {
    * made are closed again, so that the lane keeps no more than its values have used (nor holds
    * the device's streams from others), and the device's error is thrown.
    */
-  take(own: Device, count: number, devices?: readonly Device[]): { fork: Event; sides: SideStream[] } {
+  take(own: Device, count: number, devices?: readonly Device[]): { fork: Event; streams: SideStream[] } {
     const taken = new Map<Device, number>();
     const made: SideStream[] = [];
     try {
       const fork = (this.#fork ??= own.createEvent());
-      const sides = Array.from({ length: count }, (_, i) => {
+      const streams = Array.from({ length: count }, (_, i) => {
         const device = devices?.[i] ?? own;
         const k = taken.get(device) ?? 0;
         taken.set(device, k + 1);
         let list = this.#byDevice.get(device);
         if (!list) this.#byDevice.set(device, (list = []));
         while (list.length <= k) {
-          const side = sideStream(device);
-          made.push(side);
-          list.push(side);
+          const stream = sideStream(device);
+          made.push(stream);
+          list.push(stream);
         }
         return list[k]!;
       });
-      return { fork, sides };
+      return { fork, streams };
     } catch (error) {
       for (const side of made) {
         const list = this.#byDevice.get(side.stream.device)!;

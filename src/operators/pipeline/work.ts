@@ -7,7 +7,7 @@ import { isInstance, typeError, type CudaError } from '../../core/base/errors.js
 import type { Lane } from './lane-pool.js';
 import type { PipelineError } from './pipeline-error.js';
 import { checkSlotName, type NamedArray } from './slots.js';
-import { MADE, checkMade, type Made } from '../../core/base/made.js';
+import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../../core/base/constructor-token.js';
 
 export { PipelineError } from './pipeline-error.js';
 
@@ -61,11 +61,11 @@ export class Work<T, B = {}, R = {}> {
 
   /** @internal Made by onStreams, lanesFrom and framesFrom; `done(work)` once its work is done and its memory given back. */
   static make<T>(value: T, index: number, lane: Lane, done: (work: AnyWork) => void): Work<T> {
-    return new Work(MADE, value, index, lane, done);
+    return new Work(CONSTRUCTOR_TOKEN, value, index, lane, done);
   }
 
-  private constructor(made: Made, value: T, index: number, lane: Lane, done: (work: AnyWork) => void) {
-    checkMade(made, 'a Work', 'onStreams(), lanesFrom() or framesFrom()');
+  private constructor(token: ConstructorToken, value: T, index: number, lane: Lane, done: (work: AnyWork) => void) {
+    checkConstructorToken(token, 'a Work', 'onStreams(), lanesFrom() or framesFrom()');
     this.value = value;
     this.index = index;
     this.lane = lane;
@@ -163,7 +163,7 @@ export class Work<T, B = {}, R = {}> {
   }
 
   /**
-   * @internal Whether the pool has a timeline. Operators on a hot road (launch, upload,
+   * @internal Whether the pool has a timeline. Operators on a hot path (launch, upload,
    * download) enqueue at once without it, and only through {@link stage} with it, so that an
    * untimed value costs no closure per stage.
    */
@@ -216,7 +216,7 @@ export class Work<T, B = {}, R = {}> {
   }
 
   /**
-   * @internal An operator keeps the value (and its resources) until it lets go, which it does
+   * @internal An operator keeps the value (and its resources) until it releases it, which it does
    * from the completion point it has just enqueued on the value's stream, behind all of the
    * value's work so far: called after that enqueue, as a completion point that could not be
    * enqueued holds nothing.
@@ -227,9 +227,9 @@ export class Work<T, B = {}, R = {}> {
   }
 
   /**
-   * @internal Lets go once the device work enqueued on the lane so far has finished; the last to
-   * let go returns the pooled resources and frees the value's place in flight. When a holder's
-   * completion point is the last thing enqueued, it lets go at once: that holder lets go later
+   * @internal Releases the value once the device work enqueued on the lane so far has finished;
+   * the last to release it returns the pooled resources and frees the value's place in flight. When a holder's
+   * completion point is the last thing enqueued, it releases at once: that holder releases later
    * than this would, and no second notification is needed for the same place in the stream.
    */
   releaseWhenDone(): void {
@@ -237,7 +237,7 @@ export class Work<T, B = {}, R = {}> {
     else this.stream.afterWork(() => this.release());
   }
 
-  /** @internal Lets go now: the value's device work is known to be done. */
+  /** @internal Releases the value now: the value's device work is known to be done. */
   release(): void {
     if (--this.#holds !== 0) return;
     const pooled = this.#pooled;

@@ -1,6 +1,6 @@
 // A timeline as one self-contained HTML page: the lanes' rows with a bar per span (drawn by the
-// page's script from JSON data in the page), each stage's throughput, and the road each value
-// took through the stages. Nothing is loaded from anywhere: the page opens where GPUs run, offline.
+// page's script from JSON data in the page), each stage's throughput, and the copy road each
+// value took through the stages (its copies named by road). Nothing is loaded from anywhere: the page opens where GPUs run, offline.
 import { stageLabel, type Span, type StageSummary } from './span.js';
 import { typeError } from '../../core/base/errors.js';
 import { checkOptions } from '../../core/base/options.js';
@@ -121,7 +121,7 @@ ${rows.join('\n')}
 </section>`;
 }
 
-/** The roads the values took (the stages each went through, in the pipeline's order), with the values on each. */
+/** The copy roads the values took (the stages each went through, in order), with the values on each. */
 function roadTable(spans: readonly Span[], stages: readonly Stage[], stageIds: ReadonlyMap<string, number>): string {
   const perValue = new Map<number, Span[]>();
   for (const s of spans) (perValue.get(s.index) ?? perValue.set(s.index, []).get(s.index)!).push(s);

@@ -190,8 +190,9 @@ export class Timeline {
   /**
    * The timeline as one self-contained HTML page, which loads nothing from anywhere: each lane's
    * rows (device work, host steps) with a bar per span, on a time axis that zooms; a table of
-   * the stages with their throughput while they ran (values and bytes per second); and the roads
-   * the values took (their stages in order, with which values took each). Clicking a bar
+   * the stages with their throughput while they ran (values and bytes per second); and the copy
+   * roads the values took (their stages in order, the copies named by road, with which values
+   * took each). Clicking a bar
    * follows its value across the rows. Call it once the pipeline has finished, as
    * {@link Timeline.spans}. Every span is drawn: a page of some ten thousand spans opens at
    * once, one of a million takes a while.
