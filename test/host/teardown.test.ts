@@ -6,7 +6,7 @@ import { helpers } from '../support/helpers.js';
 
 const entry = new URL('../../dist/src/index.js', import.meta.url).href;
 
-describe('the completion road at teardown', () => {
+describe('the completion queue at teardown', () => {
   it('survives a worker terminated with completions pending, and stays usable in others', async () => {
     for (let round = 0; round < 3; round++) {
       const worker = new Worker(

@@ -16,7 +16,7 @@ interface Report {
 }
 
 // Each worker blocks one stream on a word the main thread owns, with `pending` notifications
-// behind it, and keeps a second stream's host steps flowing through the completion road, so that
+// behind it, and keeps a second stream's host steps flowing through the completion queue, so that
 // the road is busy when the environment goes.
 const child = `
   import { Worker } from 'node:worker_threads';
@@ -64,7 +64,7 @@ const child = `
   console.log(JSON.stringify({ rounds: 20, exits, before, after }));
 `;
 
-describe('the completion road when a worker ends', () => {
+describe('the completion queue when a worker ends', () => {
   it('survives 20 rounds of 8 workers terminated or exiting with 10^2 to 10^4 steps in flight, and gives every record back', () => {
     const run = spawnSync(process.execPath, ['--input-type=module', '-e', child], { encoding: 'utf8', timeout: 150_000 });
     expect(run.signal, `the process died: ${run.stderr.slice(0, 2000)}`).toBeNull();

@@ -34,7 +34,7 @@ const LAYERS = [
  * The folders of native/src/, lowest first ('' is native/src/ itself): a file may include its own
  * folder's files and lower folders'. The two backends share a rank: neither includes the other.
  *   driver/   the driver, NVRTC and library tables, loaded at run time
- *   runtime/  per-environment state (Addon), the device threads, the completion road, the launch
+ *   runtime/  per-environment state (Addon), the device threads, the completion queue, the launch
  *             block's layout, the stream commands both backends offer
  *   host/, cuda/  the backends
  *   ''        addon.cpp: registers the classes, makes and ends an environment's Addon
