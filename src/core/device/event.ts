@@ -188,7 +188,7 @@ export class Event {
     try {
       return this.#slot.native.query();
     } catch (error) {
-      this.device.fail(error);
+      this.device.engine.fail(error);
     }
   }
 
@@ -214,7 +214,7 @@ export class Event {
     if (done) return Promise.resolve();
     // A record still queued behind a host step of its stream: that step must not wait for it.
     return guardedWait(this.pending ? this.#slot.lane : undefined, 'event.completed() (of an event recorded behind it)', () => new Promise((resolve, reject) =>
-      this.device.completionPoints.after([this], undefined, (status, error) => {
+      this.device.engine.completionPoints.after([this], undefined, (status, error) => {
         if (status === 0) resolve();
         else reject(error);
       }),
@@ -251,7 +251,7 @@ export class Event {
     try {
       return start.#slot.native.elapsed(this.#slot.native);
     } catch (error) {
-      this.device.fail(error);
+      this.device.engine.fail(error);
     }
   }
 
@@ -281,7 +281,7 @@ export class Event {
   }
 
   #newNative(): NativeEvent {
-    return new this.device.backend.Event(this.device.native, this.timing ? 0 : DISABLE_TIMING);
+    return new this.device.engine.backend.Event(this.device.engine.native, this.timing ? 0 : DISABLE_TIMING);
   }
 
   #release(slot: NativeSlot): void {
@@ -291,7 +291,7 @@ export class Event {
   #check(name = 'event'): void {
     if (this.#closed) typeError(name, 'an open Event', received('a closed Event'));
     if (!this.#everRecorded) typeError(name, 'a recorded Event', received('an Event never recorded'));
-    this.device.checkUsable();
+    this.device.engine.checkUsable();
   }
 }
 
@@ -311,7 +311,7 @@ export function recordOn(lane: StreamEngine<Recorder>, device: Device, options: 
 /** See {@link Stream.wait}. */
 export function waitOn(lane: StreamEngine<Recorder>, device: Device, event: Event): void {
   if (!isInstance(event, Event)) typeError('event', 'an Event', event);
-  if (event.device.backend !== device.backend) rangeError('event', `an event of a ${device.kind} device`, received(`an event of ${event.device}`));
+  if (event.device.engine.backend !== device.engine.backend) rangeError('event', `an event of a ${device.kind} device`, received(`an event of ${event.device}`));
   if (event.closed) typeError('event', 'an open Event', received('a closed Event'));
   lane.checkOpen();
   if (lane.recorder?.wait(event)) return;

@@ -48,20 +48,20 @@ export class Stream extends EventEmitter<StreamEvents> {
     checkMade(made, 'a Stream', 'device.createStream()');
     super();
     this.device = device;
-    this.engine = new StreamEngine(native, device.faults, this, foreign);
+    this.engine = new StreamEngine(native, device.engine.faults, this, foreign);
     this.priority = native.priority();
     this.nonBlocking = (native.flags() & NON_BLOCKING) !== 0;
     this.#spins = new SpinningWaits(this.engine, device);
-    this.#open = device.openLanes.track(this.engine);
+    this.#open = device.engine.openLanes.track(this.engine);
   }
 
   /** @internal Use {@link Device.createStream}. */
   static create(device: Device, options: StreamOptions = {}): Stream {
     const { priority, nonBlocking } = readStreamOptions(options);
     try {
-      return new Stream(MADE, device, new device.backend.Stream(device.native, nonBlocking ? NON_BLOCKING : 0, priority));
+      return new Stream(MADE, device, new device.engine.backend.Stream(device.engine.native, nonBlocking ? NON_BLOCKING : 0, priority));
     } catch (error) {
-      device.fail(error);
+      device.engine.fail(error);
     }
   }
 
@@ -80,8 +80,8 @@ export class Stream extends EventEmitter<StreamEvents> {
     if (typeof handle !== 'bigint' || handle <= 0n || handle >= 2n ** 64n)
       typeError('handle', 'a CUstream handle as a non-zero bigint', handle);
     if (!isInstance(device, Device)) typeError('device', 'a Device', device);
-    device.checkUsable();
-    return new Stream(MADE, device, new device.backend.Stream(device.native, 0, 0, handle), true);
+    device.engine.checkUsable();
+    return new Stream(MADE, device, new device.engine.backend.Stream(device.engine.native, 0, 0, handle), true);
   }
 
   /**
@@ -310,7 +310,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    * queued work included; on closed streams too (rxcuda's own bookkeeping uses it after a close).
    */
   afterWork(done: (status: number, error?: unknown) => void): void {
-    afterWork(this.engine, this.device.completionPoints, done);
+    afterWork(this.engine, this.device.engine.completionPoints, done);
   }
 
   /**
@@ -324,7 +324,7 @@ export class Stream extends EventEmitter<StreamEvents> {
   close(): void {
     if (this.engine.closed) return;
     this.engine.recorder?.interrupt('Closing the stream');
-    this.device.openLanes.untrack(this.#open);
+    this.device.engine.openLanes.untrack(this.#open);
     const native = this.engine.native;
     this.engine.close(Event.create(this.device), () => native.destroy()); // a foreign stream itself is left to its owner
     this.#spins.close();

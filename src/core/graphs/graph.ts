@@ -514,7 +514,7 @@ export class Graph implements ConditionScope {
   instantiate(): GraphExec {
     this.#checkOpen();
     if (this.#parent) typeError('graph', 'a graph (a body is instantiated with its graph)', received('the body of a conditional node'));
-    this.device.checkUsable();
+    this.device.engine.checkUsable();
     if (this.needsBuiltins)
       throw new GraphError('condition', `The built-in condition kernels of ${this.device} are still being compiled: await graph.ready() before instantiate()`);
     this.#held.users++;
@@ -522,7 +522,7 @@ export class Graph implements ConditionScope {
       return GraphExec.create(this, this.#nodes.slice(), this.#segments.map((s) => ({ ...s })), this.#held);
     } catch (error) {
       this.#held.release();
-      this.device.fail(error);
+      this.device.engine.fail(error);
     }
   }
 
