@@ -6,16 +6,9 @@ import type { Backend, NativeDevice } from '../native/types.js';
 import { PinnedCache } from '../memory/pinned-cache.js';
 import { Faults } from '../queue/faults.js';
 import { OpenLanes } from '../queue/open-lanes.js';
-import type { EngineEvent, StreamEngine } from '../queue/stream-engine.js';
+import type { StreamEngine } from '../queue/stream-engine.js';
 import { CompletionPoints } from './completion-points.js';
-
-/** How a device's engine makes the lanes and events of rxcuda's own (the public classes do). */
-export interface DeviceMakers {
-  /** A lane of rxcuda's own (completion points), made without the public checks. */
-  lane(): StreamEngine;
-  /** An event of rxcuda's own, made without the public checks. */
-  event(): EngineEvent;
-}
+import { EventEngine } from './event-engine.js';
 
 /** One device's state and operations below the public Device. */
 export class DeviceEngine {
@@ -36,13 +29,14 @@ export class DeviceEngine {
   );
   /** Which devices this one reaches directly, asked once per peer. */
   readonly peers = new PeerAccess();
-  readonly #makers: DeviceMakers;
+  readonly #newLane: () => StreamEngine;
 
-  constructor(ordinal: number, backend: Backend, makers: DeviceMakers) {
+  /** @param newLane makes a lane of rxcuda's own: the lane of a new Stream, which Device makes. */
+  constructor(ordinal: number, backend: Backend, newLane: () => StreamEngine) {
     this.backend = backend;
     this.native = new backend.Device(ordinal);
     this.faults = new Faults(this.native.poison?.bind(this.native), () => this.openLanes.all(), backend.kind === 'cuda');
-    this.#makers = makers;
+    this.#newLane = newLane;
   }
 
   /** The lanes of the device's open streams (completion points wait for them). */
@@ -70,12 +64,12 @@ export class DeviceEngine {
 
   /** A lane of rxcuda's own (completion points), made without the public checks. */
   newLane(): StreamEngine {
-    return this.#makers.lane();
+    return this.#newLane();
   }
 
   /** An event of rxcuda's own, made without the public checks. */
-  newEvent(): EngineEvent {
-    return this.#makers.event();
+  newEvent(): EventEngine {
+    return new EventEngine(this, false);
   }
 }
 

@@ -44,10 +44,7 @@ export class Device {
     checkMade(made, 'a Device', 'Device.get(), Device.host() or Device.default()');
     this.ordinal = ordinal;
     this.hostIndex = hostIndex;
-    this.engine = new DeviceEngine(ordinal, backend, {
-      lane: () => Stream.create(this, { nonBlocking: true }).engine,
-      event: () => Event.create(this),
-    });
+    this.engine = new DeviceEngine(ordinal, backend, () => Stream.create(this, { nonBlocking: true }).engine);
     this.properties = Object.freeze(this.engine.native.properties());
   }
 

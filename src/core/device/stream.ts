@@ -326,7 +326,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.engine.recorder?.interrupt('Closing the stream');
     this.device.engine.openLanes.untrack(this.#open);
     const native = this.engine.native;
-    this.engine.close(Event.create(this.device), () => native.destroy()); // a foreign stream itself is left to its owner
+    this.engine.close(this.device.engine.newEvent(), () => native.destroy()); // a foreign stream itself is left to its owner
     this.#spins.close();
     this.#values?.close();
     letStepTimersGo(this.engine);

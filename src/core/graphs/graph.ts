@@ -289,7 +289,7 @@ export class Graph implements ConditionScope {
   addRecord(event: Event, options: NodeOptions = {}): GraphNode<undefined> {
     const after = this.#checkAdd(options);
     this.#checkEvent(event);
-    return this.add(eventWork('record', event, this.#held), after) as GraphNode<undefined>;
+    return this.add(eventWork('record', event.engine, this.#held), after) as GraphNode<undefined>;
   }
 
   /**
@@ -304,7 +304,7 @@ export class Graph implements ConditionScope {
   addWait(event: Event, options: NodeOptions = {}): GraphNode<undefined> {
     const after = this.#checkAdd(options);
     this.#checkEvent(event);
-    return this.add(eventWork('wait', event, this.#held), after) as GraphNode<undefined>;
+    return this.add(eventWork('wait', event.engine, this.#held), after) as GraphNode<undefined>;
   }
 
   /**
