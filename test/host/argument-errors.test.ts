@@ -19,7 +19,7 @@ afterAll(() => stream.close());
 
 /** Runs `call`, expecting it to throw `Class` with a message that names `name`, and nothing enqueued. */
 function refused(call: () => unknown, Class: typeof TypeError | typeof RangeError, message: string | RegExp) {
-  const before = [stream.enqueued, device.engine.completionPoints.size];
+  const before = [stream.engine.given, device.engine.completionPoints.size];
   let thrown: unknown;
   try {
     call();
@@ -29,7 +29,7 @@ function refused(call: () => unknown, Class: typeof TypeError | typeof RangeErro
   expect(thrown).toBeInstanceOf(Class);
   if (typeof message === 'string') expect((thrown as Error).message).toBe(message);
   else expect((thrown as Error).message).toMatch(message);
-  expect([stream.enqueued, device.engine.completionPoints.size]).toEqual(before);
+  expect([stream.engine.given, device.engine.completionPoints.size]).toEqual(before);
 }
 
 const revoked = () => {

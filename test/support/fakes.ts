@@ -13,7 +13,7 @@ export const properties = {
 };
 
 export function fakeDevice(ordinal = 0): Device {
-  return { ordinal, properties, checkUsable() {}, fail(e: unknown) { throw e; }, toString: () => `device ${ordinal}` } as unknown as Device;
+  return { ordinal, properties, engine: { checkUsable() {}, fail(e: unknown) { throw e; } }, toString: () => `device ${ordinal}` } as unknown as Device;
 }
 
 export interface FakeLaunch {
@@ -61,7 +61,7 @@ export function fakeStream(device: Device, handle = 0x1234_5678_9abcn) {
     faults: { fail(e: unknown) { throw e; } },
     checkOpen() { if (closed) throw new TypeError('Expected `stream` to be open, got a closed Stream'); },
   };
-  const stream = { device, lane, close() { closed = true; } };
+  const stream = { device, engine: lane, close() { closed = true; } };
   return stream as unknown as Stream & { close(): void };
 }
 

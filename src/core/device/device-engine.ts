@@ -5,6 +5,7 @@
 import type { Backend, NativeDevice } from '../native/types.js';
 import { PinnedCache } from '../memory/pinned-cache.js';
 import { Faults } from '../queue/faults.js';
+import { completionCommand } from '../queue/host-steps.js';
 import { OpenLanes } from '../queue/open-lanes.js';
 import type { StreamEngine } from '../queue/stream-engine.js';
 import { CompletionPoints } from './completion-points.js';
@@ -65,6 +66,16 @@ export class DeviceEngine {
   /** A lane of rxcuda's own (completion points), made without the public checks. */
   newLane(): StreamEngine {
     return this.#newLane();
+  }
+
+  /**
+   * Calls `done(status)` on the main thread when the work given to `lane` (one of this device's)
+   * so far has finished, queued work included. Works on closed lanes too (rxcuda's own bookkeeping
+   * uses it after a close), through a completion point behind the lane's last work.
+   */
+  afterWork(lane: StreamEngine, done: (status: number, error?: unknown) => void): void {
+    if (lane.tail) this.completionPoints.after([lane.tail], undefined, done);
+    else lane.run(completionCommand(lane, done));
   }
 
   /** An event of rxcuda's own, made without the public checks. */

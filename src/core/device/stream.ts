@@ -18,7 +18,7 @@ import { SpinningWaits } from './spin-wait.js';
 import { readStreamOptions, type StreamEvents, type StreamOptions } from './stream-options.js';
 import { allocOn, copyOn, fillOn, hostFunctionOn } from './stream-commands.js';
 import { ValueWatches, hostLaunchOn, onDoneOn, valueDoneOn, valueWatchOn } from './stream-steps.js';
-import { afterWork, flushedOn, queryOn, synchronizedOn } from './stream-waits.js';
+import { flushedOn, queryOn, synchronizedOn } from './stream-waits.js';
 import { MADE, checkMade, type Made } from '../base/made.js';
 
 const NON_BLOCKING = 0x1;
@@ -298,19 +298,6 @@ export class Stream extends EventEmitter<StreamEvents> {
    */
   synchronized(options: { readonly spin?: number } = {}): Promise<void> {
     return synchronizedOn(this.engine, this.#spins, options, this.#reached);
-  }
-
-  /** @internal Commands ever given to the stream: unchanged between two moments means nothing was enqueued. */
-  get enqueued(): number {
-    return this.engine.given;
-  }
-
-  /**
-   * @internal Calls `done(status)` on the main thread when the work given so far has finished,
-   * queued work included; on closed streams too (rxcuda's own bookkeeping uses it after a close).
-   */
-  afterWork(done: (status: number, error?: unknown) => void): void {
-    afterWork(this.engine, this.device.engine.completionPoints, done);
   }
 
   /**
