@@ -55,7 +55,10 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.#open = device.engine.openLanes.track(this.engine);
   }
 
-  /** @internal Use {@link Device.createStream}. */
+  /**
+   * @internal Use {@link Device.createStream}. A static member, as only the class itself reaches
+   * its private constructor (which keeps the constructor out of the API).
+   */
   static create(device: Device, options: StreamOptions = {}): Stream {
     const { priority, nonBlocking } = readStreamOptions(options);
     try {
@@ -253,7 +256,8 @@ export class Stream extends EventEmitter<StreamEvents> {
   /**
    * @internal {@link onDone} for a pipeline's values (see LanePool), with no closure per value: on
    * a CUDA stream with `spin` > 0 watched through an event (value-watches.ts), else notified on the
-   * stream's notifier, so that the lane goes on at once with its next value.
+   * stream's notifier, so that the lane goes on at once with its next value. A member of the
+   * stream, as the value watches it makes and the `idle` event it emits are the stream's own.
    */
   afterValue(waiter: ValueWaiter, spin: number): void {
     if (spin > 0 && this.device.kind === 'cuda')
