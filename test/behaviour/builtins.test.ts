@@ -107,7 +107,7 @@ describeBackends('Builtins', (getDevice) => {
   it('names the argument that is wrong, and enqueues nothing', () => {
     const f = s.alloc('f32', 4);
     const u = s.alloc('u32', 4);
-    const before = s.enqueued;
+    const before = s.engine.given;
     expect(() => builtins.axpy(s, 2, f, undefined as never)).toThrow(new TypeError('Expected `y` to be a DeviceArray or HostArray, got undefined'));
     expect(() => builtins.fill({} as never, f, 1)).toThrow(new TypeError('Expected `stream` to be a Stream, got {}'));
     expect(() => builtins.fill(s, f, 'x' as never)).toThrow(new TypeError("Expected `value` to be a number within f32's range (±3.4028234663852886e+38; beyond it would become infinity), got \"x\""));
@@ -115,7 +115,7 @@ describeBackends('Builtins', (getDevice) => {
     expect(() => builtins.add(s, f, f, u as never)).toThrow(new TypeError('Expected `b` to be memory of f32, as `dst` is, got memory of u32'));
     expect(() => builtins.iota(s, u, 0.5)).toThrow(new TypeError('Expected `start` to be an integer (u32), got 0.5'));
     expect(() => Builtins.for(5 as never)).toThrow(new TypeError('Expected `device` to be a Device, got 5'));
-    expect(s.enqueued).toBe(before);
+    expect(s.engine.given).toBe(before);
   });
 
   it('counts down with a negative integer step, wrapping as the device does', async () => {
@@ -127,13 +127,13 @@ describeBackends('Builtins', (getDevice) => {
   it('refuses a transpose or a sum into memory that overlaps its source, and works in place where each element is its own', async () => {
     const m = s.alloc('f32', 8);
     builtins.iota(s, m, 0, 1);
-    const before = s.enqueued;
+    const before = s.engine.given;
     const overlaps = /apart from `src`, got memory that overlaps it/;
     expect(() => builtins.transpose(s, m.subarray(0, 4), m.subarray(0, 4), 2, 2)).toThrow(overlaps);
     expect(() => builtins.transpose(s, m.subarray(0, 4), m.subarray(2, 6), 2, 2)).toThrow(overlaps);
     expect(() => builtins.reduceSum(s, m.subarray(3, 4), m)).toThrow(overlaps);
     expect(() => builtins.scale(s, m.subarray(0, 4), m.subarray(1, 5), 2)).toThrow(RangeError);
-    expect(s.enqueued).toBe(before);
+    expect(s.engine.given).toBe(before);
     builtins.scale(s, m, m, 2); // in place: dst[i] depends on src[i] only
     expect(await readBack('f32', m)).toEqual([0, 2, 4, 6, 8, 10, 12, 14]);
   });

@@ -70,7 +70,7 @@ describeBackends('copy roads', (getDevice) => {
           toArray(),
         ),
       );
-    const pinned = vi.spyOn(device.backend, 'allocHost');
+    const pinned = vi.spyOn(device.engine.backend, 'allocHost');
     try {
       expect(await run()).toEqual(Array(12).fill(true));
       const first = pinned.mock.calls.length;

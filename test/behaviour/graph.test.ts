@@ -211,7 +211,7 @@ describeBackends('Stream.capture', (getDevice, backend) => {
     const s = stream();
     const graph = await s.capture((c) => c.fill(c.device.allocHost('u32', 1), 1));
     const exec = graph.instantiate();
-    const before = s.enqueued;
+    const before = s.engine.given;
     await s.capture(() => {
       expect(() => exec.launch(s)).toThrow(expect.objectContaining({ name: 'GraphError', reason: 'forbidden' }));
     }).catch(() => {});
@@ -222,12 +222,12 @@ describeBackends('Stream.capture', (getDevice, backend) => {
     const closedStream = getDevice().createStream();
     closedStream.close();
     expect(() => exec.launch(closedStream)).toThrow(/Expected `stream` to be open/);
-    expect(s.enqueued).toBe(before + 1); // the one launch
+    expect(s.engine.given).toBe(before + 1); // the one launch
     exec.close();
     expect(() => exec.launch(s)).toThrow(/Expected `executable` to be an open GraphExec, got a closed GraphExec/);
     graph.close();
     expect(() => graph.instantiate()).toThrow(/Expected `graph` to be an open Graph/);
-    expect(s.enqueued).toBe(before + 1);
+    expect(s.engine.given).toBe(before + 1);
   });
 
   it('keeps the memory and kernels of its nodes alive until it and its executables close', async () => {

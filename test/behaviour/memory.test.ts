@@ -119,9 +119,9 @@ describeBackends('Stream memory', (getDevice) => {
     const small = device.allocHost('u32', 100); // 400 bytes: a 512-byte block
     const smallView = small.data.fill(0xffff_ffff);
     const { ptr } = small;
-    const cached = device.pinnedCache.freeBytes;
+    const cached = device.engine.pinnedCache.freeBytes;
     small.close();
-    expect(device.pinnedCache.freeBytes).toBe(cached + 512);
+    expect(device.engine.pinnedCache.freeBytes).toBe(cached + 512);
     const again = device.allocHost('i16', 256); // 512 bytes: the same size class
     expect(again.ptr).toBe(ptr);
     expect([...again.data].every((v) => v === 0)).toBe(true);
@@ -129,30 +129,30 @@ describeBackends('Stream memory', (getDevice) => {
 
     const large = device.allocHost('u8', (1 << 20) + 1); // past the cached sizes
     const largeView = large.data;
-    const before = device.pinnedCache.freeBytes;
+    const before = device.engine.pinnedCache.freeBytes;
     large.close();
     await vi.waitFor(() => expect(largeView.length).toBe(0));
-    expect(device.pinnedCache.freeBytes).toBe(before);
+    expect(device.engine.pinnedCache.freeBytes).toBe(before);
     again.close();
   });
 
   it('keeps a large pinned block a moment for the next array of its size, zeroed, then frees it', async () => {
     const bytes = 3 * (1 << 20) + 4;
     const kept = 0;
-    await vi.waitFor(() => expect(device.pinnedCache.keptBytes).toBe(kept), { timeout: 5000, interval: 100 }); // earlier tests' blocks
+    await vi.waitFor(() => expect(device.engine.pinnedCache.keptBytes).toBe(kept), { timeout: 5000, interval: 100 }); // earlier tests' blocks
     const first = device.allocHost('u32', bytes / 4);
     const firstView = first.data.fill(7);
     const { ptr } = first;
     first.close();
-    await vi.waitFor(() => expect(device.pinnedCache.keptBytes).toBe(kept + bytes));
+    await vi.waitFor(() => expect(device.engine.pinnedCache.keptBytes).toBe(kept + bytes));
     const again = device.allocHost('u8', bytes); // the same size, another element type
     expect(again.ptr).toBe(ptr);
     expect(again.data.every((v) => v === 0)).toBe(true);
     expect(firstView.length).toBe(0);
     again.close();
-    await vi.waitFor(() => expect(device.pinnedCache.keptBytes).toBe(kept + bytes));
+    await vi.waitFor(() => expect(device.engine.pinnedCache.keptBytes).toBe(kept + bytes));
     // Nobody asks for that size again: it is freed after a second.
-    await vi.waitFor(() => expect(device.pinnedCache.keptBytes).toBe(kept), { timeout: 5000, interval: 100 });
+    await vi.waitFor(() => expect(device.engine.pinnedCache.keptBytes).toBe(kept), { timeout: 5000, interval: 100 });
   }, 15_000);
 
   it('frees device memory stream-ordered behind work of several streams', async () => {

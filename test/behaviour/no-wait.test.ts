@@ -13,7 +13,7 @@ import { collectUntil } from '../support/gc.js';
  */
 function useAndDrop(device: Device, stream: Stream): number {
   const array = device.allocHost('f32', 1000);
-  const cached = device.pinnedCache.freeBytes;
+  const cached = device.engine.pinnedCache.freeBytes;
   stream.fill(array, 0);
   return cached;
 }
@@ -94,12 +94,12 @@ describeBackends('main-thread calls while another stream is busy', (getDevice, b
     closed.close();
     await idle.synchronized();
     // Both blocks back in the cache (256 and 4096 bytes): the frees ran, and would have waited for the latch.
-    await collectUntil(() => device.pinnedCache.freeBytes >= cachedBefore + 256 + 4096, 20);
+    await collectUntil(() => device.engine.pinnedCache.freeBytes >= cachedBefore + 256 + 4096, 20);
     const waited = performance.now() - start;
     const reused = device.allocHost('u32', 64);
     expect(busy.query()).toBe(false); // the latch still runs
     expect(waited).toBeLessThan(QUICK_MS);
-    expect(device.pinnedCache.freeBytes).toBeGreaterThanOrEqual(cachedBefore + 4096); // 256 of it reused
+    expect(device.engine.pinnedCache.freeBytes).toBeGreaterThanOrEqual(cachedBefore + 4096); // 256 of it reused
     expect(view.length).toBe(0); // the closed array's views emptied
     expect([...reused.data].every((v) => v === 0)).toBe(true); // a reused block starts zeroed
     flag.data[0] = 1;

@@ -5,6 +5,7 @@ import {
   LanePool, PipelineError, Stream, Timeline, completed, download, fanOut, host, lanesFrom, launch, onStreams, upload,
   type Device, type Work,
 } from '../../src/index.js';
+import { DeviceEngine } from '../../src/core/device/device-engine.js';
 import { describeBackends } from '../support/backends.js';
 import { testKernels } from '../support/kernels.js';
 import { lanePools } from '../support/streams.js';
@@ -123,7 +124,7 @@ describeBackends('GPU pipelines', (getDevice) => {
     // A pipeline's completion points: afterValue (spinning or not), onDone, notify.
     const watched = vi.spyOn(Stream.prototype, 'afterValue');
     const onDone = vi.spyOn(Stream.prototype, 'onDone');
-    const notify = vi.spyOn(Stream.prototype, 'afterWork');
+    const notify = vi.spyOn(DeviceEngine.prototype, 'afterWork');
     try {
       await firstValueFrom(
         frames(30).pipe(

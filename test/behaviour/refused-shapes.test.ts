@@ -26,7 +26,7 @@ describeBackends('objects of rxcuda behind a Proxy', (getDevice) => {
     const s = stream();
     const x = s.alloc('u32', 4);
     const event = s.record();
-    const given = s.enqueued;
+    const given = s.engine.given;
     expect(() => s.launch(new Proxy(kernels.addU32, {}), one, [x, 1, 4])).toThrow(typeErrorWith('Expected `kernel` to be a Kernel, got a Proxy of a Kernel'));
     expect(() => s.launch(Object.create(Kernel.prototype) as Kernel, one, [])).toThrow(typeErrorWith('Expected `kernel` to be a Kernel, got a Kernel'));
     expect(() => s.wait(new Proxy(event, {}))).toThrow(typeErrorWith('Expected `event` to be an Event, got a Proxy of an Event'));
@@ -34,7 +34,7 @@ describeBackends('objects of rxcuda behind a Proxy', (getDevice) => {
     expect(() => Stream.fromHandle(1n, new Proxy(device, {}))).toThrow(typeErrorWith('Expected `device` to be a Device, got a Proxy of a Device'));
     expect(() => s.copy(new Proxy(x, {}), x)).toThrow(typeErrorWith('Expected `dst` to be a DeviceArray or HostArray, got a Proxy of a DeviceArray'));
     expect(() => s.fill(new Proxy(x, {}), 1)).toThrow(typeErrorWith('Expected `dst` to be a DeviceArray or HostArray, got a Proxy of a DeviceArray'));
-    expect(s.enqueued).toBe(given);
+    expect(s.engine.given).toBe(given);
     await s.synchronized();
   });
 
@@ -43,10 +43,10 @@ describeBackends('objects of rxcuda behind a Proxy', (getDevice) => {
     const x = s.alloc('u32', 4);
     s.fill(x, 1);
     const lying = new Proxy(x, { get: (target, key) => (key === 'lo' || key === 'hi' ? 0xdead : Reflect.get(target, key)) });
-    const given = s.enqueued;
+    const given = s.engine.given;
     expect(() => s.launch(kernels.addU32, one, [lying, 1, 4])).toThrow(/^Expected `args\[0\]` to be a DeviceArray or HostArray of u32 .*, got a Proxy of a DeviceArray$/);
     expect(() => s.launch(kernels.store, one, [lying, 1])).toThrow(/^Expected `args\[0\]` to be a DeviceArray, a HostArray or a device address .*, got a Proxy of a DeviceArray$/);
-    expect(s.enqueued).toBe(given);
+    expect(s.engine.given).toBe(given);
     const host = device.allocHost('u32', 4);
     s.copy(host, x);
     await s.synchronized();

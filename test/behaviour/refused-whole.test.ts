@@ -53,23 +53,23 @@ describeBackends('work refused as a whole', (getDevice) => {
     const out = s.alloc('u32', 1);
     s.fill(out, 0);
     await s.synchronized();
-    const before = s.enqueued;
+    const before = s.engine.given;
     expect(() => s.launch(store, TOO_MUCH, [out, 5])).toThrow(sharedRefused);
-    expect(s.enqueued).toBe(before);
+    expect(s.engine.given).toBe(before);
     expect(await firsts(s, out)).toEqual([0]);
   });
 
   it('refuses copies between overlapping views of device memory, and onto itself, naming the bytes', () => {
     const s = stream();
     const x = s.alloc('u32', 8);
-    const before = s.enqueued;
+    const before = s.engine.given;
     expect(() => s.copy(x.subarray(0, 4), x.subarray(2, 6))).toThrow(
       new RangeError('Expected `src` to be memory apart from `dst` (bytes [0, 16) of its allocation), got bytes [8, 24) of the same allocation, which overlap them'),
     );
     expect(() => s.copy(x, x)).toThrow(
       new RangeError('Expected `src` to be memory apart from `dst` (bytes [0, 32) of its allocation), got bytes [0, 32) of the same allocation, which overlap them'),
     );
-    expect(s.enqueued).toBe(before);
+    expect(s.engine.given).toBe(before);
   });
 
   it('refuses copies between overlapping views of pinned memory, and graph copies that overlap', () => {

@@ -273,7 +273,7 @@ describeBackends('the scheduler', (getDevice, backend) => {
     const release = holdStep(s);
     s.launch(store, one, [word, 5]);
     s.close();
-    const seen = new Promise<[number, number | undefined]>((resolve) => s.afterWork((status) => resolve([status, word.data[0]])));
+    const seen = new Promise<[number, number | undefined]>((resolve) => s.device.engine.afterWork(s.engine, (status) => resolve([status, word.data[0]])));
     release();
     expect(await seen).toEqual([0, 5]);
   });

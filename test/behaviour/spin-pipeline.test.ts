@@ -168,11 +168,11 @@ describeBackends('pipelines that spin', (getDevice, backend) => {
   });
 
   it('refuses a spin that is not a whole number of microseconds ≥ 0, before making a stream', () => {
-    const streams = device.liveLanes().length;
+    const streams = device.engine.liveLanes().length;
     expect(() => new LanePool(device, { spin: -1 })).toThrow(new RangeError('Expected `spin` to be an integer ≥ 0, got -1'));
     expect(() => new LanePool(device, { spin: 0.5 })).toThrow(new TypeError('Expected `spin` to be an integer, got 0.5'));
     expect(() => new LanePool(device, { spin: '10' as unknown as number })).toThrow(TypeError);
-    expect(device.liveLanes().length).toBe(streams);
+    expect(device.engine.liveLanes().length).toBe(streams);
     const plain = new LanePool(device, {});
     expect(plain.spin).toBe(DEFAULT_POOL_SPIN);
     expect(DEFAULT_POOL_SPIN).toBe(1000);

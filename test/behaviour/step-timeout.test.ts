@@ -74,7 +74,7 @@ describeBackends('Stream.hostLaunch with a timeout', (getDevice) => {
 
   it('refuses bad timeouts with nothing enqueued', () => {
     const s = stream();
-    const before = s.enqueued;
+    const before = s.engine.given;
     const bad: [unknown, typeof TypeError | typeof RangeError][] = [
       [0, RangeError], [-1, RangeError], [2 ** 31, RangeError], [Infinity, TypeError], [NaN, TypeError],
       [1.5, TypeError], ['10', TypeError], [10n, TypeError], [null, TypeError], [{ valueOf: () => 10 }, TypeError],
@@ -83,7 +83,7 @@ describeBackends('Stream.hostLaunch with a timeout', (getDevice) => {
       expect(() => s.hostLaunch(() => {}, { timeout } as never)).toThrow(Class);
       expect(() => s.hostLaunch(() => {}, { timeout } as never)).toThrow(/^Expected `timeout` to be /);
     }
-    expect(s.enqueued).toBe(before);
+    expect(s.engine.given).toBe(before);
   });
 });
 

@@ -25,9 +25,9 @@ describeGpu('reliability on a CUDA device', () => {
     const s = device.createStream();
     const f32 = s.alloc('f32', 4);
     const u32 = device.allocHost('u32', 4);
-    const before = s.enqueued;
+    const before = s.engine.given;
     expect(() => s.copy(u32, f32 as never)).toThrow(new TypeError('Expected `src` to be memory of u32, as `dst` is, got a DeviceArray of f32'));
-    expect(s.enqueued).toBe(before);
+    expect(s.engine.given).toBe(before);
     await s.synchronized();
     s.close();
   });

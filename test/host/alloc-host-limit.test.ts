@@ -34,7 +34,7 @@ describe('the host backend allocHost', () => {
   it('frees what it allocated when Node.js refuses the buffer', () => {
     const device = Device.host();
     const before = virtualBytes();
-    for (let i = 0; i < 4; i++) expect(() => device.backend.allocHost(device.native, constants.MAX_LENGTH + 256)).toThrow();
+    for (let i = 0; i < 4; i++) expect(() => device.engine.backend.allocHost(device.engine.native, constants.MAX_LENGTH + 256)).toThrow();
     expect(virtualBytes() - before).toBeLessThan(2 ** 30);
   });
 });
@@ -43,7 +43,7 @@ describeGpu('the CUDA backend allocHost', () => {
   it('frees the pinned memory it allocated when Node.js refuses the buffer', async () => {
     const device = Device.get(0);
     const before = virtualBytes();
-    for (let i = 0; i < 3; i++) expect(() => device.backend.allocHost(device.native, constants.MAX_LENGTH + 256)).toThrow();
+    for (let i = 0; i < 3; i++) expect(() => device.engine.backend.allocHost(device.engine.native, constants.MAX_LENGTH + 256)).toThrow();
     // The free runs on a worker thread, as every pinned free does.
     const deadline = Date.now() + 10_000;
     while (virtualBytes() - before >= 2 ** 31 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));

@@ -19,7 +19,7 @@ afterAll(() => stream.close());
 
 /** Runs `call`, expecting it to throw `Class` with a message that names `name`, and nothing enqueued. */
 function refused(call: () => unknown, Class: typeof TypeError | typeof RangeError, message: string | RegExp) {
-  const before = [stream.enqueued, device.completionPoints.size];
+  const before = [stream.engine.given, device.engine.completionPoints.size];
   let thrown: unknown;
   try {
     call();
@@ -29,7 +29,7 @@ function refused(call: () => unknown, Class: typeof TypeError | typeof RangeErro
   expect(thrown).toBeInstanceOf(Class);
   if (typeof message === 'string') expect((thrown as Error).message).toBe(message);
   else expect((thrown as Error).message).toMatch(message);
-  expect([stream.enqueued, device.completionPoints.size]).toEqual(before);
+  expect([stream.engine.given, device.engine.completionPoints.size]).toEqual(before);
 }
 
 const revoked = () => {
@@ -110,13 +110,13 @@ describe('options that are not objects', () => {
 describe('LanePool lanes', () => {
   it('refuses a count outside 1..MAX_LANES with a RangeError naming `lanes`, before making a stream', () => {
     expect(MAX_LANES).toBe(1024);
-    const open = device.liveLanes().length;
+    const open = device.engine.liveLanes().length;
     for (const lanes of [0, -1, 1.5, MAX_LANES + 1, 2 ** 31, Infinity, NaN]) {
       expect(() => new LanePool(device, { lanes }), String(lanes)).toThrow(RangeError);
       expect(() => new LanePool(device, { lanes }), String(lanes)).toThrow(/^Expected `lanes` to be an integer in 1..1024, got /);
     }
     expect(() => new LanePool(device, { lanesPerDevice: MAX_LANES + 1 })).toThrow(/^Expected `lanesPerDevice` to be an integer in 1..1024, got 1025$/);
-    expect(device.liveLanes().length).toBe(open);
+    expect(device.engine.liveLanes().length).toBe(open);
   });
 
   it('makes MAX_LANES lanes, each with a stream of its own', () => {

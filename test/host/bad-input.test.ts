@@ -158,7 +158,7 @@ afterAll(() => {
 });
 
 /** Counters that any enqueue, stream or completion point moves. */
-const counters = () => [stream.enqueued, device.completionPoints.size, device.liveLanes().length, launches];
+const counters = () => [stream.engine.given, device.engine.completionPoints.size, device.engine.liveLanes().length, launches];
 
 /**
  * Runs `calls` generated bad calls of `entry` and checks each: refused by name (or the user's own

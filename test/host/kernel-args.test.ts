@@ -155,11 +155,11 @@ describe('CPU kernels on the host device', () => {
     let ran = 0;
     const kernel = module.kernel('shared', [], { cpu: () => void ran++ });
     const big = { grid: 1, block: 1, sharedMem: 64 * 1024 };
-    const before = stream.enqueued;
+    const before = stream.engine.given;
     expect(() => stream.launch(kernel, big, [])).toThrow(
       new RangeError('Expected `sharedMem` to be at most 49152 bytes for kernel shared (up to 232448 once it opts in with setMaxDynamicSharedMemory), got 65536'),
     );
-    expect(stream.enqueued).toBe(before); // refused before anything was enqueued
+    expect(stream.engine.given).toBe(before); // refused before anything was enqueued
     expect(() => kernel.setMaxDynamicSharedMemory(device.properties.sharedMemoryPerBlockOptin + 1)).toThrow(CudaError);
     expect(kernel.attributes.maxDynamicSharedSizeBytes).toBe(0);
     kernel.setMaxDynamicSharedMemory(64 * 1024);

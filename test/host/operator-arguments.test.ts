@@ -25,12 +25,12 @@ describe('fanOut', () => {
 
 describe('LanePool', () => {
   it('refuses an inFlight outside 1..MAX_IN_FLIGHT with a RangeError that names the bound, before making a stream', () => {
-    const open = device.liveLanes().length;
+    const open = device.engine.liveLanes().length;
     for (const inFlight of [0, 1.5, MAX_IN_FLIGHT + 1, 2 ** 40, Infinity])
       expect(() => new LanePool(device, { inFlight }), String(inFlight)).toThrow(new RangeError(`Expected \`inFlight\` to be an integer in 1..${MAX_IN_FLIGHT}, got ${inFlight}`));
     expect(() => new LanePool(device, { inFlight: '4' as never })).toThrow(new TypeError(`Expected \`inFlight\` to be an integer in 1..${MAX_IN_FLIGHT}, got "4"`));
     expect(() => new LanePool(device, { lanes: '2' as never })).toThrow(new TypeError(`Expected \`lanes\` to be an integer in 1..${MAX_LANES}, got "2"`));
-    expect(device.liveLanes().length).toBe(open);
+    expect(device.engine.liveLanes().length).toBe(open);
     const pool = new LanePool(device, { lanes: 1, inFlight: MAX_IN_FLIGHT });
     pools.push(pool);
     expect(pool.bound).toBe(MAX_IN_FLIGHT);

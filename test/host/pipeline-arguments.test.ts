@@ -61,11 +61,11 @@ describe('pipeline arguments', () => {
   it('bounds a spinning wait to MAX_SPIN_US, refusing more before anything is enqueued', async () => {
     const stream = device.createStream();
     try {
-      const before = stream.enqueued;
+      const before = stream.engine.given;
       expect(() => stream.synchronized({ spin: MAX_SPIN_US + 1 })).toThrow(
         new RangeError(`Expected \`spin\` to be an integer number of microseconds in 0..${MAX_SPIN_US}, got ${MAX_SPIN_US + 1}`),
       );
-      expect(stream.enqueued).toBe(before);
+      expect(stream.engine.given).toBe(before);
       await stream.synchronized({ spin: MAX_SPIN_US });
     } finally {
       stream.close();

@@ -121,7 +121,7 @@ describe('host streams past the limit', () => {
       let error;
       try { new m.LanePool(device, { lanes: 4 }); } catch (e) { error = e; }
       const made = [device.createStream(), device.createStream()]; // the 2 lanes' places are free again
-      console.log(JSON.stringify({ name: error?.name, open: device.liveLanes().length, made: made.length }));
+      console.log(JSON.stringify({ name: error?.name, open: device.engine.liveLanes().length, made: made.length }));
     `);
     expect(run.signal, run.stderr).toBeNull();
     expect(run.status, run.stderr).toBe(0);

@@ -13,7 +13,7 @@ export const properties = {
 };
 
 export function fakeDevice(ordinal = 0): Device {
-  return { ordinal, properties, checkUsable() {}, fail(e: unknown) { throw e; }, toString: () => `device ${ordinal}` } as unknown as Device;
+  return { ordinal, properties, engine: { checkUsable() {}, fail(e: unknown) { throw e; } }, toString: () => `device ${ordinal}` } as unknown as Device;
 }
 
 export interface FakeLaunch {

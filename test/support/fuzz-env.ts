@@ -67,7 +67,7 @@ export async function fuzzWorld(device: Device): Promise<FuzzWorld> {
   };
   return Object.assign(world, {
     device, stream, closedStream, u32, u32b, f32, f64, hostU32, closedU32, pool, read, readFloat,
-    counters: () => [stream.enqueued, kernelRuns, device.liveLanes().length],
+    counters: () => [stream.engine.given, kernelRuns, device.engine.liveLanes().length],
     async sentinel() {
       const value = Math.imul(0x9e3779b9, ++round) >>> 0, other = (value ^ 0xffff) >>> 0;
       stream.fill(u32b, value);

@@ -7,16 +7,11 @@
 import { BRAND, CudaError, checkCount, isInstance, rangeError, received, typeError } from '../base/errors.js';
 import { checkDType, dtypeOfArray, type DType, type DTypeOfArray } from '../base/dtype.js';
 import { addon, cudaBackend, driverUnavailable } from '../native/addon.js';
-import type { Backend, DeviceProperties, DriverInfo, NativeDevice } from '../native/types.js';
+import type { Backend, DeviceProperties, DriverInfo } from '../native/types.js';
 import { hostBackend } from '../host/backend.js';
 import { HostArray, Memory, checkHostLength } from '../memory/memory.js';
-import { PinnedCache } from '../memory/pinned-cache.js';
-import { Faults } from '../queue/faults.js';
-import type { StreamEngine } from '../queue/stream-engine.js';
-import { OpenLanes } from '../queue/open-lanes.js';
-import { CompletionPoints } from './completion-points.js';
+import { DeviceEngine } from './device-engine.js';
 import { Event, type EventOptions } from './event.js';
-import { PeerAccess } from './peers.js';
 import { Stream } from './stream.js';
 import type { StreamOptions } from './stream-options.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
@@ -37,27 +32,10 @@ export class Device {
   readonly ordinal: number;
   /** A host device's position among the host devices ({@link Device.hosts}); -1 for a CUDA device. */
   readonly hostIndex: number;
-  /** @internal The native classes of this device's backend. */
-  readonly backend: Backend;
   /** Facts about the device, read once. */
   readonly properties: DeviceProperties;
-  /** @internal */
-  readonly native: NativeDevice;
-  /** @internal The device's sticky error, shared by its lanes. */
-  readonly faults: Faults;
-  /** @internal The lanes of every stream of the device not closed yet, rxcuda's own included. */
-  readonly openLanes = new OpenLanes();
-  /** @internal Streams for completion points that follow work spread over streams. */
-  readonly completionPoints = new CompletionPoints(this);
-  /** @internal Pinned blocks kept for reuse; see pinned-cache.ts. */
-  readonly pinnedCache = new PinnedCache((ptrs) =>
-    this.completionPoints.whenQuiet(() => {
-      for (const ptr of ptrs) this.backend.freeHost(this.native, ptr);
-    }),
-  );
-
-  /** @internal Which devices this one reaches directly, asked once per peer. */
-  readonly peers = new PeerAccess();
+  /** @internal What rxcuda keeps of the device: its native device, sticky error, lanes, … */
+  readonly engine: DeviceEngine;
   /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
   static readonly [BRAND] = (value: object): boolean => #device in value;
   #device(): void {}
@@ -66,15 +44,8 @@ export class Device {
     checkConstructorToken(token, 'a Device', 'Device.get(), Device.host() or Device.default()');
     this.ordinal = ordinal;
     this.hostIndex = hostIndex;
-    this.backend = backend;
-    this.native = new backend.Device(ordinal);
-    this.properties = Object.freeze(this.native.properties());
-    this.faults = new Faults(this.native.poison?.bind(this.native), () => this.openLanes.all(), backend.kind === 'cuda');
-  }
-
-  /** @internal The lanes of the device's open streams (completion points wait for them). */
-  liveLanes(): StreamEngine[] {
-    return this.openLanes.live();
+    this.engine = new DeviceEngine(ordinal, backend, () => Stream.create(this, { nonBlocking: true }).engine);
+    this.properties = Object.freeze(this.engine.native.properties());
   }
 
   /**
@@ -174,7 +145,7 @@ export class Device {
 
   /** Whether this is a CUDA device or the host device. */
   get kind(): 'cuda' | 'host' {
-    return this.backend.kind;
+    return this.engine.backend.kind;
   }
 
   /**
@@ -215,7 +186,7 @@ export class Device {
     /** Total memory in bytes. */
     total: number;
   } {
-    return this.native.memoryInfo();
+    return this.engine.native.memoryInfo();
   }
 
   /**
@@ -232,9 +203,9 @@ export class Device {
    */
   canAccessPeer(peer: Device): boolean {
     if (!isInstance(peer, Device)) typeError('peer', 'a Device', peer);
-    if (peer.backend !== this.backend) rangeError('peer', `a device of the ${this.kind} backend, as ${this} is`, received(String(peer)));
+    if (peer.engine.backend !== this.engine.backend) rangeError('peer', `a device of the ${this.kind} backend, as ${this} is`, received(String(peer)));
     if (peer === this) return true;
-    return this.peers.between(this, peer, (error) => this.fail(error));
+    return this.engine.peers.between(this, peer, (error) => this.engine.fail(error));
   }
 
   /**
@@ -242,25 +213,7 @@ export class Device {
    * undefined. Once set, every call on the device fails fast with it.
    */
   get poisoned(): CudaError | undefined {
-    return this.faults.poisoned;
-  }
-
-  /**
-   * @internal Records a sticky error, which every later call then throws. A host device (broken
-   * by a CPU kernel's sticky CudaError) also stops its streams' work as a GPU's context stops.
-   */
-  recordFailure(error: unknown): void {
-    this.faults.record(error);
-  }
-
-  /** @internal Records a sticky error and rethrows any error as it is. */
-  fail(error: unknown): never {
-    this.faults.fail(error);
-  }
-
-  /** @internal Throws the sticky error, if there is one. */
-  checkUsable(): void {
-    this.faults.check();
+    return this.engine.faults.poisoned;
   }
 
   /**
@@ -270,7 +223,7 @@ export class Device {
    * using urgent = device.createStream({ priority: -1, nonBlocking: true });
    */
   createStream(options?: StreamOptions): Stream {
-    this.checkUsable();
+    this.engine.checkUsable();
     return Stream.create(this, options);
   }
 
@@ -286,7 +239,7 @@ export class Device {
    * console.log(`${end.elapsedSince(start)} ms`);
    */
   createEvent(options?: EventOptions): Event {
-    this.checkUsable();
+    this.engine.checkUsable();
     return Event.create(this, options);
   }
 
@@ -303,7 +256,7 @@ export class Device {
   allocHost<D extends DType>(dtype: D, length: number): HostArray<D> {
     checkDType('dtype', dtype);
     checkHostLength(dtype, length);
-    this.checkUsable();
+    this.engine.checkUsable();
     return HostArray.allocate(this, dtype, length);
   }
 
@@ -325,18 +278,8 @@ export class Device {
   registerHost<A extends ArrayBufferView>(data: A): HostArray<DTypeOfArray<A>> {
     const dtype = dtypeOfArray(data);
     if (dtype === undefined) typeError('data', 'a TypedArray', data);
-    this.checkUsable();
+    this.engine.checkUsable();
     return HostArray.register(this, dtype, data as never) as HostArray<DTypeOfArray<A>>;
-  }
-
-  /** @internal A lane of rxcuda's own (completion points), made without the public checks. */
-  newLane(): StreamEngine {
-    return Stream.create(this, { nonBlocking: true }).engine;
-  }
-
-  /** @internal An event of rxcuda's own, made without the public checks. */
-  newEvent(): Event {
-    return Event.create(this);
   }
 }
 

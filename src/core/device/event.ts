@@ -1,14 +1,13 @@
 // Events: points in a stream's work, for cross-stream ordering, completion and timing. A record
 // may still wait in its stream's queue (behind an unsettled host step); a wait for it then waits in
 // its own stream's queue until the record reaches the driver (see scheduler.ts).
-import { DISABLE_TIMING, type NativeEvent } from '../native/types.js';
 import { BRAND, CudaError, isInstance, rangeError, typeError, received } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
 import type { StreamEngine } from '../queue/stream-engine.js';
 import { guardedWait } from '../queue/self-wait.js';
 import type { Recorder } from './recorder.js';
-import { settling, type Command, type Pause } from '../queue/scheduler.js';
 import type { Device } from './device.js';
+import { EventEngine } from './event-engine.js';
 import type { Stream } from './stream.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 
@@ -22,46 +21,29 @@ export interface EventOptions {
   readonly timing?: boolean;
 }
 
-/**
- * One native event and the queued commands that use it. A record that finds the current native
- * event still used by a queued record or wait gets a new one, so that every wait refers to the
- * record that was latest when it was made, as with CUDA's own events.
- */
-class NativeSlot {
-  /** Queued records and waits using it, plus one while it is the event's current slot. */
-  users = 1;
-  /** Records of it still queued. */
-  unrecorded = 0;
-  /** The lane of its latest record. */
-  lane: StreamEngine | undefined;
-  /** What runs once its last queued record has reached the driver. */
-  recorded: (() => void)[] = [];
-
-  constructor(readonly native: NativeEvent) {}
-}
-
 /** A point in a stream's work. Record one with {@link Stream.record}. */
 export class Event {
   /** The device the event belongs to. */
   readonly device: Device;
   /** Whether the event records timestamps. */
   readonly timing: boolean;
-  #slot: NativeSlot;
-  #recorded: Stream | undefined;
-  /** Recorded at least once: by a stream, one of rxcuda's own lanes, or a graph's record node. */
-  #everRecorded = false;
-  #closed = false;
+  /** @internal Its native events and records, as rxcuda uses them. */
+  readonly engine: EventEngine<Stream>;
   /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
-  static readonly [BRAND] = (value: object): boolean => #slot in value;
+  static readonly [BRAND] = (value: object): boolean => #event in value;
+  #event(): void {}
 
   private constructor(token: ConstructorToken, device: Device, timing: boolean) {
     checkConstructorToken(token, 'an Event', 'stream.record() or device.createEvent()');
     this.device = device;
     this.timing = timing;
-    this.#slot = new NativeSlot(this.#newNative());
+    this.engine = new EventEngine(device.engine, timing);
   }
 
-  /** @internal Use {@link Stream.record} or {@link Device.createEvent}. */
+  /**
+   * @internal Use {@link Stream.record} or {@link Device.createEvent}. A static member, as only the
+   * class itself reaches its private constructor (which keeps the constructor out of the API).
+   */
   static create(device: Device, options: EventOptions = {}): Event {
     checkOptions('options', options, ['timing']);
     const { timing = false } = options;
@@ -71,7 +53,7 @@ export class Event {
 
   /** True once `close()` was called. */
   get closed(): boolean {
-    return this.#closed;
+    return this.engine.closed;
   }
 
   /**
@@ -81,97 +63,7 @@ export class Event {
    * console.log(done.recordedStream() === stream); // true
    */
   recordedStream(): Stream | undefined {
-    return this.#recorded;
-  }
-
-  /** @internal Whether the latest record still waits in its stream's queue. */
-  get pending(): boolean {
-    return this.#slot.unrecorded > 0;
-  }
-
-  /**
-   * @internal The command that records this event on `lane` (see {@link Stream.record}), the lane
-   * of `stream` when a user's stream records it.
-   */
-  recordCommand(lane: StreamEngine, stream?: Stream): Command {
-    let slot = this.#slot;
-    if (slot.users > 1) {
-      slot = new NativeSlot(this.#newNative());
-      this.#release(this.#slot);
-      this.#slot = slot;
-    }
-    slot.users++;
-    slot.unrecorded++;
-    slot.lane = lane;
-    if (stream) this.#recorded = stream;
-    this.#everRecorded = true;
-    const reached = () => {
-      if (--slot.unrecorded === 0) for (const then of slot.recorded.splice(0)) then();
-      this.#release(slot);
-    };
-    // Dropped (its device broke): the waits for it go on, on any device, as after a record that
-    // completed at once; what it would have followed never runs anyway.
-    return settling(() => {
-      try {
-        lane.native.record(slot.native);
-      } finally {
-        reached();
-      }
-    }, reached);
-  }
-
-  /**
-   * @internal The command that makes `lane` wait for this event's latest record: at once when
-   * that record has reached the driver, else once it does (the lane's queue pauses meanwhile).
-   */
-  waitCommand(lane: StreamEngine, onFailure: (error: unknown) => void): Command {
-    const slot = this.#slot;
-    slot.users++;
-    const submit = () => {
-      try {
-        lane.native.waitEvent(slot.native);
-      } finally {
-        this.#release(slot);
-      }
-    };
-    return settling((): Pause | void => {
-      if (slot.unrecorded === 0) return submit();
-      return (resume) =>
-        slot.recorded.push(() => {
-          try {
-            submit();
-          } catch (error) {
-            onFailure(error);
-          }
-          resume();
-        });
-    }, () => this.#release(slot));
-  }
-
-  /**
-   * @internal The native event that records and waits made now use, kept (past `close()` too)
-   * until the returned function lets it go: what a graph's event node records or waits for.
-   */
-  holdNative(record: boolean): readonly [NativeEvent, () => void] {
-    const slot = this.#slot;
-    if (record) this.#everRecorded = true;
-    slot.users++;
-    let held = true;
-    return [slot.native, () => {
-      if (!held) return;
-      held = false;
-      this.#release(slot);
-    }];
-  }
-
-  /** @internal {@link query} without its checks: true on a broken device, where nothing runs any more. */
-  reached(): boolean {
-    if (this.pending) return false;
-    try {
-      return this.#slot.native.query();
-    } catch {
-      return true;
-    }
+    return this.engine.recordedBy;
   }
 
   /**
@@ -184,11 +76,11 @@ export class Event {
    */
   query(): boolean {
     this.#check();
-    if (this.pending) return false;
+    if (this.engine.pending) return false;
     try {
-      return this.#slot.native.query();
+      return this.engine.native.query();
     } catch (error) {
-      this.device.fail(error);
+      this.device.engine.fail(error);
     }
   }
 
@@ -213,8 +105,8 @@ export class Event {
     }
     if (done) return Promise.resolve();
     // A record still queued behind a host step of its stream: that step must not wait for it.
-    return guardedWait(this.pending ? this.#slot.lane : undefined, 'event.completed() (of an event recorded behind it)', () => new Promise((resolve, reject) =>
-      this.device.completionPoints.after([this], undefined, (status, error) => {
+    return guardedWait(this.engine.pendingLane, 'event.completed() (of an event recorded behind it)', () => new Promise((resolve, reject) =>
+      this.device.engine.completionPoints.after([this.engine], undefined, (status, error) => {
         if (status === 0) resolve();
         else reject(error);
       }),
@@ -239,7 +131,7 @@ export class Event {
     for (const [name, event] of [['start', start], ['end', this]] as const) {
       event.#check(name);
       if (!event.timing) typeError(name, 'an event recorded with { timing: true }', received('an untimed Event'));
-      if (event.pending)
+      if (event.engine.pending)
         throw new CudaError(
           600,
           'CUDA_ERROR_NOT_READY',
@@ -249,9 +141,9 @@ export class Event {
         );
     }
     try {
-      return start.#slot.native.elapsed(this.#slot.native);
+      return start.engine.native.elapsed(this.engine.native);
     } catch (error) {
-      this.device.fail(error);
+      this.device.engine.fail(error);
     }
   }
 
@@ -263,9 +155,7 @@ export class Event {
    * done.close(); // the wait already enqueued still holds
    */
   close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#release(this.#slot);
+    this.engine.close();
   }
 
   /**
@@ -280,18 +170,10 @@ export class Event {
     this.close();
   }
 
-  #newNative(): NativeEvent {
-    return new this.device.backend.Event(this.device.native, this.timing ? 0 : DISABLE_TIMING);
-  }
-
-  #release(slot: NativeSlot): void {
-    if (--slot.users === 0) slot.native.destroy();
-  }
-
   #check(name = 'event'): void {
-    if (this.#closed) typeError(name, 'an open Event', received('a closed Event'));
-    if (!this.#everRecorded) typeError(name, 'a recorded Event', received('an Event never recorded'));
-    this.device.checkUsable();
+    if (this.engine.closed) typeError(name, 'an open Event', received('a closed Event'));
+    if (!this.engine.everRecorded) typeError(name, 'a recorded Event', received('an Event never recorded'));
+    this.device.engine.checkUsable();
   }
 }
 
@@ -304,16 +186,16 @@ export function recordOn(lane: StreamEngine<Recorder>, device: Device, options: 
   }
   lane.checkOpen();
   const event = given ?? Event.create(device, options as EventOptions | undefined);
-  if (!lane.recorder?.record(event)) lane.run(event.recordCommand(lane, by));
+  if (!lane.recorder?.record(event.engine)) lane.run(event.engine.recordCommand(lane, by));
   return event;
 }
 
 /** See {@link Stream.wait}. */
 export function waitOn(lane: StreamEngine<Recorder>, device: Device, event: Event): void {
   if (!isInstance(event, Event)) typeError('event', 'an Event', event);
-  if (event.device.backend !== device.backend) rangeError('event', `an event of a ${device.kind} device`, received(`an event of ${event.device}`));
+  if (event.device.engine.backend !== device.engine.backend) rangeError('event', `an event of a ${device.kind} device`, received(`an event of ${event.device}`));
   if (event.closed) typeError('event', 'an open Event', received('a closed Event'));
   lane.checkOpen();
-  if (lane.recorder?.wait(event)) return;
-  lane.run(event.waitCommand(lane, (error) => lane.queuedFailure(error)));
+  if (lane.recorder?.wait(event.engine)) return;
+  lane.run(event.engine.waitCommand(lane, (error) => lane.queuedFailure(error)));
 }

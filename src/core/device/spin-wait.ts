@@ -11,15 +11,14 @@ import { HostArray } from '../memory/memory.js';
 import type { MemoryDevice } from '../memory/owner.js';
 import { settling, type Command } from '../queue/scheduler.js';
 import type { StreamEngine, EngineEvent } from '../queue/stream-engine.js';
-import type { CompletionPoints } from './completion-points.js';
+import type { DeviceEngine } from './device-engine.js';
 
 /** An event a spinning wait records, for its fallback. */
 export type SpinPoint = EngineEvent;
 
 /** What spinning waits take from their stream's device. */
 export interface SpinOwner extends MemoryDevice {
-  readonly completionPoints: CompletionPoints;
-  newEvent(): SpinPoint;
+  readonly engine: DeviceEngine;
 }
 
 /**
@@ -82,7 +81,7 @@ export class SpinningWaits {
       };
       const fallBack = () => {
         this.#watching.delete(fallBack);
-        this.#device.completionPoints.after([point!], undefined, reached);
+        this.#device.engine.completionPoints.after([point!], undefined, reached);
       };
       const value = (this.#last = (this.#last + 1) >>> 0);
       try {
@@ -125,7 +124,7 @@ export class SpinningWaits {
 
   /** An event from the pool (or a new one), recorded on the stream now. */
   #recordPoint(): SpinPoint {
-    const point = this.#points.pop() ?? this.#device.newEvent();
+    const point = this.#points.pop() ?? this.#device.engine.newEvent();
     point.recordCommand(this.#lane)();
     return point;
   }

@@ -79,8 +79,8 @@ function betweenDevices(dst: Memory, src: Memory): boolean {
 function peerCopy(lane: StreamEngine, dst: Memory, src: Memory): Command {
   const [to, from, bytes] = [dst.ptr, src.ptr, dst.byteLength];
   const [dstDevice, srcDevice] = [dst.device, src.device];
-  if (!dstDevice.canAccessPeer(srcDevice)) dstDevice.peers.warnStaged(dstDevice, srcDevice);
-  return () => lane.native.copyPeer(to, dstDevice.native, from, srcDevice.native, bytes);
+  if (!dstDevice.canAccessPeer(srcDevice)) dstDevice.engine.peers.warnStaged(dstDevice, srcDevice);
+  return () => lane.native.copyPeer(to, dstDevice.engine.native, from, srcDevice.engine.native, bytes);
 }
 
 /**

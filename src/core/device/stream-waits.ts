@@ -1,11 +1,10 @@
 // Waits for a stream's work: a Promise settled from the completion queue (or by the spinning
-// watcher), a query that never waits, and the completion point rxcuda's own bookkeeping uses.
+// watcher), and a query that never waits.
 import { checkOptions } from '../base/options.js';
 import { refusal } from '../base/thenable.js';
 import { completionCommand } from '../queue/host-steps.js';
 import type { StreamEngine } from '../queue/stream-engine.js';
 import { guardedWait } from '../queue/self-wait.js';
-import type { CompletionPoints } from './completion-points.js';
 import type { Recorder } from './recorder.js';
 import { checkSpin, type SpinningWaits } from './spin-wait.js';
 
@@ -47,14 +46,4 @@ export function queryOn(lane: StreamEngine<Recorder>): boolean {
   } catch (error) {
     lane.faults.fail(error);
   }
-}
-
-/**
- * Calls `done(status)` on the main thread when the work given to `lane` so far has finished,
- * queued work included. Works on closed lanes too (rxcuda's own bookkeeping uses it after a
- * close), through a completion point behind the lane's last work.
- */
-export function afterWork(lane: StreamEngine, points: CompletionPoints, done: (status: number, error?: unknown) => void): void {
-  if (lane.tail) points.after([lane.tail], undefined, done);
-  else lane.run(completionCommand(lane, done));
 }

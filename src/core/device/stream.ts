@@ -18,7 +18,7 @@ import { SpinningWaits } from './spin-wait.js';
 import { readStreamOptions, type StreamEvents, type StreamOptions } from './stream-options.js';
 import { allocOn, copyOn, fillOn, hostFunctionOn } from './stream-commands.js';
 import { ValueWatches, hostLaunchOn, onDoneOn, valueDoneOn, valueWatchOn } from './stream-steps.js';
-import { afterWork, flushedOn, queryOn, synchronizedOn } from './stream-waits.js';
+import { flushedOn, queryOn, synchronizedOn } from './stream-waits.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 
 const NON_BLOCKING = 0x1;
@@ -48,20 +48,23 @@ export class Stream extends EventEmitter<StreamEvents> {
     checkConstructorToken(token, 'a Stream', 'device.createStream()');
     super();
     this.device = device;
-    this.engine = new StreamEngine(native, device.faults, this, foreign);
+    this.engine = new StreamEngine(native, device.engine.faults, this, foreign);
     this.priority = native.priority();
     this.nonBlocking = (native.flags() & NON_BLOCKING) !== 0;
     this.#spins = new SpinningWaits(this.engine, device);
-    this.#open = device.openLanes.track(this.engine);
+    this.#open = device.engine.openLanes.track(this.engine);
   }
 
-  /** @internal Use {@link Device.createStream}. */
+  /**
+   * @internal Use {@link Device.createStream}. A static member, as only the class itself reaches
+   * its private constructor (which keeps the constructor out of the API).
+   */
   static create(device: Device, options: StreamOptions = {}): Stream {
     const { priority, nonBlocking } = readStreamOptions(options);
     try {
-      return new Stream(CONSTRUCTOR_TOKEN, device, new device.backend.Stream(device.native, nonBlocking ? NON_BLOCKING : 0, priority));
+      return new Stream(CONSTRUCTOR_TOKEN, device, new device.engine.backend.Stream(device.engine.native, nonBlocking ? NON_BLOCKING : 0, priority));
     } catch (error) {
-      device.fail(error);
+      device.engine.fail(error);
     }
   }
 
@@ -80,8 +83,8 @@ export class Stream extends EventEmitter<StreamEvents> {
     if (typeof handle !== 'bigint' || handle <= 0n || handle >= 2n ** 64n)
       typeError('handle', 'a CUstream handle as a non-zero bigint', handle);
     if (!isInstance(device, Device)) typeError('device', 'a Device', device);
-    device.checkUsable();
-    return new Stream(CONSTRUCTOR_TOKEN, device, new device.backend.Stream(device.native, 0, 0, handle), true);
+    device.engine.checkUsable();
+    return new Stream(CONSTRUCTOR_TOKEN, device, new device.engine.backend.Stream(device.engine.native, 0, 0, handle), true);
   }
 
   /**
@@ -253,7 +256,8 @@ export class Stream extends EventEmitter<StreamEvents> {
   /**
    * @internal {@link onDone} for a pipeline's values (see LanePool), with no closure per value: on
    * a CUDA stream with `spin` > 0 watched through an event (value-watches.ts), else notified on the
-   * stream's notifier, so that the lane goes on at once with its next value.
+   * stream's notifier, so that the lane goes on at once with its next value. A member of the
+   * stream, as the value watches it makes and the `idle` event it emits are the stream's own.
    */
   afterValue(waiter: ValueWaiter, spin: number): void {
     if (spin > 0 && this.device.kind === 'cuda')
@@ -300,19 +304,6 @@ export class Stream extends EventEmitter<StreamEvents> {
     return synchronizedOn(this.engine, this.#spins, options, this.#reached);
   }
 
-  /** @internal Commands ever given to the stream: unchanged between two moments means nothing was enqueued. */
-  get enqueued(): number {
-    return this.engine.given;
-  }
-
-  /**
-   * @internal Calls `done(status)` on the main thread when the work given so far has finished,
-   * queued work included; on closed streams too (rxcuda's own bookkeeping uses it after a close).
-   */
-  afterWork(done: (status: number, error?: unknown) => void): void {
-    afterWork(this.engine, this.device.completionPoints, done);
-  }
-
   /**
    * Stops enqueuing and releases the stream; work already enqueued (queued work included) still
    * runs to completion. Idempotent. A stream from {@link Stream.fromHandle} is left to its owner.
@@ -324,9 +315,9 @@ export class Stream extends EventEmitter<StreamEvents> {
   close(): void {
     if (this.engine.closed) return;
     this.engine.recorder?.interrupt('Closing the stream');
-    this.device.openLanes.untrack(this.#open);
+    this.device.engine.openLanes.untrack(this.#open);
     const native = this.engine.native;
-    this.engine.close(Event.create(this.device), () => native.destroy()); // a foreign stream itself is left to its owner
+    this.engine.close(this.device.engine.newEvent(), () => native.destroy()); // a foreign stream itself is left to its owner
     this.#spins.close();
     this.#values?.close();
     letStepTimersGo(this.engine);

@@ -15,20 +15,19 @@
 // after each further give-up (up to 1024), then a watch again; a watch that sees its value starts
 // the count at 32 again.
 import { cancelCompletion, expectCompletionWith } from '../native/completions.js';
-import { DISABLE_TIMING, type NativeDevice, type NativeEvent } from '../native/types.js';
+import { DISABLE_TIMING, type NativeEvent } from '../native/types.js';
 import { settling } from '../queue/scheduler.js';
 import { notifyRefusingCapture, refusedUnderCapture, settleValue, type ValueWaiter } from '../queue/host-steps.js';
 import type { StreamEngine, EngineMark } from '../queue/stream-engine.js';
 import { typeError, type CudaError } from '../base/errors.js';
 import type { HostArray } from '../memory/memory.js';
 import type { MemoryDevice } from '../memory/owner.js';
-import type { CompletionPoints } from './completion-points.js';
+import type { DeviceEngine } from './device-engine.js';
 import { laneWord } from './spin-wait.js';
 
 /** What the watches of a lane take from its device. */
 export interface WatchOwner extends MemoryDevice {
-  readonly completionPoints: CompletionPoints;
-  readonly backend: MemoryDevice['backend'] & { readonly Event: new (device: NativeDevice, flags: number) => NativeEvent };
+  readonly engine: DeviceEngine;
 }
 
 /** How values are watched: an event each, or a word of the lane's that the stream writes. */
@@ -125,7 +124,7 @@ export class ValueWatches {
     const lane = this.#lane;
     if (entry.spin === 0) return notifyRefusingCapture(lane, expectCompletionWith(this.#ended, entry, 0), true);
     if (watchKind === 'words') return this.#startOnWord(entry);
-    const event = this.#spareEvents.pop() ?? new this.#owner.backend.Event(this.#owner.native, DISABLE_TIMING);
+    const event = this.#spareEvents.pop() ?? new this.#owner.engine.backend.Event(this.#owner.engine.native, DISABLE_TIMING);
     const id = expectCompletionWith(this.#ended, entry, 0);
     let recorded: boolean;
     try {
@@ -190,7 +189,7 @@ export class ValueWatches {
     const lane = this.#lane;
     try {
       if (entry.onWord && !lane.closed) {
-        entry.event = this.#spareEvents.pop() ?? new this.#owner.backend.Event(this.#owner.native, DISABLE_TIMING);
+        entry.event = this.#spareEvents.pop() ?? new this.#owner.engine.backend.Event(this.#owner.engine.native, DISABLE_TIMING);
         lane.native.record(entry.event); // given back when the entry settles, as a watched one's
       }
       entry.onWord = false;
@@ -198,7 +197,7 @@ export class ValueWatches {
       const point: EngineMark | StreamEngine = event
         ? { waitCommand: (on) => settling(() => on.native.waitEvent(event), () => {}), reached: () => false }
         : lane;
-      this.#owner.completionPoints.after([point], undefined, (status, error) => this.end(entry, status, error));
+      this.#owner.engine.completionPoints.after([point], undefined, (status, error) => this.end(entry, status, error));
     } catch (error) {
       // The wait was refused (the device broke meanwhile): the value settles with that error.
       this.#lane.faults.record(error);

@@ -207,7 +207,7 @@ export function buildNatives(device: Device, graph: object, works: readonly Node
         continue;
       }
       // The executable keeps the native graph: its updates name the graph's nodes.
-      const native = new addon.Graph(device.native);
+      const native = new addon.Graph(device.engine.native);
       const build: NativeBuild = {
         native, target: 0, kernels, graphIds: new Map([[graph, 0]]), handles: new Map(), byName: new Map(), sealed: false,
         newLoop: (name, maxIterations) => loops!.add(name, maxIterations),

@@ -146,7 +146,7 @@ declare module '../device/stream.js' {
 }
 
 Device.prototype.createGraph = function createGraph(this: Device): Graph {
-  this.checkUsable();
+  this.engine.checkUsable();
   return Graph.create(this);
 };
 

@@ -355,7 +355,7 @@ export class GraphExec {
 
   #checkOpen(): void {
     if (this.#closed) typeError('executable', 'an open GraphExec', received('a closed GraphExec'));
-    this.device.checkUsable();
+    this.device.engine.checkUsable();
   }
 }
 

@@ -241,7 +241,7 @@ export class Graph implements ConditionScope {
   addRecord(event: Event, options: NodeOptions = {}): GraphNode<undefined> {
     const after = this.#checkAdd(options);
     this.#checkEvent(event);
-    return this.engine.add(this.engine.eventWork('record', event), after) as GraphNode<undefined>;
+    return this.engine.add(this.engine.eventWork('record', event.engine), after) as GraphNode<undefined>;
   }
 
   /**
@@ -256,7 +256,7 @@ export class Graph implements ConditionScope {
   addWait(event: Event, options: NodeOptions = {}): GraphNode<undefined> {
     const after = this.#checkAdd(options);
     this.#checkEvent(event);
-    return this.engine.add(this.engine.eventWork('wait', event), after) as GraphNode<undefined>;
+    return this.engine.add(this.engine.eventWork('wait', event.engine), after) as GraphNode<undefined>;
   }
 
   /**
@@ -425,7 +425,7 @@ export class Graph implements ConditionScope {
   instantiate(): GraphExec {
     this.#checkOpen();
     if (this.#parent) typeError('graph', 'a graph (a body is instantiated with its graph)', received('the body of a conditional node'));
-    this.device.checkUsable();
+    this.device.engine.checkUsable();
     if (this.engine.needsBuiltins)
       throw new GraphError('condition', `The built-in condition kernels of ${this.device} are still being compiled: await graph.ready() before instantiate()`);
     const { held } = this.engine;
@@ -434,7 +434,7 @@ export class Graph implements ConditionScope {
       return GraphExec.create(this, this.engine.nodes.slice(), this.engine.segments.map((s) => ({ ...s })), held);
     } catch (error) {
       held.release();
-      this.device.fail(error);
+      this.device.engine.fail(error);
     }
   }
 

@@ -86,6 +86,6 @@ export class LoopReports {
     const lanes = [...this.#lanes];
     this.#lanes.clear();
     if (lanes.length === 0) give();
-    else this.#device.completionPoints.after(lanes, undefined, give); // a launch in flight still counts and writes
+    else this.#device.engine.completionPoints.after(lanes, undefined, give); // a launch in flight still counts and writes
   }
 }

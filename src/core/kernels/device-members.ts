@@ -92,7 +92,7 @@ declare module '../device/recorder.js' {
 }
 
 Device.prototype.loadModule = function loadModule(this: Device, image: ModuleImage): Promise<Module> {
-  return refusal(() => this.checkUsable()) ?? Module.load(this, image);
+  return refusal(() => this.engine.checkUsable()) ?? Module.load(this, image);
 };
 
 /** See {@link Device.compile}: `source` compiled for `device` and loaded there. */
@@ -100,7 +100,7 @@ export async function compileModule(device: Device, source: string, options?: Co
   if (typeof source !== 'string' || source.length === 0) typeError('source', 'CUDA C++ source text', source);
   checkOptions('options', options, COMPILE_OPTIONS);
   checkCompileOptions(options ?? {});
-  device.checkUsable();
+  device.engine.checkUsable();
   if (device.kind === 'host') return Module.forHost(device, await checkOnHost(source, options ?? {}));
   const { image, deviceRuntime, names, log, fromCache } = await compileProgram(source, device.arch, options ?? {});
   // On another device of the same architecture the image loads as it is; else it is compiled
@@ -115,7 +115,7 @@ Device.prototype.compile = function (this: Device, source: string, options?: Com
 };
 
 Device.prototype.template = function template(this: Device, source: string, options?: CompileOptions): Template {
-  this.checkUsable();
+  this.engine.checkUsable();
   return Template.make(this, source, options);
 };
 

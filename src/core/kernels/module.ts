@@ -23,7 +23,7 @@ import { UsedLanes } from '../memory/used-lanes.js';
 function unload(device: Device, native: NativeModule | undefined, streams: UsedLanes): void {
   const used = [...streams];
   streams.clear();
-  if (native) device.completionPoints.whenQuiet(() => native.unload(), used);
+  if (native) device.engine.completionPoints.whenQuiet(() => native.unload(), used);
 }
 
 // A module nobody closed is unloaded the same way when it is collected.
@@ -139,11 +139,11 @@ export class Module {
     let library: string | undefined;
     const missing = deviceRuntime ? refusal(() => (library = deviceRuntimeLibrary())) : undefined;
     if (missing) return missing;
-    return new Promise<void>((resolve) => device.completionPoints.whenQuiet(resolve))
-      .then(() => (library === undefined ? addon.loadModule(device.native, bytes) : addon.loadModule(device.native, bytes, library)))
+    return new Promise<void>((resolve) => device.engine.completionPoints.whenQuiet(resolve))
+      .then(() => (library === undefined ? addon.loadModule(device.engine.native, bytes) : addon.loadModule(device.engine.native, bytes, library)))
       .then(
-      (handle) => new Module(CONSTRUCTOR_TOKEN, device, new addon.Module(device.native, handle), names, log, fromCache, reload),
-      (error: unknown) => device.fail(error),
+      (handle) => new Module(CONSTRUCTOR_TOKEN, device, new addon.Module(device.engine.native, handle), names, log, fromCache, reload),
+      (error: unknown) => device.engine.fail(error),
     );
   }
 
@@ -170,7 +170,7 @@ export class Module {
     if (device === this.device) return this;
     const known = this.#elsewhere.get(device);
     if (known) return known;
-    if (device.backend !== this.device.backend || !this.#reload)
+    if (device.engine.backend !== this.device.engine.backend || !this.#reload)
       rangeError('stream', `a stream of a ${this.device.kind} device`, received(`a stream of ${device}`));
     const loaded = this.#reload(device);
     this.#elsewhere.set(device, loaded);
@@ -220,7 +220,7 @@ export class Module {
     try {
       native = new addon.Kernel(this.native, this.#names.get(name) ?? name);
     } catch (error) {
-      this.device.fail(error);
+      this.device.engine.fail(error);
     }
     return Kernel.make(this, name, native, params, { remake: (module, origin) => module.#remade(origin, name, params, options) });
   }
@@ -232,7 +232,7 @@ export class Module {
     try {
       native = new addon.Kernel(this.native, this.#names.get(name) ?? name);
     } catch (error) {
-      this.device.fail(error);
+      this.device.engine.fail(error);
     }
     return Kernel.make(this, name, native, signature, { origin });
   }

@@ -134,12 +134,12 @@ export class Blas {
   /** Loads cuBLAS and starts making the handle, at the first call (throws where it cannot be loaded). */
   #open(): Readiness {
     if (this.device.kind === 'host') {
-      this.#native = new libraries.HostBlas(this.device.native);
+      this.#native = new libraries.HostBlas(this.device.engine.native);
       this.#library.runOwn = this.#native.bind(this.#block);
       return (this.#readiness = readyNow());
     }
     requireLibrary('cuBLAS');
-    const native = (this.#native = new libraries.CudaBlas(this.device.native));
+    const native = (this.#native = new libraries.CudaBlas(this.device.engine.native));
     this.#library.runOwn = native.bind(this.#block);
     const readiness: Readiness = { pending: undefined, failure: undefined, workBytes: BLAS_WORKSPACE_BYTES };
     readiness.pending = native.open!().then(

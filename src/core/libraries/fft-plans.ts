@@ -26,7 +26,7 @@ class PlanResource extends Allocation {
   protected free(): void {
     const streams = this.streams();
     if (streams.length === 0) this.destroy();
-    else this.device.completionPoints.after(streams, undefined, () => this.destroy());
+    else this.device.engine.completionPoints.after(streams, undefined, () => this.destroy());
   }
 }
 

@@ -181,7 +181,7 @@ export class Fft {
 
   #open(): PlanCache {
     if (this.device.kind === 'cuda') requireLibrary('cuFFT');
-    this.#native = this.device.kind === 'cuda' ? new libraries.CudaFft(this.device.native) : new libraries.HostFft(this.device.native);
+    this.#native = this.device.kind === 'cuda' ? new libraries.CudaFft(this.device.engine.native) : new libraries.HostFft(this.device.engine.native);
     this.#library.runOwn = this.#native.bind(this.#block);
     return new PlanCache(this.device, this.#native);
   }

@@ -19,7 +19,7 @@ export function checkMemoryOf(name: string, memory: unknown, device: MemoryDevic
 
 /** Whether `memory`, of another device, is the peer side of a copy whose other side `peer` is of `device`. */
 function peerOf(memory: DeviceArray, peer: unknown, device: MemoryDevice): boolean {
-  return peer instanceof DeviceArray && peer.device === device && memory.device.backend === device.backend;
+  return peer instanceof DeviceArray && peer.device === device && memory.device.engine.backend === device.engine.backend;
 }
 
 /**

@@ -1,5 +1,5 @@
 // What memory needs of the streams that use it and of the device that owns it, declared here so
-// that memory depends on neither: a stream's engine (queue/stream-engine.ts) and the Device provide them.
+// that memory depends on neither: a stream's engine (queue/stream-engine.ts) and the Device (with its engine) provide them.
 import type { Backend, NativeDevice } from '../native/types.js';
 import type { PinnedCache } from './pinned-cache.js';
 
@@ -25,6 +25,14 @@ export interface MemoryLane {
 /** The device that owns memory, as memory uses it. */
 export interface MemoryDevice {
   readonly kind: 'cuda' | 'host';
+  /** The device's engine (device/device-engine.ts), as memory uses it. */
+  readonly engine: MemoryDeviceEngine;
+  /** `device 0`, `the host device`: how messages name it. */
+  toString(): string;
+}
+
+/** A device's engine, as memory uses it. */
+export interface MemoryDeviceEngine {
   readonly backend: Backend;
   readonly native: NativeDevice;
   /** Pinned blocks kept for reuse (pinned-cache.ts). */
@@ -38,6 +46,4 @@ export interface MemoryDevice {
     /** `call` once the device's known work, and all work given to `lanes`, has completed. */
     whenQuiet(call: () => void, lanes?: readonly MemoryLane[]): void;
   };
-  /** `device 0`, `the host device`: how messages name it. */
-  toString(): string;
 }

@@ -139,7 +139,7 @@ export class LanePool {
    */
   constructor(devices: Device | readonly Device[], options: LanePoolOptions = {}) {
     const settings = (this.#settings = readPoolOptions(devices, options));
-    for (const device of settings.devices) device.checkUsable();
+    for (const device of settings.devices) device.engine.checkUsable();
     this.device = settings.devices[0]!;
     this.devices = settings.devices;
     this.bound = settings.bound;

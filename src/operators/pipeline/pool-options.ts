@@ -67,7 +67,7 @@ function checkDevices(devices: unknown): readonly Device[] {
   if (read === undefined || read.length === 0 || !read.every((d) => isInstance(d, Device))) typeError('devices', what, read ?? devices);
   const devicesList = read as readonly Device[];
   if (new Set(devicesList).size !== devicesList.length) rangeError('devices', what, received(`${devicesList.join(', ')} (a device twice)`));
-  if (devicesList.some((d) => d.backend !== devicesList[0]!.backend)) rangeError('devices', what, received(devicesList.join(', ')));
+  if (devicesList.some((d) => d.engine.backend !== devicesList[0]!.engine.backend)) rangeError('devices', what, received(devicesList.join(', ')));
   return Object.freeze(devicesList);
 }
 

@@ -234,7 +234,7 @@ export class Work<T, B = {}, R = {}> {
    */
   releaseWhenDone(): void {
     if (this.#coveredAt === this.stream.engine.given) this.release();
-    else this.stream.afterWork(() => this.release());
+    else this.stream.device.engine.afterWork(this.stream.engine, () => this.release());
   }
 
   /** @internal Releases the value now: the value's device work is known to be done. */
