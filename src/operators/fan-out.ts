@@ -71,7 +71,7 @@ export function fanOut<T, B, R, X = void>(
   return (source) =>
     new Observable((subscriber) =>
       operate(`fanOut(${count})`, source, subscriber, (work) => {
-        const { fork, streams } = work.lane.sideStreams(count, on);
+        const { fork, streams } = work.lane.engine.sideStreams(count, on);
         work.stream.record(fork);
         try {
           streams.forEach((sideStream, i) => {

@@ -24,7 +24,7 @@ function checkTarget(target: unknown, options: LanePoolOptions | undefined): voi
   checkOptions('options', options, LANE_POOL_OPTIONS);
   if (isInstance(target, LanePool)) {
     checkOpenPool(target);
-    if (options) target.checkSame(options);
+    if (options) target.engine.checkSame(options);
   } else if (!isInstance(target, Device) && !isArray(target)) typeError('target', 'a Device, an array of Devices or a LanePool', target);
 }
 
@@ -65,14 +65,14 @@ export function onStreams<T>(target: LaneTarget, options?: LanePoolOptions): Ope
     new Observable<Work<T>>((subscriber) => {
       const waiting = new Waiting<T>();
       const lanes = dispatcher(subscriber, target, options, () => {
-        while (!lanes.pool.full && waiting.size > 0) lanes.start(waiting.take());
+        while (!lanes.pool.engine.full && waiting.size > 0) lanes.start(waiting.take());
         if (waiting.size === 0 && sourceDone) lanes.finish();
       });
       let sourceDone = false;
       let subscription: Subscription;
       try {
         subscription = source.subscribe({
-          next: (value) => (lanes.pool.full ? waiting.add(value) : lanes.start(value)),
+          next: (value) => (lanes.pool.engine.full ? waiting.add(value) : lanes.start(value)),
           error: (error) => subscriber.error(error),
           complete: () => {
             sourceDone = true;
@@ -259,17 +259,17 @@ export function framesFrom<D extends DType>(
     // One answer for every pull: pulls come one at a time, and each answer is read at once.
     const answer = { value: undefined as unknown as HostArray<D>, frame: undefined as unknown as HostArray<D> };
     const pulled = (frame: HostArray<D>, more: boolean | void) => {
-      if (more === false) return void lanes.pool.give(frame);
+      if (more === false) return void lanes.pool.engine.give(frame);
       answer.value = answer.frame = frame;
       return answer;
     };
     const back = (frame: HostArray<D>, error: unknown): never => {
-      lanes.pool.give(frame);
+      lanes.pool.engine.give(frame);
       throw error;
     };
     const pull = lanes.pulling((index) => {
       if (index >= count) return undefined;
-      const frame = lanes.pool.host(dtype, length);
+      const frame = lanes.pool.engine.host(dtype, length);
       try {
         const filled = fill(frame, index);
         // A frame filled synchronously starts at once, in the same turn as the place freed.

@@ -50,7 +50,7 @@ describe('Lane', () => {
   it('cannot be closed behind its pool: a pool whose lane was closed reports itself closed', () => {
     const pool = new rxcuda.LanePool(rxcuda.Device.host(), { lanes: 2 });
     expect(pool.closed).toBe(false);
-    (pool.lanes[0] as unknown as { close(): void }).close(); // not in the declarations: JavaScript can still call it
+    (pool.lanes[0] as unknown as { engine: { close(): void } }).engine.close(); // not in the declarations: JavaScript can still call it
     expect(pool.closed).toBe(true);
     expect(() => rxcuda.onStreams(pool)).toThrow(new TypeError('Expected `target` to be an open LanePool, got a closed LanePool'));
     pool.close();

@@ -16,7 +16,7 @@ export class Frames {
 
   /** A frame from the pool: a free one (holding what it held before), or a new one. */
   take(): HostArray<'u8'> {
-    return this.#pool.host('u8', this.bytes);
+    return this.#pool.engine.host('u8', this.bytes);
   }
 
   /**
@@ -41,7 +41,7 @@ export class Frames {
 
   /** Gives a frame back to the pool: nothing reads or writes it any more. */
   give(frame: HostArray<'u8'>): void {
-    this.#pool.give(frame);
+    this.#pool.engine.give(frame);
   }
 
   /**

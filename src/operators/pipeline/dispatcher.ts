@@ -37,13 +37,13 @@ export function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: LaneTarge
   let mine = 0; // this subscriber's values in flight
   let sourceDone = false;
   let stopped = false;
-  const member = pool.attach(onPlaceFree);
+  const member = pool.engine.attach(onPlaceFree);
   const finishIfDone = () => {
     if (sourceDone && mine === 0) subscriber.complete();
   };
   const finished = (work: AnyWork) => {
     mine--;
-    work.lane.countInFlight(-1); // offers the place to the pool's pipelines, this one included
+    work.lane.engine.countInFlight(-1); // offers the place to the pool's pipelines, this one included
     if (!stopped) finishIfDone();
   };
   /**
@@ -51,15 +51,15 @@ export function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: LaneTarge
    * work. `reserved`: the value takes a place the pool held for it (see `pulling`).
    */
   const start = (value: T, frame?: Memory, reserved = false): void => {
-    if (reserved) pool.unreserve(true);
+    if (reserved) pool.engine.unreserve(true);
     const i = index++;
-    const lane = pool.leastLoaded(next);
+    const lane = pool.engine.leastLoaded(next);
     if (!lane) return subscriber.error(new PipelineError('onStreams', i, pool.device.poisoned)); // every device is broken
     next = lane.index + 1;
     member.took();
     mine++;
     lane.countInFlight(+1);
-    const work = Work.make(value, i, lane, finished);
+    const work = Work.make(value, i, pool.lanes[lane.index]!, finished);
     if (frame) work.adopt(frame);
     try {
       subscriber.next(work);
@@ -99,11 +99,11 @@ export function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: LaneTarge
       const arrived = (pulled: Pulled<T> | undefined): void => {
         if (pulled === undefined) {
           exhausted = true;
-          pool.unreserve(false);
+          pool.engine.unreserve(false);
           finish();
         } else if (stopped || subscriber.closed) {
-          pool.unreserve(false);
-          if (pulled.frame) pool.give(pulled.frame);
+          pool.engine.unreserve(false);
+          if (pulled.frame) pool.engine.give(pulled.frame);
         } else start(pulled.value, pulled.frame, true);
       };
       // A value that comes later: the pulls go on once it has arrived (busy until then).
@@ -113,7 +113,7 @@ export function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: LaneTarge
           try {
             pulled = await taken;
           } catch (error) {
-            pool.unreserve(false);
+            pool.engine.unreserve(false);
             throw error;
           }
           arrived(pulled);
@@ -129,12 +129,12 @@ export function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: LaneTarge
         if (busy || exhausted) return;
         busy = true;
         try {
-          while (!exhausted && !stopped && !subscriber.closed && pool.reserve()) {
+          while (!exhausted && !stopped && !subscriber.closed && pool.engine.reserve()) {
             let taken: Pulled<T> | undefined | PromiseLike<Pulled<T> | undefined>;
             try {
               taken = take(index);
             } catch (error) {
-              pool.unreserve(false);
+              pool.engine.unreserve(false);
               throw error;
             }
             if (isThenable(taken)) return void later(taken);

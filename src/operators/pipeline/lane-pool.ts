@@ -1,22 +1,18 @@
 // Stream lanes for the reactive layer: a few streams on each of one or more devices, pools of
 // device and pinned memory that they share, reused from value to value, and the bound on values
-// in flight. The pool is a thin face over its concerns: its options (pool-options.ts), its places
-// in flight and turns (pool-places.ts) and its buffers (pool-buffers.ts).
-import { checkDType, type DType } from '../../core/base/dtype.js';
+// in flight. The pool is a thin face over its options (pool-options.ts) and its engine
+// (pool-engine.ts: its lanes, places in flight and buffers).
+import type { DType } from '../../core/base/dtype.js';
 import type { Device } from '../../core/device/device.js';
-import type { Event } from '../../core/device/event.js';
 import type { Stream } from '../../core/device/stream.js';
-import { checkDeviceLength, checkHostLength, type DeviceArray, type HostArray, type Memory } from '../../core/memory/memory.js';
-import type { PipelineError } from './pipeline-error.js';
-import { Buffers } from './pool-buffers.js';
-import { checkSameOptions, readPoolOptions, type DeviceFaultPolicy, type LanePoolOptions, type PoolSettings } from './pool-options.js';
-import { Places, type LanePoolStats } from './pool-places.js';
+import type { DeviceArray, HostArray } from '../../core/memory/memory.js';
+import { readPoolOptions, type DeviceFaultPolicy, type LanePoolOptions } from './pool-options.js';
+import { PoolEngine, type LaneEngine, type LanePoolStats } from './pool-engine.js';
 import type { Timeline } from '../timeline/timeline.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../../core/base/constructor-token.js';
-import { SideStreams, type SideStream } from './side-streams.js';
 
 export { DEFAULT_POOL_SPIN, MAX_IN_FLIGHT, MAX_LANES, type DeviceFaultPolicy, type LanePoolOptions } from './pool-options.js';
-export type { LanePoolStats } from './pool-places.js';
+export type { LanePoolStats } from './pool-engine.js';
 export type { SideStream } from './side-streams.js';
 
 /**
@@ -30,26 +26,25 @@ export class Lane {
   readonly stream: Stream;
   /** The pool the lane belongs to. */
   readonly pool: LanePool;
-  /** The side streams by device, made on first use. */
-  readonly #sideStreams = new SideStreams();
-  /** Values started on this lane whose device work has not finished. */
-  #inFlight = 0;
+  /** @internal Its values in flight, memory and side streams (pool-engine.ts). */
+  readonly engine: LaneEngine;
 
-  /** @internal Made by its LanePool. */
-  static make(pool: LanePool, index: number, stream: Stream): Lane {
-    return new Lane(CONSTRUCTOR_TOKEN, pool, index, stream);
+  /** @internal Made by its LanePool (a static, for the constructor stays private to users). */
+  static make(pool: LanePool, engine: LaneEngine): Lane {
+    return new Lane(CONSTRUCTOR_TOKEN, pool, engine);
   }
 
-  private constructor(token: ConstructorToken, pool: LanePool, index: number, stream: Stream) {
+  private constructor(token: ConstructorToken, pool: LanePool, engine: LaneEngine) {
     checkConstructorToken(token, 'a Lane', 'new LanePool() (its lanes are pool.lanes)');
     this.pool = pool;
-    this.index = index;
-    this.stream = stream;
+    this.engine = engine;
+    this.index = engine.index;
+    this.stream = engine.stream;
   }
 
   /** Values on this lane whose device work has not finished. */
   get inFlight(): number {
-    return this.#inFlight;
+    return this.engine.inFlight;
   }
 
   /**
@@ -61,7 +56,7 @@ export class Lane {
    * })
    */
   device<D extends DType>(dtype: D, length: number): DeviceArray<D> {
-    return this.pool.deviceArray(this.stream, dtype, length, this.index);
+    return this.engine.device(dtype, length);
   }
 
   /**
@@ -73,32 +68,7 @@ export class Lane {
    * })
    */
   host<D extends DType>(dtype: D, length: number): HostArray<D> {
-    return this.pool.host(dtype, length, this.stream.device, this.index);
-  }
-
-  /** @internal Returns a pooled buffer; only once the work that used it has finished. */
-  give(memory: Memory): void {
-    this.pool.give(memory, this.index);
-  }
-
-  /** @internal A value started (+1) or finished (-1) on this lane. */
-  countInFlight(delta: 1 | -1): void {
-    this.#inFlight += delta;
-    this.pool.countInFlight(delta, this.stream.device);
-  }
-
-  /**
-   * @internal `count` side streams of this lane, branch `i`'s on `devices[i]` (the lane's device
-   * without them), and the event values fork from (see SideStreams.take).
-   */
-  sideStreams(count: number, devices?: readonly Device[]): { fork: Event; streams: SideStream[] } {
-    return this.#sideStreams.take(this.stream.device, count, devices);
-  }
-
-  /** @internal Closes the stream and the side streams (the pool's `close()` does; see {@link LanePool.closed}). */
-  close(): void {
-    this.#sideStreams.close();
-    this.stream.close();
+    return this.engine.host(dtype, length);
   }
 }
 
@@ -127,10 +97,8 @@ export class LanePool {
   readonly spin: number;
   /** What a device that breaks does to the pipeline. */
   readonly onDeviceFault: DeviceFaultPolicy;
-  readonly #settings: PoolSettings;
-  readonly #places: Places;
-  readonly #buffers = new Buffers();
-  #closed = false;
+  /** @internal Its places in flight, buffers and lanes' streams (pool-engine.ts). */
+  readonly engine: PoolEngine;
 
   /**
    * @param devices a device, or the devices to spread values over (such as `Device.all()`).
@@ -138,67 +106,25 @@ export class LanePool {
    * @throws TypeError or RangeError naming the bad argument (nothing is made then).
    */
   constructor(devices: Device | readonly Device[], options: LanePoolOptions = {}) {
-    const settings = (this.#settings = readPoolOptions(devices, options));
-    for (const device of settings.devices) device.engine.checkUsable();
+    const engine = (this.engine = new PoolEngine(readPoolOptions(devices, options)));
+    const settings = engine.settings;
     this.device = settings.devices[0]!;
     this.devices = settings.devices;
     this.bound = settings.bound;
     this.spin = settings.spin;
     this.onDeviceFault = settings.onDeviceFault;
     this.timeline = settings.timeline;
-    this.#places = new Places(settings.bound);
-    const lanes: Lane[] = [];
-    try {
-      for (const device of settings.devices)
-        for (let k = 0; k < settings.lanesPerDevice; k++) lanes.push(Lane.make(this, lanes.length, device.createStream({ nonBlocking: true })));
-    } catch (error) {
-      for (const lane of lanes) lane.close();
-      throw error;
-    }
-    this.lanes = lanes;
+    this.lanes = engine.lanes.map((lane) => Lane.make(this, lane));
   }
 
   /** The pool's counters now. */
   get stats(): LanePoolStats {
-    const places = this.#places;
-    let watched = 0, notified = 0, watchesGivenUp = 0;
-    for (const { stream } of this.lanes) {
-      const counts = stream.engine.valueCompletions;
-      watched += counts.watched;
-      notified += counts.notified;
-      watchesGivenUp += counts.gaveUp;
-    }
-    return { inFlight: places.inFlight, maxInFlight: places.maxInFlight, buffersInUse: this.#buffers.inUse, buffersCreated: this.#buffers.created, watched, notified, watchesGivenUp };
+    return this.engine.stats();
   }
 
   /** Whether the pool is closed (by {@link close}, or a lane's stream closed behind its back): it takes no pipeline then. */
   get closed(): boolean {
-    return this.#closed || this.lanes.some((lane) => lane.stream.closed);
-  }
-
-  /** @internal See checkSameOptions. */
-  checkSame(options: LanePoolOptions): void {
-    checkSameOptions(this.#settings, options);
-  }
-
-  /** @internal See Places.attach. */
-  attach(onPlaceFree: () => void): { took(): void; detach(): void } {
-    return this.#places.attach(onPlaceFree);
-  }
-
-  /** @internal Whether another value may start (places held for values on their way count). */
-  get full(): boolean {
-    return this.#places.full;
-  }
-
-  /** @internal Holds a free place for a value on its way; false when there is none. */
-  reserve(): boolean {
-    return this.#places.reserve();
-  }
-
-  /** @internal See Places.unreserve. */
-  unreserve(taken: boolean): void {
-    this.#places.unreserve(taken);
+    return this.engine.closed || this.lanes.some((lane) => lane.stream.closed);
   }
 
   /**
@@ -207,79 +133,7 @@ export class LanePool {
    * for (const device of Device.all()) console.log(`${device}: ${pool.inFlightOn(device)} values in flight`);
    */
   inFlightOn(device: Device): number {
-    return this.#places.on(device);
-  }
-
-  /** @internal A value started (+1) or finished (-1) on `device`. */
-  countInFlight(delta: 1 | -1, device: Device): void {
-    this.#places.countInFlight(delta, device);
-  }
-
-  /**
-   * @internal The lane the next value goes to: on the device with the fewest values in flight
-   * (a broken device takes none), its lane with the fewest, the first such from `from` on (round
-   * robin while the lanes keep pace with one another); undefined when every device is broken.
-   */
-  leastLoaded(from: number): Lane | undefined {
-    const lanes = this.lanes;
-    let best: Lane | undefined;
-    let bestLoad = Infinity;
-    for (let k = 0; k < lanes.length; k++) {
-      const lane = lanes[(from + k) % lanes.length]!;
-      const device = lane.stream.device;
-      if (device.poisoned) continue;
-      const load = this.inFlightOn(device);
-      if (load < bestLoad || (load === bestLoad && lane.inFlight < best!.inFlight)) {
-        best = lane;
-        bestLoad = load;
-      }
-    }
-    return best;
-  }
-
-  /**
-   * @internal The error a failure of a value on `lane` errors the pipeline with, or undefined
-   * when the pool's {@link onDeviceFault} function took it instead: the lane's device is broken
-   * and another goes on. A value's failures reach the function once.
-   */
-  faultOf(lane: Lane, failure: PipelineError, first: boolean): unknown {
-    const policy = this.onDeviceFault;
-    if (policy === 'error' || !lane.stream.device.poisoned) return failure;
-    if (this.devices.every((device) => device.poisoned)) return failure;
-    if (!first) return undefined;
-    try {
-      policy(failure);
-    } catch (thrown) {
-      return thrown;
-    }
-    return undefined;
-  }
-
-  /** @internal A pinned host array from the pool, pinned by `device` (memory of no stream), for `lane` (its index) if given. */
-  host<D extends DType>(dtype: D, length: number, device = this.usableDevice(), lane = -1): HostArray<D> {
-    // Checked on every call, not only when one is allocated: a free buffer is found by them.
-    checkDType('dtype', dtype);
-    checkHostLength(dtype, length);
-    return (this.#buffers.take(device, true, dtype, length, lane) ?? this.#buffers.made(device.allocHost(dtype, length))) as HostArray<D>;
-  }
-
-  /** @internal A device array from the pool, of `stream`'s device (allocated on it when none is free). */
-  deviceArray<D extends DType>(stream: Stream, dtype: D, length: number, lane = -1): DeviceArray<D> {
-    checkDType('dtype', dtype);
-    checkDeviceLength(dtype, length);
-    return (this.#buffers.take(stream.device, false, dtype, length, lane) ?? this.#buffers.made(stream.alloc(dtype, length))) as DeviceArray<D>;
-  }
-
-  /** @internal The first device that is not broken (the first device when all are). */
-  usableDevice(): Device {
-    const devices = this.devices;
-    for (let i = 0; i < devices.length; i++) if (!devices[i]!.poisoned) return devices[i]!; // no iterator per value
-    return this.device;
-  }
-
-  /** @internal Takes back a buffer whose work has finished, from `lane` (its index) if given (frees it once the pool is closed). */
-  give(memory: Memory, lane = -1): void {
-    this.#buffers.give(memory, this.#closed, lane);
+    return this.engine.places.on(device);
   }
 
   /**
@@ -291,12 +145,6 @@ export class LanePool {
    * pool.close();
    */
   close(): void {
-    this.#closed = true;
-    this.#buffers.close();
-    for (const lane of this.lanes) {
-      try {
-        lane.close();
-      } catch {}
-    }
+    this.engine.close();
   }
 }

@@ -94,7 +94,7 @@ export function attached<O extends AnyWork>(work: AnyWork): O {
  * The emissions of one operator's subscription that wait for their values' device work, made once
  * per subscription so that a value costs no closure on its way: {@link emit} emits `work` on the
  * main thread once its device work so far has finished (the stream's error instead, if one
- * stopped it or its device broke meanwhile: see LanePool.faultOf for a pool that goes on without
+ * stopped it or its device broke meanwhile: see PoolEngine.faultOf for a pool that goes on without
  * a broken device), holding the value until then. `prepare(work, arg)` runs just before the
  * emission, for operators that attach results, with what it needs of the value in `arg`;
  * `later(work, arg, ready, fail)` instead, for results copied in host memory off the main thread: it

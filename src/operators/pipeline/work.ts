@@ -5,6 +5,7 @@ import type { DeviceArray, Memory } from '../../core/memory/memory.js';
 import { Stream } from '../../core/device/stream.js';
 import { isInstance, typeError, type CudaError } from '../../core/base/errors.js';
 import type { Lane } from './lane-pool.js';
+import type { LaneEngine } from './pool-engine.js';
 import type { PipelineError } from './pipeline-error.js';
 import { checkSlotName, type NamedArray } from './slots.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../../core/base/constructor-token.js';
@@ -91,7 +92,7 @@ export class Work<T, B = {}, R = {}> {
   device<D extends DType, N extends string>(dtype: D, length: number, name: N): NamedArray<N, D>;
   device<D extends DType>(dtype: D, length: number, name?: string): DeviceArray<D> {
     if (name !== undefined) checkSlotName('name', name);
-    const array = this.lane.device(dtype, length);
+    const array = this.lane.engine.device(dtype, length);
     this.#keep(array);
     if (name !== undefined) (this.buffers as Record<string, DeviceArray>)[name] = array;
     return array;
@@ -114,7 +115,7 @@ export class Work<T, B = {}, R = {}> {
   deviceOn<D extends DType>(stream: Stream, dtype: D, length: number, name?: string): DeviceArray<D> {
     if (!isInstance(stream, Stream)) typeError('stream', 'a Stream', stream);
     if (name !== undefined) checkSlotName('name', name);
-    const array = this.lane.pool.deviceArray(stream, dtype, length);
+    const array = this.lane.engine.pool.deviceArray(stream, dtype, length);
     this.#keep(array);
     if (name !== undefined) (this.buffers as Record<string, DeviceArray>)[name] = array;
     return array;
@@ -122,17 +123,18 @@ export class Work<T, B = {}, R = {}> {
 
   /**
    * @internal Settles a failure of this value: returns what to error the pipeline with, or
-   * undefined when the pool's `onDeviceFault` function took it (see LanePool.faultOf).
+   * undefined when the pool's `onDeviceFault` function took it (see PoolEngine.faultOf).
    */
   settle(failure: PipelineError): unknown {
     const first = !this.#failed;
     this.#failed = true;
-    return this.lane.pool.faultOf(this.lane, failure, first);
+    const lane = this.lane.engine;
+    return lane.pool.faultOf(lane, failure, first);
   }
 
   /** @internal A pinned staging array from the lanes' pool, returned with the rest. */
   staging<D extends DType>(dtype: D, length: number) {
-    const array = this.lane.host(dtype, length);
+    const array = this.lane.engine.host(dtype, length);
     this.#keep(array);
     return array;
   }
@@ -146,14 +148,14 @@ export class Work<T, B = {}, R = {}> {
    * @internal Takes pooled memory out of this value's keeping, for lending it to the subscriber,
    * who gives it back to the lane (returned, for a LentArray).
    */
-  lend(memory: Memory): Lane {
+  lend(memory: Memory): LaneEngine {
     const pooled = this.#pooled;
     const at = pooled.indexOf(memory);
     if (at >= 0 && at < this.#kept) {
       pooled[at] = pooled[--this.#kept]; // the order they go back in does not matter
       pooled[this.#kept] = undefined;
     }
-    return this.lane;
+    return this.lane.engine;
   }
 
   #keep(memory: Memory): void {
@@ -242,7 +244,7 @@ export class Work<T, B = {}, R = {}> {
     if (--this.#holds !== 0) return;
     const pooled = this.#pooled;
     this.#pooled = RELEASED;
-    const lane = this.lane;
+    const lane = this.lane.engine;
     const kept = this.#kept;
     this.#kept = 0;
     for (let i = 0; i < kept; i++) {
