@@ -23,25 +23,8 @@ class HostStream final : public Napi::ObjectWrap<HostStream>, public StreamComma
   // The stream a handle names (the handle is the queue's address), for kernel launches.
   static Queue* fromHandle(uint64_t handle) { return reinterpret_cast<Queue*>(handle); }
 
-  // StreamCommands
-  Napi::Value handle(const Napi::CallbackInfo& info) override;
-  Napi::Value destroy(const Napi::CallbackInfo& info) override;
-  Napi::Value query(const Napi::CallbackInfo& info) override;
-  Napi::Value priority(const Napi::CallbackInfo& info) override;
-  Napi::Value flags(const Napi::CallbackInfo& info) override;
-  Napi::Value capturing(const Napi::CallbackInfo& info) override;
-  Napi::Value record(const Napi::CallbackInfo& info) override;
-  Napi::Value waitEvent(const Napi::CallbackInfo& info) override;
-  Napi::Value notify(const Napi::CallbackInfo& info) override;
-  Napi::Value hostFunction(const Napi::CallbackInfo& info) override;
-  Napi::Value writeValue(const Napi::CallbackInfo& info) override;
-  Napi::Value alloc(const Napi::CallbackInfo& info) override;
-  Napi::Value free(const Napi::CallbackInfo& info) override;
-  Napi::Value copy(const Napi::CallbackInfo& info) override;
-  Napi::Value copyPeer(const Napi::CallbackInfo& info) override;
-  Napi::Value fill(const Napi::CallbackInfo& info) override;
-  Napi::Value flushMark(const Napi::CallbackInfo& info) override;
-  Napi::Value failNext(const Napi::CallbackInfo& info) override;
+  // StreamCommands (runtime/stream-commands.hpp)
+  RXCUDA_STREAM_COMMANDS(RXCUDA_STREAM_COMMAND_OVERRIDE)
 
  private:
 

@@ -9,28 +9,37 @@
 
 namespace rxcuda {
 
+// The list of commands, once (an X-macro: X(name) for each); each is a JS method of the stream
+// class, `Napi::Value name(const Napi::CallbackInfo&)`.
+#define RXCUDA_STREAM_COMMANDS(X) \
+  X(handle) \
+  X(destroy) \
+  X(query) \
+  X(priority) \
+  X(flags) \
+  X(capturing) \
+  X(record) \
+  X(waitEvent) \
+  X(notify) \
+  X(hostFunction) \
+  X(writeValue) \
+  X(alloc) \
+  X(free) \
+  X(copy) \
+  X(copyPeer) \
+  X(fill) \
+  X(flushMark) \
+  X(failNext)
+
+#define RXCUDA_STREAM_COMMAND_PURE(name) virtual Napi::Value name(const Napi::CallbackInfo& info) = 0;
+// What a backend's stream class writes among its public members to implement the list.
+#define RXCUDA_STREAM_COMMAND_OVERRIDE(name) Napi::Value name(const Napi::CallbackInfo& info) override;
+#define RXCUDA_STREAM_COMMAND_METHOD(name) W::template InstanceMethod<&T::name>(#name),
+
 class StreamCommands {
  public:
   virtual ~StreamCommands() = default;
-
-  virtual Napi::Value handle(const Napi::CallbackInfo& info) = 0;
-  virtual Napi::Value destroy(const Napi::CallbackInfo& info) = 0;
-  virtual Napi::Value query(const Napi::CallbackInfo& info) = 0;
-  virtual Napi::Value priority(const Napi::CallbackInfo& info) = 0;
-  virtual Napi::Value flags(const Napi::CallbackInfo& info) = 0;
-  virtual Napi::Value capturing(const Napi::CallbackInfo& info) = 0;
-  virtual Napi::Value record(const Napi::CallbackInfo& info) = 0;
-  virtual Napi::Value waitEvent(const Napi::CallbackInfo& info) = 0;
-  virtual Napi::Value notify(const Napi::CallbackInfo& info) = 0;
-  virtual Napi::Value hostFunction(const Napi::CallbackInfo& info) = 0;
-  virtual Napi::Value writeValue(const Napi::CallbackInfo& info) = 0;
-  virtual Napi::Value alloc(const Napi::CallbackInfo& info) = 0;
-  virtual Napi::Value free(const Napi::CallbackInfo& info) = 0;
-  virtual Napi::Value copy(const Napi::CallbackInfo& info) = 0;
-  virtual Napi::Value copyPeer(const Napi::CallbackInfo& info) = 0;
-  virtual Napi::Value fill(const Napi::CallbackInfo& info) = 0;
-  virtual Napi::Value flushMark(const Napi::CallbackInfo& info) = 0;
-  virtual Napi::Value failNext(const Napi::CallbackInfo& info) = 0;
+  RXCUDA_STREAM_COMMANDS(RXCUDA_STREAM_COMMAND_PURE)
 };
 
 // The JS methods of stream class T, one per command above. A JS call reaches T's method through
@@ -39,26 +48,7 @@ template <class T>
 std::vector<Napi::ClassPropertyDescriptor<T>> streamMethods() {
   static_assert(std::is_base_of_v<StreamCommands, T>);
   using W = Napi::InstanceWrap<T>;
-  return {
-      W::template InstanceMethod<&T::handle>("handle"),
-      W::template InstanceMethod<&T::destroy>("destroy"),
-      W::template InstanceMethod<&T::query>("query"),
-      W::template InstanceMethod<&T::priority>("priority"),
-      W::template InstanceMethod<&T::flags>("flags"),
-      W::template InstanceMethod<&T::capturing>("capturing"),
-      W::template InstanceMethod<&T::record>("record"),
-      W::template InstanceMethod<&T::waitEvent>("waitEvent"),
-      W::template InstanceMethod<&T::notify>("notify"),
-      W::template InstanceMethod<&T::hostFunction>("hostFunction"),
-      W::template InstanceMethod<&T::writeValue>("writeValue"),
-      W::template InstanceMethod<&T::alloc>("alloc"),
-      W::template InstanceMethod<&T::free>("free"),
-      W::template InstanceMethod<&T::copy>("copy"),
-      W::template InstanceMethod<&T::copyPeer>("copyPeer"),
-      W::template InstanceMethod<&T::fill>("fill"),
-      W::template InstanceMethod<&T::flushMark>("flushMark"),
-      W::template InstanceMethod<&T::failNext>("failNext"),
-  };
+  return {RXCUDA_STREAM_COMMANDS(RXCUDA_STREAM_COMMAND_METHOD)};
 }
 
 }  // namespace rxcuda
