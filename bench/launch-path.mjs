@@ -21,7 +21,7 @@ const times = Object.fromEntries(Object.keys(builds).map((name) => [name, []]));
 for (let round = 0; round < ROUNDS; round++)
   for (const [name, { kernel, stream, config, args }] of Object.entries(builds)) {
     const start = process.hrtime.bigint();
-    for (let i = 0; i < N; i++) kernel.launchOn(stream, config, args);
+    for (let i = 0; i < N; i++) kernel.engine.launchOn(stream, config, args);
     times[name].push(Number(process.hrtime.bigint() - start) / N);
   }
 for (const [name, values] of Object.entries(times)) console.log(`${name}: ${median(values).toFixed(1)} ns of JavaScript per launch (median of ${ROUNDS} rounds of ${N})`);

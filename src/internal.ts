@@ -63,7 +63,7 @@ export function notifyAlone(stream: Stream, id: number): void {
 /**
  * A launch of a kernel with `signature` through a native launcher that does nothing, on a stream
  * and with memory that stand in for a device's: bench/launch-path times the JavaScript of a
- * launch with it (`kernel.launchOn(stream, config, args)`), with no GPU.
+ * launch with it (`kernel.engine.launchOn(stream, config, args)`), with no GPU.
  */
 export function standInLaunch(signature: Signature, args: (array: DeviceArray<'f32'>) => readonly unknown[]) {
   const properties = {
