@@ -72,7 +72,7 @@ export function standInLaunch(signature: Signature, args: (array: DeviceArray<'f
   };
   const device = { properties, checkUsable() {}, fail(error: unknown) { throw error; } } as unknown as Device;
   const native = { paramInfo: () => null, bind: () => () => {} };
-  const module = { device, closed: false, usedOn() {} } as unknown as Module;
+  const module = { device, engine: { closed: false, usedOn() {} } } as unknown as Module;
   const kernel = Kernel.make(module, 'k', native as never, signature);
   const faults = { fail(error: unknown): never { throw error; } };
   const lane = { immediate: true, recorder: undefined, lo: 1, hi: 0, faults, checkOpen() {}, noteSubmitted() {} };

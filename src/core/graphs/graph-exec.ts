@@ -134,7 +134,7 @@ export class GraphExec {
     if (stream !== this.#lastStream) {
       // Frees and unloads wait for the streams that used the memory and modules: once per stream.
       for (const allocation of (this.#memory ??= allocationsOf(works))) allocation.use(lane);
-      for (const module of this.#modules) module.usedOn(lane);
+      for (const module of this.#modules) module.engine.usedOn(lane);
       this.#lastStream = stream;
     }
     const only = this.#only;

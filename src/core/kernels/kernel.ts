@@ -17,7 +17,7 @@ import { LaunchBlock } from './launch-block.js';
 import { checkDynamicShared, type LaunchConfig, type LaunchOptions } from './launch-config.js';
 import { LaunchContext } from './launch-context.js';
 import { globalHooks, LaunchHooks, type Disposer, type LaunchHook } from './launch-hooks.js';
-import type { Module } from './module.js';
+import type { Module, ModuleEngine } from './module.js';
 import { checkCompiledParams, checkSignature } from './packer.js';
 import { Specializations } from './specialization.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
@@ -170,6 +170,8 @@ export class KernelEngine<S extends Signature = Signature> {
   readonly kernel: Kernel<S>;
   /** Its module (the kernel's), read by every launch. */
   readonly module: Module;
+  /** Its module's engine, whose `closed` every launch reads. */
+  readonly #module: ModuleEngine;
   /** The native kernel (a graph's kernel nodes name it). */
   readonly native: NativeKernel;
   /** Whether a struct is among its parameters: only then can the same arguments (`Object.is`) pack other bytes. */
@@ -198,6 +200,7 @@ export class KernelEngine<S extends Signature = Signature> {
     const module = kernel.module;
     this.kernel = kernel;
     this.module = module;
+    this.#module = module.engine;
     this.native = native;
     this.packsStructs = signature.some((p) => typeof p !== 'string');
     this.takesConditions = signature.includes('condition');
@@ -208,7 +211,7 @@ export class KernelEngine<S extends Signature = Signature> {
     this.#contextFree = !this.#alwaysInContext && (this.#origin === undefined || this.#origin.engine.#hooked === 0);
     checkCompiledParams(signature, native.paramInfo());
     this.block = new LaunchBlock(native, signature, module.device, {
-      usedOn: (lane) => module.usedOn(lane),
+      usedOn: (lane) => module.engine.usedOn(lane),
       checkConfig: (config) => this.checkConfig(config),
       record: (recorder, config, args, block) => recorder.kernel(kernel as unknown as Kernel, config, args, block),
     });
@@ -233,7 +236,7 @@ export class KernelEngine<S extends Signature = Signature> {
    * and arguments as they were recorded (memory a graph holds may be closed since).
    */
   replayOn(stream: Stream, config: LaunchConfig, block: Uint8Array, args: readonly unknown[]): void {
-    this.module.usedOn(stream.engine);
+    this.module.engine.usedOn(stream.engine);
     const context = LaunchContext.make<S>(this.kernel, config, stream, args as KernelArgs<S>, undefined, true); // args: a private copy
     stream.engine.run(this.block.launchCommand(stream.engine, config, block, args, context as unknown as LaunchContext));
   }
@@ -275,19 +278,19 @@ export class KernelEngine<S extends Signature = Signature> {
     const remake = this.#remake;
     if (!remake || this.specializations)
       rangeError('stream', `a stream of ${this.module.device}`, received(`a stream of ${device} (${this.specializations ? "a template's kernels run on the template's device" : 'this kernel runs on its own device only'})`));
-    const module = this.module.on(device);
+    const module = this.module.engine.on(device);
     const origin = this.kernel as unknown as Kernel;
     let kernel: Kernel;
     if (!(module instanceof Promise)) kernel = remake(module, origin);
     else {
       const loaded = () =>
-        Promise.resolve(this.module.on(device)).then((ready) => {
+        Promise.resolve(this.module.engine.on(device)).then((ready) => {
           const real = remake(ready, origin);
           this.#onOtherDevices!.set(device, real); // later launches go straight to it
           return real;
         });
       const why = `Kernel '${origin.name}' is still loading on ${device}`;
-      kernel = Kernel.make(this.module.placeholder(device), origin.name, new CodelessKernel(why), origin.signature, {
+      kernel = Kernel.make(this.module.engine.placeholder(device), origin.name, new CodelessKernel(why), origin.signature, {
         specializations: new Specializations(() => ({}), loaded),
         origin,
       });
@@ -303,7 +306,7 @@ export class KernelEngine<S extends Signature = Signature> {
    */
   launchOn(stream: Stream, config: LaunchConfig | LaunchOptions, args: KernelArgs<S>, extras?: LaunchExtras): void {
     stream.engine.checkOpen();
-    if (this.module.closed) typeError('kernel', 'a kernel of a loaded module', received('a kernel of a closed Module'));
+    if (this.#module.closed) typeError('kernel', 'a kernel of a loaded module', received('a kernel of a closed Module'));
     if (stream.device !== this.module.device) return this.on(stream.device).engine.launchOn(stream, config, args, extras);
     const checked = this.block.configFor(config);
     if (!this.#contextFree || extras !== undefined || global.size !== 0) return this.#launchInContext(stream, checked, args, extras);
@@ -312,7 +315,7 @@ export class KernelEngine<S extends Signature = Signature> {
 
   #checkFor(stream: Stream): void {
     stream.engine.checkOpen();
-    if (this.module.closed) typeError('kernel', 'a kernel of a loaded module', received('a kernel of a closed Module'));
+    if (this.#module.closed) typeError('kernel', 'a kernel of a loaded module', received('a kernel of a closed Module'));
     if (stream.device !== this.module.device)
       rangeError('stream', `a stream of ${this.module.device}`, received(`a stream of ${stream.device}`));
   }

@@ -129,7 +129,7 @@ export class Specializations<S extends Signature> {
     };
     // The specialization's module learns of this stream as soon as it is made, so that closing it
     // (or its template) before the queue gets to this launch waits for it.
-    ready.then(([kernel]) => kernel.module.usedOn(lane), () => {});
+    ready.then(([kernel]) => kernel.module.engine.usedOn(lane), () => {});
     lane.run(() => (resume) => {
       ready.then(
         ([kernel, defines]) => {
