@@ -75,8 +75,8 @@ export function standInLaunch(signature: Signature, args: (array: DeviceArray<'f
   const module = { device, engine: { closed: false, usedOn() {} } } as unknown as Module;
   const kernel = Kernel.make(module, 'k', native as never, signature);
   const faults = { fail(error: unknown): never { throw error; } };
-  const lane = { immediate: true, recorder: undefined, lo: 1, hi: 0, faults, checkOpen() {}, noteSubmitted() {} };
-  const stream = { device, lane } as unknown as Stream;
+  const lane = { id: 1, immediate: true, recorder: undefined, lo: 1, hi: 0, faults, checkOpen() {}, noteSubmitted() {} };
+  const stream = { device, engine: lane } as unknown as Stream;
   const allocation = { device, ptr: 0x7f00_0000_1000n, freed: false, portable: false, use() {} };
   const array = DeviceArray.wrap(allocation as never, 'f32', 0, 16);
   return { kernel, stream, config: new LaunchConfig({ grid: 1, block: 32 }), args: args(array) };
