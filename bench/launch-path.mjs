@@ -12,16 +12,21 @@ const ROUNDS = 40;
 
 async function build(internal) {
   const { standInLaunch } = await import(internal);
-  return standInLaunch(['u32', 'f32', 'ptr', 'ptr'], (array) => [1024, 2.5, array, array]);
+  const made = standInLaunch(['u32', 'f32', 'ptr', 'ptr'], (array) => [1024, 2.5, array, array]);
+  // Stream.launch's call, in this build and in one from before kernels had engines.
+  const rounds = 'engine' in made.kernel
+    ? ({ kernel, stream, config, args }) => { for (let i = 0; i < N; i++) kernel.engine.launchOn(stream, config, args); }
+    : ({ kernel, stream, config, args }) => { for (let i = 0; i < N; i++) kernel.launchOn(stream, config, args); };
+  return { ...made, rounds };
 }
 
 const builds = { this: await build('rxcuda/internal') };
 if (process.env.RXCUDA_BENCH_BEFORE) builds.before = await build(pathToFileURL(join(process.env.RXCUDA_BENCH_BEFORE, 'dist/src/internal.js')).href);
 const times = Object.fromEntries(Object.keys(builds).map((name) => [name, []]));
 for (let round = 0; round < ROUNDS; round++)
-  for (const [name, { kernel, stream, config, args }] of Object.entries(builds)) {
+  for (const [name, made] of Object.entries(builds)) {
     const start = process.hrtime.bigint();
-    for (let i = 0; i < N; i++) kernel.launchOn(stream, config, args);
+    made.rounds(made);
     times[name].push(Number(process.hrtime.bigint() - start) / N);
   }
 for (const [name, values] of Object.entries(times)) console.log(`${name}: ${median(values).toFixed(1)} ns of JavaScript per launch (median of ${ROUNDS} rounds of ${N})`);

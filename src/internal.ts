@@ -63,7 +63,7 @@ export function notifyAlone(stream: Stream, id: number): void {
 /**
  * A launch of a kernel with `signature` through a native launcher that does nothing, on a stream
  * and with memory that stand in for a device's: bench/launch-path times the JavaScript of a
- * launch with it (`kernel.launchOn(stream, config, args)`), with no GPU.
+ * launch with it (`kernel.engine.launchOn(stream, config, args)`), with no GPU.
  */
 export function standInLaunch(signature: Signature, args: (array: DeviceArray<'f32'>) => readonly unknown[]) {
   const properties = {
@@ -72,11 +72,11 @@ export function standInLaunch(signature: Signature, args: (array: DeviceArray<'f
   };
   const device = { properties, checkUsable() {}, fail(error: unknown) { throw error; } } as unknown as Device;
   const native = { paramInfo: () => null, bind: () => () => {} };
-  const module = { device, closed: false, usedOn() {} } as unknown as Module;
+  const module = { device, engine: { closed: false, usedOn() {} } } as unknown as Module;
   const kernel = Kernel.make(module, 'k', native as never, signature);
   const faults = { fail(error: unknown): never { throw error; } };
-  const lane = { immediate: true, recorder: undefined, lo: 1, hi: 0, faults, checkOpen() {}, noteSubmitted() {} };
-  const stream = { device, lane } as unknown as Stream;
+  const lane = { id: 1, immediate: true, recorder: undefined, lo: 1, hi: 0, faults, checkOpen() {}, noteSubmitted() {} };
+  const stream = { device, engine: lane } as unknown as Stream;
   const allocation = { device, ptr: 0x7f00_0000_1000n, freed: false, portable: false, use() {} };
   const array = DeviceArray.wrap(allocation as never, 'f32', 0, 16);
   return { kernel, stream, config: new LaunchConfig({ grid: 1, block: 32 }), args: args(array) };

@@ -112,12 +112,12 @@ export function launch<S extends Signature>(
   const name = `launch(${kernel.name})`;
   const hooks = hooksOf((options as LaunchOperatorOptions<S> | undefined)?.hooks);
   // Plain launches take the fast path; a context is made only for hooks and specializations.
-  const contextual = hooks !== undefined || kernel.specialized;
+  const contextual = hooks !== undefined || kernel.engine.specialized;
   const launchOne: LaunchOne<S> = (work, config, args, subscriber) => {
     if (subscriber.closed) return; // a value started by the functions above failed the pipeline
     const extras = contextual ? extrasOf(name, hooks, work, subscriber) : undefined;
     if (work.timed) launchTimed(work, kernel, config, args, extras);
-    else kernel.launchOn(work.stream, config, args, extras);
+    else kernel.engine.launchOn(work.stream, config, args, extras);
   };
   const step: Step<AnyWork> = given
     ? argumentsGivenOnce(kernel, first as ValueConfig<AnyWork>, second as readonly unknown[], launchOne)
@@ -187,7 +187,7 @@ function extrasOf(name: string, hooks: LaunchHooks | undefined, work: AnyWork, s
 
 /** A timed value's launch, as the stage named after the kernel. */
 function launchTimed<S extends Signature>(work: AnyWork, kernel: Kernel<S>, config: LaunchConfig | LaunchOptions, args: KernelArgs<S>, extras: LaunchExtras | undefined): void {
-  work.stage(kernel.name, () => kernel.launchOn(work.stream, config, args, extras));
+  work.stage(kernel.name, () => kernel.engine.launchOn(work.stream, config, args, extras));
 }
 
 /** Options for {@link launch}. */

@@ -10,7 +10,7 @@ const config = new LaunchConfig({ grid: [2, 3, 4], block: [32, 4, 1], sharedMem:
 describe('Kernel launch packing', () => {
   it('writes the grid, block, shared memory and stream into the header', () => {
     const { kernel, launches, device } = fakeKernel([]);
-    kernel.launchOn(fakeStream(device, 0xdead_beef_cafen), config, []);
+    kernel.engine.launchOn(fakeStream(device, 0xdead_beef_cafen), config, []);
     expect([...launches[0]!.header]).toEqual([2, 3, 4, 32, 4, 1, 128, 0, 0, 0, 0]);
     expect(launches[0]!.stream).toBe(0xdead_beef_cafen);
   });
@@ -19,7 +19,7 @@ describe('Kernel launch packing', () => {
     const signature = ['i8', 'u8', 'i16', 'u16', 'i32', 'u32', 'i64', 'u64', 'f16', 'f32', 'f64'] as const;
     const { kernel, launches, device, offsets } = fakeKernel(signature);
     const big = 2n ** 63n + 12345n;
-    kernel.launchOn(fakeStream(device), config, [-5, 250, -30000, 65000, -2_000_000_000, 4_000_000_000, -(2n ** 62n), big, 1.5, 0.1, Math.PI]);
+    kernel.engine.launchOn(fakeStream(device), config, [-5, 250, -30000, 65000, -2_000_000_000, 4_000_000_000, -(2n ** 62n), big, 1.5, 0.1, Math.PI]);
     const view = launches[0]!.args;
     const at = offsets();
     expect(view.getInt8(at[0]!)).toBe(-5);
@@ -40,7 +40,7 @@ describe('Kernel launch packing', () => {
     const { kernel, launches, device } = fakeKernel(['i64', 'u64']);
     fc.assert(
       fc.property(fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }), fc.nat({ max: Number.MAX_SAFE_INTEGER }), (i, u) => {
-        kernel.launchOn(fakeStream(device), config, [i, u]);
+        kernel.engine.launchOn(fakeStream(device), config, [i, u]);
         const view = launches.at(-1)!.args;
         expect(view.getBigInt64(0, true)).toBe(BigInt(i));
         expect(view.getBigUint64(8, true)).toBe(BigInt(u));
@@ -52,7 +52,7 @@ describe('Kernel launch packing', () => {
     const { kernel, launches, device } = fakeKernel(['ptr', 'ptr', 'ptr']);
     const array = fakeDeviceArray(device, 0x7f12_3456_7000n).subarray(4);
     const host = fakeHostArray(fakeDevice(1));
-    kernel.launchOn(fakeStream(device), config, [array, host, 0xabcdn]);
+    kernel.engine.launchOn(fakeStream(device), config, [array, host, 0xabcdn]);
     const view = launches[0]!.args;
     expect(view.getBigUint64(0, true)).toBe(0x7f12_3456_7010n);
     expect(view.getBigUint64(8, true)).toBe(host.ptr);
@@ -62,7 +62,7 @@ describe('Kernel launch packing', () => {
   it('copies structs by value', () => {
     const { kernel, launches, device } = fakeKernel(['u8', { struct: 12, align: 4 }]);
     const bytes = new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
-    kernel.launchOn(fakeStream(device), config, [7, bytes]);
+    kernel.engine.launchOn(fakeStream(device), config, [7, bytes]);
     expect(new Uint8Array(launches[0]!.args.buffer, 64 + 4, 12)).toEqual(bytes);
   });
 });
@@ -80,8 +80,8 @@ describe('Kernel launch validation', () => {
   for (const [what, args, message, type] of bad) {
     it(`rejects ${what} and launches nothing`, () => {
       const { kernel, launches, device } = fakeKernel(['u32', 'f32', 'ptr']);
-      expect(() => kernel.launchOn(fakeStream(device), config, args as never)).toThrow(type);
-      expect(() => kernel.launchOn(fakeStream(device), config, args as never)).toThrow(message);
+      expect(() => kernel.engine.launchOn(fakeStream(device), config, args as never)).toThrow(type);
+      expect(() => kernel.engine.launchOn(fakeStream(device), config, args as never)).toThrow(message);
       expect(launches).toHaveLength(0);
     });
   }
@@ -90,7 +90,7 @@ describe('Kernel launch validation', () => {
     const cases = [['i8', 128], ['u8', 256], ['i16', -32769], ['u16', 65536], ['i32', 2 ** 31], ['u32', 2 ** 32], ['i64', 2n ** 63n], ['u64', -1n], ['u64', 2 ** 60]] as const;
     for (const [type, value] of cases) {
       const { kernel, launches, device } = fakeKernel([type]);
-      expect(() => kernel.launchOn(fakeStream(device), config, [value] as never), `${type} ${value}`).toThrow(RangeError);
+      expect(() => kernel.engine.launchOn(fakeStream(device), config, [value] as never), `${type} ${value}`).toThrow(RangeError);
       expect(launches).toHaveLength(0);
     }
   });
@@ -99,26 +99,26 @@ describe('Kernel launch validation', () => {
     const { kernel, launches, device } = fakeKernel(['ptr']);
     const closed = fakeDeviceArray(device);
     closed.close();
-    expect(() => kernel.launchOn(fakeStream(device), config, [closed])).toThrow(/`args\[0\]` to be open memory, got a closed DeviceArray/);
-    expect(() => kernel.launchOn(fakeStream(device), config, [fakeDeviceArray(fakeDevice(1))])).toThrow(
+    expect(() => kernel.engine.launchOn(fakeStream(device), config, [closed])).toThrow(/`args\[0\]` to be open memory, got a closed DeviceArray/);
+    expect(() => kernel.engine.launchOn(fakeStream(device), config, [fakeDeviceArray(fakeDevice(1))])).toThrow(
       new RangeError('Expected `args[0]` to be memory of device 0, got memory of device 1'),
     );
     const stream = fakeStream(device);
     stream.close();
-    expect(() => kernel.launchOn(stream, config, [fakeDeviceArray(device)])).toThrow(/closed Stream/);
+    expect(() => kernel.engine.launchOn(stream, config, [fakeDeviceArray(device)])).toThrow(/closed Stream/);
     expect(launches).toHaveLength(0);
   });
 
   it('rejects a stream of another device and a bad config before packing', () => {
     const { kernel, launches, device } = fakeKernel(['u32']);
-    expect(() => kernel.launchOn(fakeStream(fakeDevice(3)), config, [1])).toThrow(/`stream` to be a stream of device 0/);
-    expect(() => kernel.launchOn(fakeStream(device), { grid: 1, block: 2048 }, [1])).toThrow('Expected `block` to be 1..1024 threads, got 2048');
+    expect(() => kernel.engine.launchOn(fakeStream(fakeDevice(3)), config, [1])).toThrow(/`stream` to be a stream of device 0/);
+    expect(() => kernel.engine.launchOn(fakeStream(device), { grid: 1, block: 2048 }, [1])).toThrow('Expected `block` to be 1..1024 threads, got 2048');
     expect(launches).toHaveLength(0);
   });
 
   it('rejects a struct of the wrong size', () => {
     const { kernel, launches, device } = fakeKernel([{ struct: 8 }]);
-    expect(() => kernel.launchOn(fakeStream(device), config, [new Uint8Array(4)])).toThrow(/8 bytes .* for struct\(8\)/);
+    expect(() => kernel.engine.launchOn(fakeStream(device), config, [new Uint8Array(4)])).toThrow(/8 bytes .* for struct\(8\)/);
     expect(launches).toHaveLength(0);
   });
 

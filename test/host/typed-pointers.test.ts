@@ -43,7 +43,7 @@ describe('Kernel launch packing with typed pointers', () => {
     const { kernel, launches, device } = fakeKernel(['ptr<f32>', 'ptr<u8>']);
     const floats = fakeDeviceArray(device, 0x7f00_0000_2000n);
     const bytes = fakeDeviceArray(device, 0x7f00_0000_3000n, 16, 'u8');
-    kernel.launchOn(fakeStream(device), config, [floats, bytes]);
+    kernel.engine.launchOn(fakeStream(device), config, [floats, bytes]);
     expect(launches[0]!.args.getBigUint64(0, true)).toBe(0x7f00_0000_2000n);
     expect(launches[0]!.args.getBigUint64(8, true)).toBe(0x7f00_0000_3000n);
   });
@@ -52,7 +52,7 @@ describe('Kernel launch packing with typed pointers', () => {
     const { kernel, launches, device } = fakeKernel(['u32', 'ptr<f32>']);
     const bytes = fakeDeviceArray(device, 0x7f00_0000_3000n, 16, 'u8');
     // @ts-expect-error: a DeviceArray<'u8'> where ptr<f32> is declared
-    expect(() => kernel.launchOn(fakeStream(device), config, [1, bytes])).toThrow(
+    expect(() => kernel.engine.launchOn(fakeStream(device), config, [1, bytes])).toThrow(
       new TypeError('Expected `args[1]` to be memory of f32 (ptr<f32>), got a DeviceArray of u8'),
     );
     expect(launches).toHaveLength(0);
@@ -61,7 +61,7 @@ describe('Kernel launch packing with typed pointers', () => {
   it('rejects a raw address, which only plain ptr takes', () => {
     const { kernel, launches, device } = fakeKernel(['ptr<f32>']);
     // @ts-expect-error: a typed pointer takes memory, not an address
-    expect(() => kernel.launchOn(fakeStream(device), config, [0x1000n])).toThrow(
+    expect(() => kernel.engine.launchOn(fakeStream(device), config, [0x1000n])).toThrow(
       new TypeError("Expected `args[0]` to be a DeviceArray or HostArray of f32 (ptr<f32>; a raw address needs 'ptr'), got 4096n"),
     );
     expect(launches).toHaveLength(0);
@@ -71,11 +71,11 @@ describe('Kernel launch packing with typed pointers', () => {
     const { kernel, device } = fakeKernel(['ptr<f32>']);
     const closed = fakeDeviceArray(device);
     closed.close();
-    expect(() => kernel.launchOn(fakeStream(device), config, [closed])).toThrow(/`args\[0\]` to be open memory, got a closed DeviceArray/);
-    expect(() => kernel.launchOn(fakeStream(device), config, [fakeDeviceArray(fakeDevice(1))])).toThrow(
+    expect(() => kernel.engine.launchOn(fakeStream(device), config, [closed])).toThrow(/`args\[0\]` to be open memory, got a closed DeviceArray/);
+    expect(() => kernel.engine.launchOn(fakeStream(device), config, [fakeDeviceArray(fakeDevice(1))])).toThrow(
       new RangeError('Expected `args[0]` to be memory of device 0, got memory of device 1'),
     );
-    expect(() => kernel.launchOn(fakeStream(device), config, [fakeHostArray(fakeDevice(1))])).not.toThrow();
+    expect(() => kernel.engine.launchOn(fakeStream(device), config, [fakeHostArray(fakeDevice(1))])).not.toThrow();
   });
 
   it('declares every typed pointer as 8 bytes to the driver, and refuses unknown element types', () => {

@@ -45,7 +45,7 @@ export function fakeKernel<S extends Signature>(signature: S, options: { device?
       });
     },
   };
-  const module = { device, closed: false, usedOn() {} } as unknown as Module;
+  const module = { device, engine: { closed: false, usedOn() {} } } as unknown as Module;
   const kernel = Kernel.make(module, 'fake', native as never, signature);
   return { kernel, launches, device, offsets: () => [...offsets!] };
 }

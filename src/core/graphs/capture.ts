@@ -32,7 +32,7 @@ const running = new AsyncLocalStorage<{ active: boolean }>();
  */
 export abstract class GraphRecorder implements Recorder {
   kernel(kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void {
-    if (kernel.takesConditions) checkConditionsRecorded(args, this.conditionScope());
+    if (kernel.engine.takesConditions) checkConditionsRecorded(args, this.conditionScope());
     this.add(kernelWork(kernel, config, elementsOf(args), block.slice())); // a plain copy: what the graph holds
   }
 

@@ -85,11 +85,11 @@ export function nativeBlock(build: NativeBuild, kernel: Kernel, block: Uint8Arra
 
 /** Adds a built-in kernel node with `args` (conditions among them as `handles` names them). */
 function addBuiltin(build: NativeBuild, kernel: Kernel, args: readonly unknown[], deps: Uint32Array, handles: readonly unknown[] = args): number {
-  return build.native.addKernel(kernel.nativeKernel, builtinBlock(build, kernel, args, handles), deps);
+  return build.native.addKernel(kernel.engine.native, builtinBlock(build, kernel, args, handles), deps);
 }
 
 function builtinBlock(build: NativeBuild, kernel: Kernel, args: readonly unknown[], handles: readonly unknown[] = args): Uint8Array {
-  return nativeBlock(build, kernel, kernel.packed(ONE_THREAD, args as never), handles);
+  return nativeBlock(build, kernel, kernel.engine.packed(ONE_THREAD, args as never), handles);
 }
 
 /** A setter node's arguments for the built-in kernel. */
@@ -101,7 +101,7 @@ function setterArgs(work: Extract<NodeWork, { kind: 'setCondition' }>): unknown[
 export function addToNativeGraph(build: NativeBuild, work: NodeWork, deps: Uint32Array, add: (work: NodeWork, deps: Uint32Array) => number): NativeLayout {
   switch (work.kind) {
     case 'kernel':
-      return { index: build.native.addKernel(work.kernel.nativeKernel, nativeBlock(build, work.kernel, work.block, work.args), deps) };
+      return { index: build.native.addKernel(work.kernel.engine.native, nativeBlock(build, work.kernel, work.block, work.args), deps) };
     case 'setCondition':
       return { index: addBuiltin(build, kernelsOf(build).setCondition as unknown as Kernel, setterArgs(work), deps) };
     case 'conditional':
@@ -171,10 +171,10 @@ export function updateNative(exec: NativeGraphExec, layout: NativeLayout, was: N
     return;
   }
   if (!needs(was, now)) return;
-  if (now.kind === 'kernel') return exec.setKernel(layout.index, now.kernel.nativeKernel, nativeBlock(build, now.kernel, now.block, now.args));
+  if (now.kind === 'kernel') return exec.setKernel(layout.index, now.kernel.engine.native, nativeBlock(build, now.kernel, now.block, now.args));
   if (now.kind === 'setCondition') {
     const kernel = kernelsOf(build).setCondition as unknown as Kernel;
-    return exec.setKernel(layout.index, kernel.nativeKernel, builtinBlock(build, kernel, setterArgs(now)));
+    return exec.setKernel(layout.index, kernel.engine.native, builtinBlock(build, kernel, setterArgs(now)));
   }
   set(exec, layout.index, now);
 }

@@ -134,7 +134,7 @@ export class GraphExec {
     if (stream !== this.#lastStream) {
       // Frees and unloads wait for the streams that used the memory and modules: once per stream.
       for (const allocation of (this.#memory ??= allocationsOf(works))) allocation.use(lane);
-      for (const module of this.#modules) module.usedOn(lane);
+      for (const module of this.#modules) module.engine.usedOn(lane);
       this.#lastStream = stream;
     }
     const only = this.#only;
@@ -178,10 +178,10 @@ export class GraphExec {
     const was = path.work;
     if (was.kind !== 'kernel') typeError('node', 'a kernel node', received(`a ${was.kind} node`));
     const checked = config === undefined ? was.config : LaunchConfig.from(config);
-    was.kernel.checkConfig(checked); // as a launch is: a launch that would run halfway is refused now
+    was.kernel.engine.checkConfig(checked); // as a launch is: a launch that would run halfway is refused now
     if (!isArray(args)) typeError('args', 'an array of kernel arguments', args);
     const given = elementsOf(args); // a plain copy, read once: what is packed is what the graph holds
-    const work = kernelWork(was.kernel, checked, given, was.kernel.packed(checked, given as never));
+    const work = kernelWork(was.kernel, checked, given, was.kernel.engine.packed(checked, given as never));
     const difference = shapeDifference(was, work);
     if (difference) throw new GraphError('topology', `Cannot set node ${node.index} to ${difference}`);
     const next = this.#works.slice();

@@ -78,7 +78,7 @@ export class GraphNode<S extends Signature | undefined = Signature | undefined> 
  */
 export function addToNative(graph: NativeGraph, work: NodeWork, deps: Uint32Array): number {
   switch (work.kind) {
-    case 'kernel': return graph.addKernel(work.kernel.nativeKernel, work.block, deps);
+    case 'kernel': return graph.addKernel(work.kernel.engine.native, work.block, deps);
     case 'copy': return graph.addCopy(work.dst, work.src, work.bytes, deps);
     case 'fill':
       if (work.count === 0) return graph.addEmpty(deps);
@@ -107,7 +107,7 @@ export function shapeDifference(was: NodeWork, now: NodeWork): string | undefine
       const [a, b] = [was.config, (now as typeof was).config];
       if (a.cooperative !== b.cooperative || String(a.cluster) !== String(b.cluster))
         return `kernel ${kernel.name} with another cooperative or cluster setting`;
-      if (kernel.takesConditions && conditionNames(was.args, kernel.signature) !== conditionNames((now as typeof was).args, kernel.signature))
+      if (kernel.engine.takesConditions && conditionNames(was.args, kernel.signature) !== conditionNames((now as typeof was).args, kernel.signature))
         return `kernel ${kernel.name} given other conditions (${conditionNames((now as typeof was).args, kernel.signature)} where the graph gives ${conditionNames(was.args, kernel.signature)})`;
       return undefined;
     }
@@ -208,7 +208,7 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 /** Sets an executable's node `index` to `work`, of the shape it had. */
 export function setInNative(exec: NativeGraphExec, index: number, work: NodeWork): void {
   switch (work.kind) {
-    case 'kernel': return exec.setKernel(index, work.kernel.nativeKernel, work.block);
+    case 'kernel': return exec.setKernel(index, work.kernel.engine.native, work.block);
     case 'copy': return exec.setCopy(index, work.dst, work.src, work.bytes);
     case 'fill': return exec.setFill(index, work.ptr, work.size, work.count, work.low, work.high);
     case 'library': return work.call.setIn(exec, index);
@@ -224,7 +224,7 @@ export function replayOn(stream: Stream, work: NodeWork, conditions?: HostCondit
   const lane = stream.engine;
   const native = lane.native;
   switch (work.kind) {
-    case 'kernel': return work.kernel.replayOn(stream, work.config, work.block, conditions ? conditions.args(work.args, work.kernel.signature) : work.args);
+    case 'kernel': return work.kernel.engine.replayOn(stream, work.config, work.block, conditions ? conditions.args(work.args, work.kernel.signature) : work.args);
     case 'conditional': return replayConditional(stream, work, conditions!, replayOn);
     case 'setCondition': return replaySetCondition(stream, work, conditions!);
     case 'copy': return lane.run(() => native.copy(work.dst, work.src, work.bytes));

@@ -173,13 +173,13 @@ export class Graph implements ConditionScope {
     if (!isInstance(kernel, Kernel)) typeError('kernel', 'a Kernel', kernel);
     if (kernel.device !== this.device) rangeError('kernel', `a kernel of ${this.device}`, received(`a kernel of ${kernel.device}`));
     if (kernel.module.closed) typeError('kernel', 'a kernel of a loaded module', received('a kernel of a closed Module'));
-    if (kernel.specialized)
+    if (kernel.engine.specialized)
       typeError('kernel', 'a kernel without a specializer (add the specialization it launches instead)', received(`template kernel ${kernel.name}`));
     const checked = LaunchConfig.from(config);
-    kernel.checkConfig(checked); // as a launch is: a node the driver would refuse is refused now
+    kernel.engine.checkConfig(checked); // as a launch is: a node the driver would refuse is refused now
     if (!isArray(args)) typeError('args', 'an array of kernel arguments', args);
     const given = elementsOf(args); // a plain copy, read once: what is packed is what the graph holds
-    const block = kernel.packed(checked, given as KernelArgs<S>);
+    const block = kernel.engine.packed(checked, given as KernelArgs<S>);
     checkConditionArgs(given, this);
     return this.engine.add(kernelWork(kernel as unknown as Kernel, checked, given, block), after) as GraphNode<S>;
   }

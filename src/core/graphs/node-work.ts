@@ -92,8 +92,8 @@ export function holdWork(work: NodeWork, letGo: (() => void)[]): void {
     letGo.push(() => allocation.letGo());
   }
   for (const module of modulesOf([work])) {
-    module.hold();
-    letGo.push(() => module.letGo());
+    module.engine.hold();
+    letGo.push(() => module.engine.letGo());
   }
 }
 

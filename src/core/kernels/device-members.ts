@@ -123,5 +123,5 @@ Stream.prototype.launch = function launch<S extends Signature>(this: Stream, ker
   if (!isInstance(kernel, Kernel)) typeError('kernel', 'a Kernel', kernel);
   // Options (hooks) it has none of, rather than leave them unread: hooks are a kernel's, global or a pipeline's.
   if (arguments.length > 3) typeError('options', 'absent (hooks go to kernel.onLaunch, onLaunch or the launch operator)', arguments[3]);
-  (kernel as Kernel<S>).launchOn(this, config, args);
+  (kernel as Kernel<S>).engine.launchOn(this, config, args);
 };

@@ -1,4 +1,5 @@
-// Kernels with declared signatures, and the launch fast path: each launch writes its arguments
+// Kernels with declared signatures, and below each its engine with the launch fast path (the
+// public Kernel checks and delegates to it): each launch writes its arguments
 // into a preallocated block (launch-block.ts) and makes one native call; one that needs a context
 // (hooks, a CPU implementation, a specializer) builds it first. A module makes its kernels, and a
 // kernel launches through contexts, hooks and specializations, each of which names the kernel (as
@@ -16,7 +17,7 @@ import { LaunchBlock } from './launch-block.js';
 import { checkDynamicShared, type LaunchConfig, type LaunchOptions } from './launch-config.js';
 import { LaunchContext } from './launch-context.js';
 import { globalHooks, LaunchHooks, type Disposer, type LaunchHook } from './launch-hooks.js';
-import type { Module } from './module.js';
+import type { Module, ModuleEngine } from './module.js';
 import { checkCompiledParams, checkSignature } from './packer.js';
 import { Specializations } from './specialization.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
@@ -40,7 +41,7 @@ export interface KernelOptions<S extends Signature> {
   readonly contextual?: boolean;
   /** Its launches go to the specialization of their context (see specialization.ts). */
   readonly specializations?: Specializations<S> | undefined;
-  /** The same kernel in `module`, the kernel's module on another device (see {@link Kernel.on}). */
+  /** The same kernel in `module`, the kernel's module on another device (see KernelEngine.on). */
   readonly remake?: ((module: Module, origin: Kernel<S>) => Kernel<S>) | undefined;
   /** The kernel this one stands for on its device: its hooks are that kernel's. */
   readonly origin?: Kernel<S> | undefined;
@@ -57,31 +58,16 @@ export class Kernel<S extends Signature = Signature> {
   readonly module: Module;
   /** The declared parameter types. */
   readonly signature: S;
-  /** @internal Whether a struct is among its parameters: only then can the same arguments (`Object.is`) pack other bytes. */
-  readonly packsStructs: boolean;
-  /** @internal Whether a `'condition'` is among its parameters: only launches recorded into a graph take one. */
-  readonly takesConditions: boolean;
-  readonly #native: NativeKernel;
-  readonly #block: LaunchBlock;
+  /** @internal Its native kernel, launch block, hooks and counterparts on other devices. */
+  readonly engine: KernelEngine<S>;
   #attributes: KernelAttributes | undefined;
-  #hooks: LaunchHooks | undefined;
-  /** A CPU implementation or a specializer: its launches need a context, hooks or not. */
-  readonly #alwaysInContext: boolean;
-  /** Hooks registered on this kernel now. */
-  #hooked = 0;
-  /** Neither of the two: without global hooks, a launch builds no context. */
-  #contextFree: boolean;
-  // Kept without its signature, so that a Kernel<S> stays a Kernel<Signature>.
-  readonly #specializations: Specializations<Signature> | undefined;
-  // These too: the kernel's maker on another device, and the kernel this one stands for there.
-  readonly #remake: ((module: Module, origin: Kernel) => Kernel) | undefined;
-  readonly #origin: Kernel | undefined;
-  /** This kernel on other devices, made on a first launch there (see {@link on}). */
-  #onOtherDevices: Map<Device, Kernel> | undefined;
   /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
-  static readonly [BRAND] = (value: object): boolean => #block in value;
+  static readonly [BRAND] = (value: object): boolean => #attributes in value;
 
-  /** @internal The kernel `name` of `module`, run by `native` (Module.kernel and Template.kernel make them). */
+  /**
+   * @internal The kernel `name` of `module`, run by `native` (Module.kernel and Template.kernel make
+   * them). Static: the constructor is private, so that only rxcuda makes kernels.
+   */
   static make<S extends Signature>(module: Module, name: string, native: NativeKernel, signature: S, options: KernelOptions<S> = {}): Kernel<S> {
     return new Kernel(CONSTRUCTOR_TOKEN, module, name, native, signature, options);
   }
@@ -92,44 +78,7 @@ export class Kernel<S extends Signature = Signature> {
     this.module = module;
     this.name = name;
     this.signature = Object.freeze([...signature]) as unknown as S;
-    this.packsStructs = signature.some((p) => typeof p !== 'string');
-    this.takesConditions = signature.includes('condition');
-    this.#native = native;
-    this.#specializations = options.specializations as Specializations<Signature> | undefined;
-    this.#alwaysInContext = options.contextual === true || options.specializations !== undefined;
-    this.#remake = options.remake as ((module: Module, origin: Kernel) => Kernel) | undefined;
-    this.#origin = options.origin as Kernel | undefined;
-    this.#contextFree = !this.#alwaysInContext && (this.#origin === undefined || this.#origin.#hooked === 0);
-    checkCompiledParams(signature, native.paramInfo());
-    this.#block = new LaunchBlock(native, signature, module.device, {
-      usedOn: (lane) => module.usedOn(lane),
-      checkConfig: (config) => this.checkConfig(config),
-      record: (recorder, config, args, block) => recorder.kernel(this as unknown as Kernel, config, args, block),
-    });
-  }
-
-  /** @internal The native kernel (a graph's kernel nodes name it). */
-  get nativeKernel(): NativeKernel {
-    return this.#native;
-  }
-
-  /**
-   * @internal Checks and packs `args` for a launch with `config` now, enqueuing nothing: the
-   * launch block, header included, as the native launch would read it, for a graph's kernel node
-   * or for {@link submitPacked} later. With `lane`, the memory they use is noted as used there.
-   */
-  packed(config: LaunchConfig, args: KernelArgs<S>, lane?: StreamEngine): Uint8Array {
-    return this.#block.packed(config, args, lane);
-  }
-
-  /**
-   * @internal Enqueues a recorded launch on the host device as its CPU implementation runs it:
-   * the block and arguments as they were recorded (memory a graph holds may be closed since).
-   */
-  replayOn(stream: Stream, config: LaunchConfig, block: Uint8Array, args: readonly unknown[]): void {
-    this.module.usedOn(stream.engine);
-    const context = LaunchContext.make<S>(this, config, stream, args as KernelArgs<S>, undefined, true); // args: a private copy
-    stream.engine.run(this.#block.launchCommand(stream.engine, config, block, args, context as unknown as LaunchContext));
+    this.engine = new KernelEngine(this, native, signature, options);
   }
 
   /** The device the kernel runs on. */
@@ -139,12 +88,12 @@ export class Kernel<S extends Signature = Signature> {
 
   /** The CUfunction handle, for other CUDA code. */
   get handle(): bigint {
-    return this.#native.handle();
+    return this.engine.native.handle();
   }
 
   /** Registers, shared and local memory, PTX and binary versions, as the driver reports them. */
   get attributes(): KernelAttributes {
-    return (this.#attributes ??= Object.freeze(this.#native.attributes()));
+    return (this.#attributes ??= Object.freeze(this.engine.native.attributes()));
   }
 
   /**
@@ -156,19 +105,9 @@ export class Kernel<S extends Signature = Signature> {
    */
   setMaxDynamicSharedMemory(bytes: number): void {
     checkCount('bytes', bytes);
-    this.#native.setAttribute(8, bytes);
+    this.engine.native.setAttribute(8, bytes);
     this.#attributes = undefined;
-    this.#block.forgetConfig(); // its launches are checked against the new limit
-  }
-
-  /**
-   * @internal Checks `config` as a launch of this kernel is checked (a graph's kernel node too):
-   * the device's limits and the dynamic shared memory it allows now.
-   * @throws RangeError naming the option.
-   */
-  checkConfig(config: LaunchConfig): void {
-    config.checkFor(this.module.device); // a kernel of specializations: by the one it launches
-    if (config.sharedMem !== 0 && !this.#specializations) checkDynamicShared(config, this.name, this.module.device, this.attributes);
+    this.engine.block.forgetConfig(); // its launches are checked against the new limit
   }
 
   /**
@@ -179,7 +118,7 @@ export class Kernel<S extends Signature = Signature> {
   maxActiveBlocks(blockSize: number, sharedMem = 0): number {
     checkCount('blockSize', blockSize, 1);
     checkCount('sharedMem', sharedMem);
-    return this.#native.occupancy(blockSize, sharedMem);
+    return this.engine.native.occupancy(blockSize, sharedMem);
   }
 
   /**
@@ -194,7 +133,7 @@ export class Kernel<S extends Signature = Signature> {
     const { sharedMem = 0, blockLimit = 0 } = options;
     checkCount('sharedMem', sharedMem);
     checkCount('blockLimit', blockLimit);
-    return this.#native.suggestBlockSize(sharedMem, blockLimit);
+    return this.engine.native.suggestBlockSize(sharedMem, blockLimit);
   }
 
   /**
@@ -208,49 +147,7 @@ export class Kernel<S extends Signature = Signature> {
    * stream.launch(saxpy, config, [n, 2, x, y]); // logs the launch first
    */
   onLaunch(hook: LaunchHook<S>): Disposer {
-    if (this.#origin) return this.#origin.onLaunch(hook as unknown as LaunchHook);
-    const hooks = (this.#hooks ??= new LaunchHooks((delta) => {
-      this.#hooked += delta;
-      for (const kernel of [this, ...(this.#onOtherDevices?.values() ?? [])]) kernel.#contextFree = !kernel.#alwaysInContext && this.#hooked === 0;
-    }));
-    return hooks.add(hook as unknown as LaunchHook);
-  }
-
-  /**
-   * @internal This kernel on `device`: itself on its own device; elsewhere the same code in its
-   * module's counterpart there, made on the first launch on a stream of that device (the image
-   * loaded there, or compiled for its architecture, once). Until that module has loaded, the
-   * counterpart's launches wait in their streams' queues, as a specialization's do. Its hooks are
-   * this kernel's.
-   * @throws RangeError for a kernel that runs on its own device only (a template's) or a device of
-   * another backend.
-   */
-  on(device: Device): Kernel<S> {
-    if (device === this.module.device) return this;
-    const known = this.#onOtherDevices?.get(device);
-    if (known) return known as unknown as Kernel<S>;
-    const remake = this.#remake;
-    if (!remake || this.#specializations)
-      rangeError('stream', `a stream of ${this.module.device}`, received(`a stream of ${device} (${this.#specializations ? "a template's kernels run on the template's device" : 'this kernel runs on its own device only'})`));
-    const module = this.module.on(device);
-    const origin = this as unknown as Kernel;
-    let kernel: Kernel;
-    if (!(module instanceof Promise)) kernel = remake(module, origin);
-    else {
-      const loaded = () =>
-        Promise.resolve(this.module.on(device)).then((ready) => {
-          const real = remake(ready, origin);
-          this.#onOtherDevices!.set(device, real); // later launches go straight to it
-          return real;
-        });
-      const why = `Kernel '${this.name}' is still loading on ${device}`;
-      kernel = Kernel.make(this.module.placeholder(device), this.name, new CodelessKernel(why), this.signature as Signature, {
-        specializations: new Specializations(() => ({}), loaded),
-        origin,
-      });
-    }
-    (this.#onOtherDevices ??= new Map()).set(device, kernel);
-    return kernel as unknown as Kernel<S>;
+    return this.engine.onLaunch(hook as unknown as LaunchHook);
   }
 
   /**
@@ -260,31 +157,165 @@ export class Kernel<S extends Signature = Signature> {
    * for (const { defines, fromCache } of sum.specializations()) console.log(defines, fromCache ? '(cached)' : '');
    */
   specializations(): readonly CompiledSpecialization[] {
-    return this.#specializations?.compiled() ?? [];
+    return this.engine.specializations?.compiled() ?? [];
+  }
+}
+
+/**
+ * What only rxcuda uses of a kernel: its native kernel and launch block, the launch fast path,
+ * its hooks, and the kernel on other devices.
+ */
+export class KernelEngine<S extends Signature = Signature> {
+  /** The kernel it runs. */
+  readonly kernel: Kernel<S>;
+  /** Its module (the kernel's), read by every launch. */
+  readonly module: Module;
+  /** Its module's engine, whose `closed` every launch reads. */
+  readonly #module: ModuleEngine;
+  /** The native kernel (a graph's kernel nodes name it). */
+  readonly native: NativeKernel;
+  /** Whether a struct is among its parameters: only then can the same arguments (`Object.is`) pack other bytes. */
+  readonly packsStructs: boolean;
+  /** Whether a `'condition'` is among its parameters: only launches recorded into a graph take one. */
+  readonly takesConditions: boolean;
+  /** The block its launches write into. */
+  readonly block: LaunchBlock;
+  // Kept without its signature, so that a Kernel<S> stays a Kernel<Signature>.
+  /** Where its launches go, for a kernel of specializations (see specialization.ts). */
+  readonly specializations: Specializations<Signature> | undefined;
+  #hooks: LaunchHooks | undefined;
+  /** A CPU implementation or a specializer: its launches need a context, hooks or not. */
+  readonly #alwaysInContext: boolean;
+  /** Hooks registered on this kernel now. */
+  #hooked = 0;
+  /** Neither of the two: without global hooks, a launch builds no context. */
+  #contextFree: boolean;
+  // These too: the kernel's maker on another device, and the kernel this one stands for there.
+  readonly #remake: ((module: Module, origin: Kernel) => Kernel) | undefined;
+  readonly #origin: Kernel | undefined;
+  /** This kernel on other devices, made on a first launch there (see {@link on}). */
+  #onOtherDevices: Map<Device, Kernel> | undefined;
+
+  constructor(kernel: Kernel<S>, native: NativeKernel, signature: S, options: KernelOptions<S>) {
+    const module = kernel.module;
+    this.kernel = kernel;
+    this.module = module;
+    this.#module = module.engine;
+    this.native = native;
+    this.packsStructs = signature.some((p) => typeof p !== 'string');
+    this.takesConditions = signature.includes('condition');
+    this.specializations = options.specializations as Specializations<Signature> | undefined;
+    this.#alwaysInContext = options.contextual === true || options.specializations !== undefined;
+    this.#remake = options.remake as ((module: Module, origin: Kernel) => Kernel) | undefined;
+    this.#origin = options.origin as Kernel | undefined;
+    this.#contextFree = !this.#alwaysInContext && (this.#origin === undefined || this.#origin.engine.#hooked === 0);
+    checkCompiledParams(signature, native.paramInfo());
+    this.block = new LaunchBlock(native, signature, module.device, {
+      usedOn: (lane) => module.engine.usedOn(lane),
+      checkConfig: (config) => this.checkConfig(config),
+      record: (recorder, config, args, block) => recorder.kernel(kernel as unknown as Kernel, config, args, block),
+    });
   }
 
-  /** @internal Whether launches go to specializations (see {@link Template}). */
+  /** Whether launches go to specializations (see {@link Template}). */
   get specialized(): boolean {
-    return this.#specializations !== undefined;
+    return this.specializations !== undefined;
   }
 
   /**
-   * @internal The launch fast path; see {@link Stream.launch}. A launch that needs no context (no
-   * hook, CPU implementation or specializer) goes straight to the block: this is the path whose
-   * every nanosecond bench/launch counts.
+   * Checks and packs `args` for a launch with `config` now, enqueuing nothing: the launch block,
+   * header included, as the native launch would read it, for a graph's kernel node or for
+   * {@link submitPacked} later. With `lane`, the memory they use is noted as used there.
+   */
+  packed(config: LaunchConfig, args: KernelArgs<S>, lane?: StreamEngine): Uint8Array {
+    return this.block.packed(config, args, lane);
+  }
+
+  /**
+   * Enqueues a recorded launch on the host device as its CPU implementation runs it: the block
+   * and arguments as they were recorded (memory a graph holds may be closed since).
+   */
+  replayOn(stream: Stream, config: LaunchConfig, block: Uint8Array, args: readonly unknown[]): void {
+    this.module.engine.usedOn(stream.engine);
+    const context = LaunchContext.make<S>(this.kernel, config, stream, args as KernelArgs<S>, undefined, true); // args: a private copy
+    stream.engine.run(this.block.launchCommand(stream.engine, config, block, args, context as unknown as LaunchContext));
+  }
+
+  /**
+   * Checks `config` as a launch of this kernel is checked (a graph's kernel node too): the
+   * device's limits and the dynamic shared memory it allows now.
+   * @throws RangeError naming the option.
+   */
+  checkConfig(config: LaunchConfig): void {
+    config.checkFor(this.module.device); // a kernel of specializations: by the one it launches
+    if (config.sharedMem !== 0 && !this.specializations) checkDynamicShared(config, this.kernel.name, this.module.device, this.kernel.attributes);
+  }
+
+  /** Registers `hook` on the kernel this one stands for (see {@link Kernel.onLaunch}). */
+  onLaunch(hook: LaunchHook): Disposer {
+    if (this.#origin) return this.#origin.onLaunch(hook);
+    const hooks = (this.#hooks ??= new LaunchHooks((delta) => {
+      this.#hooked += delta;
+      for (const kernel of [this.kernel as unknown as Kernel, ...(this.#onOtherDevices?.values() ?? [])])
+        kernel.engine.#contextFree = !kernel.engine.#alwaysInContext && this.#hooked === 0;
+    }));
+    return hooks.add(hook);
+  }
+
+  /**
+   * This kernel on `device`: itself on its own device; elsewhere the same code in its module's
+   * counterpart there, made on the first launch on a stream of that device (the image loaded
+   * there, or compiled for its architecture, once). Until that module has loaded, the
+   * counterpart's launches wait in their streams' queues, as a specialization's do. Its hooks are
+   * this kernel's.
+   * @throws RangeError for a kernel that runs on its own device only (a template's) or a device of
+   * another backend.
+   */
+  on(device: Device): Kernel<S> {
+    if (device === this.module.device) return this.kernel;
+    const known = this.#onOtherDevices?.get(device);
+    if (known) return known as unknown as Kernel<S>;
+    const remake = this.#remake;
+    if (!remake || this.specializations)
+      rangeError('stream', `a stream of ${this.module.device}`, received(`a stream of ${device} (${this.specializations ? "a template's kernels run on the template's device" : 'this kernel runs on its own device only'})`));
+    const module = this.module.engine.on(device);
+    const origin = this.kernel as unknown as Kernel;
+    let kernel: Kernel;
+    if (!(module instanceof Promise)) kernel = remake(module, origin);
+    else {
+      const loaded = () =>
+        Promise.resolve(this.module.engine.on(device)).then((ready) => {
+          const real = remake(ready, origin);
+          this.#onOtherDevices!.set(device, real); // later launches go straight to it
+          return real;
+        });
+      const why = `Kernel '${origin.name}' is still loading on ${device}`;
+      kernel = Kernel.make(this.module.engine.placeholder(device), origin.name, new CodelessKernel(why), origin.signature, {
+        specializations: new Specializations(() => ({}), loaded),
+        origin,
+      });
+    }
+    (this.#onOtherDevices ??= new Map()).set(device, kernel);
+    return kernel as unknown as Kernel<S>;
+  }
+
+  /**
+   * The launch fast path; see {@link Stream.launch}. A launch that needs no context (no hook, CPU
+   * implementation or specializer) goes straight to the block: this is the path whose every
+   * nanosecond bench/launch counts.
    */
   launchOn(stream: Stream, config: LaunchConfig | LaunchOptions, args: KernelArgs<S>, extras?: LaunchExtras): void {
     stream.engine.checkOpen();
-    if (this.module.closed) typeError('kernel', 'a kernel of a loaded module', received('a kernel of a closed Module'));
-    if (stream.device !== this.module.device) return this.on(stream.device).launchOn(stream, config, args, extras);
-    const checked = this.#block.configFor(config);
+    if (this.#module.closed) typeError('kernel', 'a kernel of a loaded module', received('a kernel of a closed Module'));
+    if (stream.device !== this.module.device) return this.on(stream.device).engine.launchOn(stream, config, args, extras);
+    const checked = this.block.configFor(config);
     if (!this.#contextFree || extras !== undefined || global.size !== 0) return this.#launchInContext(stream, checked, args, extras);
-    this.#block.launch(stream.engine, checked, args, undefined);
+    this.block.launch(stream.engine, checked, args, undefined);
   }
 
   #checkFor(stream: Stream): void {
     stream.engine.checkOpen();
-    if (this.module.closed) typeError('kernel', 'a kernel of a loaded module', received('a kernel of a closed Module'));
+    if (this.#module.closed) typeError('kernel', 'a kernel of a loaded module', received('a kernel of a closed Module'));
     if (stream.device !== this.module.device)
       rangeError('stream', `a stream of ${this.module.device}`, received(`a stream of ${stream.device}`));
   }
@@ -292,27 +323,27 @@ export class Kernel<S extends Signature = Signature> {
   /** A launch with a context: hooks in their order, then the (replacement) kernel's launch. */
   #launchInContext(stream: Stream, config: LaunchConfig, args: KernelArgs<S>, extras: LaunchExtras | undefined): void {
     if (!isArray(args)) typeError('args', 'an array of kernel arguments', args);
-    let context = LaunchContext.make<S>(this, config, stream, args);
+    let context = LaunchContext.make<S>(this.kernel, config, stream, args);
     if (globalHooks.size > 0) context = globalHooks.run(context);
-    const own = this.#origin ?? this;
+    const own = (this.#origin ?? this.kernel).engine;
     if (own.#hooked > 0) context = own.#hooks!.run(context);
     if (extras?.hooks) context = extras.hooks.run(context);
-    const kernel = context.kernel;
-    if (kernel !== this) kernel.#checkFor(stream);
-    if (kernel.#specializations) kernel.#specializations.launch(context as unknown as LaunchContext, extras?.onFailure);
-    else kernel.#block.launch(stream.engine, config, context.given, context);
+    const engine = context.kernel.engine;
+    if (engine !== this) engine.#checkFor(stream);
+    if (engine.specializations) engine.specializations.launch(context as unknown as LaunchContext, extras?.onFailure);
+    else engine.block.launch(stream.engine, config, context.given, context);
   }
 
-  /** @internal Enqueues the launch `context` describes, on its stream (a ready specialization's). */
+  /** Enqueues the launch `context` describes, on its stream (a ready specialization's). */
   enqueueIn(context: LaunchContext<S>): void {
-    this.#block.launch(context.stream.engine, context.config, context.given, context as unknown as LaunchContext);
+    this.block.launch(context.stream.engine, context.config, context.given, context as unknown as LaunchContext);
   }
 
   /**
-   * @internal Launches now with a block that a kernel of the same signature packed when the launch
-   * was made (a template's, for its specialization). Returns a CPU kernel's pause.
+   * Launches now with a block that a kernel of the same signature packed when the launch was
+   * made (a template's, for its specialization). Returns a CPU kernel's pause.
    */
   submitPacked(lane: StreamEngine, config: LaunchConfig, bytes: Uint8Array, args: KernelArgs<S>, context: LaunchContext<S>): Pause | void {
-    return this.#block.submitPacked(lane, config, bytes, args, context as unknown as LaunchContext);
+    return this.block.submitPacked(lane, config, bytes, args, context as unknown as LaunchContext);
   }
 }

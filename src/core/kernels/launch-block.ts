@@ -23,7 +23,7 @@ interface Launch {
 export interface BlockOwner {
   /** Notes that `lane` launched the kernel (its module's unload waits for it). */
   usedOn(lane: StreamEngine): void;
-  /** Checks `config` for the kernel's device and for what the kernel itself allows (Kernel.checkConfig). */
+  /** Checks `config` for the kernel's device and for what the kernel itself allows (KernelEngine.checkConfig). */
   checkConfig(config: LaunchConfig): void;
   /**
    * Records a launch into a recording lane's recorder (the kernel names itself there): `args` and

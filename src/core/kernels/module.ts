@@ -1,4 +1,5 @@
-// Modules: cubin, fatbin or PTX images loaded on a device, and the kernels looked up in them.
+// Modules: cubin, fatbin or PTX images loaded on a device, and the kernels looked up in them; below
+// each, its engine: the loaded image, the lanes that used it and its code on other devices.
 import { isArrayBuffer, plainView, typedArrayName } from '../base/buffers.js';
 import { addon } from '../native/addon.js';
 import type { NativeModule } from '../native/types.js';
@@ -86,8 +87,8 @@ export type Reload = (device: Device) => Module | Promise<Module>;
 export class Module {
   /** The device it is loaded on. */
   readonly device: Device;
-  /** @internal The loaded image; none on the host device. */
-  readonly native: NativeModule | undefined;
+  /** @internal Its loaded image, the lanes that used it, and its code on other devices. */
+  readonly engine: ModuleEngine;
   /** What the compiler printed while compiling it (warnings), or '' for loaded images. */
   readonly log: string;
   /** Whether the compiled code came from the on-disk cache. */
@@ -95,13 +96,6 @@ export class Module {
   readonly #names: ReadonlyMap<string, string>;
   /** On the host device, the kernel entries its source was checked to have (none when it was not checked). */
   readonly #entries: ReadonlyMap<string, readonly PtxParam[]> | undefined;
-  readonly #streams = new UsedLanes();
-  readonly #reload: Reload | undefined;
-  /** This module's code on other devices, loaded (or loading) on first use there. */
-  readonly #elsewhere = new Map<Device, Module | Promise<Module>>();
-  #closed = false;
-  /** Graphs and executables whose kernel nodes use it: the unload waits until they release it. */
-  #held = 0;
   /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
   static readonly [BRAND] = (value: object): boolean => #names in value;
 
@@ -109,16 +103,16 @@ export class Module {
     checkConstructorToken(token, 'a Module', 'device.compile() or device.loadModule()');
     this.#entries = entries;
     this.device = device;
-    this.native = native;
-    this.#reload = reload;
-    if (native) unloadWhenCollected.register(this, { device, native, streams: this.#streams }, this);
+    this.engine = new ModuleEngine(this, native, reload);
+    if (native) unloadWhenCollected.register(this, { device, native, streams: this.engine.streams }, this);
     this.#names = names;
     this.log = log;
     this.fromCache = fromCache;
   }
 
   /**
-   * @internal Use {@link Device.loadModule} or {@link Device.compile}. Checks the image at once;
+   * @internal Use {@link Device.loadModule} or {@link Device.compile} (static: the constructor is
+   * private, so that only rxcuda makes modules). Checks the image at once;
    * the driver's load runs on a worker thread once the device's known work is done (see
    * CompletionPoints.whenQuiet). With `deviceRuntime`, the image is linked with libcudadevrt.a
    * there first (see CompiledProgram); the Promise rejects with a CudaError where that library
@@ -150,44 +144,16 @@ export class Module {
   /**
    * @internal A module of the host device: its kernels run through their CPU implementations,
    * each an entry of the compiled code and declared as it is there, when the source was `checked`.
+   * Static, as {@link load} is.
    */
   static forHost(device: Device, checked?: HostChecked): Module {
     const reload = (other: Device) => Module.forHost(other, checked);
     return new Module(CONSTRUCTOR_TOKEN, device, undefined, checked?.names ?? new Map(), checked?.log ?? '', checked?.fromCache ?? false, reload, checked?.entries);
   }
 
-  /** @internal A module with no code on `device`, for kernels whose code is elsewhere. */
-  placeholder(device: Device): Module {
-    return new Module(CONSTRUCTOR_TOKEN, device, undefined, new Map(), '', false);
-  }
-
-  /**
-   * @internal This module's code on `device`: itself on its own device, else loaded there on the
-   * first ask and kept (a load that failed is tried again on the next ask); closed with this one.
-   * @throws RangeError for a device of another backend, or a module that cannot be reloaded.
-   */
-  on(device: Device): Module | Promise<Module> {
-    if (device === this.device) return this;
-    const known = this.#elsewhere.get(device);
-    if (known) return known;
-    if (device.engine.backend !== this.device.engine.backend || !this.#reload)
-      rangeError('stream', `a stream of a ${this.device.kind} device`, received(`a stream of ${device}`));
-    const loaded = this.#reload(device);
-    this.#elsewhere.set(device, loaded);
-    if (loaded instanceof Promise)
-      loaded.then(
-        (module) => {
-          this.#elsewhere.set(device, module);
-          if (this.#closed) module.close();
-        },
-        () => this.#elsewhere.delete(device),
-      );
-    return loaded;
-  }
-
   /** True once `close()` was called. */
   get closed(): boolean {
-    return this.#closed;
+    return this.engine.closed;
   }
 
   /**
@@ -204,10 +170,10 @@ export class Module {
     if (typeof name !== 'string' || name === '') typeError('name', 'a kernel name', name);
     checkOptions('options', options, ['cpu']);
     const params = readSignature(signature) as S; // read once: what is checked is what is used
-    if (this.#closed) typeError('module', 'a loaded Module', received('a closed Module'));
+    if (this.engine.closed) typeError('module', 'a loaded Module', received('a closed Module'));
     const { cpu } = options;
     if (cpu !== undefined && typeof cpu !== 'function') typeError('options.cpu', 'a function', cpu);
-    if (!this.native) {
+    if (!this.engine.native) {
       const compiled = this.#checkedParams(name);
       if (!cpu)
         typeError('options.cpu', `a CPU implementation of kernel '${name}' to run it on the host device`, undefined);
@@ -218,7 +184,7 @@ export class Module {
     }
     let native;
     try {
-      native = new addon.Kernel(this.native, this.#names.get(name) ?? name);
+      native = new addon.Kernel(this.engine.native, this.#names.get(name) ?? name);
     } catch (error) {
       this.device.engine.fail(error);
     }
@@ -227,10 +193,10 @@ export class Module {
 
   /** `name` in this module (another device's), standing for `origin` there. */
   #remade<S extends Signature>(origin: Kernel<S>, name: string, signature: S, options: { readonly cpu?: CpuKernel<S> }): Kernel<S> {
-    if (!this.native) return Kernel.make(this, name, new CpuLauncher(options.cpu as CpuKernel, name, signature, this.#checkedParams(name)), signature, { contextual: true, origin });
+    if (!this.engine.native) return Kernel.make(this, name, new CpuLauncher(options.cpu as CpuKernel, name, signature, this.#checkedParams(name)), signature, { contextual: true, origin });
     let native;
     try {
-      native = new addon.Kernel(this.native, this.#names.get(name) ?? name);
+      native = new addon.Kernel(this.engine.native, this.#names.get(name) ?? name);
     } catch (error) {
       this.device.engine.fail(error);
     }
@@ -250,17 +216,6 @@ export class Module {
   }
 
   /**
-   * @internal Notes a lane that launched kernels of this module, so `close()` waits for it; it
-   * is released once its stream has closed and its work is done, so that a module kept for the
-   * process does not keep every stream that ever launched one of its kernels (nor what they hold).
-   */
-  usedOn(lane: MemoryLane): void {
-    if (!this.#streams.add(lane) || lane.closed) return;
-    const streams = new WeakRef(this.#streams); // the lane does not keep the module alive
-    lane.whenDrained(() => streams.deref()?.delete(lane));
-  }
-
-  /**
    * Unloads the module once every launch already enqueued from it has finished, and the rest of
    * the device's known work too (on a worker thread: the driver's unload waits for the whole
    * device); its kernels can no longer be launched. Idempotent.
@@ -269,22 +224,9 @@ export class Module {
    * module.close(); // unloaded once the launch has finished
    */
   close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
+    if (this.engine.closed) return;
     unloadWhenCollected.unregister(this);
-    if (this.#held === 0) unload(this.device, this.native, this.#streams);
-    for (const other of this.#elsewhere.values()) if (!(other instanceof Promise)) other.close();
-    this.#elsewhere.clear();
-  }
-
-  /** @internal Keeps the module loaded, even once closed, until {@link letGo}. */
-  hold(): void {
-    this.#held++;
-  }
-
-  /** @internal Ends one {@link hold}; a close asked meanwhile unloads now. */
-  letGo(): void {
-    if (--this.#held === 0 && this.#closed) unload(this.device, this.native, this.#streams);
+    this.engine.close();
   }
 
   /**
@@ -297,5 +239,91 @@ export class Module {
    */
   [Symbol.dispose](): void {
     this.close();
+  }
+}
+
+/** What only rxcuda uses of a module: its loaded image, the lanes that used it, its code elsewhere. */
+export class ModuleEngine {
+  /** The module it serves. */
+  readonly module: Module;
+  /** The loaded image; none on the host device. */
+  readonly native: NativeModule | undefined;
+  /** The lanes that launched its kernels: its unload waits for them. */
+  readonly streams = new UsedLanes();
+  /** True once the module's `close()` was called. */
+  closed = false;
+  readonly #reload: Reload | undefined;
+  /** The module's code on other devices, loaded (or loading) on first use there. */
+  readonly #elsewhere = new Map<Device, Module | Promise<Module>>();
+  /** Graphs and executables whose kernel nodes use it: the unload waits until they release it. */
+  #held = 0;
+
+  constructor(module: Module, native: NativeModule | undefined, reload: Reload | undefined) {
+    this.module = module;
+    this.native = native;
+    this.#reload = reload;
+  }
+
+  /**
+   * A module with no code on `device`, for kernels whose code is elsewhere (a template's kernels
+   * and a kernel's counterpart still loading: kernels of specializations, which never ask it to
+   * load on another device).
+   */
+  placeholder(device: Device): Module {
+    return Module.forHost(device);
+  }
+
+  /**
+   * The module's code on `device`: itself on its own device, else loaded there on the first ask
+   * and kept (a load that failed is tried again on the next ask); closed with this one.
+   * @throws RangeError for a device of another backend, or a module that cannot be reloaded.
+   */
+  on(device: Device): Module | Promise<Module> {
+    const own = this.module.device;
+    if (device === own) return this.module;
+    const known = this.#elsewhere.get(device);
+    if (known) return known;
+    if (device.engine.backend !== own.engine.backend || !this.#reload)
+      rangeError('stream', `a stream of a ${own.kind} device`, received(`a stream of ${device}`));
+    const loaded = this.#reload(device);
+    this.#elsewhere.set(device, loaded);
+    if (loaded instanceof Promise)
+      loaded.then(
+        (module) => {
+          this.#elsewhere.set(device, module);
+          if (this.closed) module.close();
+        },
+        () => this.#elsewhere.delete(device),
+      );
+    return loaded;
+  }
+
+  /**
+   * Notes a lane that launched kernels of this module, so `close()` waits for it; it is released
+   * once its stream has closed and its work is done, so that a module kept for the process does
+   * not keep every stream that ever launched one of its kernels (nor what they hold).
+   */
+  usedOn(lane: MemoryLane): void {
+    if (!this.streams.add(lane) || lane.closed) return;
+    const streams = new WeakRef(this.streams); // the lane does not keep the module alive
+    lane.whenDrained(() => streams.deref()?.delete(lane));
+  }
+
+  /** Marks the module closed: unloaded now unless held, its code on other devices closed too. */
+  close(): void {
+    this.closed = true;
+    if (this.#held === 0) unload(this.module.device, this.native, this.streams);
+    for (const other of this.#elsewhere.values()) if (!(other instanceof Promise)) other.close();
+    this.#elsewhere.clear();
+  }
+
+  /** Keeps the module loaded, even once closed, until {@link letGo}. */
+  hold(): void {
+    this.#held++;
+  }
+
+  /** Ends one {@link hold}; a close asked meanwhile unloads now. */
+  letGo(): void {
+    if (--this.#held === 0 && this.closed) unload(this.module.device, this.native, this.streams);
   }
 }

@@ -71,7 +71,7 @@ export class Specializations<S extends Signature> {
     const given = this.#definesOf(context);
     if (!isThenable(given)) {
       const variant = this.#variant(context, given);
-      if (variant.kernel) return variant.kernel.enqueueIn(context.with({ kernel: variant.kernel, defines: variant.defines }));
+      if (variant.kernel) return variant.kernel.engine.enqueueIn(context.with({ kernel: variant.kernel, defines: variant.defines }));
       return this.#whenReady(context, variant.ready.then((kernel) => [kernel, variant.defines] as const), onFailure);
     }
     const ready = Promise.resolve(given).then((defines) => {
@@ -122,20 +122,20 @@ export class Specializations<S extends Signature> {
     const { config, given: args } = context;
     const lane = context.stream.engine;
     lane.recorder?.interrupt(`A launch of ${context.kernel.name} whose specialization is still compiling (launch it once before capturing)`);
-    const bytes = context.kernel.packed(config, args, lane);
+    const bytes = context.kernel.engine.packed(config, args, lane);
     const fail = (error: unknown) => {
       if (onFailure) onFailure(error);
       else reportFailure(lane.listeners, error, { kind: 'enqueue', name: `launch(${context.kernel.name})` });
     };
     // The specialization's module learns of this stream as soon as it is made, so that closing it
     // (or its template) before the queue gets to this launch waits for it.
-    ready.then(([kernel]) => kernel.module.usedOn(lane), () => {});
+    ready.then(([kernel]) => kernel.module.engine.usedOn(lane), () => {});
     lane.run(() => (resume) => {
       ready.then(
         ([kernel, defines]) => {
           let pause;
           try {
-            pause = kernel.submitPacked(lane, config, bytes, args, context.with({ kernel, defines }));
+            pause = kernel.engine.submitPacked(lane, config, bytes, args, context.with({ kernel, defines }));
           } catch (error) {
             fail(error);
           }

@@ -2,8 +2,8 @@
 // for. A lane whose stream closed and whose work is done has nothing left to wait for: it is
 // removed, so that a resource that outlives many short-lived streams (a module kept for the process, an
 // array that every request's stream reads) does not keep each of them, and all they reference,
-// alive. It leaves when it tells (a module's lanes, see Module.usedOn), or at the latest when the
-// set has doubled since it was last looked through (amortized: no lane is looked at twice as
+// alive. It leaves when it tells (a module's lanes, see ModuleEngine.usedOn), or at the latest
+// when the set has doubled since it was last looked through (amortized: no lane is looked at twice as
 // often as lanes are added).
 import type { MemoryLane } from './owner.js';
 

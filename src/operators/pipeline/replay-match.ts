@@ -40,7 +40,7 @@ function isLaunch(work: NodeWork, kernel: Kernel, config: LaunchConfig, args: re
   // The same arguments pack the same bytes, but for a struct: the same array may hold other bytes
   // now, and the block says. Its header is the configuration's (the same object) and the lane's
   // stream (the candidates are the lane's own).
-  if (!kernel.packsStructs) return true;
+  if (!kernel.engine.packsStructs) return true;
   const kept = work.block;
   if (kept.length !== block.length) return false;
   for (let i = HEADER_BYTES; i < block.length; i++) if (kept[i] !== block[i]) return false;
