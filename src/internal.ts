@@ -92,10 +92,8 @@ export function standInLaunch(signature: Signature, args: (array: DeviceArray<'f
  */
 export function standInLibraries(elements: number) {
   const device: Device = Object.create(Device.prototype, {
-    backend: { value: { kind: 'cuda' } },
-    native: { value: {} },
+    engine: { value: { backend: { kind: 'cuda' }, native: {}, checkUsable() {} } },
     toString: { value: () => 'device 0' },
-    checkUsable: { value() {} },
   });
   const faults = { fail(error: unknown): never { throw error; }, check() {}, poisoned: undefined };
   let next = 0x7f00_0000_0000n;
@@ -104,7 +102,7 @@ export function standInLibraries(elements: number) {
     checkOpen() {}, noteSubmitted() {}, run(command: () => void) { command(); },
     native: { alloc: (bytes: number) => ((next += BigInt(bytes + 256)), next), free() {} },
   };
-  const stream: Stream = Object.create(Stream.prototype, { device: { value: device }, lane: { value: lane } });
+  const stream: Stream = Object.create(Stream.prototype, { device: { value: device }, engine: { value: lane } });
   const array = () => {
     const allocation = { device, ptr: (next += BigInt(elements * 4 + 256)), freed: false, portable: false, use() {} };
     return DeviceArray.wrap(allocation as never, 'f32', 0, elements);
