@@ -133,6 +133,16 @@ Napi::Object launchBlockLayout(Napi::Env env) {
   return out;
 }
 
+// notify()'s flags (runtime/device-thread.hpp), frozen: TypeScript checks the flags it passes
+// against them when it loads the addon.
+Napi::Object notifyFlags(Napi::Env env) {
+  auto out = Napi::Object::New(env);
+  out["refuseCapture"] = Napi::Number::New(env, kNotifyRefuseCapture);
+  out["offStream"] = Napi::Number::New(env, kNotifyOffStream);
+  out.Freeze();
+  return out;
+}
+
 Napi::Object initModule(Napi::Env env, Napi::Object exports) {
   pinLibrary();
   env.SetInstanceData(new Addon());
@@ -142,6 +152,7 @@ Napi::Object initModule(Napi::Env env, Napi::Object exports) {
   exports["detachBuffer"] = Napi::Function::New(env, detachBuffer, "detachBuffer");
   exports["completionCounts"] = Napi::Function::New(env, completionCounts, "completionCounts");
   exports["launchBlockLayout"] = launchBlockLayout(env);
+  exports["notifyFlags"] = notifyFlags(env);
   DeviceObject::define(env, exports);
   StreamObject::define(env, exports);
   EventObject::define(env, exports);

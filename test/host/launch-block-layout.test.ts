@@ -1,10 +1,11 @@
-// The launch block's layout is declared once, by the addon (native/src/runtime/launch-block.hpp);
-// loading the addon checks TypeScript's constants against it, so a mismatched build fails at load
-// instead of launching with arguments read from the wrong bytes.
+// The launch block's layout and notify()'s flags are declared once, by the addon
+// (native/src/runtime/launch-block.hpp, device-thread.hpp); loading the addon checks TypeScript's
+// constants against them, so a mismatched build fails at load instead of misreading bytes or flags.
 import { describe, expect, it } from 'vitest';
 import { HEADER_BYTES, STREAM_WORD } from '../../src/core/kernels/packer.js';
 import { addon } from '../../src/core/native/addon.js';
-import { LAUNCH_BLOCK, checkLaunchBlockLayout } from '../../src/core/native/launch-block.js';
+import { LAUNCH_BLOCK, checkAgainstAddon, checkLaunchBlockLayout } from '../../src/core/native/launch-block.js';
+import { NOTIFY_FLAGS } from '../../src/core/native/types.js';
 
 describe('launchBlockLayout', () => {
   it('is the layout TypeScript writes blocks with, frozen', () => {
@@ -28,5 +29,19 @@ describe('launchBlockLayout', () => {
 
   it('fails the check for an addon that declares no layout', () => {
     expect(() => checkLaunchBlockLayout(undefined)).toThrow(/declares no launch block layout/);
+  });
+});
+
+describe('notifyFlags', () => {
+  it("is the addon's declaration of the flags TypeScript passes to notify(), frozen", () => {
+    expect({ ...addon.notifyFlags }).toEqual({ ...NOTIFY_FLAGS });
+    expect(Object.isFrozen(addon.notifyFlags)).toBe(true);
+  });
+
+  it('fails the check loading runs for flags that differ, naming the field', () => {
+    expect(() => checkAgainstAddon('notify() flag table', 'notifyFlags', { ...NOTIFY_FLAGS, offStream: 8 }, NOTIFY_FLAGS)).toThrow(
+      new Error('The notify() flag table differs between rxcuda and its addon: `offStream` is 4 in TypeScript and 8 in the addon'),
+    );
+    expect(() => checkAgainstAddon('notify() flag table', 'notifyFlags', undefined, NOTIFY_FLAGS)).toThrow(/declares no notify\(\) flag table \(`notifyFlags`\)/);
   });
 });

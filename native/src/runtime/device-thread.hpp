@@ -97,7 +97,8 @@ struct EventCommand {
   After after;  // a Wait: the event's record, where it was given
 };
 struct RecordCommand { Completion::Record* record; };
-// notify()'s flags (src/core/native/types.ts has the same values).
+// notify()'s flags: TypeScript passes them (src/core/native/types.ts) and checks its values
+// against these, exported as `notifyFlags`, when it loads the addon.
 constexpr uint32_t kNotifyRefuseCapture = 2;
 constexpr uint32_t kNotifyOffStream = 4;
 // A notification: on the stream, or (offStream) on its notifier behind an event of the stream.

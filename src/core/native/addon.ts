@@ -3,12 +3,13 @@
 import { loadAddon } from './binding.js';
 import { CudaError, NvrtcError } from '../base/errors.js';
 import { completionMailbox, drainCompletions } from './completions.js';
-import { checkLaunchBlockLayout } from './launch-block.js';
-import type { Addon, Backend, DriverInfo } from './types.js';
+import { checkAgainstAddon, checkLaunchBlockLayout } from './launch-block.js';
+import { NOTIFY_FLAGS, type Addon, type Backend, type DriverInfo } from './types.js';
 
 function load(): Addon {
   return loadAddon<Addon & { init(options: object): void }>((addon) => {
     checkLaunchBlockLayout(addon.launchBlockLayout);
+    checkAgainstAddon('notify() flag table', 'notifyFlags', addon.notifyFlags, NOTIFY_FLAGS);
     addon.init({
       CudaError,
       NvrtcError,

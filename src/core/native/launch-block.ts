@@ -30,11 +30,19 @@ export const LAUNCH_BLOCK: LaunchBlockLayout = Object.freeze({
  * differs from `expected`, or saying that the addon declares no layout.
  */
 export function checkLaunchBlockLayout(native: unknown, expected: LaunchBlockLayout = LAUNCH_BLOCK): void {
-  if (typeof native !== 'object' || native === null) throw new Error('The addon declares no launch block layout (`launchBlockLayout`): it is older than this rxcuda');
+  checkAgainstAddon('launch block layout', 'launchBlockLayout', native, expected);
+}
+
+/**
+ * Throws an `Error` naming the first field where `native`, the addon's export `exported`, differs
+ * from the constants TypeScript holds (`expected`), or saying that the addon has no such export.
+ */
+export function checkAgainstAddon(what: string, exported: string, native: unknown, expected: object): void {
+  if (typeof native !== 'object' || native === null) throw new Error(`The addon declares no ${what} (\`${exported}\`): it is older than this rxcuda`);
   for (const [field, value] of Object.entries(expected)) {
     const theirs = (native as Record<string, unknown>)[field];
     if (theirs !== value) {
-      throw new Error(`The launch block layout differs between rxcuda and its addon: \`${field}\` is ${value} in TypeScript and ${String(theirs)} in the addon`);
+      throw new Error(`The ${what} differs between rxcuda and its addon: \`${field}\` is ${String(value)} in TypeScript and ${String(theirs)} in the addon`);
     }
   }
 }

@@ -31,6 +31,11 @@ export interface NativeDevice {
 export const NOTIFY_REFUSE_CAPTURE = 2;
 /** notify() flag: the callback behind an event, on the stream's notifier, not on the stream (CUDA). */
 export const NOTIFY_OFF_STREAM = 4;
+/**
+ * notify()'s flags as TypeScript passes them; native/src/runtime/device-thread.hpp declares them,
+ * and loading the addon checks these against its `notifyFlags`.
+ */
+export const NOTIFY_FLAGS = Object.freeze({ refuseCapture: NOTIFY_REFUSE_CAPTURE, offStream: NOTIFY_OFF_STREAM });
 
 /** An event's flag: CU_EVENT_DISABLE_TIMING. */
 export const DISABLE_TIMING = 0x2;
@@ -256,6 +261,8 @@ export interface Addon {
   completionCounts(): { pending: number; records: number; roads: number };
   /** The launch block's layout as the addon reads it (frozen); checked against TypeScript's at load. */
   readonly launchBlockLayout: LaunchBlockLayout;
+  /** notify()'s flags as the addon reads them (checked at load against {@link NOTIFY_FLAGS}). */
+  readonly notifyFlags: { readonly refuseCapture: number; readonly offStream: number };
   /** Failed submissions of the device threads (and of host streams) not yet told, oldest first. */
   takeSubmitFailures(): { handle: bigint; code: number; call: string }[];
   /**
