@@ -145,7 +145,7 @@ export class Capture extends GraphRecorder {
       } finally {
         this.#scope = scope;
       }
-      return body.engine.seal(body);
+      return body.engine.seal();
     });
     this.#check();
     const node = this.#refusing(() => scope.graph.engine.addConditional(type, condition, bodies, bound, scope.last ? [scope.last] : []));

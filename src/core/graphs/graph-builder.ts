@@ -126,11 +126,16 @@ export class GraphBuilder<N extends BuiltNode = BuiltNode, G = unknown> {
     return this.#faces.builderOf(body);
   }
 
+  /** Throws the GraphError of a body whose function has returned. */
+  checkUnsealed(): void {
+    if (this.sealed) throw new GraphError('body', "The body's function has returned: a body takes its nodes while its function runs");
+  }
+
   /** Ends a body: it takes no more nodes; its nodes as the conditional node holds them. */
-  seal(body: G): BodyWorks {
+  seal(): BodyWorks {
     this.sealed = true;
     const nodes = this.nodes;
-    return Object.freeze({ graph: body as object, works: Object.freeze(nodes.map((n) => n.work)), deps: Object.freeze(nodes.map((n) => Object.freeze(n.dependencies.map((d) => d.index)))) });
+    return Object.freeze({ graph: this.scope, works: Object.freeze(nodes.map((n) => n.work)), deps: Object.freeze(nodes.map((n) => Object.freeze(n.dependencies.map((d) => d.index)))) });
   }
 
   /**
@@ -138,7 +143,7 @@ export class GraphBuilder<N extends BuiltNode = BuiltNode, G = unknown> {
    * release it.
    */
   add(work: NodeWork, after: readonly N[]): N {
-    if (this.sealed) throw new GraphError('body', "The body's function has returned: a body takes its nodes while its function runs");
+    this.checkUnsealed();
     if (this.parent && (work.kind === 'hostFunction' || work.kind === 'record' || work.kind === 'wait'))
       throw new GraphError('body', `${BODY_REFUSALS[work.kind]} cannot be in the body of a conditional node (node ${this.nodes.length} of the body): a body holds kernels, copies, fills, empty nodes, library calls and conditional nodes`);
     holdWork(work, this.held.letGo);

@@ -388,7 +388,7 @@ export class Graph implements ConditionScope {
       } finally {
         body.engine.sealed = true;
       }
-      return body.engine.seal(body);
+      return body.engine.seal();
     });
     return this.engine.addConditional(type, condition, bodies, loop, after) as GraphNode<undefined>;
   }
@@ -464,7 +464,7 @@ export class Graph implements ConditionScope {
 
   #checkAdd(options: NodeOptions): readonly GraphNode[] {
     this.#checkOpen();
-    if (this.engine.sealed) throw new GraphError('body', "The body's function has returned: a body takes its nodes while its function runs");
+    this.engine.checkUnsealed();
     checkOptions('options', options, ['after']);
     const { after = [] } = options;
     if (!isArray(after)) typeError('after', 'an array of graph nodes', after);

@@ -91,7 +91,7 @@ const given = (to: FailureRoute): FailureRoute => to;
 
 /** Runs `enqueue` under the route `to` as it is (see {@link FailureScope.run}). */
 function routingFailures<T>(to: FailureRoute, enqueue: () => T): T {
-  return failureScope.run(given, to, () => enqueue());
+  return failureScope.run(given, to, enqueue);
 }
 
 /**
