@@ -3,11 +3,11 @@
 // for users.
 import { Device } from './core/device/device.js';
 import { Stream } from './core/device/stream.js';
-import { DeviceArray } from './core/memory/memory.js';
-import { Blas } from './core/libraries/blas.js';
-import { Fft } from './core/libraries/fft.js';
+import { DeviceArray, wrapDeviceArray } from './core/memory/memory.js';
+import { blasOver } from './core/libraries/blas.js';
+import { fftOver } from './core/libraries/fft.js';
 import { workspacesOf } from './core/libraries/workspaces.js';
-import { Kernel, type Signature } from './core/kernels/kernel.js';
+import { Kernel, type Signature, makeKernel } from './core/kernels/kernel.js';
 import { LaunchConfig } from './core/kernels/launch-config.js';
 import type { Module } from './core/kernels/module.js';
 
@@ -73,12 +73,12 @@ export function standInLaunch(signature: Signature, args: (array: DeviceArray<'f
   const device = { properties, checkUsable() {}, fail(error: unknown) { throw error; } } as unknown as Device;
   const native = { paramInfo: () => null, bind: () => () => {} };
   const module = { device, engine: { closed: false, usedOn() {} } } as unknown as Module;
-  const kernel = Kernel.make(module, 'k', native as never, signature);
+  const kernel = makeKernel(module, 'k', native as never, signature);
   const faults = { fail(error: unknown): never { throw error; } };
   const lane = { id: 1, immediate: true, recorder: undefined, lo: 1, hi: 0, faults, checkOpen() {}, noteSubmitted() {} };
   const stream = { device, engine: lane } as unknown as Stream;
   const allocation = { device, ptr: 0x7f00_0000_1000n, freed: false, portable: false, use() {} };
-  const array = DeviceArray.wrap(allocation as never, 'f32', 0, 16);
+  const array = wrapDeviceArray(allocation as never, 'f32', 0, 16);
   return { kernel, stream, config: new LaunchConfig({ grid: 1, block: 32 }), args: args(array) };
 }
 
@@ -105,7 +105,7 @@ export function standInLibraries(elements: number) {
   const stream: Stream = Object.create(Stream.prototype, { device: { value: device }, engine: { value: lane } });
   const array = () => {
     const allocation = { device, ptr: (next += BigInt(elements * 4 + 256)), freed: false, portable: false, use() {} };
-    return DeviceArray.wrap(allocation as never, 'f32', 0, elements);
+    return wrapDeviceArray(allocation as never, 'f32', 0, elements);
   };
   const made: Promise<unknown>[] = [];
   const plans = {
@@ -119,8 +119,8 @@ export function standInLibraries(elements: number) {
     destroyPlan() {},
   };
   return {
-    blas: Blas.over(device, { gemm: () => 0, bind: () => () => 0 }, 32 << 20),
-    fft: Fft.over(device, plans),
+    blas: blasOver(device, { gemm: () => 0, bind: () => () => 0 }, 32 << 20),
+    fft: fftOver(device, plans),
     stream,
     arrays: [array(), array(), array()] as const,
     ready: () => Promise.all(made),
@@ -143,5 +143,5 @@ export function nullKernel<const S extends Signature>(module: Module, name: stri
     suggestBlockSize: () => ({ minGridSize: 1, blockSize: 256 }),
     bind: () => () => {},
   };
-  return Kernel.make(module, name, native as never, signature);
+  return makeKernel(module, name, native as never, signature);
 }

@@ -11,7 +11,7 @@ import { conditionalWork, setConditionWork } from '../core/graphs/node-work.js';
 import { ValueRecording } from './pipeline/replay-match.js';
 import { Feed } from './pipeline/feed.js';
 import { operate } from './pipeline/operate.js';
-import { PipelineError, type Work } from './pipeline/work.js';
+import { PipelineError, type Work, holdValue, releaseValueWhenDone, releaseValue } from './pipeline/work.js';
 
 /** The warning code of a pipeline whose on-device loop or branch runs as host steps (outside `replay`). */
 export const DEVICE_CONTROL_EAGER_WARNING = 'RXCUDA_DEVICE_CONTROL_EAGER';
@@ -183,7 +183,7 @@ function control<T, B, R>(
         }
         warnEager(name);
         const settle = expectEmission();
-        work.hold(); // the value and its buffers stay until its loop has run and it has gone on
+        holdValue(work); // the value and its buffers stay until its loop has run and it has gone on
         queue = queue.then(async () => {
           try {
             await runOnHost(name, type, bodies.length, work, memory, test, maxIterations, runBody);
@@ -193,9 +193,9 @@ function control<T, B, R>(
           } finally {
             settle();
             try {
-              work.releaseWhenDone();
+              releaseValueWhenDone(work);
             } catch {
-              work.release(); // the device broke: nothing more of it runs
+              releaseValue(work); // the device broke: nothing more of it runs
             }
           }
         });

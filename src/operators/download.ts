@@ -1,7 +1,7 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import { DTYPES, type DType, type TypedArrayOf } from '../core/base/dtype.js';
 import { MAIN_THREAD_COPY_BYTES, copyHost, copySmall, type CopyRoad } from '../core/memory/host-copy.js';
-import { LentArray, type LentArrayOwner } from '../core/memory/lent-array.js';
+import { LentArray, type LentArrayOwner, makeLentArray } from '../core/memory/lent-array.js';
 import { ArgumentTypeError, typeError } from '../core/base/errors.js';
 import { bufferOf, lengthOf, typedArrayName } from '../core/base/buffers.js';
 import { checkOptions } from '../core/base/options.js';
@@ -11,6 +11,7 @@ import type { HostArray, Memory } from '../core/memory/memory.js';
 import { WhenDone, operate } from './pipeline/operate.js';
 import type { AnyWork, Work } from './pipeline/work.js';
 import { checkSlotName, type With } from './pipeline/slots.js';
+import { stagingArray, lendMemory, isTimed, stageWork, hostSpan } from './pipeline/work.js';
 
 /** Options for {@link download} of memory of element type `D`, from values `W`. */
 export interface DownloadOptions<W extends AnyWork = AnyWork, D extends DType = DType> {
@@ -102,8 +103,8 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
       const label = `download(${name})`;
       // Results attached just before the emission, from the value's staging: made once here.
       const lent = (work: Work<T, B, R>, staging: HostArray<D>) => {
-        const lane = work.lend(staging);
-        const array = LentArray.make(staging, staging.length, next ? next.lend(staging, lane) : lane);
+        const lane = lendMemory(work, staging);
+        const array = makeLentArray(staging, staging.length, next ? next.lend(staging, lane) : lane);
         next?.keep(array);
         (work.results as Record<string, LentArray<D>>)[name] = array;
       };
@@ -123,7 +124,7 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
       const subscription = operate(label, source, subscriber, (work, expectEmission) => {
         const memory = select(work);
         checkMemoryOf('select(work)', memory, work.stream.device);
-        const staging = work.staging(memory.dtype, memory.length);
+        const staging = stagingArray(work, memory.dtype, memory.length);
         if (lend !== undefined) {
           copyBack(work, name, 'lent', staging, memory);
           return whenLent.emit(work, expectEmission, staging);
@@ -214,8 +215,8 @@ const collectedLent = new FinalizationRegistry<NextLender>((lender) => {
 
 /** The device copy of a value's result into its staging, as the stage `download <name> [<road>]` when timed. */
 function copyBack(work: AnyWork, name: string, road: string, staging: HostArray, memory: Memory): void {
-  if (!work.timed) work.stream.copy(staging, memory);
-  else work.stage(`download ${name} [${road}]`, () => work.stream.copy(staging, memory), memory.byteLength);
+  if (!isTimed(work)) work.stream.copy(staging, memory);
+  else stageWork(work, `download ${name} [${road}]`, () => work.stream.copy(staging, memory), memory.byteLength);
 }
 
 /** Refuses an `into` array that cannot take `memory`'s elements; keeps one that copy threads fill in place. */
@@ -246,7 +247,7 @@ function copyLater(work: AnyWork, name: string, target: ArrayBufferView | undefi
     try {
       // Checked again here: `out` must still be attached and long enough (copyHost refuses it).
       road = copyHost(out, staging.data, () => {
-        if (road) work.hostSpan(`copy ${name} [workers]`, start, memory.byteLength);
+        if (road) hostSpan(work, `copy ${name} [workers]`, start, memory.byteLength);
         (work.results as Record<string, ArrayBufferView>)[name] = out;
         ready();
       });

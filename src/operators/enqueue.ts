@@ -4,6 +4,7 @@ import { typeError } from '../core/base/errors.js';
 import { stepOperator } from './pipeline/step-run.js';
 import type { Work } from './pipeline/work.js';
 import type { NamedIn, With } from './pipeline/slots.js';
+import { stageWork } from './pipeline/work.js';
 
 /**
  * Enqueues any device work for each value on its stream (built-in kernels, copies, fills,
@@ -35,6 +36,6 @@ export function enqueue<T, B, R, X = void>(
   if (typeof fn !== 'function') typeError('fn', 'a function that enqueues a value\'s work', fn);
   if (typeof name !== 'string') typeError('name', 'a string', name);
   return stepOperator(name, (work: Work<T, B, R>) => {
-    work.stage(name, () => fn(work, work.stream));
+    stageWork(work, name, () => fn(work, work.stream));
   });
 }

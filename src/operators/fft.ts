@@ -5,6 +5,7 @@ import { Fft, type C2cOptions, type FftDType, type FftKind } from '../core/libra
 import { stepOperator } from './pipeline/step-run.js';
 import type { Work } from './pipeline/work.js';
 import type { NamedIn, With } from './pipeline/slots.js';
+import { stageWork } from './pipeline/work.js';
 
 /** What {@link fft}'s `configure` gives for a value: the transform, its arrays and its sizes. */
 export interface FftCall<D extends FftDType, O extends DeviceArray<D>> extends C2cOptions {
@@ -42,6 +43,6 @@ export function fft<T, B, R, D extends FftDType, const O extends DeviceArray<D>>
     const { kind, input, output, ...options } = configure(work);
     const stream = work.stream;
     if (kind !== 'c2c' && kind !== 'r2c' && kind !== 'c2r') typeError('kind', "'c2c', 'r2c' or 'c2r'", kind);
-    work.stage(`fft ${kind}`, () => Fft.for(stream.device)[kind](stream, input, output as never, options));
+    stageWork(work, `fft ${kind}`, () => Fft.for(stream.device)[kind](stream, input, output as never, options));
   });
 }

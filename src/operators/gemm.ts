@@ -5,6 +5,7 @@ import { Blas, type GemmDType, type GemmOptions, type GemmOutput } from '../core
 import { stepOperator } from './pipeline/step-run.js';
 import type { Work } from './pipeline/work.js';
 import type { NamedIn, With } from './pipeline/slots.js';
+import { stageWork } from './pipeline/work.js';
 
 /** What {@link gemm}'s `configure` gives for a value: the three matrices and the product's shape. */
 export interface GemmCall<D extends GemmDType, C extends DeviceArray<GemmOutput<D>>> extends GemmOptions {
@@ -41,6 +42,6 @@ export function gemm<T, B, R, D extends GemmDType, const C extends DeviceArray<G
   return stepOperator('gemm', (work: Work<T, B, R>) => {
     const { a, b, c, ...options } = configure(work);
     const stream = work.stream;
-    work.stage('gemm', () => Blas.for(stream.device).gemm(stream, a, b, c as never, options));
+    stageWork(work, 'gemm', () => Blas.for(stream.device).gemm(stream, a, b, c as never, options));
   });
 }

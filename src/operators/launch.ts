@@ -6,7 +6,7 @@ import { checkOptions } from '../core/base/options.js';
 import { LaunchConfig, type LaunchOptions } from '../core/kernels/launch-config.js';
 import { checkArgument, wrongArgCount } from '../core/kernels/packer.js';
 import { stepOperator, type Step } from './pipeline/step-run.js';
-import { PipelineError, type AnyWork, type Work } from './pipeline/work.js';
+import { PipelineError, type AnyWork, type Work, isTimed, stageWork } from './pipeline/work.js';
 import type { NamedIn, With } from './pipeline/slots.js';
 
 /** One argument of a {@link launch} with arguments given once: the argument itself, or a function of the value that gives it. */
@@ -116,7 +116,7 @@ export function launch<S extends Signature>(
   const launchOne: LaunchOne<S> = (work, config, args, subscriber) => {
     if (subscriber.closed) return; // a value started by the functions above failed the pipeline
     const extras = contextual ? extrasOf(name, hooks, work, subscriber) : undefined;
-    if (work.timed) launchTimed(work, kernel, config, args, extras);
+    if (isTimed(work)) launchTimed(work, kernel, config, args, extras);
     else kernel.engine.launchOn(work.stream, config, args, extras);
   };
   const step: Step<AnyWork> = given
@@ -187,7 +187,7 @@ function extrasOf(name: string, hooks: LaunchHooks | undefined, work: AnyWork, s
 
 /** A timed value's launch, as the stage named after the kernel. */
 function launchTimed<S extends Signature>(work: AnyWork, kernel: Kernel<S>, config: LaunchConfig | LaunchOptions, args: KernelArgs<S>, extras: LaunchExtras | undefined): void {
-  work.stage(kernel.name, () => kernel.engine.launchOn(work.stream, config, args, extras));
+  stageWork(work, kernel.name, () => kernel.engine.launchOn(work.stream, config, args, extras));
 }
 
 /** Options for {@link launch}. */

@@ -2,7 +2,7 @@ import { Observable, type OperatorFunction } from 'rxjs';
 import { typeError } from '../core/base/errors.js';
 import { Feed } from './pipeline/feed.js';
 import { Replayer } from './pipeline/replayer.js';
-import { PipelineError, type Work } from './pipeline/work.js';
+import { PipelineError, type Work, hostSpan } from './pipeline/work.js';
 import { unsubscribeFenced } from './pipeline/teardown.js';
 
 /** The warning code of a value whose work {@link replay} enqueued as given. */
@@ -47,7 +47,7 @@ export function replay<T, B, R, O>(operator: OperatorFunction<Work<T, B, R>, O>)
       let current: Work<T, B, R> | undefined;
       let noted: Work<T, B, R> | undefined; // one span per value, for its first difference
       const replayer = new Replayer((difference) => {
-        if (current && noted !== current) current.hostSpan(`replay: enqueued as given (${difference})`, performance.now());
+        if (current && noted !== current) hostSpan(current, `replay: enqueued as given (${difference})`, performance.now());
         noted = current;
         if (warned) return;
         warned = true;

@@ -9,6 +9,7 @@ import { MAIN_THREAD_COPY_BYTES } from '../core/memory/host-copy.js';
 import { stepOperator } from './pipeline/step-run.js';
 import type { AnyWork, Work } from './pipeline/work.js';
 import { checkSlotName, type DTypeOfData, type HostData, type With } from './pipeline/slots.js';
+import { stagingArray, isTimed, stageWork, hostSpan } from './pipeline/work.js';
 
 /** What `upload` takes: a TypedArray, or pinned memory (a frame, a registered array). */
 export type UploadSource = HostData | HostArray;
@@ -59,7 +60,7 @@ export function upload<T, B, R, A extends UploadSource, N extends string = 'inpu
     const data: UploadSource = select(work.value);
     if (data instanceof HostArray) {
       const target = work.device(data.dtype, data.length, name);
-      if (!work.timed) work.stream.copy(target, data);
+      if (!isTimed(work)) work.stream.copy(target, data);
       else copyStaged(work, `upload ${name} [${data.registered ? 'registered' : 'pinned'}]`, target, data);
       return;
     }
@@ -68,22 +69,22 @@ export function upload<T, B, R, A extends UploadSource, N extends string = 'inpu
     // Measured through its internal slots: a subclass's length and byteLength getters may say anything.
     const length = lengthOf(data);
     markUntransferable('select(value)', data, byteLengthOf(data) > MAIN_THREAD_COPY_BYTES); // the copy threads read a large one after this returns
-    const staging = work.staging(dtype, length);
-    if (work.timed) stageTimed(work, `stage ${name} [workers]`, staging, data);
+    const staging = stagingArray(work, dtype, length);
+    if (isTimed(work)) stageTimed(work, `stage ${name} [workers]`, staging, data);
     else stageIn(work.stream, staging, data);
     const target = work.device(dtype, length, name);
-    if (!work.timed) work.stream.copy(target, staging);
+    if (!isTimed(work)) work.stream.copy(target, staging);
     else copyStaged(work, `upload ${name} [staged]`, target, staging);
   });
 }
 
 /** The device copy of a timed value, as the stage `stage`. */
 function copyStaged(work: AnyWork, stage: string, target: DeviceArray, source: HostArray): void {
-  work.stage(stage, () => work.stream.copy(target, source), source.byteLength);
+  stageWork(work, stage, () => work.stream.copy(target, source), source.byteLength);
 }
 
 /** The host copy into staging of a timed value, with a host span `span` when native threads make it. */
 function stageTimed(work: AnyWork, span: string, staging: HostArray, data: ArrayBufferView): void {
   const start = performance.now();
-  stageIn(work.stream, staging, data, () => work.hostSpan(span, start, byteLengthOf(data)));
+  stageIn(work.stream, staging, data, () => hostSpan(work, span, start, byteLengthOf(data)));
 }

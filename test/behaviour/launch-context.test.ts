@@ -8,6 +8,7 @@ import {
 } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
 import { testKernels } from '../support/kernels.js';
+import { makeLaunchContext } from '../../src/core/kernels/launch-context.js';
 
 type Store = Kernel<readonly ['ptr', 'u32']>;
 const one = { grid: 1, block: 1 };
@@ -174,7 +175,7 @@ describeBackends('pre-launch hooks', (getDevice) => {
     stream = device.createStream();
     const big = stream.alloc('f32', 1 << 20);
     const args = [big, ...Array.from({ length: 49 }, (_, i) => i)];
-    const text = String(LaunchContext.make(store as never, LaunchConfig.from({ grid: 128, block: 256 }), stream, args));
+    const text = String(makeLaunchContext(store as never, LaunchConfig.from({ grid: 128, block: 256 }), stream, args));
     expect(text.length).toBeLessThan(300);
     expect(text).toContain('store<<<128×1×1, 256×1×1>>>(DeviceArray<f32>[1048576], 0, 1,');
     expect(text).toContain('… 42 more');

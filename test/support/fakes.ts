@@ -1,8 +1,10 @@
 // Stand-ins for the native objects a Kernel launches through, so that argument packing and
 // validation are tested on machines without a GPU: `launches` records each header and argument
 // block exactly as the native launch would read it.
-import { DeviceArray, HostArray, Kernel, type DType, type Signature } from '../../src/index.js';
+import type { DType, Signature } from '../../src/index.js';
 import type { Device, Module, Stream } from '../../src/index.js';
+import { makeKernel } from '../../src/core/kernels/kernel.js';
+import { wrapDeviceArray, wrapHostArray } from '../../src/core/memory/memory.js';
 
 export const properties = {
   name: 'Fake GPU', totalMemory: 2 ** 34, major: 9, minor: 0, multiprocessors: 4,
@@ -46,7 +48,7 @@ export function fakeKernel<S extends Signature>(signature: S, options: { device?
     },
   };
   const module = { device, engine: { closed: false, usedOn() {} } } as unknown as Module;
-  const kernel = Kernel.make(module, 'fake', native as never, signature);
+  const kernel = makeKernel(module, 'fake', native as never, signature);
   return { kernel, launches, device, offsets: () => [...offsets!] };
 }
 
@@ -71,10 +73,10 @@ export function fakeAllocation(device: Device, ptr: bigint, portable = false) {
 }
 
 export function fakeDeviceArray<D extends DType = 'f32'>(device: Device, ptr = 0x7f00_0000_1000n, length = 16, dtype = 'f32' as D) {
-  return DeviceArray.wrap(fakeAllocation(device, ptr) as never, dtype, 0, length);
+  return wrapDeviceArray(fakeAllocation(device, ptr) as never, dtype, 0, length);
 }
 
 export function fakeHostArray(device: Device, length = 4) {
   const data = new Float32Array(length);
-  return HostArray.wrap(fakeAllocation(device, 0x5000n, true) as never, 'f32', data);
+  return wrapHostArray(fakeAllocation(device, 0x5000n, true) as never, 'f32', data);
 }

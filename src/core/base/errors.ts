@@ -334,37 +334,44 @@ export function checkCount(name: string, value: unknown, min = 0): number {
   return value;
 }
 
+const BRAND: unique symbol = Symbol('rxcuda brand');
+
 /**
- * The static method by which a class of rxcuda's tells its own objects (`#field in value`) from a
- * Proxy of one, or an object made from its prototype alone, neither of which has its private
- * state: {@link isInstance} asks it before `instanceof`.
+ * Gives `Class` the check by which it tells its own objects (`#field in value`) from a Proxy of
+ * one, or an object made from its prototype alone, neither of which has its private state:
+ * {@link isInstance} asks it before `instanceof`. Called from the class's static block, so that
+ * the check is no member of the class's public type.
  * @example
- * class Kernel { static readonly [BRAND] = (value: object): boolean => #block in value; }
+ * class Kernel { #block; static { brand(this, (value) => #block in value); } }
  */
-export const BRAND: unique symbol = Symbol('rxcuda brand');
+export function brand(Class: Function, check: (value: object) => boolean): void {
+  Object.defineProperty(Class, BRAND, { value: check });
+}
+
+/** The check {@link brand} gave `Class`. */
+export function brandOf(Class: Function): (value: object) => boolean {
+  const check = (Class as { readonly [BRAND]?: (value: object) => boolean })[BRAND];
+  if (check === undefined) throw new Error(`${Class.name} has no brand`);
+  return check;
+}
 
 /**
  * `value instanceof Class` for an object that is one itself: false for a Proxy (of one, or
  * revoked), for an object made from `Class.prototype` without its constructor (where the class
- * has a {@link BRAND}), and where asking throws. Argument checks use it, so that such a value is
+ * has a {@link brand}), and where asking throws. Argument checks use it, so that such a value is
  * refused by name before any private member of it is read.
  */
 export function isInstance<T>(value: unknown, Class: { readonly prototype: T }): value is T {
   if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
   try {
-    const brand = (Class as { readonly [BRAND]?: (value: object) => boolean })[BRAND];
-    if (brand !== undefined ? !brand(value) : types.isProxy(value)) return false;
+    const check = (Class as { readonly [BRAND]?: (value: object) => boolean })[BRAND];
+    if (check !== undefined ? !check(value) : types.isProxy(value)) return false;
     return value instanceof (Class as unknown as Function);
   } catch {
     return false;
   }
 }
 
-/**
- * The elements of `array`, read once each into a plain array, a hole read as undefined: where
- * `slice` keeps holes and `every`, `some`, `forEach` and `map` skip them, a check of the copy
- * refuses `[2, , 3]` as it refuses `[2, undefined, 3]`.
- */
 export function elementsOf(array: readonly unknown[]): unknown[] {
   const length = array.length;
   const elements = new Array<unknown>(length);

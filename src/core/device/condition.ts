@@ -4,7 +4,7 @@
 // driver handle made for each native graph, which kernels receive as a 'condition' argument (the
 // launch block holds a token until then); on the host device it is a value that the replay of an
 // executable keeps for each launch. Here, below kernels/, because a kernel takes it as an argument.
-import { BRAND, GraphError, isInstance, rangeError, typeError } from '../base/errors.js';
+import { brand, GraphError, isInstance, rangeError, typeError } from '../base/errors.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 import type { Device } from './device.js';
 
@@ -19,6 +19,31 @@ export interface ConditionScope {
 }
 
 let serial = 0;
+
+/**
+ * Made by a graph or a capture, the `index`th of its graph.
+ */
+export let makeGraphCondition: (scope: ConditionScope, initial: unknown, index: number) => GraphCondition;
+
+/**
+ * Notes the conditional node that uses it.
+ */
+export let useCondition: (condition: GraphCondition, node: string) => void;
+
+/**
+ * What a kernel's launch block holds for it until a native graph gives it a handle.
+ */
+export let conditionToken: (condition: GraphCondition) => bigint;
+
+/**
+ * The low 32 bits of its token, as the packer writes them.
+ */
+export let conditionLo: (condition: GraphCondition) => number;
+
+/**
+ * The high 32 bits of its token.
+ */
+export let conditionHi: (condition: GraphCondition) => number;
 
 /**
  * A condition of a graph: a 32-bit value that kernels set on the device and that a conditional node
@@ -40,36 +65,33 @@ export class GraphCondition {
   readonly initial: number;
   /** How messages name it: `condition <n>`, from 0 in the order the graph made them. */
   readonly name: string;
-  /** @internal What a kernel's launch block holds for it until a native graph gives it a handle. */
-  readonly token: bigint;
+  readonly #token: bigint;
   #usedBy: string | undefined;
-  /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
-  static readonly [BRAND] = (value: object): boolean => #usedBy in value;
+  static {
+    brand(this, (value) => #usedBy in value);
+  }
 
   private constructor(token: ConstructorToken, scope: ConditionScope, initial: number, index: number) {
     checkConstructorToken(token, 'a GraphCondition', 'graph.condition() or stream.condition()');
     this.scope = scope;
     this.initial = initial;
     this.name = `condition ${index}`;
-    this.token = 0xc0d0n << 48n | BigInt(++serial);
+    this.#token = 0xc0d0n << 48n | BigInt(++serial);
   }
 
-  /** @internal Made by a graph or a capture, the `index`th of its graph. */
-  static make(scope: ConditionScope, initial: unknown, index: number): GraphCondition {
+  static #make(scope: ConditionScope, initial: unknown, index: number): GraphCondition {
     if (initial === undefined) initial = 0;
     if (typeof initial !== 'number' || !Number.isInteger(initial) || initial < 0 || initial > 0xffffffff)
       rangeError('initial', 'an unsigned 32-bit integer', initial);
     return new GraphCondition(CONSTRUCTOR_TOKEN, scope, initial, index);
   }
 
-  /** @internal The low 32 bits of its token, as the packer writes them. */
-  get lo(): number {
-    return Number(this.token & 0xffffffffn);
+  get #lo(): number {
+    return Number(this.#token & 0xffffffffn);
   }
 
-  /** @internal The high 32 bits of its token. */
-  get hi(): number {
-    return Number(this.token >> 32n);
+  get #hi(): number {
+    return Number(this.#token >> 32n);
   }
 
   /** The conditional node that uses it, in words, once one does. */
@@ -77,9 +99,15 @@ export class GraphCondition {
     return this.#usedBy;
   }
 
-  /** @internal Notes the conditional node that uses it. */
-  use(node: string): void {
+  #use(node: string): void {
     this.#usedBy = node;
+  }
+  static {
+    makeGraphCondition = (scope, initial, index) => GraphCondition.#make(scope, initial, index);
+    useCondition = (condition, node) => condition.#use(node);
+    conditionToken = (condition) => condition.#token;
+    conditionLo = (condition) => condition.#lo;
+    conditionHi = (condition) => condition.#hi;
   }
 }
 
@@ -140,6 +168,11 @@ function where(scope: ConditionScope, other?: ConditionScope): string {
 
 
 /**
+ * Made by a launch whose conditional nodes run as host steps, at the initial value.
+ */
+export let conditionValueOf: (condition: GraphCondition) => ConditionValue;
+
+/**
  * A condition's value in one launch of an executable on the host device: what a kernel's CPU
  * implementation receives for a `'condition'` parameter, to set as a GPU kernel sets the condition
  * with `cudaGraphSetConditional`.
@@ -159,8 +192,7 @@ export class ConditionValue {
     this.#value = condition.initial;
   }
 
-  /** @internal Made by a launch whose conditional nodes run as host steps, at the initial value. */
-  static of(condition: GraphCondition): ConditionValue {
+  static #of(condition: GraphCondition): ConditionValue {
     return new ConditionValue(CONSTRUCTOR_TOKEN, condition);
   }
 
@@ -180,5 +212,8 @@ export class ConditionValue {
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 0xffffffff)
       rangeError('value', 'an unsigned 32-bit integer (or a boolean)', value);
     this.#value = value;
+  }
+  static {
+    conditionValueOf = (condition) => ConditionValue.#of(condition);
   }
 }

@@ -4,15 +4,15 @@
 //
 // Device, Stream and Event name one another (a device makes streams and events, and each of them
 // names its device, as the public API types it): the one import circle of this folder.
-import { BRAND, CudaError, checkCount, isInstance, rangeError, received, typeError } from '../base/errors.js';
+import { brand, CudaError, checkCount, isInstance, rangeError, received, typeError } from '../base/errors.js';
 import { checkDType, dtypeOfArray, type DType, type DTypeOfArray } from '../base/dtype.js';
 import { addon, cudaBackend, driverUnavailable } from '../native/addon.js';
 import type { Backend, DeviceProperties, DriverInfo } from '../native/types.js';
 import { hostBackend } from '../host/backend.js';
-import { HostArray, Memory, checkHostLength } from '../memory/memory.js';
+import { HostArray, Memory, checkHostLength, allocateHostArray, registerHostArray } from '../memory/memory.js';
 import { DeviceEngine } from './device-engine.js';
-import { Event, type EventOptions } from './event.js';
-import { Stream } from './stream.js';
+import { Event, type EventOptions, createEvent } from './event.js';
+import { Stream, createStream } from './stream.js';
 import type { StreamOptions } from './stream-options.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 
@@ -36,15 +36,16 @@ export class Device {
   readonly properties: DeviceProperties;
   /** @internal What rxcuda keeps of the device: its native device, sticky error, lanes, … */
   readonly engine: DeviceEngine;
-  /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
-  static readonly [BRAND] = (value: object): boolean => #device in value;
+  static {
+    brand(this, (value) => #device in value);
+  }
   #device(): void {}
 
   private constructor(token: ConstructorToken, ordinal: number, backend: Backend, hostIndex = -1) {
     checkConstructorToken(token, 'a Device', 'Device.get(), Device.host() or Device.default()');
     this.ordinal = ordinal;
     this.hostIndex = hostIndex;
-    this.engine = new DeviceEngine(ordinal, backend, () => Stream.create(this, { nonBlocking: true }).engine);
+    this.engine = new DeviceEngine(ordinal, backend, () => createStream(this, { nonBlocking: true }).engine);
     this.properties = Object.freeze(this.engine.native.properties());
   }
 
@@ -224,7 +225,7 @@ export class Device {
    */
   createStream(options?: StreamOptions): Stream {
     this.engine.checkUsable();
-    return Stream.create(this, options);
+    return createStream(this, options);
   }
 
   /**
@@ -240,7 +241,7 @@ export class Device {
    */
   createEvent(options?: EventOptions): Event {
     this.engine.checkUsable();
-    return Event.create(this, options);
+    return createEvent(this, options);
   }
 
   /**
@@ -257,7 +258,7 @@ export class Device {
     checkDType('dtype', dtype);
     checkHostLength(dtype, length);
     this.engine.checkUsable();
-    return HostArray.allocate(this, dtype, length);
+    return allocateHostArray(this, dtype, length);
   }
 
   /**
@@ -279,7 +280,7 @@ export class Device {
     const dtype = dtypeOfArray(data);
     if (dtype === undefined) typeError('data', 'a TypedArray', data);
     this.engine.checkUsable();
-    return HostArray.register(this, dtype, data as never) as HostArray<DTypeOfArray<A>>;
+    return registerHostArray(this, dtype, data as never) as HostArray<DTypeOfArray<A>>;
   }
 }
 

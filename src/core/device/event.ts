@@ -1,7 +1,7 @@
 // Events: points in a stream's work, for cross-stream ordering, completion and timing. A record
 // may still wait in its stream's queue (behind an unsettled host step); a wait for it then waits in
 // its own stream's queue until the record reaches the driver (see scheduler.ts).
-import { BRAND, CudaError, isInstance, rangeError, typeError, received } from '../base/errors.js';
+import { brand, CudaError, isInstance, rangeError, typeError, received } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
 import type { StreamEngine } from '../queue/stream-engine.js';
 import { guardedWait } from '../queue/self-wait.js';
@@ -21,6 +21,12 @@ export interface EventOptions {
   readonly timing?: boolean;
 }
 
+/**
+ * A new event of `device`: what {@link Stream.record} and {@link Device.createEvent} make (the
+ * constructor is private to the class, which keeps it out of the API).
+ */
+export let createEvent: (device: Device, options?: EventOptions) => Event;
+
 /** A point in a stream's work. Record one with {@link Stream.record}. */
 export class Event {
   /** The device the event belongs to. */
@@ -29,8 +35,9 @@ export class Event {
   readonly timing: boolean;
   /** @internal Its native events and records, as rxcuda uses them. */
   readonly engine: EventEngine<Stream>;
-  /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
-  static readonly [BRAND] = (value: object): boolean => #event in value;
+  static {
+    brand(this, (value) => #event in value);
+  }
   #event(): void {}
 
   private constructor(token: ConstructorToken, device: Device, timing: boolean) {
@@ -40,11 +47,7 @@ export class Event {
     this.engine = new EventEngine(device.engine, timing);
   }
 
-  /**
-   * @internal Use {@link Stream.record} or {@link Device.createEvent}. A static member, as only the
-   * class itself reaches its private constructor (which keeps the constructor out of the API).
-   */
-  static create(device: Device, options: EventOptions = {}): Event {
+  static #create(device: Device, options: EventOptions = {}): Event {
     checkOptions('options', options, ['timing']);
     const { timing = false } = options;
     if (typeof timing !== 'boolean') typeError('timing', 'a boolean', timing);
@@ -175,6 +178,9 @@ export class Event {
     if (!this.engine.everRecorded) typeError(name, 'a recorded Event', received('an Event never recorded'));
     this.device.engine.checkUsable();
   }
+  static {
+    createEvent = (device, options) => Event.#create(device, options);
+  }
 }
 
 /** See {@link Stream.record}: `by` is the lane's stream. */
@@ -185,7 +191,7 @@ export function recordOn(lane: StreamEngine<Recorder>, device: Device, options: 
     if (given.device !== device) rangeError('event', `an event of ${device}`, given);
   }
   lane.checkOpen();
-  const event = given ?? Event.create(device, options as EventOptions | undefined);
+  const event = given ?? createEvent(device, options as EventOptions | undefined);
   if (!lane.recorder?.record(event.engine)) lane.run(event.engine.recordCommand(lane, by));
   return event;
 }

@@ -7,7 +7,7 @@
 import { checkCount, rangeError } from '../base/errors.js';
 import { addon } from '../native/addon.js';
 import { expectCompletion } from '../native/completions.js';
-import { HostArray } from '../memory/memory.js';
+import { HostArray, allocateHostArray, hostElements } from '../memory/memory.js';
 import type { MemoryDevice } from '../memory/owner.js';
 import { settling, type Command } from '../queue/scheduler.js';
 import type { StreamEngine, EngineEvent } from '../queue/stream-engine.js';
@@ -99,7 +99,7 @@ export class SpinningWaits {
       // wait, and its give-up does wake it, for the fallback.
       const turn = () => {
         if (!this.#watching.has(fallBack)) return;
-        const seen = seenWord.elements[0]; // undefined once freed
+        const seen = hostElements(seenWord)[0]; // undefined once freed
         if (seen !== undefined && wordReached(seen, value)) reached(0);
         else setImmediate(turn);
       };
@@ -143,7 +143,7 @@ export class SpinningWaits {
 
 /** A pinned word of `lane`'s that its stream writes: freed behind the lane's work once closed. */
 export function laneWord(device: MemoryDevice, lane: StreamEngine): HostArray<'u32'> {
-  const word = HostArray.allocate(device, 'u32', 1);
+  const word = allocateHostArray(device, 'u32', 1);
   word.allocation.use(lane);
   return word;
 }

@@ -6,7 +6,7 @@ import { isInstance, typeError } from '../base/errors.js';
 import { checkScalar, scalarBits } from '../base/scalar.js';
 import { checkCopy, checkMemoryOf, checkStillInPlace, inPlaceWhenRun } from '../memory/checks.js';
 import { MAIN_THREAD_COPY_BYTES, copyHost, copySmall, type CopyRoad } from '../memory/host-copy.js';
-import { DeviceArray, Memory, type HostArray } from '../memory/memory.js';
+import { DeviceArray, Memory, type HostArray, allocateDeviceArray } from '../memory/memory.js';
 import type { StreamEngine } from '../queue/stream-engine.js';
 import type { Command, Resume } from '../queue/scheduler.js';
 import type { MemoryDevice } from '../memory/owner.js';
@@ -17,7 +17,7 @@ export function allocOn<D extends DType>(lane: StreamEngine<Recorder>, device: M
   lane.checkOpen();
   lane.recorder?.allocation();
   try {
-    return DeviceArray.allocate(lane, device, dtype, length);
+    return allocateDeviceArray(lane, device, dtype, length);
   } catch (error) {
     lane.faults.fail(error);
   }

@@ -3,7 +3,7 @@
 // its work goes through its engine (queue/stream-engine.ts), each concern in a file of its own (stream-commands,
 // -steps, -waits, spin-wait.ts); kernels/ adds `launch` and graphs/ `capture`.
 import { EventEmitter } from 'eventemitter3';
-import { BRAND, isInstance, typeError, type CudaError } from '../base/errors.js';
+import { brand, isInstance, typeError, type CudaError } from '../base/errors.js';
 import { checkDType, type DType } from '../base/dtype.js';
 import type { NativeStream } from '../native/types.js';
 import { checkDeviceLength, type DeviceArray, type Memory } from '../memory/memory.js';
@@ -24,6 +24,12 @@ import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from 
 const NON_BLOCKING = 0x1;
 
 /**
+ * A new stream of `device`: what {@link Device.createStream} makes (the constructor is private to
+ * the class, which keeps it out of the API).
+ */
+export let createStream: (device: Device, options?: StreamOptions) => Stream;
+
+/**
  * An ordered lane of device work on one device. Create with {@link Device.createStream}.
  * Emits `error` when a host step fails (see {@link StreamEvents}).
  */
@@ -41,8 +47,9 @@ export class Stream extends EventEmitter<StreamEvents> {
   /** The stream's entry among its device's open lanes. */
   readonly #open: WeakRef<StreamEngine>;
   readonly #reached = (mark: number) => this.#reachedCompletionPoint(mark);
-  /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
-  static readonly [BRAND] = (value: object): boolean => #spins in value;
+  static {
+    brand(this, (value) => #spins in value);
+  }
 
   private constructor(token: ConstructorToken, device: Device, native: NativeStream, foreign = false) {
     checkConstructorToken(token, 'a Stream', 'device.createStream()');
@@ -55,11 +62,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.#open = device.engine.openLanes.track(this.engine);
   }
 
-  /**
-   * @internal Use {@link Device.createStream}. A static member, as only the class itself reaches
-   * its private constructor (which keeps the constructor out of the API).
-   */
-  static create(device: Device, options: StreamOptions = {}): Stream {
+  static #create(device: Device, options: StreamOptions = {}): Stream {
     const { priority, nonBlocking } = readStreamOptions(options);
     try {
       return new Stream(CONSTRUCTOR_TOKEN, device, new device.engine.backend.Stream(device.engine.native, nonBlocking ? NON_BLOCKING : 0, priority));
@@ -339,5 +342,8 @@ export class Stream extends EventEmitter<StreamEvents> {
   #reachedCompletionPoint(mark: number): void {
     this.engine.noteReached(mark);
     if (this.engine.given === mark && this.listenerCount('idle') > 0) this.emit('idle');
+  }
+  static {
+    createStream = (device, options) => Stream.#create(device, options);
   }
 }

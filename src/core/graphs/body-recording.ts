@@ -4,7 +4,7 @@
 // a host step, an event, a wait for the stream or a native host function there is refused.
 import { GraphError } from '../base/errors.js';
 import type { Device } from '../device/device.js';
-import { GraphCondition, type ConditionScope } from '../device/condition.js';
+import { GraphCondition, type ConditionScope, makeGraphCondition } from '../device/condition.js';
 import { GraphRecorder } from './capture.js';
 import type { BodyWorks, NodeWork } from './node-work.js';
 
@@ -35,7 +35,7 @@ export class ValueScope implements ConditionScope {
 
   /** The value's next condition, initially 0. */
   condition(): GraphCondition {
-    return GraphCondition.make(this, 0, this.#made++);
+    return makeGraphCondition(this, 0, this.#made++);
   }
 }
 

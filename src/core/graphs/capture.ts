@@ -10,7 +10,7 @@ import type { Device } from '../device/device.js';
 import type { RecordedEvent, Recorder } from '../device/recorder.js';
 import type { Kernel } from '../kernels/kernel.js';
 import type { LaunchConfig } from '../kernels/launch-config.js';
-import { Graph, type LoopOptions } from './graph.js';
+import { Graph, type LoopOptions, makeGraph } from './graph.js';
 import type { GraphNode, NodeWork } from './graph-node.js';
 import { checkConditionArgs, checkConditionOfNode, type ConditionScope, type GraphCondition } from '../device/condition.js';
 import { bodyReturnedPromise, type ConditionTest, type ConditionalType } from './conditions.js';
@@ -95,7 +95,7 @@ export class Capture extends GraphRecorder {
 
   constructor(device: Device) {
     super();
-    this.graph = Graph.create(device);
+    this.graph = makeGraph(device);
     this.#scope = { graph: this.graph, last: undefined };
   }
 

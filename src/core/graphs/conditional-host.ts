@@ -7,7 +7,7 @@
 // ones.
 import { LoopLimitError } from '../base/loop-limit-error.js';
 import { DTYPES } from '../base/dtype.js';
-import { ConditionValue, type GraphCondition } from '../device/condition.js';
+import { ConditionValue, type GraphCondition, conditionValueOf } from '../device/condition.js';
 import type { Device } from '../device/device.js';
 import type { Stream } from '../device/stream.js';
 import type { DeviceAllocation } from '../memory/allocation.js';
@@ -64,7 +64,7 @@ export class HostConditions {
   /** The value of `condition` in this launch: its initial value until something sets it. */
   valueOf(condition: GraphCondition): ConditionValue {
     let value = this.#values.get(condition.name);
-    if (value === undefined) this.#values.set(condition.name, (value = ConditionValue.of(condition)));
+    if (value === undefined) this.#values.set(condition.name, (value = conditionValueOf(condition)));
     return value;
   }
 

@@ -11,7 +11,7 @@ import { Device } from '../device/device.js';
 import type { Recorder } from '../device/recorder.js';
 import { Stream } from '../device/stream.js';
 import { Capture, checkNotNested, runCapture } from './capture.js';
-import { Graph } from './graph.js';
+import { Graph, makeGraph } from './graph.js';
 
 declare module '../device/device.js' {
   interface Device {
@@ -147,7 +147,7 @@ declare module '../device/stream.js' {
 
 Device.prototype.createGraph = function createGraph(this: Device): Graph {
   this.engine.checkUsable();
-  return Graph.create(this);
+  return makeGraph(this);
 };
 
 function alreadyCapturing(): never {

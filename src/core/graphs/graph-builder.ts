@@ -6,7 +6,7 @@ import { GraphError, isInstance, received, typeError } from '../base/errors.js';
 import type { Memory } from '../memory/memory.js';
 import type { Device } from '../device/device.js';
 import type { RecordedEvent } from '../device/recorder.js';
-import { GraphCondition, checkConditionArgs, checkConditionOfNode, type ConditionScope } from '../device/condition.js';
+import { GraphCondition, checkConditionArgs, checkConditionOfNode, type ConditionScope, makeGraphCondition, useCondition } from '../device/condition.js';
 import { HeldResources, conditionalWork, eventWork, holdWork, setConditionWork, type BodyWorks, type NodeWork } from './node-work.js';
 import { BODY_REFUSALS, checkConditionMemory, checkMaxIterations, parseTest, type ConditionTest, type ConditionalType, type LoopBound } from './conditions.js';
 import { conditionKernelsReady } from './condition-kernels.js';
@@ -171,7 +171,7 @@ export class GraphBuilder<N extends BuiltNode = BuiltNode, G = unknown> {
   /** A new condition made here. */
   newCondition(initial: unknown): GraphCondition {
     const root = this.root;
-    const condition = GraphCondition.make(this.scope, initial, root.#conditions); // a refused one takes no number
+    const condition = makeGraphCondition(this.scope, initial, root.#conditions); // a refused one takes no number
     root.#conditions++;
     return condition;
   }
@@ -202,7 +202,7 @@ export class GraphBuilder<N extends BuiltNode = BuiltNode, G = unknown> {
     checkConditionOfNode(condition, this.scope);
     const node = this.add(conditionalWork(type, condition, bodies, loop), after);
     for (const body of bodies) this.builderOf(body.graph as G).owner = node;
-    condition.use(`the ${type === 'if' && bodies.length === 2 ? 'if/else' : type} node ${node.index}`);
+    useCondition(condition, `the ${type === 'if' && bodies.length === 2 ? 'if/else' : type} node ${node.index}`);
     return node;
   }
 }

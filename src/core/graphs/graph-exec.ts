@@ -3,7 +3,7 @@
 // for the launches made after them, queued launches included: each launch carries the node
 // parameters it was made with, and applies what differs from the native executable's when it
 // reaches the driver.
-import { BRAND, GraphError, elementsOf, isArray, isInstance, rangeError, received, typeError } from '../base/errors.js';
+import { brand, GraphError, elementsOf, isArray, isInstance, rangeError, received, typeError } from '../base/errors.js';
 import type { NativeGraphExec } from '../native/types.js';
 import type { Allocation } from '../memory/allocation.js';
 import type { Module } from '../kernels/module.js';
@@ -24,6 +24,17 @@ import type { Device } from '../device/device.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 
 const unclosed = new FinalizationRegistry<HeldResources>((held) => held.release());
+
+/**
+ * Use {@link Graph.instantiate}; `held` is already counted for it.
+ */
+export let makeGraphExec: (graph: Graph, nodes: readonly GraphNode[], segments: Segment[], held: HeldResources) => GraphExec;
+
+/**
+ * Gives the nodes `works` (of the graph's shape: the caller checked) for the launches
+ * made from now on.
+ */
+export let setExecWorks: (exec: GraphExec, works: readonly NodeWork[]) => void;
 
 /**
  * A {@link Graph} made ready to launch, on any stream of its device, any number of times. Get one
@@ -67,8 +78,9 @@ export class GraphExec {
   /** The stream launched on last, whose use of the memory and modules is noted. */
   #lastStream: Stream | undefined;
   #closed = false;
-  /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
-  static readonly [BRAND] = (value: object): boolean => #segments in value;
+  static {
+    brand(this, (value) => #segments in value);
+  }
 
   private constructor(token: ConstructorToken, graph: Graph, works: NodeWork[], segments: Segment[], built: Built | undefined, held: HeldResources) {
     checkConstructorToken(token, 'a GraphExec', 'graph.instantiate()');
@@ -92,8 +104,7 @@ export class GraphExec {
     unclosed.register(this, held, this);
   }
 
-  /** @internal Use {@link Graph.instantiate}; `held` is already counted for it. */
-  static create(graph: Graph, nodes: readonly GraphNode[], segments: Segment[], held: HeldResources): GraphExec {
+  static #create(graph: Graph, nodes: readonly GraphNode[], segments: Segment[], held: HeldResources): GraphExec {
     const works = nodes.map((node) => node.work);
     checkConditionUses(works, segments);
     if (graph.device.kind !== 'cuda') return new GraphExec(CONSTRUCTOR_TOKEN, graph, works, segments, undefined, held);
@@ -245,11 +256,7 @@ export class GraphExec {
     segments.forEach((segment, i) => (this.#steps[i] = segment.step));
   }
 
-  /**
-   * @internal Gives the nodes `works` (of the graph's shape: the caller checked) for the launches
-   * made from now on.
-   */
-  setWorks(works: readonly NodeWork[]): void {
+  #setWorks(works: readonly NodeWork[]): void {
     const was = this.#works;
     // A native executable keeps the parameters it holds where they would not change it.
     this.#replace(this.#natives === undefined ? works : works.map((work, i) => (needsUpdate(was[i]!, work) ? work : was[i]!)));
@@ -356,6 +363,10 @@ export class GraphExec {
   #checkOpen(): void {
     if (this.#closed) typeError('executable', 'an open GraphExec', received('a closed GraphExec'));
     this.device.engine.checkUsable();
+  }
+  static {
+    makeGraphExec = (graph, nodes, segments, held) => GraphExec.#create(graph, nodes, segments, held);
+    setExecWorks = (exec, works) => exec.#setWorks(works);
   }
 }
 

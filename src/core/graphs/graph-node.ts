@@ -6,7 +6,7 @@ import type { Kernel, Signature } from '../kernels/kernel.js';
 import type { LaunchConfig } from '../kernels/launch-config.js';
 import type { Graph } from './graph.js';
 import type { NodeWork } from './node-work.js';
-import { BRAND } from '../base/errors.js';
+import { brand } from '../base/errors.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 import { replayConditional, replaySetCondition, type HostConditions } from './conditional-host.js';
 
@@ -17,6 +17,11 @@ export type { NodeWork } from './node-work.js';
  * or switch over bodies of nodes; `setCondition`: a condition set from a value in memory).
  */
 export type GraphNodeKind = 'kernel' | 'copy' | 'fill' | 'hostFunction' | 'record' | 'wait' | 'empty' | 'library' | 'conditional' | 'setCondition';
+
+/**
+ * Made by Graph.
+ */
+export let makeGraphNode: (graph: Graph, index: number, work: NodeWork, dependencies: readonly GraphNode[]) => GraphNode;
 
 /**
  * A node of a {@link Graph}: a kernel launch, a copy, a fill, a native host function, an event
@@ -34,12 +39,12 @@ export class GraphNode<S extends Signature | undefined = Signature | undefined> 
   readonly dependencies: readonly GraphNode[];
   /** @internal */
   readonly work: NodeWork;
-  /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
-  static readonly [BRAND] = (value: object): boolean => #node in value;
+  static {
+    brand(this, (value) => #node in value);
+  }
   #node(): void {}
 
-  /** @internal Made by Graph. */
-  static make(graph: Graph, index: number, work: NodeWork, dependencies: readonly GraphNode[]): GraphNode {
+  static #make(graph: Graph, index: number, work: NodeWork, dependencies: readonly GraphNode[]): GraphNode {
     return new GraphNode(CONSTRUCTOR_TOKEN, graph, index, work, dependencies);
   }
 
@@ -69,6 +74,9 @@ export class GraphNode<S extends Signature | undefined = Signature | undefined> 
   /** The launch configuration of a kernel node (undefined for other kinds). */
   get config(): LaunchConfig | undefined {
     return this.work.kind === 'kernel' ? this.work.config : undefined;
+  }
+  static {
+    makeGraphNode = (graph, index, work, dependencies) => GraphNode.#make(graph, index, work, dependencies);
   }
 }
 

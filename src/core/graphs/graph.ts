@@ -8,7 +8,7 @@
 // Graph, GraphNode and GraphExec name one another (a graph makes its nodes and executables, and
 // each of them names its graph, as the public API types it): the one import circle of this folder.
 import type { DType } from '../base/dtype.js';
-import { BRAND, elementsOf, isArray, isInstance, nameOf, rangeError, received, typeError } from '../base/errors.js';
+import { brand, elementsOf, isArray, isInstance, nameOf, rangeError, received, typeError } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
 import { checkScalar } from '../base/scalar.js';
 import { checkCopy, checkMemoryOf } from '../memory/checks.js';
@@ -18,8 +18,8 @@ import type { Device } from '../device/device.js';
 import { Event } from '../device/event.js';
 import { Kernel, type KernelArgs, type Signature } from '../kernels/kernel.js';
 import { LaunchConfig, type LaunchOptions } from '../kernels/launch-config.js';
-import { GraphNode } from './graph-node.js';
-import { GraphExec } from './graph-exec.js';
+import { GraphNode, makeGraphNode } from './graph-node.js';
+import { GraphExec, makeGraphExec } from './graph-exec.js';
 import { copyWork, fillWork, hostFunctionWork, kernelWork } from './node-work.js';
 import { GraphBuilder, type BuilderFaces } from './graph-builder.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
@@ -67,6 +67,11 @@ export interface LoopOptions {
 export type { GraphStep, Segment } from './graph-builder.js';
 
 /**
+ * Use {@link Device.createGraph} or {@link Stream.capture}.
+ */
+export let makeGraph: (device: Device) => Graph;
+
+/**
  * Device work recorded once, to be launched any number of times on any stream of its device
  * through an executable ({@link instantiate}). Build one node by node with the `add…` methods
  * ({@link Device.createGraph}), or record what a stream is given with {@link Stream.capture}.
@@ -91,8 +96,9 @@ export class Graph implements ConditionScope {
   /** The graph this one is a body of (of a conditional node). */
   readonly #parent: Graph | undefined;
   readonly #root: Graph;
-  /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
-  static readonly [BRAND] = (value: object): boolean => #root in value;
+  static {
+    brand(this, (value) => #root in value);
+  }
 
   private constructor(token: ConstructorToken, device: Device, parent?: Graph) {
     checkConstructorToken(token, 'a Graph', 'device.createGraph() or stream.capture()');
@@ -101,15 +107,14 @@ export class Graph implements ConditionScope {
     this.#root = parent ? parent.#root : this;
     const faces: BuilderFaces<GraphNode, Graph> = {
       scope: this,
-      makeNode: (index, work, after) => GraphNode.make(this, index, work, after),
+      makeNode: (index, work, after) => makeGraphNode(this, index, work, after),
       makeBody: () => new Graph(CONSTRUCTOR_TOKEN, device, this),
       builderOf: (graph) => graph.engine,
     };
     this.engine = new GraphBuilder(device, faces, parent?.engine);
   }
 
-  /** @internal Use {@link Device.createGraph} or {@link Stream.capture}. */
-  static create(device: Device): Graph {
+  static #create(device: Device): Graph {
     return new Graph(CONSTRUCTOR_TOKEN, device);
   }
 
@@ -431,7 +436,7 @@ export class Graph implements ConditionScope {
     const { held } = this.engine;
     held.users++;
     try {
-      return GraphExec.create(this, this.engine.nodes.slice(), this.engine.segments.map((s) => ({ ...s })), held);
+      return makeGraphExec(this, this.engine.nodes.slice(), this.engine.segments.map((s) => ({ ...s })), held);
     } catch (error) {
       held.release();
       this.device.engine.fail(error);
@@ -482,6 +487,9 @@ export class Graph implements ConditionScope {
     if (!isInstance(event, Event)) typeError('event', 'an Event', event);
     if (event.closed) typeError('event', 'an open Event', received('a closed Event'));
     if (event.device !== this.device) rangeError('event', `an event of ${this.device}`, event);
+  }
+  static {
+    makeGraph = (device) => Graph.#create(device);
   }
 }
 

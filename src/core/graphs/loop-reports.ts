@@ -10,6 +10,7 @@ import type { Device } from '../device/device.js';
 import type { HostArray } from '../memory/memory.js';
 import type { StreamEngine } from '../queue/stream-engine.js';
 import type { ConditionKernels } from './condition-kernels.js';
+import { hostElements } from '../memory/memory.js';
 
 /** Launches of one executable that may run on the device before the first of them is checked. */
 export const REPORT_RING = 1024;
@@ -65,7 +66,7 @@ export class LoopReports {
   /** Throws a LoopLimitError when a loop of launch `n` was stopped, clearing the report. */
   check(n: number): void {
     if (this.#closed) return; // closed meanwhile: nobody waits for its reports
-    const words = this.#ring.elements;
+    const words = hostElements(this.#ring);
     const at = n % REPORT_RING;
     const loop = words[at]!;
     if (loop === 0) return;

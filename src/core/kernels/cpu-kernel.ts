@@ -2,7 +2,7 @@
 // with pointer arguments turned into TypedArrays over the memory they point to.
 import type { KernelAttributes, KernelLauncher, NativeKernel } from '../native/types.js';
 import { DTYPES, bfloat16Bits, bfloat16Value, halfBits, halfValue, type DType, type TypedArrayOf } from '../base/dtype.js';
-import { HostArray, Memory } from '../memory/memory.js';
+import { HostArray, Memory, hostElements } from '../memory/memory.js';
 import type { DeviceAllocation } from '../memory/allocation.js';
 import type { LaunchConfig } from './launch-config.js';
 import type { Signature } from './kernel-types.js';
@@ -60,7 +60,7 @@ function asReceived(type: Signature[number] | undefined, value: unknown): unknow
 }
 
 function view(value: unknown): unknown {
-  if (value instanceof HostArray) return value.elements; // closed since the launch, its memory waits for this kernel
+  if (value instanceof HostArray) return hostElements(value); // closed since the launch, its memory waits for this kernel
   if (!(value instanceof Memory)) return value;
   // Over the allocation's one buffer, which its free detaches (a kept view then empties).
   const allocation = value.allocation as DeviceAllocation;

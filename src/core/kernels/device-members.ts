@@ -8,9 +8,9 @@ import { Device } from '../device/device.js';
 import { Stream } from '../device/stream.js';
 import { Kernel, type KernelArgs, type Signature } from './kernel.js';
 import type { LaunchConfig, LaunchOptions } from './launch-config.js';
-import { Module, type ModuleImage } from './module.js';
+import { Module, type ModuleImage, loadModuleImage, moduleForHost } from './module.js';
 import { COMPILE_OPTIONS, checkCompileOptions, compileProgram, type CompileOptions } from '../compiler/program.js';
-import { Template } from './template.js';
+import { Template, makeTemplate } from './template.js';
 import { checkOnHost } from '../compiler/host-check.js';
 
 declare module '../device/device.js' {
@@ -92,7 +92,7 @@ declare module '../device/recorder.js' {
 }
 
 Device.prototype.loadModule = function loadModule(this: Device, image: ModuleImage): Promise<Module> {
-  return refusal(() => this.engine.checkUsable()) ?? Module.load(this, image);
+  return refusal(() => this.engine.checkUsable()) ?? loadModuleImage(this, image);
 };
 
 /** See {@link Device.compile}: `source` compiled for `device` and loaded there. */
@@ -101,13 +101,13 @@ export async function compileModule(device: Device, source: string, options?: Co
   checkOptions('options', options, COMPILE_OPTIONS);
   checkCompileOptions(options ?? {});
   device.engine.checkUsable();
-  if (device.kind === 'host') return Module.forHost(device, await checkOnHost(source, options ?? {}));
+  if (device.kind === 'host') return moduleForHost(device, await checkOnHost(source, options ?? {}));
   const { image, deviceRuntime, names, log, fromCache } = await compileProgram(source, device.arch, options ?? {});
   // On another device of the same architecture the image loads as it is; else it is compiled
   // for that device (a given `arch` is kept: a PTX image, say, loads on any newer device).
   const reload = (other: Device): Promise<Module> =>
-    other.arch === device.arch || options?.arch !== undefined ? Module.load(other, image, names, log, fromCache, deviceRuntime, reload) : compileModule(other, source, options);
-  return Module.load(device, image, names, log, fromCache, deviceRuntime, reload);
+    other.arch === device.arch || options?.arch !== undefined ? loadModuleImage(other, image, names, log, fromCache, deviceRuntime, reload) : compileModule(other, source, options);
+  return loadModuleImage(device, image, names, log, fromCache, deviceRuntime, reload);
 }
 
 Device.prototype.compile = function (this: Device, source: string, options?: CompileOptions): Promise<Module> {
@@ -116,7 +116,7 @@ Device.prototype.compile = function (this: Device, source: string, options?: Com
 
 Device.prototype.template = function template(this: Device, source: string, options?: CompileOptions): Template {
   this.engine.checkUsable();
-  return Template.make(this, source, options);
+  return makeTemplate(this, source, options);
 };
 
 Stream.prototype.launch = function launch<S extends Signature>(this: Stream, kernel: Kernel<S>, config: LaunchConfig | LaunchOptions, args: KernelArgs<S>): void {

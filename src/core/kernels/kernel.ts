@@ -4,7 +4,7 @@
 // (hooks, a CPU implementation, a specializer) builds it first. A module makes its kernels, and a
 // kernel launches through contexts, hooks and specializations, each of which names the kernel (as
 // the public API types it): the one import circle of this folder.
-import { BRAND, checkCount, isArray, rangeError, received, typeError } from '../base/errors.js';
+import { brand, checkCount, isArray, rangeError, received, typeError } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
 import type { KernelAttributes, NativeKernel } from '../native/types.js';
 import type { Device } from '../device/device.js';
@@ -14,8 +14,8 @@ import type { Pause } from '../queue/scheduler.js';
 import { CodelessKernel } from './codeless-kernel.js';
 import type { BlockSizeSuggestion, CompiledSpecialization, KernelArgs, Signature } from './kernel-types.js';
 import { LaunchBlock } from './launch-block.js';
-import { checkDynamicShared, type LaunchConfig, type LaunchOptions } from './launch-config.js';
-import { LaunchContext } from './launch-context.js';
+import { checkDynamicShared, type LaunchConfig, type LaunchOptions, checkConfigFor } from './launch-config.js';
+import { LaunchContext, makeLaunchContext } from './launch-context.js';
 import { globalHooks, LaunchHooks, type Disposer, type LaunchHook } from './launch-hooks.js';
 import type { Module, ModuleEngine } from './module.js';
 import { checkCompiledParams, checkSignature } from './packer.js';
@@ -48,6 +48,12 @@ export interface KernelOptions<S extends Signature> {
 }
 
 /**
+ * The kernel `name` of `module`, run by `native` (Module.kernel and Template.kernel make
+ * them; the constructor is private, so that only rxcuda makes kernels).
+ */
+export let makeKernel: <S extends Signature>(module: Module, name: string, native: NativeKernel, signature: S, options?: KernelOptions<S>) => Kernel<S>;
+
+/**
  * A kernel of a loaded module, with its declared signature. Get one with {@link Module.kernel};
  * launch it with {@link Stream.launch}.
  */
@@ -61,14 +67,11 @@ export class Kernel<S extends Signature = Signature> {
   /** @internal Its native kernel, launch block, hooks and counterparts on other devices. */
   readonly engine: KernelEngine<S>;
   #attributes: KernelAttributes | undefined;
-  /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
-  static readonly [BRAND] = (value: object): boolean => #attributes in value;
+  static {
+    brand(this, (value) => #attributes in value);
+  }
 
-  /**
-   * @internal The kernel `name` of `module`, run by `native` (Module.kernel and Template.kernel make
-   * them). Static: the constructor is private, so that only rxcuda makes kernels.
-   */
-  static make<S extends Signature>(module: Module, name: string, native: NativeKernel, signature: S, options: KernelOptions<S> = {}): Kernel<S> {
+  static #make<S extends Signature>(module: Module, name: string, native: NativeKernel, signature: S, options: KernelOptions<S> = {}): Kernel<S> {
     return new Kernel(CONSTRUCTOR_TOKEN, module, name, native, signature, options);
   }
 
@@ -159,6 +162,9 @@ export class Kernel<S extends Signature = Signature> {
   specializations(): readonly CompiledSpecialization[] {
     return this.engine.specializations?.compiled() ?? [];
   }
+  static {
+    makeKernel = (module, name, native, signature, options) => Kernel.#make(module, name, native, signature, options);
+  }
 }
 
 /**
@@ -237,7 +243,7 @@ export class KernelEngine<S extends Signature = Signature> {
    */
   replayOn(stream: Stream, config: LaunchConfig, block: Uint8Array, args: readonly unknown[]): void {
     this.module.engine.usedOn(stream.engine);
-    const context = LaunchContext.make<S>(this.kernel, config, stream, args as KernelArgs<S>, undefined, true); // args: a private copy
+    const context = makeLaunchContext<S>(this.kernel, config, stream, args as KernelArgs<S>, undefined, true); // args: a private copy
     stream.engine.run(this.block.launchCommand(stream.engine, config, block, args, context as unknown as LaunchContext));
   }
 
@@ -247,7 +253,7 @@ export class KernelEngine<S extends Signature = Signature> {
    * @throws RangeError naming the option.
    */
   checkConfig(config: LaunchConfig): void {
-    config.checkFor(this.module.device); // a kernel of specializations: by the one it launches
+    checkConfigFor(config, this.module.device); // a kernel of specializations: by the one it launches
     if (config.sharedMem !== 0 && !this.specializations) checkDynamicShared(config, this.kernel.name, this.module.device, this.kernel.attributes);
   }
 
@@ -290,7 +296,7 @@ export class KernelEngine<S extends Signature = Signature> {
           return real;
         });
       const why = `Kernel '${origin.name}' is still loading on ${device}`;
-      kernel = Kernel.make(this.module.engine.placeholder(device), origin.name, new CodelessKernel(why), origin.signature, {
+      kernel = makeKernel(this.module.engine.placeholder(device), origin.name, new CodelessKernel(why), origin.signature, {
         specializations: new Specializations(() => ({}), loaded),
         origin,
       });
@@ -323,7 +329,7 @@ export class KernelEngine<S extends Signature = Signature> {
   /** A launch with a context: hooks in their order, then the (replacement) kernel's launch. */
   #launchInContext(stream: Stream, config: LaunchConfig, args: KernelArgs<S>, extras: LaunchExtras | undefined): void {
     if (!isArray(args)) typeError('args', 'an array of kernel arguments', args);
-    let context = LaunchContext.make<S>(this.kernel, config, stream, args);
+    let context = makeLaunchContext<S>(this.kernel, config, stream, args);
     if (globalHooks.size > 0) context = globalHooks.run(context);
     const own = (this.#origin ?? this.kernel).engine;
     if (own.#hooked > 0) context = own.#hooks!.run(context);

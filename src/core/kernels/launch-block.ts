@@ -2,16 +2,16 @@
 // that the native launch reads, allocated once per kernel, with the packer its signature built.
 // A launch writes into it and makes one native call; a launch that must wait in its lane's queue
 // takes a copy of the block, written back when its turn comes.
-import { BRAND, elementsOf } from '../base/errors.js';
+import { brandOf, elementsOf } from '../base/errors.js';
 import { bfloat16Bits, halfBits } from '../base/dtype.js';
-import { GraphCondition } from '../device/condition.js';
-import { Memory } from '../memory/memory.js';
+import { GraphCondition, conditionHi, conditionLo } from '../device/condition.js';
+import { Memory, usableOn } from '../memory/memory.js';
 import type { KernelLauncher, NativeKernel } from '../native/types.js';
 import type { StreamEngine } from '../queue/stream-engine.js';
 import type { Device } from '../device/device.js';
 import type { Recorder } from '../device/recorder.js';
 import type { Signature } from './kernel-types.js';
-import { LaunchConfig, type LaunchOptions } from './launch-config.js';
+import { LaunchConfig, type LaunchOptions, configMatches, configHeader } from './launch-config.js';
 import { HEADER_BYTES, STREAM_WORD, badArgument, buildPacker, bytesOfStruct, paramLayout, wrongArgCount } from './packer.js';
 
 /** A launch's context as the block passes it on (a LaunchContext): its private copy of the arguments. */
@@ -68,7 +68,7 @@ export class LaunchBlock {
       i8: new Int8Array(block), u8: new Uint8Array(block), i16: new Int16Array(block),
       u16: new Uint16Array(block), i32: new Int32Array(block), u32: this.#header,
       f32: new Float32Array(block), f64: new Float64Array(block), i64: new BigInt64Array(block),
-      u64: new BigUint64Array(block), half: halfBits, bhalf: bfloat16Bits, isMemory: Memory[BRAND], isCondition: GraphCondition[BRAND], device,
+      u64: new BigUint64Array(block), half: halfBits, bhalf: bfloat16Bits, isMemory: brandOf(Memory), isCondition: brandOf(GraphCondition), usableOn, conditionLo, conditionHi, device,
       bad: (i: number, v: unknown) => badArgument(signature, device, i, v),
       wrongCount: (a: unknown) => wrongArgCount(signature, a),
       structBytes: (i: number, v: unknown, size: number) => {
@@ -87,10 +87,10 @@ export class LaunchBlock {
    */
   configFor(config: LaunchConfig | LaunchOptions): LaunchConfig {
     const held = this.#config;
-    if (held !== undefined && (config === held || held.matches(config))) return held;
+    if (held !== undefined && (config === held || configMatches(held, config))) return held;
     const checked = LaunchConfig.from(config);
     this.#owner.checkConfig(checked); // the device's limits, and the kernel's own
-    this.#header.set(checked.header);
+    this.#header.set(configHeader(checked));
     this.#config = checked;
     return checked;
   }
@@ -106,7 +106,7 @@ export class LaunchBlock {
    */
   launch(lane: StreamEngine<Recorder>, config: LaunchConfig, args: readonly unknown[], context: Launch | undefined): void {
     if (config !== this.#config) {
-      this.#header.set(config.header);
+      this.#header.set(configHeader(config));
       this.#config = config;
     }
     if (lane.id !== this.#laneId) this.#onLane(lane);
@@ -130,7 +130,7 @@ export class LaunchBlock {
   packed(config: LaunchConfig, args: readonly unknown[], lane?: StreamEngine): Uint8Array {
     this.#pack(args, lane);
     const block = this.#bytes.slice();
-    new Uint32Array(block.buffer, 0, config.header.length).set(config.header);
+    new Uint32Array(block.buffer, 0, configHeader(config).length).set(configHeader(config));
     return block;
   }
 

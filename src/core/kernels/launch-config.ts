@@ -1,6 +1,6 @@
 // Launch configurations: grid, block, dynamic shared memory, cluster and cooperative launch,
 // checked once and kept as the header words the native launch reads.
-import { BRAND, describe, elementsOf, isArray, isInstance, rangeError, typeError } from '../base/errors.js';
+import { brand, describe, elementsOf, isArray, isInstance, rangeError, typeError } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
 import type { Device } from '../device/device.js';
 import type { KernelAttributes } from '../native/facts.js';
@@ -69,6 +69,22 @@ function onlyLaunchOptions(options: object): boolean {
 }
 
 /**
+ * Checks the device's limits once per device.
+ */
+export let checkConfigFor: (config: LaunchConfig, device: Device) => void;
+
+/**
+ * Whether plain `options` describe exactly this configuration, so that a launch with
+ * them can reuse it (and the checks it passed) instead of building a new one.
+ */
+export let configMatches: (config: LaunchConfig, options: unknown) => boolean;
+
+/**
+ * The first 11 words of the native launch header.
+ */
+export let configHeader: (config: LaunchConfig) => Uint32Array;
+
+/**
  * An immutable launch configuration. Build one once and reuse it: a launch with the same
  * LaunchConfig object skips every check that was already made.
  */
@@ -83,11 +99,11 @@ export class LaunchConfig {
   readonly cluster: readonly [number, number, number] | undefined;
   /** Whether the kernel is launched cooperatively. */
   readonly cooperative: boolean;
-  /** @internal The first 11 words of the native launch header. */
-  readonly header: Uint32Array;
+  readonly #header: Uint32Array;
   #checkedFor: Device | undefined;
-  /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
-  static readonly [BRAND] = (value: object): boolean => #checkedFor in value;
+  static {
+    brand(this, (value) => #checkedFor in value);
+  }
 
   /**
    * @throws TypeError/RangeError naming the bad option, e.g.
@@ -112,7 +128,7 @@ export class LaunchConfig {
     this.sharedMem = sharedMem;
     this.cooperative = cooperative;
     const flags = (cooperative ? FLAG_COOPERATIVE : 0) | (this.cluster ? FLAG_CLUSTER : 0);
-    this.header = new Uint32Array([...this.grid, ...this.block, sharedMem, flags, ...(this.cluster ?? [0, 0, 0])]);
+    this.#header = new Uint32Array([...this.grid, ...this.block, sharedMem, flags, ...(this.cluster ?? [0, 0, 0])]);
     Object.freeze(this);
   }
 
@@ -126,11 +142,7 @@ export class LaunchConfig {
     return isInstance(config, LaunchConfig) ? config : new LaunchConfig(config);
   }
 
-  /**
-   * @internal Whether plain `options` describe exactly this configuration, so that a launch with
-   * them can reuse it (and the checks it passed) instead of building a new one.
-   */
-  matches(options: unknown): boolean {
+  #matches(options: unknown): boolean {
     if (typeof options !== 'object' || options === null || isArray(options) || isInstance(options, LaunchConfig)) return false;
     const o = options as unknown as LaunchOptions;
     try {
@@ -152,8 +164,7 @@ export class LaunchConfig {
     return this.block[0] * this.block[1] * this.block[2];
   }
 
-  /** @internal Checks the device's limits once per device. */
-  checkFor(device: Device): void {
+  #checkFor(device: Device): void {
     if (this.#checkedFor === device) return;
     const p = device.properties;
     const threads = this.threadsPerBlock;
@@ -172,6 +183,11 @@ export class LaunchConfig {
       rangeError('cooperative', `false: ${p.name} has no cooperative launch`, true);
     if (this.cluster && !p.clusterLaunch) rangeError('cluster', `unset: ${p.name} has no cluster launch`, [...this.cluster]);
     this.#checkedFor = device;
+  }
+  static {
+    checkConfigFor = (config, device) => config.#checkFor(device);
+    configMatches = (config, options) => config.#matches(options);
+    configHeader = (config) => config.#header;
   }
 }
 

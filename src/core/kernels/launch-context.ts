@@ -34,6 +34,11 @@ function describeArgument(value: unknown): string {
 }
 
 /**
+ * Made by the launch itself.
+ */
+export let makeLaunchContext: <S extends Signature>(kernel: Kernel<S>, config: LaunchConfig, stream: Stream, args: readonly unknown[], defines?: Defines, copied?: boolean) => LaunchContext<S>;
+
+/**
  * One launch, as the code acting on its behalf sees it: pre-launch hooks, specializers and CPU
  * implementations get it as an argument or through {@link currentLaunch}. It is immutable: the
  * object is frozen, its fields are read-only, its arrays are frozen, and the argument list is a
@@ -48,8 +53,7 @@ export class LaunchContext<S extends Signature = Signature> {
   #frozenArgs: KernelArgs<S> | undefined;
   readonly #defines: Defines | undefined;
 
-  /** @internal Made by the launch itself. */
-  static make<S extends Signature>(kernel: Kernel<S>, config: LaunchConfig, stream: Stream, args: readonly unknown[], defines?: Defines, copied = false): LaunchContext<S> {
+  static #make<S extends Signature>(kernel: Kernel<S>, config: LaunchConfig, stream: Stream, args: readonly unknown[], defines?: Defines, copied = false): LaunchContext<S> {
     return new LaunchContext(CONSTRUCTOR_TOKEN, kernel, config, stream, args, defines, copied);
   }
 
@@ -142,6 +146,9 @@ export class LaunchContext<S extends Signature = Signature> {
     ].filter(Boolean);
     const name = this.#kernel.name.length > 40 ? `${this.#kernel.name.slice(0, 39)}…` : this.#kernel.name;
     return `${name}<<<${dims(this.grid)}, ${dims(this.block)}>>>(${shown.join(', ')})${extras.length ? ` [${extras.join(', ')}]` : ''} on a stream of ${this.#stream.device}`;
+  }
+  static {
+    makeLaunchContext = (kernel, config, stream, args, defines, copied) => LaunchContext.#make(kernel, config, stream, args, defines, copied);
   }
 }
 

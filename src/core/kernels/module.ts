@@ -3,12 +3,12 @@
 import { isArrayBuffer, plainView, typedArrayName } from '../base/buffers.js';
 import { addon } from '../native/addon.js';
 import type { NativeModule } from '../native/types.js';
-import { BRAND, CudaError, rangeError, typeError, received } from '../base/errors.js';
+import { brand, CudaError, rangeError, typeError, received } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
 import { refusal } from '../base/thenable.js';
 import type { HostChecked } from '../compiler/host-check.js';
 import type { PtxParam } from '../compiler/ptx.js';
-import { Kernel } from './kernel.js';
+import { Kernel, makeKernel } from './kernel.js';
 import type { Signature } from './kernel-types.js';
 import { readSignature } from './packer.js';
 import { CpuLauncher, type CpuKernel } from './cpu-kernel.js';
@@ -80,6 +80,22 @@ function deviceRuntimeLibrary(): string {
 export type Reload = (device: Device) => Module | Promise<Module>;
 
 /**
+ * What {@link Device.loadModule} and {@link Device.compile} do (the constructor is private, so
+ * that only rxcuda makes modules). Checks the image at once;
+ * the driver's load runs on a worker thread once the device's known work is done (see
+ * CompletionPoints.whenQuiet). With `deviceRuntime`, the image is linked with libcudadevrt.a
+ * there first (see CompiledProgram); the Promise rejects with a CudaError where that library
+ * is not found, or with the linker's log where the link fails.
+ */
+export let loadModuleImage: (device: Device, image: ModuleImage, names?: ReadonlyMap<string, string>, log?: string, fromCache?: boolean, deviceRuntime?: boolean, reload?: Reload) => Promise<Module>;
+
+/**
+ * A module of the host device: its kernels run through their CPU implementations,
+ * each an entry of the compiled code and declared as it is there, when the source was `checked`.
+ */
+export let moduleForHost: (device: Device, checked?: HostChecked) => Module;
+
+/**
  * A loaded module. Get one with {@link Device.loadModule} or {@link Device.compile}. Its kernels
  * launch on streams of other devices too: the module is loaded there on the first such launch
  * (the same image, or the source compiled again for another architecture), once per device.
@@ -96,8 +112,9 @@ export class Module {
   readonly #names: ReadonlyMap<string, string>;
   /** On the host device, the kernel entries its source was checked to have (none when it was not checked). */
   readonly #entries: ReadonlyMap<string, readonly PtxParam[]> | undefined;
-  /** @internal Whether `value` is one itself, not a Proxy of one (errors.ts). */
-  static readonly [BRAND] = (value: object): boolean => #names in value;
+  static {
+    brand(this, (value) => #names in value);
+  }
 
   private constructor(token: ConstructorToken, device: Device, native: NativeModule | undefined, names: ReadonlyMap<string, string>, log: string, fromCache: boolean, reload?: Reload, entries?: ReadonlyMap<string, readonly PtxParam[]>) {
     checkConstructorToken(token, 'a Module', 'device.compile() or device.loadModule()');
@@ -110,22 +127,14 @@ export class Module {
     this.fromCache = fromCache;
   }
 
-  /**
-   * @internal Use {@link Device.loadModule} or {@link Device.compile} (static: the constructor is
-   * private, so that only rxcuda makes modules). Checks the image at once;
-   * the driver's load runs on a worker thread once the device's known work is done (see
-   * CompletionPoints.whenQuiet). With `deviceRuntime`, the image is linked with libcudadevrt.a
-   * there first (see CompiledProgram); the Promise rejects with a CudaError where that library
-   * is not found, or with the linker's log where the link fails.
-   */
-  static load(
+  static #load(
     device: Device,
     image: ModuleImage,
     names: ReadonlyMap<string, string> = new Map(),
     log = '',
     fromCache = false,
     deviceRuntime = false,
-    reload: Reload = (other) => Module.load(other, image, names, log, fromCache, deviceRuntime),
+    reload: Reload = (other) => Module.#load(other, image, names, log, fromCache, deviceRuntime),
   ): Promise<Module> {
     const bytes = imageBytes(image);
     if (device.kind === 'host')
@@ -141,13 +150,8 @@ export class Module {
     );
   }
 
-  /**
-   * @internal A module of the host device: its kernels run through their CPU implementations,
-   * each an entry of the compiled code and declared as it is there, when the source was `checked`.
-   * Static, as {@link load} is.
-   */
-  static forHost(device: Device, checked?: HostChecked): Module {
-    const reload = (other: Device) => Module.forHost(other, checked);
+  static #forHost(device: Device, checked?: HostChecked): Module {
+    const reload = (other: Device) => Module.#forHost(other, checked);
     return new Module(CONSTRUCTOR_TOKEN, device, undefined, checked?.names ?? new Map(), checked?.log ?? '', checked?.fromCache ?? false, reload, checked?.entries);
   }
 
@@ -177,7 +181,7 @@ export class Module {
       const compiled = this.#checkedParams(name);
       if (!cpu)
         typeError('options.cpu', `a CPU implementation of kernel '${name}' to run it on the host device`, undefined);
-      return Kernel.make(this, name, new CpuLauncher(cpu as CpuKernel, name, params, compiled), params, {
+      return makeKernel(this, name, new CpuLauncher(cpu as CpuKernel, name, params, compiled), params, {
         contextual: true,
         remake: (module, origin) => module.#remade(origin, name, params, options),
       });
@@ -188,19 +192,19 @@ export class Module {
     } catch (error) {
       this.device.engine.fail(error);
     }
-    return Kernel.make(this, name, native, params, { remake: (module, origin) => module.#remade(origin, name, params, options) });
+    return makeKernel(this, name, native, params, { remake: (module, origin) => module.#remade(origin, name, params, options) });
   }
 
   /** `name` in this module (another device's), standing for `origin` there. */
   #remade<S extends Signature>(origin: Kernel<S>, name: string, signature: S, options: { readonly cpu?: CpuKernel<S> }): Kernel<S> {
-    if (!this.engine.native) return Kernel.make(this, name, new CpuLauncher(options.cpu as CpuKernel, name, signature, this.#checkedParams(name)), signature, { contextual: true, origin });
+    if (!this.engine.native) return makeKernel(this, name, new CpuLauncher(options.cpu as CpuKernel, name, signature, this.#checkedParams(name)), signature, { contextual: true, origin });
     let native;
     try {
       native = new addon.Kernel(this.engine.native, this.#names.get(name) ?? name);
     } catch (error) {
       this.device.engine.fail(error);
     }
-    return Kernel.make(this, name, native, signature, { origin });
+    return makeKernel(this, name, native, signature, { origin });
   }
 
   /**
@@ -240,6 +244,10 @@ export class Module {
   [Symbol.dispose](): void {
     this.close();
   }
+  static {
+    loadModuleImage = (device, image, names, log, fromCache, deviceRuntime, reload) => Module.#load(device, image, names, log, fromCache, deviceRuntime, reload);
+    moduleForHost = (device, checked) => Module.#forHost(device, checked);
+  }
 }
 
 /** What only rxcuda uses of a module: its loaded image, the lanes that used it, its code elsewhere. */
@@ -270,7 +278,7 @@ export class ModuleEngine {
    * load on another device).
    */
   placeholder(device: Device): Module {
-    return Module.forHost(device);
+    return moduleForHost(device);
   }
 
   /**

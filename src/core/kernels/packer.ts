@@ -4,7 +4,7 @@
 import { bytesOf } from '../base/buffers.js';
 import { DTYPES, isDType, type DType } from '../base/dtype.js';
 import { elementsOf, isArray, isInstance, rangeError, received, typeError } from '../base/errors.js';
-import { Memory } from '../memory/memory.js';
+import { Memory, movedAway } from '../memory/memory.js';
 import { checkScalar } from '../base/scalar.js';
 import { isTypedPointer, pointee } from './kernel-types.js';
 import type { Device } from '../device/device.js';
@@ -106,7 +106,7 @@ export function badArgument(signature: Signature, device: Device, i: number, val
     const dtype = p === 'ptr' ? undefined : pointee(p);
     if (isInstance(value, Memory)) {
       if (value.closed) typeError(name, 'open memory', received(`a closed ${value.constructor.name}`));
-      const moved = value.movedAway();
+      const moved = movedAway(value);
       if (moved) typeError(name, 'memory whose array is attached', received(moved));
       if (dtype && value.dtype !== dtype) typeError(name, `memory of ${dtype} (${p})`, received(`a ${value.constructor.name} of ${value.dtype}`));
       rangeError(name, `memory of ${device}`, received(`memory of ${value.device}`));
@@ -168,7 +168,7 @@ function pointer(at: number, bad: string, dtype: DType | undefined): string[] {
   const memory = `typeof v === 'object' && v !== null && isMemory(v)${dtype ? ` && v.dtype === '${dtype}'` : ''}`;
   const address = dtype ? '' : `else if (typeof v === 'bigint' && v >= 0n && v < 2n ** 64n) u64[${at / 8}] = v; `;
   return [
-    `if (${memory}) { if (!v.usableOn(device, lane)) ${bad}; u32[${at / 4}] = v.lo; u32[${at / 4 + 1}] = v.hi; }`,
+    `if (${memory}) { if (!usableOn(v, device, lane)) ${bad}; u32[${at / 4}] = v.lo; u32[${at / 4 + 1}] = v.hi; }`,
     `${address}else ${bad};`,
   ];
 }
@@ -236,7 +236,7 @@ export function buildPacker(signature: Signature, offsets: number[], views: Reco
         break;
       // A condition's token, for a launch recorded into a graph (or a graph's own node: no lane).
       case 'condition':
-        lines.push(`if (typeof v === 'object' && v !== null && isCondition(v) && (lane === undefined || lane.recorder !== undefined)) { u32[${at / 4}] = v.lo; u32[${at / 4 + 1}] = v.hi; } else ${bad};`);
+        lines.push(`if (typeof v === 'object' && v !== null && isCondition(v) && (lane === undefined || lane.recorder !== undefined)) { u32[${at / 4}] = conditionLo(v); u32[${at / 4 + 1}] = conditionHi(v); } else ${bad};`);
         break;
       default:
         lines.push(`u8.set(structBytes(${i}, v, ${p.struct}), ${at});`);

@@ -4,8 +4,8 @@ import { typeError, received } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
 import type { CpuKernel } from './cpu-kernel.js';
 import type { Device } from '../device/device.js';
-import { Kernel, type Signature } from './kernel.js';
-import { Module } from './module.js';
+import { Kernel, type Signature, makeKernel } from './kernel.js';
+import { Module, moduleForHost } from './module.js';
 import { COMPILE_OPTIONS, checkCompileOptions, type CompileOptions } from '../compiler/program.js';
 import { CodelessKernel } from './codeless-kernel.js';
 import { Specializations, type Specializer } from './specialization.js';
@@ -21,6 +21,11 @@ export interface TemplateKernelOptions<S extends Signature> {
    */
   readonly cpu?: CpuKernel<S>;
 }
+
+/**
+ * See Device.template.
+ */
+export let makeTemplate: (device: Device, source: string, options?: CompileOptions) => Template;
 
 /**
  * CUDA C++ source whose kernels are compiled per specialization: each launch's defines come from
@@ -40,8 +45,7 @@ export class Template {
   readonly #modules: Module[] = [];
   #closed = false;
 
-  /** @internal See Device.template. */
-  static make(device: Device, source: string, options: CompileOptions = {}): Template {
+  static #make(device: Device, source: string, options: CompileOptions = {}): Template {
     return new Template(CONSTRUCTOR_TOKEN, device, source, options);
   }
 
@@ -53,7 +57,7 @@ export class Template {
     this.device = device;
     this.source = source;
     this.options = Object.freeze({ ...options });
-    this.#placeholder = Module.forHost(device);
+    this.#placeholder = moduleForHost(device);
   }
 
   /** True once `close()` was called. */
@@ -92,7 +96,7 @@ export class Template {
       else this.#modules.push(module);
       return kernel;
     };
-    return Kernel.make(this.#placeholder, name, new CodelessKernel("A template's kernel has no compiled code of its own: its specializations do (kernel.specializations())"), signature, { specializations: new Specializations(options.specialize, make) });
+    return makeKernel(this.#placeholder, name, new CodelessKernel("A template's kernel has no compiled code of its own: its specializations do (kernel.specializations())"), signature, { specializations: new Specializations(options.specialize, make) });
   }
 
   /**
@@ -116,5 +120,8 @@ export class Template {
    */
   [Symbol.dispose](): void {
     this.close();
+  }
+  static {
+    makeTemplate = (device, source, options) => Template.#make(device, source, options);
   }
 }

@@ -23,6 +23,13 @@ const GRAPH_WORKSPACE_BYTES = 4 << 20;
 const perDevice = new WeakMap<Device, Blas>();
 
 /**
+ * @internal (its type names the native table, which the published types leave out) A Blas of
+ * `device` whose calls go to `native`, ready at once, with workspaces of
+ * `workBytes`: rxcuda/internal's stand-in, whose native call does nothing (bench/study/library-path).
+ */
+export let blasOver: (device: Device, native: NativeBlas, workBytes: number) => Blas;
+
+/**
  * cuBLAS for one device, in stream order: `gemm` enqueues a matrix product on the stream it is
  * given and returns at once. On a GPU it calls cuBLAS (loaded at the first call, from CUDA_PATH,
  * /usr/local/cuda or the loader path), with one handle per device, set to each call's stream,
@@ -119,11 +126,7 @@ export class Blas {
     c.allocation.use(stream.engine);
   }
 
-  /**
-   * @internal A Blas of `device` whose calls go to `native`, ready at once, with workspaces of
-   * `workBytes`: rxcuda/internal's stand-in, whose native call does nothing (bench/study/library-path).
-   */
-  static over(device: Device, native: NativeBlas, workBytes: number): Blas {
+  static #over(device: Device, native: NativeBlas, workBytes: number): Blas {
     const blas = new Blas(CONSTRUCTOR_TOKEN, device);
     blas.#native = native;
     blas.#library.runOwn = native.bind(blas.#block);
@@ -151,5 +154,8 @@ export class Blas {
       },
     ).finally(() => (readiness.pending = undefined));
     return (this.#readiness = readiness);
+  }
+  static {
+    blasOver = (device, native, workBytes) => Blas.#over(device, native, workBytes);
   }
 }

@@ -16,6 +16,13 @@ import { CUFFT, F, P, libraries, type NativeFft } from './native.js';
 const perDevice = new WeakMap<Device, Fft>();
 
 /**
+ * @internal (its type names the native table, which the published types leave out) An Fft of
+ * `device` whose plans and calls go to `native`: rxcuda/internal's stand-in,
+ * whose native calls do nothing (bench/study/library-path).
+ */
+export let fftOver: (device: Device, native: NativeFft) => Fft;
+
+/**
  * cuFFT for one device, in stream order: each call enqueues a transform on the stream it is given
  * and returns at once. On a GPU it calls cuFFT (loaded at the first call, from CUDA_PATH,
  * /usr/local/cuda or the loader path) with plans cached by kind, precision, sizes and batch (at
@@ -157,11 +164,7 @@ export class Fft {
     plan.resource.use(stream.engine);
   }
 
-  /**
-   * @internal An Fft of `device` whose plans and calls go to `native`: rxcuda/internal's stand-in,
-   * whose native calls do nothing (bench/study/library-path).
-   */
-  static over(device: Device, native: NativeFft): Fft {
+  static #over(device: Device, native: NativeFft): Fft {
     const fft = new Fft(CONSTRUCTOR_TOKEN, device);
     fft.#native = native;
     fft.#library.runOwn = native.bind(fft.#block);
@@ -184,6 +187,9 @@ export class Fft {
     this.#native = this.device.kind === 'cuda' ? new libraries.CudaFft(this.device.engine.native) : new libraries.HostFft(this.device.engine.native);
     this.#library.runOwn = this.#native.bind(this.#block);
     return new PlanCache(this.device, this.#native);
+  }
+  static {
+    fftOver = (device, native) => Fft.#over(device, native);
   }
 }
 

@@ -2,7 +2,7 @@
 // the stream-ordered pool (cuMemAllocAsync on that stream), grown when a call needs more, and
 // shared by the stream's calls, which its order keeps apart. Nothing is allocated per call once a
 // stream's workspace is large enough.
-import { DeviceArray } from '../memory/memory.js';
+import { DeviceArray, allocateDeviceArray } from '../memory/memory.js';
 import type { Device } from '../device/device.js';
 import type { Stream } from '../device/stream.js';
 
@@ -29,7 +29,7 @@ export class Workspaces {
     if (array && array.byteLength >= bytes) return array;
     if (!array) this.#sweep();
     array?.close();
-    array = DeviceArray.allocate(stream.engine, stream.device, 'u8', bytes);
+    array = allocateDeviceArray(stream.engine, stream.device, 'u8', bytes);
     this.#arrays.set(stream, array);
     return array;
   }

@@ -1,7 +1,7 @@
 // The checks every command that takes memory makes: open memory that the device can address,
 // and the two sides of a copy alike.
 import { isInstance, rangeError, received, typeError } from '../base/errors.js';
-import { DeviceArray, Memory } from './memory.js';
+import { DeviceArray, Memory, movedAway } from './memory.js';
 import type { MemoryDevice } from './owner.js';
 
 /**
@@ -11,7 +11,7 @@ import type { MemoryDevice } from './owner.js';
 export function checkMemoryOf(name: string, memory: unknown, device: MemoryDevice, peer?: unknown): asserts memory is Memory {
   if (!isInstance(memory, Memory)) typeError(name, 'a DeviceArray or HostArray', memory);
   if (memory.closed) typeError(name, `open memory`, received(`a closed ${memory.constructor.name}`));
-  const moved = memory.movedAway();
+  const moved = movedAway(memory);
   if (moved) typeError(name, 'memory whose array is attached', received(moved));
   if (memory instanceof DeviceArray && memory.device !== device && !peerOf(memory, peer, device))
     rangeError(name, `memory of ${device}`, received(`memory of ${memory.device}`));

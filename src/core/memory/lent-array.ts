@@ -21,6 +21,11 @@ export interface LentArrayOwner {
 }
 
 /**
+ * Lends the first `length` elements of `memory`, which goes back to `owner` once, when returned.
+ */
+export let makeLentArray: <D extends DType>(memory: HostArray<D>, length: number, owner: LentArrayOwner) => LentArray<D>;
+
+/**
  * A result read in place: `data` is a TypedArray over pinned memory that rxcuda lends until you
  * return it, with `release()`, `using`, or (by the operator's option) when the next value comes.
  * Once returned, the memory holds other results: `data` throws, and views taken from it before
@@ -35,8 +40,7 @@ export class LentArray<D extends DType = DType> {
   readonly #memory: HostArray<D>;
   #owner: LentArrayOwner | undefined;
 
-  /** @internal Lends the first `length` elements of `memory`, which goes back to `owner` once, when returned. */
-  static make<D extends DType>(memory: HostArray<D>, length: number, owner: LentArrayOwner): LentArray<D> {
+  static #make<D extends DType>(memory: HostArray<D>, length: number, owner: LentArrayOwner): LentArray<D> {
     return new LentArray(CONSTRUCTOR_TOKEN, memory, length, owner);
   }
 
@@ -95,5 +99,8 @@ export class LentArray<D extends DType = DType> {
    */
   [Symbol.dispose](): void {
     this.release();
+  }
+  static {
+    makeLentArray = (memory, length, owner) => LentArray.#make(memory, length, owner);
   }
 }

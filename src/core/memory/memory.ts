@@ -3,7 +3,7 @@
 import { bufferOf, byteLengthOf, byteOffsetOf, lengthOf, typedArrayName } from '../base/buffers.js';
 import { DTYPES, type DType, type TypedArrayOf } from '../base/dtype.js';
 import { constants } from 'node:buffer';
-import { BRAND, checkCount, rangeError, received, typeError } from '../base/errors.js';
+import { brand, checkCount, rangeError, received, typeError } from '../base/errors.js';
 import { addon } from '../native/addon.js';
 import { Allocation, DeviceAllocation, HostAllocation, RegisteredAllocation, collected } from './allocation.js';
 import type { MemoryDevice, MemoryLane } from './owner.js';
@@ -11,6 +11,30 @@ import { CACHED_BYTES, sizeClass } from './pinned-cache.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 import { markUntransferable, whyMovable } from './user-arrays.js';
 import { ownBuffer } from './own-buffers.js';
+
+/**
+ * `close()` for memory whose work is known to have finished (a lane pool's free
+ * buffer): a pinned block goes back for reuse at once, not behind a completion point.
+ */
+export let closeIdle: (memory: Memory) => void;
+
+/**
+ * For a registered array whose buffer was detached since (by code that ignores its
+ * untransferable mark): how refusals name it (`a HostArray over a detached Uint32Array`); else
+ * undefined.
+ */
+export let movedAway: (memory: Memory) => string | undefined;
+
+/**
+ * Checks begin/end of a view of open memory and returns its byte offset and length.
+ */
+export let memoryRange: (memory: Memory, begin: number, end: number) => [number, number];
+
+/**
+ * Whether `device`'s work may address this memory now (open, and the device's own or
+ * pinned), noting that `lane` uses it: the launch packer's check of a pointer argument.
+ */
+export let usableOn: (memory: Memory, device: MemoryDevice, lane: MemoryLane | undefined) => boolean;
 
 /** Memory that kernels and copies can address: a device array or a pinned host array. */
 export abstract class Memory<D extends DType = DType> {
@@ -28,8 +52,9 @@ export abstract class Memory<D extends DType = DType> {
   readonly hi: number;
   /** @internal */
   readonly allocation: Allocation;
-  /** @internal Whether `value` is memory itself, not a Proxy of it (errors.ts): the packer's check of a pointer. */
-  static readonly [BRAND] = (value: object): boolean => #memory in value;
+  static {
+    brand(this, (value) => #memory in value);
+  }
   #memory(): void {}
 
   /** Memory is made by rxcuda: see {@link DeviceArray} and {@link HostArray}. */
@@ -49,11 +74,7 @@ export abstract class Memory<D extends DType = DType> {
     return this.allocation.freed;
   }
 
-  /**
-   * @internal Whether `device`'s work may address this memory now (open, and the device's own or
-   * pinned), noting that `lane` uses it: the launch packer's check of a pointer argument.
-   */
-  usableOn(device: MemoryDevice, lane: MemoryLane | undefined): boolean {
+  #usableOn(device: MemoryDevice, lane: MemoryLane | undefined): boolean {
     const allocation = this.allocation;
     if (allocation.freed || (allocation.device !== device && !allocation.portable)) return false;
     const user = allocation.userArray;
@@ -62,19 +83,13 @@ export abstract class Memory<D extends DType = DType> {
     return true;
   }
 
-  /**
-   * @internal For a registered array whose buffer was detached since (by code that ignores its
-   * untransferable mark): how refusals name it (`a HostArray over a detached Uint32Array`); else
-   * undefined.
-   */
-  movedAway(): string | undefined {
+  #movedAway(): string | undefined {
     const user = this.allocation.userArray;
     if (user === undefined || byteLengthOf(user) >= this.allocation.userBytes) return undefined;
     return `a ${this.constructor.name} over ${whyMovable(user) ?? `a ${typedArrayName(user) ?? 'DataView'} shorter than it was`}`;
   }
 
-  /** @internal Checks begin/end of a view of open memory and returns its byte offset and length. */
-  protected range(begin: number, end: number): [number, number] {
+  #range(begin: number, end: number): [number, number] {
     if (this.allocation.freed) closedMemory(this);
     checkCount('begin', begin);
     checkCount('end', end);
@@ -96,11 +111,7 @@ export abstract class Memory<D extends DType = DType> {
     this.allocation.release();
   }
 
-  /**
-   * @internal {@link close} for memory whose work is known to have finished (a lane pool's free
-   * buffer): a pinned block goes back for reuse at once, not behind a completion point.
-   */
-  closeIdle(): void {
+  #closeIdle(): void {
     collected.unregister(this.allocation);
     this.allocation.release(true);
   }
@@ -116,7 +127,21 @@ export abstract class Memory<D extends DType = DType> {
   [Symbol.dispose](): void {
     this.close();
   }
+  static {
+    closeIdle = (memory) => memory.#closeIdle();
+    movedAway = (memory) => memory.#movedAway();
+    memoryRange = (memory, begin, end) => memory.#range(begin, end);
+    usableOn = (memory, device, lane) => memory.#usableOn(device, lane);
+  }
 }
+
+/** A device array of `length` elements, allocated in `lane`'s order on `device`. */
+export let allocateDeviceArray: <D extends DType>(lane: MemoryLane, device: MemoryDevice, dtype: D, length: number) => DeviceArray<D>;
+
+/**
+ * A device array over `allocation` as it is (a stand-in's, for the benchmarks and tests).
+ */
+export let wrapDeviceArray: <D extends DType>(allocation: Allocation, dtype: D, byteOffset: number, length: number) => DeviceArray<D>;
 
 /**
  * A typed array in device memory, allocated from the device's stream-ordered pool.
@@ -134,13 +159,11 @@ export class DeviceArray<D extends DType = DType> extends Memory<D> {
     this.#byteOffset = byteOffset;
   }
 
-  /** @internal A device array over `allocation` as it is (a stand-in's, for the benchmarks and tests). */
-  static wrap<D extends DType>(allocation: Allocation, dtype: D, byteOffset: number, length: number): DeviceArray<D> {
+  static #wrap<D extends DType>(allocation: Allocation, dtype: D, byteOffset: number, length: number): DeviceArray<D> {
     return new DeviceArray(CONSTRUCTOR_TOKEN, allocation, dtype, byteOffset, length);
   }
 
-  /** @internal */
-  static allocate<D extends DType>(lane: MemoryLane, device: MemoryDevice, dtype: D, length: number): DeviceArray<D> {
+  static #allocate<D extends DType>(lane: MemoryLane, device: MemoryDevice, dtype: D, length: number): DeviceArray<D> {
     const bytes = Math.max(1, length) * DTYPES[dtype].size;
     const allocation = new DeviceAllocation(device, lane.native.alloc(bytes), bytes);
     allocation.use(lane);
@@ -157,10 +180,33 @@ export class DeviceArray<D extends DType = DType> extends Memory<D> {
    * stream.launch(blur, config, [left, n / 2]); // the first half only
    */
   subarray(begin = 0, end = this.length): DeviceArray<D> {
-    const [offset, length] = this.range(begin, end);
+    const [offset, length] = memoryRange(this, begin, end);
     return new DeviceArray(CONSTRUCTOR_TOKEN, this.allocation, this.dtype, this.#byteOffset + offset, length, this.#root ?? this);
   }
+  static {
+    allocateDeviceArray = (lane, device, dtype, length) => DeviceArray.#allocate(lane, device, dtype, length);
+    wrapDeviceArray = (allocation, dtype, byteOffset, length) => DeviceArray.#wrap(allocation, dtype, byteOffset, length);
+  }
 }
+
+/** A pinned host array of `length` elements, from `device`'s pinned cache where one fits. */
+export let allocateHostArray: <D extends DType>(device: MemoryDevice, dtype: D, length: number) => HostArray<D>;
+
+/**
+ * Page-locks the memory of `data`, an array of the user's, and wraps it: `data` is
+ * the user's array itself.
+ */
+export let registerHostArray: <D extends DType>(device: MemoryDevice, dtype: D, data: TypedArrayOf[D]) => HostArray<D>;
+
+/**
+ * A pinned array over `allocation` as it is (a stand-in's, for the tests).
+ */
+export let wrapHostArray: <D extends DType>(allocation: Allocation, dtype: D, data: TypedArrayOf[D]) => HostArray<D>;
+
+/**
+ * A host array's `data`, closed or not: what work enqueued before `close()` still uses.
+ */
+export let hostElements: <D extends DType = DType>(array: HostArray<D>) => TypedArrayOf[D];
 
 /**
  * A typed array in pinned (page-locked) host memory, which the device can copy from and to
@@ -172,14 +218,13 @@ export class DeviceArray<D extends DType = DType> extends Memory<D> {
  * known work is done, on a worker thread, as the driver's free waits for the whole device.
  */
 export class HostArray<D extends DType = DType> extends Memory<D> {
-  /** @internal {@link data}, closed or not: what work enqueued before `close()` still uses. */
-  readonly elements: TypedArrayOf[D];
+  readonly #elements: TypedArrayOf[D];
 
   /** `byteOffset` from the allocation's address. */
   private constructor(token: ConstructorToken, allocation: Allocation, dtype: D, data: TypedArrayOf[D], byteOffset?: number) {
     checkConstructorToken(token, 'a HostArray', 'device.allocHost() or device.registerHost()');
     super(token, allocation, dtype, byteOffset ?? byteOffsetOf(data), lengthOf(data));
-    this.elements = data;
+    this.#elements = data;
   }
 
   /**
@@ -189,16 +234,14 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
    */
   get data(): TypedArrayOf[D] {
     if (this.allocation.freed) closedMemory(this);
-    return this.elements;
+    return this.#elements;
   }
 
-  /** @internal A pinned array over `allocation` as it is (a stand-in's, for the tests). */
-  static wrap<D extends DType>(allocation: Allocation, dtype: D, data: TypedArrayOf[D]): HostArray<D> {
+  static #wrap<D extends DType>(allocation: Allocation, dtype: D, data: TypedArrayOf[D]): HostArray<D> {
     return new HostArray(CONSTRUCTOR_TOKEN, allocation, dtype, data);
   }
 
-  /** @internal */
-  static allocate<D extends DType>(device: MemoryDevice, dtype: D, length: number): HostArray<D> {
+  static #allocate<D extends DType>(device: MemoryDevice, dtype: D, length: number): HostArray<D> {
     const bytes = Math.max(1, length) * DTYPES[dtype].size;
     const cachedSize = bytes <= CACHED_BYTES ? sizeClass(bytes) : 0;
     const { ptr, buffer } = HostArray.#block(device, cachedSize || bytes, cachedSize > 0);
@@ -213,11 +256,7 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
     return this.allocation instanceof RegisteredAllocation;
   }
 
-  /**
-   * @internal Page-locks the memory of `data`, an array of the user's, and wraps it: `data` is
-   * the user's array itself.
-   */
-  static register<D extends DType>(device: MemoryDevice, dtype: D, data: TypedArrayOf[D]): HostArray<D> {
+  static #register<D extends DType>(device: MemoryDevice, dtype: D, data: TypedArrayOf[D]): HostArray<D> {
     markUntransferable('data', data);
     const ptr = addon.hostAddress(data);
     const bytes = byteLengthOf(data); // its slot's: a getter of the user's may say anything
@@ -245,11 +284,17 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
    */
   subarray(begin = 0, end = this.length): HostArray<D> {
     if (this.closed) closedMemory(this);
-    const moved = this.movedAway();
+    const moved = movedAway(this);
     if (moved) typeError('array', 'a HostArray whose array is attached', received(moved));
-    const [offset, length] = this.range(begin, end);
-    const view = new DTYPES[this.dtype].Array(bufferOf(this.elements), byteOffsetOf(this.elements) + offset, length);
+    const [offset, length] = memoryRange(this, begin, end);
+    const view = new DTYPES[this.dtype].Array(bufferOf(this.#elements), byteOffsetOf(this.#elements) + offset, length);
     return new HostArray(CONSTRUCTOR_TOKEN, this.allocation, this.dtype, view, Number(this.ptr - this.allocation.ptr) + offset);
+  }
+  static {
+    allocateHostArray = (device, dtype, length) => HostArray.#allocate(device, dtype, length);
+    registerHostArray = (device, dtype, data) => HostArray.#register(device, dtype, data);
+    wrapHostArray = (allocation, dtype, data) => HostArray.#wrap(allocation, dtype, data);
+    hostElements = (array) => array.#elements;
   }
 }
 

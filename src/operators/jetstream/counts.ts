@@ -19,6 +19,26 @@ export interface JetStreamCountsSnapshot {
 }
 
 /**
+ * A message arrived (`again`: delivered before).
+ */
+export let countPull: (counts: JetStreamCounts, again: boolean) => void;
+
+/**
+ * A message was settled.
+ */
+export let countSettled: (counts: JetStreamCounts, how: 'acked' | 'naked' | 'deadLettered') => void;
+
+/**
+ * A dead letter of a message the worker did not hold was stored.
+ */
+export let countDeadLetter: (counts: JetStreamCounts) => void;
+
+/**
+ * The server dropped a result as a duplicate.
+ */
+export let countDuplicate: (counts: JetStreamCounts) => void;
+
+/**
  * What one worker has done, counted as it goes: give one to `fromJetStream` (`options.counts`)
  * and read it while the worker runs, or after. Several runs given the same counters add up.
  *
@@ -81,28 +101,30 @@ export class JetStreamCounts implements JetStreamCountsSnapshot {
     return { pulled, inFlight, acked, naked, redelivered, deadLettered, duplicates };
   }
 
-  /** @internal A message arrived (`again`: delivered before). */
-  pull(again: boolean): void {
+  #pull(again: boolean): void {
     this.#pulled++;
     this.#inFlight++;
     if (again) this.#redelivered++;
   }
 
-  /** @internal A message was settled. */
-  settle(how: 'acked' | 'naked' | 'deadLettered'): void {
+  #settle(how: 'acked' | 'naked' | 'deadLettered'): void {
     this.#inFlight--;
     if (how === 'acked') this.#acked++;
     else if (how === 'naked') this.#naked++;
     else this.#deadLettered++;
   }
 
-  /** @internal A dead letter of a message the worker did not hold was stored. */
-  deadLetter(): void {
+  #deadLetter(): void {
     this.#deadLettered++;
   }
 
-  /** @internal The server dropped a result as a duplicate. */
-  duplicate(): void {
+  #duplicate(): void {
     this.#duplicates++;
+  }
+  static {
+    countPull = (counts, again) => counts.#pull(again);
+    countSettled = (counts, how) => counts.#settle(how);
+    countDeadLetter = (counts) => counts.#deadLetter();
+    countDuplicate = (counts) => counts.#duplicate();
   }
 }

@@ -6,6 +6,11 @@ import type { HostArray } from '../../core/index.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../../core/base/constructor-token.js';
 
 /**
+ * Made by fromJetStream.
+ */
+export let makeJetStreamMessage: (message: JsMsg, frame: HostArray<'u8'>, length: number, published: (duplicate: boolean) => void) => JetStreamMessage;
+
+/**
  * One message of a durable consumer, as a worker's pipeline gets it (`work.value`): the payload,
  * decoded into a pinned frame, and where the message comes from. The frame is reused for a later
  * message once this one is settled: read it in the pipeline, not later (copy what you keep).
@@ -39,8 +44,7 @@ export class JetStreamMessage {
   readonly size: number;
   readonly #published: (duplicate: boolean) => void;
 
-  /** @internal Made by fromJetStream. */
-  static make(message: JsMsg, frame: HostArray<'u8'>, length: number, published: (duplicate: boolean) => void): JetStreamMessage {
+  static #make(message: JsMsg, frame: HostArray<'u8'>, length: number, published: (duplicate: boolean) => void): JetStreamMessage {
     return new JetStreamMessage(CONSTRUCTOR_TOKEN, message, frame, length, published);
   }
 
@@ -76,5 +80,8 @@ export class JetStreamMessage {
   /** @internal The sink's publish of a result of this message was acknowledged by the server. */
   published(duplicate: boolean): void {
     this.#published(duplicate);
+  }
+  static {
+    makeJetStreamMessage = (message, frame, length, published) => JetStreamMessage.#make(message, frame, length, published);
   }
 }

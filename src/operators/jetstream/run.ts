@@ -8,10 +8,11 @@ import { MaxDeliveries } from './dead-letter.js';
 import { ArgumentTypeError } from '../../core/base/errors.js';
 import { JetStreamError, payloadTooLarge } from './errors.js';
 import { Frames } from './frames.js';
-import { JetStreamMessage } from './message.js';
+import { JetStreamMessage, makeJetStreamMessage } from './message.js';
 import { Puller } from './puller.js';
 import { Settler, type Held, type JetStreamOutcome } from './settle.js';
 import { MAX_TIMER_MS, type CheckedOptions } from './options.js';
+import { countDeadLetter, countDuplicate } from './counts.js';
 
 /** A message's value on its way through the pipeline, with what it holds. */
 interface InFlight {
@@ -71,7 +72,7 @@ export class WorkerRun {
     this.#settler = new Settler({ nakDelay: options.nakDelay, maxDeliver: settings.maxDeliver, deadLetter: options.deadLetter, progressEvery }, options.counts, emit);
     this.#maxDeliveries = MaxDeliveries.listen(info, options.deadLetter, {
       deadLettered: ({ stream, sequence, subject = '', deliveries, error }) => {
-        options.counts.deadLetter();
+        countDeadLetter(options.counts);
         emit({ outcome: 'dead-letter', stream, sequence, subject, deliveryCount: deliveries, error });
       },
       failed: (error) => this.#stop(error),
@@ -188,7 +189,7 @@ export class WorkerRun {
     let value: JetStreamMessage;
     try {
       const length = frames.fill(frame, payload, decode);
-      value = JetStreamMessage.make(message, frame, length, (duplicate) => duplicate && counts.duplicate());
+      value = makeJetStreamMessage(message, frame, length, (duplicate) => duplicate && countDuplicate(counts));
     } catch (error) {
       // The frame goes back and the message is settled as a failure: a held message nobody
       // settles would keep the worker from ever ending.

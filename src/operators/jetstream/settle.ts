@@ -5,6 +5,7 @@ import type { JsMsg } from '@nats-io/jetstream';
 import type { JetStreamCounts } from './counts.js';
 import { noStreamTakes, publishDeadLetter, type DeadLetterOptions } from './dead-letter.js';
 import { MAX_TIMER_MS } from './options.js';
+import { countPull, countSettled } from './counts.js';
 
 /** What became of a message, as a worker's Observable emits it. */
 export interface JetStreamOutcome {
@@ -70,7 +71,7 @@ export class Settler {
   hold(message: JsMsg): Held {
     const held: Held = { message, since: performance.now(), settled: false };
     this.#held.add(held);
-    this.#counts.pull(message.info.deliveryCount > 1);
+    countPull(this.#counts, message.info.deliveryCount > 1);
     return held;
   }
 
@@ -150,7 +151,7 @@ export class Settler {
   }
 
   #done(held: Held, count: 'acked' | 'naked' | 'deadLettered', outcome: JetStreamOutcome['outcome'], error?: unknown): void {
-    this.#counts.settle(count);
+    countSettled(this.#counts, count);
     const { message } = held;
     const settled = { outcome, stream: message.info.stream, sequence: message.info.streamSequence, subject: message.subject, deliveryCount: message.info.deliveryCount };
     this.#emit(error === undefined ? settled : { ...settled, error });

@@ -6,7 +6,7 @@ import { received, typeError } from '../../core/base/errors.js';
 import type { Memory } from '../../core/memory/memory.js';
 import { isThenable } from '../../core/base/thenable.js';
 import { LanePool, type LanePoolOptions } from './lane-pool.js';
-import { PipelineError, Work, type AnyWork } from './work.js';
+import { PipelineError, Work, type AnyWork, makeWork, adoptMemory, releaseValueWhenDone, releaseValue } from './work.js';
 
 /** Where values go: a device, several devices, or a pool of lanes that outlives subscriptions. */
 export type LaneTarget = Device | readonly Device[] | LanePool;
@@ -59,8 +59,8 @@ export function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: LaneTarge
     member.took();
     mine++;
     lane.countInFlight(+1);
-    const work = Work.make(value, i, pool.lanes[lane.index]!, finished);
-    if (frame) work.adopt(frame);
+    const work = makeWork(value, i, pool.lanes[lane.index]!, finished);
+    if (frame) adoptMemory(work, frame);
     try {
       subscriber.next(work);
     } catch (error) {
@@ -69,9 +69,9 @@ export function dispatcher<T>(subscriber: Subscriber<Work<T>>, target: LaneTarge
     // Everything downstream enqueued synchronously is covered by this release (at once, when
     // an operator's completion point behind all of it holds the value already).
     try {
-      work.releaseWhenDone();
+      releaseValueWhenDone(work);
     } catch {
-      work.release(); // the device broke: nothing more of it runs, nor will it tell
+      releaseValue(work); // the device broke: nothing more of it runs, nor will it tell
     }
   };
   /** The source has no more values; complete once those in flight are done. */

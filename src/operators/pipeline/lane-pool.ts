@@ -16,6 +16,11 @@ export type { LanePoolStats } from './pool-engine.js';
 export type { SideStream } from './side-streams.js';
 
 /**
+ * The lane of `pool` over `engine`, made by the pool (the constructor stays private to users).
+ */
+export let makeLane: (pool: LanePool, engine: LaneEngine) => Lane;
+
+/**
  * One stream of a pool. Its memory comes from the pool's free lists, which every lane shares (a
  * lane takes back its own first): a buffer goes back once the work that used it has finished.
  */
@@ -29,8 +34,7 @@ export class Lane {
   /** @internal Its values in flight, memory and side streams (pool-engine.ts). */
   readonly engine: LaneEngine;
 
-  /** @internal Made by its LanePool (a static, for the constructor stays private to users). */
-  static make(pool: LanePool, engine: LaneEngine): Lane {
+  static #make(pool: LanePool, engine: LaneEngine): Lane {
     return new Lane(CONSTRUCTOR_TOKEN, pool, engine);
   }
 
@@ -69,6 +73,9 @@ export class Lane {
    */
   host<D extends DType>(dtype: D, length: number): HostArray<D> {
     return this.engine.host(dtype, length);
+  }
+  static {
+    makeLane = (pool, engine) => Lane.#make(pool, engine);
   }
 }
 
@@ -114,7 +121,7 @@ export class LanePool {
     this.spin = settings.spin;
     this.onDeviceFault = settings.onDeviceFault;
     this.timeline = settings.timeline;
-    this.lanes = engine.lanes.map((lane) => Lane.make(this, lane));
+    this.lanes = engine.lanes.map((lane) => makeLane(this, lane));
   }
 
   /** The pool's counters now. */

@@ -3,7 +3,7 @@
 import type { Observable, Subscriber } from 'rxjs';
 import { ArgumentTypeError, describe, isInstance, type CudaError } from '../../core/base/errors.js';
 import { failureScope } from '../../core/queue/failure-route.js';
-import { PipelineError, Work, type AnyWork } from './work.js';
+import { PipelineError, Work, type AnyWork, settleFailure, waitForValue, holdValue, releaseValueWhenDone, releaseValue } from './work.js';
 
 /**
  * Subscribes `subscriber` to `source`, calling `next` for each value. An operator that emits
@@ -51,7 +51,7 @@ export function operateNamed<W extends AnyWork, O>(
   };
   const fail = (work: W, error: unknown, name: string) => {
     if (subscriber.closed) return true; // the pipeline has ended: see above
-    const failure = work.settle(new PipelineError(name, work.index, error));
+    const failure = settleFailure(work, new PipelineError(name, work.index, error));
     if (failure !== undefined) subscriber.error(failure);
     return true;
   };
@@ -128,8 +128,8 @@ export class WhenDone<O extends AnyWork, W extends AnyWork = AnyWork, A = undefi
   /** Emits `work` once its device work so far has finished; `expectEmission` is operate's. */
   emit(work: W, expectEmission: () => () => void, arg?: A): void {
     this.#settle = expectEmission();
-    work.waitFor(this.#done, arg);
-    work.hold();
+    waitForValue(work, this.#done, arg);
+    holdValue(work);
   }
 
   #completed(work: W, reported: CudaError | undefined, arg: A): void {
@@ -149,7 +149,7 @@ export class WhenDone<O extends AnyWork, W extends AnyWork = AnyWork, A = undefi
   /** Fails the value with what its results' code threw or failed with, and lets it go. */
   #failed(work: W, thrown: unknown): void {
     failed(this.#name, work, this.#subscriber, thrown);
-    work.release();
+    releaseValue(work);
     this.#settle();
   }
 }
@@ -157,7 +157,7 @@ export class WhenDone<O extends AnyWork, W extends AnyWork = AnyWork, A = undefi
 /** What the operator's own code threw for the value: a PipelineError of it, as operate's. */
 function failed(name: string, work: AnyWork, subscriber: Subscriber<never>, thrown: unknown): void {
   if (subscriber.closed) return;
-  const failure = work.settle(new PipelineError(name, work.index, thrown));
+  const failure = settleFailure(work, new PipelineError(name, work.index, thrown));
   if (failure !== undefined) subscriber.error(failure);
 }
 
@@ -165,10 +165,10 @@ function failed(name: string, work: AnyWork, subscriber: Subscriber<never>, thro
 function letGo(name: string, work: AnyWork, subscriber: Subscriber<never>, settle: () => void, error: unknown): void {
   if (error && !subscriber.closed) {
     const failure = new PipelineError(name, work.index, error);
-    const out = work.settle(failure);
+    const out = settleFailure(work, failure);
     if (out !== undefined) subscriber.error(out === failure ? error : out);
   }
-  work.release();
+  releaseValue(work);
   settle();
 }
 
@@ -182,10 +182,10 @@ function emitFenced<O extends AnyWork>(name: string, work: AnyWork, subscriber: 
   }
   try {
     // What the emission enqueued (for this value, on its lane) is to finish before the value's place frees.
-    if (work.stream.engine.given === mark) work.release();
-    else work.releaseWhenDone();
+    if (work.stream.engine.given === mark) releaseValue(work);
+    else releaseValueWhenDone(work);
   } catch {
-    work.release(); // the device broke: nothing more of it runs, nor will it tell
+    releaseValue(work); // the device broke: nothing more of it runs, nor will it tell
   } finally {
     settle();
   }

@@ -5,7 +5,7 @@
 // that holds its memory already (the buffers of a lane come round again), at any number of lanes.
 import { DTYPES, type DType } from '../../core/base/dtype.js';
 import type { Device } from '../../core/device/device.js';
-import { HostArray, type Memory } from '../../core/memory/memory.js';
+import { HostArray, type Memory, closeIdle } from '../../core/memory/memory.js';
 
 const DTYPE_CODES = Object.fromEntries(Object.keys(DTYPES).map((dtype, i) => [dtype, i])) as Record<DType, number>;
 const KINDS = Object.keys(DTYPES).length * 2;
@@ -80,7 +80,7 @@ export class Buffers {
   /** Takes back a buffer whose work has finished, from `lane`; with `closed`, frees it instead. */
   give(memory: Memory, closed: boolean, lane = -1): void {
     this.#inUse--;
-    if (closed) return memory.closeIdle();
+    if (closed) return closeIdle(memory);
     const device = memory.device as Device;
     let lists = this.#free.get(device);
     if (!lists) this.#free.set(device, (lists = Array.from({ length: KINDS }, () => new Map<number, FreeList>())));
@@ -102,7 +102,7 @@ export class Buffers {
         for (const list of byLength.values())
           for (const memory of list.memory) {
             try {
-              memory.closeIdle();
+              closeIdle(memory);
             } catch {}
           }
     this.#free.clear();

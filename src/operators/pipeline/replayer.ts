@@ -5,7 +5,7 @@
 // A value whose work is, operation by operation, the work an executable holds already (the same
 // kernels, arguments and memory: the pool's buffers come round again) launches it as it is,
 // keeping nothing of its own (replay-match.ts).
-import { Graph } from '../../core/graphs/graph.js';
+import { Graph, makeGraph } from '../../core/graphs/graph.js';
 import { replayOn, shapeDifference, type NodeWork } from '../../core/graphs/graph-node.js';
 import { endRecording, recordInto } from '../../core/graphs/device-members.js';
 import { needsConditionKernels, pendingLibraries } from '../../core/graphs/node-work.js';
@@ -14,6 +14,7 @@ import { GraphError } from '../../core/base/errors.js';
 import type { Stream } from '../../core/device/stream.js';
 import { ValueRecording, type Held, type RecordingOwner } from './replay-match.js';
 import { BodyStreams, HostConditions } from '../../core/graphs/conditional-host.js';
+import { setExecWorks } from '../../core/graphs/graph-exec.js';
 
 /** The first difference between two values' device work, in words; undefined when none. */
 export function workDifference(reference: readonly NodeWork[], works: readonly NodeWork[]): string | undefined {
@@ -101,7 +102,7 @@ export class Replayer implements RecordingOwner {
         return this.#onEager(difference);
       }
       const held = this.#heldFor(stream, position, reference, works);
-      held.exec.setWorks(works);
+      setExecWorks(held.exec, works);
       held.works = works;
       held.used = ++this.#clock;
       this.replayed++;
@@ -169,7 +170,7 @@ export class Replayer implements RecordingOwner {
   }
 
   #capture(stream: Stream, position: number, works: readonly NodeWork[]): void {
-    const graph = Graph.create(stream.device);
+    const graph = makeGraph(stream.device);
     let last;
     for (const work of works) last = graph.engine.add(work, last ? [last] : []);
     this.#references[position] = graph;

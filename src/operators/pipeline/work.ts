@@ -1,7 +1,7 @@
 // The envelope a value travels in through a GPU pipeline: the value, its lane (stream), the
 // device resources attached to it, and the count of operators still holding it.
 import type { DType } from '../../core/base/dtype.js';
-import type { DeviceArray, Memory } from '../../core/memory/memory.js';
+import type { DeviceArray, HostArray, Memory } from '../../core/memory/memory.js';
 import { Stream } from '../../core/device/stream.js';
 import { isInstance, typeError, type CudaError } from '../../core/base/errors.js';
 import type { Lane } from './lane-pool.js';
@@ -9,6 +9,7 @@ import type { LaneEngine } from './pool-engine.js';
 import type { PipelineError } from './pipeline-error.js';
 import { checkSlotName, type NamedArray } from './slots.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../../core/base/constructor-token.js';
+import { timeDeviceSpan } from '../timeline/timeline.js';
 
 export { PipelineError } from './pipeline-error.js';
 
@@ -27,6 +28,80 @@ const RELEASED: (Memory | undefined)[] = [];
  * the engine would have sized a class's instances already, for none.
  */
 class ValueBuffers {}
+
+/**
+ * Made by onStreams, lanesFrom and framesFrom; `done(work)` once its work is done and its memory given back.
+ */
+export let makeWork: <T>(value: T, index: number, lane: Lane, done: (work: AnyWork) => void) => Work<T>;
+
+/**
+ * Settles a failure of this value: returns what to error the pipeline with, or
+ * undefined when the pool's `onDeviceFault` function took it (see PoolEngine.faultOf).
+ */
+export let settleFailure: (work: AnyWork, failure: PipelineError) => unknown;
+
+/**
+ * A pinned staging array from the lanes' pool, returned with the rest.
+ */
+export let stagingArray: <D extends DType>(work: AnyWork, dtype: D, length: number) => HostArray<D>;
+
+/**
+ * Pooled memory that goes back to the lane with the rest (a producer's frame).
+ */
+export let adoptMemory: (work: AnyWork, memory: Memory) => void;
+
+/**
+ * Takes pooled memory out of this value's keeping, for lending it to the subscriber,
+ * who gives it back to the lane (returned, for a LentArray).
+ */
+export let lendMemory: (work: AnyWork, memory: Memory) => LaneEngine;
+
+/**
+ * Whether the pool has a timeline. Operators on a hot path (launch, upload,
+ * download) enqueue at once without it, and only through {@link stageWork} with it, so that an
+ * untimed value costs no closure per stage.
+ */
+export let isTimed: (work: AnyWork) => boolean;
+
+/**
+ * Enqueues a stage's device work, timed when the pool has a timeline (with the bytes
+ * it moves, for its rate).
+ */
+export let stageWork: (work: AnyWork, name: string, enqueue: () => void, bytes?: number) => void;
+
+/**
+ * Records host work of this value that ran from `start` (performance.now()) until now.
+ */
+export let hostSpan: (work: AnyWork, name: string, start: number, bytes?: number) => void;
+
+/**
+ * Has `done(this, error, arg)` called once the value's device work given so far has
+ * finished (see Stream.afterValue), on the main thread: the work itself is what its lane's
+ * notification carries, so that waiting costs no closure. A second operator waiting while the
+ * first still does (none does today) gets a waiter of its own.
+ */
+export let waitForValue: (work: AnyWork, done: (work: AnyWork, error: CudaError | undefined, arg: unknown) => void, arg: unknown) => void;
+
+/**
+ * An operator keeps the value (and its resources) until it releases it, which it does
+ * from the completion point it has just enqueued on the value's stream, behind all of the
+ * value's work so far: called after that enqueue, as a completion point that could not be
+ * enqueued holds nothing.
+ */
+export let holdValue: (work: AnyWork) => void;
+
+/**
+ * Releases the value once the device work enqueued on the lane so far has finished;
+ * the last to release it returns the pooled resources and frees the value's place in flight. When a holder's
+ * completion point is the last thing enqueued, it releases at once: that holder releases later
+ * than this would, and no second notification is needed for the same place in the stream.
+ */
+export let releaseValueWhenDone: (work: AnyWork) => void;
+
+/**
+ * Releases the value now: the value's device work is known to be done.
+ */
+export let releaseValue: (work: AnyWork) => void;
 
 /**
  * A value bound to a stream lane, with the device resources its work uses.
@@ -60,8 +135,7 @@ export class Work<T, B = {}, R = {}> {
   #waiting: ((work: AnyWork, error: CudaError | undefined, arg: unknown) => void) | undefined;
   #waitArg: unknown;
 
-  /** @internal Made by onStreams, lanesFrom and framesFrom; `done(work)` once its work is done and its memory given back. */
-  static make<T>(value: T, index: number, lane: Lane, done: (work: AnyWork) => void): Work<T> {
+  static #make<T>(value: T, index: number, lane: Lane, done: (work: AnyWork) => void): Work<T> {
     return new Work(CONSTRUCTOR_TOKEN, value, index, lane, done);
   }
 
@@ -121,34 +195,24 @@ export class Work<T, B = {}, R = {}> {
     return array;
   }
 
-  /**
-   * @internal Settles a failure of this value: returns what to error the pipeline with, or
-   * undefined when the pool's `onDeviceFault` function took it (see PoolEngine.faultOf).
-   */
-  settle(failure: PipelineError): unknown {
+  #settle(failure: PipelineError): unknown {
     const first = !this.#failed;
     this.#failed = true;
     const lane = this.lane.engine;
     return lane.pool.faultOf(lane, failure, first);
   }
 
-  /** @internal A pinned staging array from the lanes' pool, returned with the rest. */
-  staging<D extends DType>(dtype: D, length: number) {
+  #staging<D extends DType>(dtype: D, length: number) {
     const array = this.lane.engine.host(dtype, length);
     this.#keep(array);
     return array;
   }
 
-  /** @internal Pooled memory that goes back to the lane with the rest (a producer's frame). */
-  adopt(memory: Memory): void {
+  #adopt(memory: Memory): void {
     this.#keep(memory);
   }
 
-  /**
-   * @internal Takes pooled memory out of this value's keeping, for lending it to the subscriber,
-   * who gives it back to the lane (returned, for a LentArray).
-   */
-  lend(memory: Memory): LaneEngine {
+  #lend(memory: Memory): LaneEngine {
     const pooled = this.#pooled;
     const at = pooled.indexOf(memory);
     if (at >= 0 && at < this.#kept) {
@@ -164,37 +228,21 @@ export class Work<T, B = {}, R = {}> {
     this.#pooled[this.#kept++] = memory;
   }
 
-  /**
-   * @internal Whether the pool has a timeline. Operators on a hot path (launch, upload,
-   * download) enqueue at once without it, and only through {@link stage} with it, so that an
-   * untimed value costs no closure per stage.
-   */
-  get timed(): boolean {
+  get #timed(): boolean {
     return this.lane.pool.timeline !== undefined;
   }
 
-  /**
-   * @internal Enqueues a stage's device work, timed when the pool has a timeline (with the bytes
-   * it moves, for its rate).
-   */
-  stage(name: string, enqueue: () => void, bytes = 0): void {
+  #stage(name: string, enqueue: () => void, bytes = 0): void {
     const timeline = this.lane.pool.timeline;
-    if (timeline) timeline.device(this.stream, this.lane.index, this.index, name, enqueue, bytes);
+    if (timeline) timeDeviceSpan(timeline, this.stream, this.lane.index, this.index, name, enqueue, bytes);
     else enqueue();
   }
 
-  /** @internal Records host work of this value that ran from `start` (performance.now()) until now. */
-  hostSpan(name: string, start: number, bytes = 0): void {
+  #hostSpan(name: string, start: number, bytes = 0): void {
     this.lane.pool.timeline?.host(this.lane.index, this.index, name, start, bytes);
   }
 
-  /**
-   * @internal Has `done(this, error, arg)` called once the value's device work given so far has
-   * finished (see Stream.afterValue), on the main thread: the work itself is what its lane's
-   * notification carries, so that waiting costs no closure. A second operator waiting while the
-   * first still does (none does today) gets a waiter of its own.
-   */
-  waitFor(done: (work: AnyWork, error: CudaError | undefined, arg: unknown) => void, arg: unknown): void {
+  #waitFor(done: (work: AnyWork, error: CudaError | undefined, arg: unknown) => void, arg: unknown): void {
     const spin = this.lane.pool.spin;
     if (this.#waiting !== undefined) return this.stream.afterValue({ valueDone: (error) => done(this, error, arg) }, spin);
     this.#waiting = done;
@@ -208,7 +256,7 @@ export class Work<T, B = {}, R = {}> {
     }
   }
 
-  /** @internal See {@link waitFor}: the lane's notification of the value's completion. */
+  /** @internal See {@link waitForValue}: the lane's notification of the value's completion. */
   valueDone(error: CudaError | undefined): void {
     const done = this.#waiting!;
     const arg = this.#waitArg;
@@ -217,30 +265,17 @@ export class Work<T, B = {}, R = {}> {
     done(this, error, arg);
   }
 
-  /**
-   * @internal An operator keeps the value (and its resources) until it releases it, which it does
-   * from the completion point it has just enqueued on the value's stream, behind all of the
-   * value's work so far: called after that enqueue, as a completion point that could not be
-   * enqueued holds nothing.
-   */
-  hold(): void {
+  #hold(): void {
     this.#holds++;
     this.#coveredAt = this.stream.engine.given;
   }
 
-  /**
-   * @internal Releases the value once the device work enqueued on the lane so far has finished;
-   * the last to release it returns the pooled resources and frees the value's place in flight. When a holder's
-   * completion point is the last thing enqueued, it releases at once: that holder releases later
-   * than this would, and no second notification is needed for the same place in the stream.
-   */
-  releaseWhenDone(): void {
-    if (this.#coveredAt === this.stream.engine.given) this.release();
-    else this.stream.device.engine.afterWork(this.stream.engine, () => this.release());
+  #releaseWhenDone(): void {
+    if (this.#coveredAt === this.stream.engine.given) this.#release();
+    else this.stream.device.engine.afterWork(this.stream.engine, () => this.#release());
   }
 
-  /** @internal Releases the value now: the value's device work is known to be done. */
-  release(): void {
+  #release(): void {
     if (--this.#holds !== 0) return;
     const pooled = this.#pooled;
     this.#pooled = RELEASED;
@@ -255,6 +290,20 @@ export class Work<T, B = {}, R = {}> {
     // The list goes to a later value: a new one grew a backing store of 16 entries at its first push.
     if (pooled !== RELEASED && spareLists.length < MAX_SPARE_LISTS) spareLists.push(pooled);
     this.#done(this);
+  }
+  static {
+    makeWork = (value, index, lane, done) => Work.#make(value, index, lane, done);
+    settleFailure = (work, failure) => work.#settle(failure);
+    stagingArray = (work, dtype, length) => work.#staging(dtype, length);
+    adoptMemory = (work, memory) => work.#adopt(memory);
+    lendMemory = (work, memory) => work.#lend(memory);
+    isTimed = (work) => work.#timed;
+    stageWork = (work, name, enqueue, bytes) => work.#stage(name, enqueue, bytes);
+    hostSpan = (work, name, start, bytes) => work.#hostSpan(name, start, bytes);
+    waitForValue = (work, done, arg) => work.#waitFor(done, arg);
+    holdValue = (work) => work.#hold();
+    releaseValueWhenDone = (work) => work.#releaseWhenDone();
+    releaseValue = (work) => work.#release();
   }
 }
 

@@ -40,6 +40,11 @@ interface Base {
 }
 
 /**
+ * Times the work `enqueue` puts on `stream` as one span, which moves `bytes`.
+ */
+export let timeDeviceSpan: (timeline: Timeline, stream: Stream, lane: number, index: number, stage: string, enqueue: () => void, bytes?: number) => void;
+
+/**
  * Collects spans of a pipeline: pass it to {@link onStreams} (`{ timeline }`); each operator then
  * records its device work between two timed events, and host steps their run time. Read it as
  * spans, a summary per stage, a Chrome trace or an HTML page.
@@ -63,8 +68,7 @@ export class Timeline {
   readonly #timed: TimedSpan[] = [];
   readonly #host: { readonly span: Span; readonly requested: number }[] = [];
 
-  /** @internal Times the work `enqueue` puts on `stream` as one span, which moves `bytes`. */
-  device(stream: Stream, lane: number, index: number, stage: string, enqueue: () => void, bytes = 0): void {
+  #device(stream: Stream, lane: number, index: number, stage: string, enqueue: () => void, bytes = 0): void {
     const called = performance.now() - this.#origin;
     if (!this.#bases.has(stream.device)) this.#bases.set(stream.device, { event: stream.record({ timing: true }), at: called });
     const start = stream.record({ timing: true });
@@ -216,6 +220,9 @@ export class Timeline {
    */
   async writeHtml(path: string, options: TimelineHtmlOptions = {}): Promise<void> {
     await writeTextFile('the HTML timeline', path, this.toHtml(options));
+  }
+  static {
+    timeDeviceSpan = (timeline, stream, lane, index, stage, enqueue, bytes) => timeline.#device(stream, lane, index, stage, enqueue, bytes);
   }
 }
 
