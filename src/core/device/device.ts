@@ -134,6 +134,14 @@ export class Device {
   }
 
   /**
+   * @internal A CUDA device 0 whose natives are `backend`'s, apart from this environment's devices:
+   * rxcuda/internal's stand-in, over natives that do nothing (bench/study/library-path).
+   */
+  static over(backend: Backend): Device {
+    return new Device(CONSTRUCTOR_TOKEN, 0, backend);
+  }
+
+  /**
    * The first CUDA device where there is one, else the host device.
    * @example
    * const device = Device.default();
