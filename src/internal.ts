@@ -1,7 +1,7 @@
 // rxcuda/internal: the one entry point below the public API, for rxcuda's own benchmarks. It
 // gives what they measure apart from the public API, and promises no stability: nothing here is
 // for users.
-import { Device } from './core/device/device.js';
+import { Device, deviceOver } from './core/device/device.js';
 import { Stream } from './core/device/stream.js';
 import { DeviceArray, wrapDeviceArray } from './core/memory/memory.js';
 import { blasOver } from './core/libraries/blas.js';
@@ -10,6 +10,7 @@ import { workspacesOf } from './core/libraries/workspaces.js';
 import { Kernel, type Signature, makeKernel } from './core/kernels/kernel.js';
 import { LaunchConfig } from './core/kernels/launch-config.js';
 import type { Module } from './core/kernels/module.js';
+import type { Backend } from './core/native/types.js';
 
 import { addon } from './core/native/addon.js';
 
@@ -83,30 +84,32 @@ export function standInLaunch(signature: Signature, args: (array: DeviceArray<'f
 }
 
 /**
- * cuBLAS and cuFFT through natives that do nothing, on a stand-in CUDA device, stream and
- * arrays: bench/study/library-path times the JavaScript of a library call with it
- * (`blas.gemm(stream, a, b, c, shape)`, `fft.c2c(stream, x, y, shape)`), with no GPU. The stand-in
- * device is of kind `cuda`, so that calls take the stream's workspace as they do on a GPU.
+ * cuBLAS and cuFFT through natives that do nothing, on a Device, Stream and arrays made as rxcuda
+ * makes them, over a backend whose natives do nothing either: bench/study/library-path times the
+ * JavaScript of a library call with it (`blas.gemm(stream, a, b, c, shape)`,
+ * `fft.c2c(stream, x, y, shape)`), with no GPU. The device is of kind `cuda`, so that calls take
+ * the stream's workspace as they do on a GPU.
  * `ready` settles once the FFT plans asked for so far are made (at once, but through a Promise,
  * as cuFFT's are).
  */
 export function standInLibraries(elements: number) {
-  const device: Device = Object.create(Device.prototype, {
-    engine: { value: { backend: { kind: 'cuda' }, native: {}, checkUsable() {} } },
-    toString: { value: () => 'device 0' },
-  });
-  const faults = { fail(error: unknown): never { throw error; }, check() {}, poisoned: undefined };
   let next = 0x7f00_0000_0000n;
-  const lane = {
-    immediate: true, unqueued: true, recorder: undefined, lo: 1, hi: 0, closed: false, faults,
-    checkOpen() {}, noteSubmitted() {}, run(command: () => void) { command(); },
-    native: { alloc: (bytes: number) => ((next += BigInt(bytes + 256)), next), free() {} },
-  };
-  const stream: Stream = Object.create(Stream.prototype, { device: { value: device }, engine: { value: lane } });
-  const array = () => {
-    const allocation = { device, ptr: (next += BigInt(elements * 4 + 256)), freed: false, portable: false, use() {} };
-    return wrapDeviceArray(allocation as never, 'f32', 0, elements);
-  };
+  const backend = {
+    kind: 'cuda',
+    Device: class {
+      properties() { return { name: 'stand-in' }; }
+    },
+    Stream: class {
+      handle() { return 0x7f00_0000_1000n; }
+      priority() { return 0; }
+      flags() { return 0; }
+      alloc(bytes: number) { return (next += BigInt(bytes + 256)); }
+      free() {}
+    },
+  } as unknown as Backend;
+  const device = deviceOver(backend);
+  const stream = device.createStream();
+  const array = () => stream.alloc('f32', elements);
   const made: Promise<unknown>[] = [];
   const plans = {
     plan: () => {

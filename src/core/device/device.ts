@@ -23,6 +23,12 @@ const devices = new Map<number, Device>();
 const hostDevices: Device[] = [];
 
 /**
+ * A CUDA device 0 whose natives are `backend`'s, apart from this environment's devices:
+ * rxcuda/internal's stand-in, over natives that do nothing (bench/study/library-path).
+ */
+export let deviceOver: (backend: Backend) => Device;
+
+/**
  * A CUDA device and its primary context, which rxcuda retains and makes current for you, or the
  * host device (the CPU reference backend, with the same contract). Get one with
  * `Device.get(ordinal)`, `Device.host()` or `Device.default()`.
@@ -132,6 +138,10 @@ export class Device {
     checkCount('count', count, 1);
     while (hostDevices.length < count) hostDevices.push(new Device(CONSTRUCTOR_TOKEN, -1, hostBackend, hostDevices.length));
     return hostDevices.slice(0, count);
+  }
+
+  static #over(backend: Backend): Device {
+    return new Device(CONSTRUCTOR_TOKEN, 0, backend);
   }
 
   /**
@@ -281,6 +291,9 @@ export class Device {
     if (dtype === undefined) typeError('data', 'a TypedArray', data);
     this.engine.checkUsable();
     return registerHostArray(this, dtype, data as never) as HostArray<DTypeOfArray<A>>;
+  }
+  static { /*@@friend*/
+    deviceOver = (backend) => Device.#over(backend);
   }
 }
 
