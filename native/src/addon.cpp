@@ -127,6 +127,11 @@ Napi::Object launchBlockLayout(Napi::Env env) {
   out["headerBytes"] = Napi::Number::New(env, kArgsOffset);
   out["streamOffset"] = Napi::Number::New(env, kStreamOffset);
   out["configWords"] = Napi::Number::New(env, kLaunchHeaderWords);
+  out["gridWord"] = Napi::Number::New(env, kGridX);
+  out["blockWord"] = Napi::Number::New(env, kBlockX);
+  out["sharedMemWord"] = Napi::Number::New(env, kSharedMem);
+  out["flagsWord"] = Napi::Number::New(env, kFlags);
+  out["clusterWord"] = Napi::Number::New(env, kClusterX);
   out["flagCooperative"] = Napi::Number::New(env, kFlagCooperative);
   out["flagCluster"] = Napi::Number::New(env, kFlagCluster);
   out.Freeze();

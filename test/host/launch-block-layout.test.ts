@@ -2,6 +2,7 @@
 // (native/src/runtime/launch-block.hpp, device-thread.hpp); loading the addon checks TypeScript's
 // constants against them, so a mismatched build fails at load instead of misreading bytes or flags.
 import { describe, expect, it } from 'vitest';
+import { LaunchConfig, configHeader } from '../../src/core/kernels/launch-config.js';
 import { HEADER_BYTES, STREAM_WORD } from '../../src/core/kernels/packer.js';
 import { addon } from '../../src/core/native/addon.js';
 import { LAUNCH_BLOCK, checkAgainstAddon, checkLaunchBlockLayout } from '../../src/core/native/launch-block.js';
@@ -12,6 +13,21 @@ describe('launchBlockLayout', () => {
     expect({ ...addon.launchBlockLayout }).toEqual({ ...LAUNCH_BLOCK });
     expect(Object.isFrozen(addon.launchBlockLayout)).toBe(true);
     expect([HEADER_BYTES, STREAM_WORD * 4]).toEqual([LAUNCH_BLOCK.headerBytes, LAUNCH_BLOCK.streamOffset]);
+  });
+
+  it("writes a configuration's words where the addon's layout puts each", () => {
+    const config = new LaunchConfig({ grid: [2, 3, 4], block: [8, 4, 1], sharedMem: 96, cooperative: true });
+    const words = [...configHeader(config)];
+    const layout = addon.launchBlockLayout;
+    expect(words).toHaveLength(layout.configWords);
+    expect(words.slice(layout.gridWord, layout.gridWord + 3)).toEqual([2, 3, 4]);
+    expect(words.slice(layout.blockWord, layout.blockWord + 3)).toEqual([8, 4, 1]);
+    expect(words[layout.sharedMemWord]).toBe(96);
+    expect(words[layout.flagsWord]).toBe(layout.flagCooperative);
+    expect(words.slice(layout.clusterWord, layout.clusterWord + 3)).toEqual([0, 0, 0]);
+    const clustered = [...configHeader(new LaunchConfig({ grid: [4, 2, 1], block: 32, cluster: [2, 1, 1] }))];
+    expect(clustered.slice(layout.clusterWord, layout.clusterWord + 3)).toEqual([2, 1, 1]);
+    expect(clustered[layout.flagsWord]).toBe(layout.flagCluster);
   });
 
   it('passes the check that loading runs', () => {

@@ -7,7 +7,7 @@
 
 namespace rxcuda {
 
-// The block starts with the launch configuration, in 32-bit words.
+// The block starts with the launch configuration, in 32-bit words (each shape's x, y, z in turn).
 enum LaunchHeader : unsigned {
   kGridX, kGridY, kGridZ, kBlockX, kBlockY, kBlockZ, kSharedMem, kFlags,
   kClusterX, kClusterY, kClusterZ, kLaunchHeaderWords,

@@ -34,6 +34,19 @@ const LAUNCH_OPTIONS: readonly string[] = ['block', 'cluster', 'cooperative', 'g
 
 const { flagCooperative: FLAG_COOPERATIVE, flagCluster: FLAG_CLUSTER } = LAUNCH_BLOCK;
 
+type Shape = readonly [number, number, number];
+
+/** The configuration's words of a launch block's header, where the layout puts each. */
+function headerWords(grid: Shape, block: Shape, sharedMem: number, flags: number, cluster: Shape | undefined): Uint32Array {
+  const words = new Uint32Array(LAUNCH_BLOCK.configWords);
+  words.set(grid, LAUNCH_BLOCK.gridWord);
+  words.set(block, LAUNCH_BLOCK.blockWord);
+  words[LAUNCH_BLOCK.sharedMemWord] = sharedMem;
+  words[LAUNCH_BLOCK.flagsWord] = flags;
+  if (cluster) words.set(cluster, LAUNCH_BLOCK.clusterWord);
+  return words;
+}
+
 function dim3(name: string, value: unknown, optional: boolean): readonly [number, number, number] | undefined {
   if (value === undefined && optional) return undefined;
   const given = typeof value === 'number' ? [value] : value;
@@ -128,7 +141,7 @@ export class LaunchConfig {
     this.sharedMem = sharedMem;
     this.cooperative = cooperative;
     const flags = (cooperative ? FLAG_COOPERATIVE : 0) | (this.cluster ? FLAG_CLUSTER : 0);
-    this.#header = new Uint32Array([...this.grid, ...this.block, sharedMem, flags, ...(this.cluster ?? [0, 0, 0])]);
+    this.#header = headerWords(this.grid, this.block, sharedMem, flags, this.cluster);
     Object.freeze(this);
   }
 

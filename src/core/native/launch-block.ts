@@ -10,6 +10,16 @@ export interface LaunchBlockLayout {
   readonly streamOffset: number;
   /** The 32-bit words of launch configuration the header starts with. */
   readonly configWords: number;
+  /** The word where the grid's x, y and z start. */
+  readonly gridWord: number;
+  /** The word where the block's x, y and z start. */
+  readonly blockWord: number;
+  /** The word of the dynamic shared memory's bytes. */
+  readonly sharedMemWord: number;
+  /** The word of the launch's flags. */
+  readonly flagsWord: number;
+  /** The word where the cluster's x, y and z start (zeros without a cluster). */
+  readonly clusterWord: number;
   /** The flags word's bit for a cooperative launch. */
   readonly flagCooperative: number;
   /** The flags word's bit for a launch with a cluster shape. */
@@ -21,6 +31,11 @@ export const LAUNCH_BLOCK: LaunchBlockLayout = Object.freeze({
   headerBytes: 64,
   streamOffset: 48,
   configWords: 11,
+  gridWord: 0,
+  blockWord: 3,
+  sharedMemWord: 6,
+  flagsWord: 7,
+  clusterWord: 8,
   flagCooperative: 1,
   flagCluster: 2,
 });
