@@ -123,7 +123,7 @@ export function download<T, B, R, D extends DType, N extends string = 'output'>(
       // that the others allocate no context.
       const subscription = operate(label, source, subscriber, (work, expectEmission) => {
         const memory = select(work);
-        checkMemoryOf('select(work)', memory, work.stream.device);
+        checkMemoryOf('select(work)', memory, work.stream.device.engine);
         const staging = stagingArray(work, memory.dtype, memory.length);
         if (lend !== undefined) {
           copyBack(work, name, 'lent', staging, memory);

@@ -15,7 +15,9 @@ export const properties = {
 };
 
 export function fakeDevice(ordinal = 0): Device {
-  return { ordinal, properties, engine: { checkUsable() {}, fail(e: unknown) { throw e; } }, toString: () => `device ${ordinal}` } as unknown as Device;
+  const device = { ordinal, properties, toString: () => `device ${ordinal}` };
+  const engine = { face: device, checkUsable() {}, fail(e: unknown) { throw e; }, toString: () => `device ${ordinal}` };
+  return Object.assign(device, { engine }) as unknown as Device;
 }
 
 export interface FakeLaunch {
@@ -69,7 +71,7 @@ export function fakeStream(device: Device, handle = 0x1234_5678_9abcn) {
 
 export function fakeAllocation(device: Device, ptr: bigint, portable = false) {
   const uses: unknown[] = [];
-  return { device, ptr, freed: false, portable, uses, use(s: unknown) { uses.push(s); }, release() { this.freed = true; } };
+  return { device: device.engine, ptr, freed: false, portable, uses, use(s: unknown) { uses.push(s); }, release() { this.freed = true; } };
 }
 
 export function fakeDeviceArray<D extends DType = 'f32'>(device: Device, ptr = 0x7f00_0000_1000n, length = 16, dtype = 'f32' as D) {

@@ -31,13 +31,29 @@ export class DeviceEngine {
   /** Which devices this one reaches directly, asked once per peer. */
   readonly peers = new PeerAccess();
   readonly #newLane: () => StreamEngine;
+  /** The public Device whose engine this is: what `memory.device` gives, and how messages name it. */
+  readonly face: object;
 
-  /** @param newLane makes a lane of rxcuda's own: the lane of a new Stream, which Device makes. */
-  constructor(ordinal: number, backend: Backend, newLane: () => StreamEngine) {
+  /**
+   * @param face the public Device this is the engine of.
+   * @param newLane makes a lane of rxcuda's own: the lane of a new Stream, which Device makes.
+   */
+  constructor(face: object, ordinal: number, backend: Backend, newLane: () => StreamEngine) {
+    this.face = face;
     this.backend = backend;
     this.native = new backend.Device(ordinal);
     this.faults = new Faults(this.native.poison?.bind(this.native), () => this.openLanes.all(), backend.kind === 'cuda');
     this.#newLane = newLane;
+  }
+
+  /** Whether this is a CUDA device or the host device. */
+  get kind(): 'cuda' | 'host' {
+    return this.backend.kind;
+  }
+
+  /** How messages name the device: its face's name (`device 0`, `the host device`). */
+  toString(): string {
+    return String(this.face);
   }
 
   /** The lanes of the device's open streams (completion points wait for them). */

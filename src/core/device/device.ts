@@ -51,7 +51,7 @@ export class Device {
     checkConstructorToken(token, 'a Device', 'Device.get(), Device.host() or Device.default()');
     this.ordinal = ordinal;
     this.hostIndex = hostIndex;
-    this.engine = new DeviceEngine(ordinal, backend, () => createStream(this, { nonBlocking: true }).engine);
+    this.engine = new DeviceEngine(this, ordinal, backend, () => createStream(this, { nonBlocking: true }).engine);
     this.properties = Object.freeze(this.engine.native.properties());
   }
 
@@ -268,7 +268,7 @@ export class Device {
     checkDType('dtype', dtype);
     checkHostLength(dtype, length);
     this.engine.checkUsable();
-    return allocateHostArray(this, dtype, length);
+    return allocateHostArray(this.engine, dtype, length);
   }
 
   /**
@@ -290,7 +290,7 @@ export class Device {
     const dtype = dtypeOfArray(data);
     if (dtype === undefined) typeError('data', 'a TypedArray', data);
     this.engine.checkUsable();
-    return registerHostArray(this, dtype, data as never) as HostArray<DTypeOfArray<A>>;
+    return registerHostArray(this.engine, dtype, data as never) as HostArray<DTypeOfArray<A>>;
   }
   static { /*@@friend*/
     deviceOver = (backend) => Device.#over(backend);
@@ -298,7 +298,7 @@ export class Device {
 }
 
 // Memory names the device that owns it: added here, where Device is known (memory itself knows
-// its device only as the MemoryDevice it needs, memory/owner.ts).
+// its device only as its engine, the MemoryDevice of memory/owner.ts).
 declare module '../memory/memory.js' {
   interface Memory<D extends DType = DType> {
     /** The device whose context owns this memory. */
@@ -306,4 +306,4 @@ declare module '../memory/memory.js' {
   }
 }
 
-Object.defineProperty(Memory.prototype, 'device', { get: function (this: Memory): Device { return this.allocation.device as Device; }, configurable: true });
+Object.defineProperty(Memory.prototype, 'device', { get: function (this: Memory): Device { return this.allocation.device.face as Device; }, configurable: true });

@@ -16,10 +16,6 @@ import type { DeviceEngine } from './device-engine.js';
 /** An event a spinning wait records, for its fallback. */
 export type SpinPoint = EngineEvent;
 
-/** What spinning waits take from their stream's device. */
-export interface SpinOwner extends MemoryDevice {
-  readonly engine: DeviceEngine;
-}
 
 /**
  * The longest watch a spinning wait takes, in microseconds (an hour): more is taken for a mistake
@@ -42,7 +38,7 @@ export function wordReached(word: number, value: number): boolean {
 /** The spinning waits of one stream and the word the stream writes for them. */
 export class SpinningWaits {
   readonly #lane: StreamEngine;
-  readonly #device: SpinOwner;
+  readonly #device: DeviceEngine;
   #word: HostArray<'u32'> | undefined;
   #last = 0;
   /** Waits not settled yet: the watcher may still read the word, which stays until they settle. */
@@ -56,7 +52,7 @@ export class SpinningWaits {
    */
   readonly #points: SpinPoint[] = [];
 
-  constructor(lane: StreamEngine, device: SpinOwner) {
+  constructor(lane: StreamEngine, device: DeviceEngine) {
     this.#lane = lane;
     this.#device = device;
   }
@@ -81,7 +77,7 @@ export class SpinningWaits {
       };
       const fallBack = () => {
         this.#watching.delete(fallBack);
-        this.#device.engine.completionPoints.after([point!], undefined, reached);
+        this.#device.completionPoints.after([point!], undefined, reached);
       };
       const value = (this.#last = (this.#last + 1) >>> 0);
       try {
@@ -124,7 +120,7 @@ export class SpinningWaits {
 
   /** An event from the pool (or a new one), recorded on the stream now. */
   #recordPoint(): SpinPoint {
-    const point = this.#points.pop() ?? this.#device.engine.newEvent();
+    const point = this.#points.pop() ?? this.#device.newEvent();
     point.recordCommand(this.#lane)();
     return point;
   }

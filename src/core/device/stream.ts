@@ -58,7 +58,7 @@ export class Stream extends EventEmitter<StreamEvents> {
     this.engine = new StreamEngine(native, device.engine.faults, this, foreign);
     this.priority = native.priority();
     this.nonBlocking = (native.flags() & NON_BLOCKING) !== 0;
-    this.#spins = new SpinningWaits(this.engine, device);
+    this.#spins = new SpinningWaits(this.engine, device.engine);
     this.#open = device.engine.openLanes.track(this.engine);
   }
 
@@ -117,7 +117,7 @@ export class Stream extends EventEmitter<StreamEvents> {
   alloc<D extends DType>(dtype: D, length: number): DeviceArray<D> {
     checkDType('dtype', dtype);
     checkDeviceLength(dtype, length);
-    return allocOn(this.engine, this.device, dtype, length);
+    return allocOn(this.engine, this.device.engine, dtype, length);
   }
 
   /**
@@ -140,7 +140,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    * stream.copy(input, x); // and back
    */
   copy<D extends DType>(dst: Memory<D>, src: Memory<D>): void {
-    copyOn(this.engine, this.device, dst, src);
+    copyOn(this.engine, this.device.engine, dst, src);
   }
 
   /**
@@ -150,7 +150,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    * stream.fill(x, 0); // every element of x is 0, once the work before it has run
    */
   fill<D extends DType>(dst: Memory<D>, value: D extends 'i64' | 'u64' ? number | bigint : number): void {
-    fillOn(this.engine, this.device, dst, value);
+    fillOn(this.engine, this.device.engine, dst, value);
   }
 
   /**
@@ -264,7 +264,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    */
   afterValue(waiter: ValueWaiter, spin: number): void {
     if (spin > 0 && this.device.kind === 'cuda')
-      return valueWatchOn(this.engine, (this.#values ??= new ValueWatches(this.engine, this.device, this.#reached)), waiter, spin);
+      return valueWatchOn(this.engine, (this.#values ??= new ValueWatches(this.engine, this.device.engine, this.#reached)), waiter, spin);
     valueDoneOn(this.engine, waiter, this.#reached);
   }
 
@@ -278,7 +278,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    * stream.launchHostFunction(callback, userDataPointer);
    */
   launchHostFunction(fn: bigint, userData: bigint | Memory = 0n): void {
-    hostFunctionOn(this.engine, this.device, fn, userData);
+    hostFunctionOn(this.engine, this.device.engine, fn, userData);
   }
 
   /**

@@ -21,14 +21,9 @@ import { notifyRefusingCapture, refusedUnderCapture, settleValue, type ValueWait
 import type { StreamEngine, EngineMark } from '../queue/stream-engine.js';
 import { typeError, type CudaError } from '../base/errors.js';
 import type { HostArray } from '../memory/memory.js';
-import type { MemoryDevice } from '../memory/owner.js';
 import type { DeviceEngine } from './device-engine.js';
 import { laneWord } from './spin-wait.js';
 
-/** What the watches of a lane take from its device. */
-export interface WatchOwner extends MemoryDevice {
-  readonly engine: DeviceEngine;
-}
 
 /** How values are watched: an event each, or a word of the lane's that the stream writes. */
 export type WatchRoad = 'events' | 'words';
@@ -64,7 +59,7 @@ const MAX_SKIP = 1024;
 /** The watched values of one CUDA stream's lane. */
 export class ValueWatches {
   readonly #lane: StreamEngine;
-  readonly #owner: WatchOwner;
+  readonly #owner: DeviceEngine;
   readonly #reached: (mark: number) => void;
   /** Values not settled yet, oldest first from #head: they settle in this order. */
   #order: (Watched | undefined)[] = [];
@@ -87,7 +82,7 @@ export class ValueWatches {
     this.#fallBack(entry);
   };
 
-  constructor(lane: StreamEngine, owner: WatchOwner, reached: (mark: number) => void) {
+  constructor(lane: StreamEngine, owner: DeviceEngine, reached: (mark: number) => void) {
     this.#lane = lane;
     this.#owner = owner;
     this.#reached = reached;
@@ -124,7 +119,7 @@ export class ValueWatches {
     const lane = this.#lane;
     if (entry.spin === 0) return notifyRefusingCapture(lane, expectCompletionWith(this.#ended, entry, 0), true);
     if (watchKind === 'words') return this.#startOnWord(entry);
-    const event = this.#spareEvents.pop() ?? new this.#owner.engine.backend.Event(this.#owner.engine.native, DISABLE_TIMING);
+    const event = this.#spareEvents.pop() ?? new this.#owner.backend.Event(this.#owner.native, DISABLE_TIMING);
     const id = expectCompletionWith(this.#ended, entry, 0);
     let recorded: boolean;
     try {
@@ -189,7 +184,7 @@ export class ValueWatches {
     const lane = this.#lane;
     try {
       if (entry.onWord && !lane.closed) {
-        entry.event = this.#spareEvents.pop() ?? new this.#owner.engine.backend.Event(this.#owner.engine.native, DISABLE_TIMING);
+        entry.event = this.#spareEvents.pop() ?? new this.#owner.backend.Event(this.#owner.native, DISABLE_TIMING);
         lane.native.record(entry.event); // given back when the entry settles, as a watched one's
       }
       entry.onWord = false;
@@ -197,7 +192,7 @@ export class ValueWatches {
       const point: EngineMark | StreamEngine = event
         ? { waitCommand: (on) => settling(() => on.native.waitEvent(event), () => {}), reached: () => false }
         : lane;
-      this.#owner.engine.completionPoints.after([point], undefined, (status, error) => this.end(entry, status, error));
+      this.#owner.completionPoints.after([point], undefined, (status, error) => this.end(entry, status, error));
     } catch (error) {
       // The wait was refused (the device broke meanwhile): the value settles with that error.
       this.#lane.faults.record(error);

@@ -66,7 +66,7 @@ export function checkMaxIterations(value: unknown): number | undefined {
 
 /** Checks memory a condition is set from: open, of this device, of an element type the setter reads. */
 export function checkConditionMemory(memory: unknown, device: Device): Memory {
-  checkMemoryOf('memory', memory as Memory, device);
+  checkMemoryOf('memory', memory as Memory, device.engine);
   const m = memory as Memory;
   if (!CONDITION_DTYPES.includes(m.dtype)) typeError('memory', `memory of ${CONDITION_DTYPES.join(', ')}`, received(`memory of ${m.dtype}`));
   if (m.length < 1) rangeError('memory', 'memory of one element at least (its first is read)', received('empty memory'));

@@ -198,7 +198,7 @@ export class Graph implements ConditionScope {
    */
   addCopy<D extends DType>(dst: Memory<D>, src: Memory<D>, options: NodeOptions = {}): GraphNode<undefined> {
     const after = this.#checkAdd(options);
-    checkCopy(dst, src, this.device);
+    checkCopy(dst, src, this.device.engine);
     return this.engine.add(copyWork(dst, src), after) as GraphNode<undefined>;
   }
 
@@ -211,7 +211,7 @@ export class Graph implements ConditionScope {
    */
   addFill<D extends DType>(dst: Memory<D>, value: D extends 'i64' | 'u64' ? number | bigint : number, options: NodeOptions = {}): GraphNode<undefined> {
     const after = this.#checkAdd(options);
-    checkMemoryOf('dst', dst, this.device);
+    checkMemoryOf('dst', dst, this.device.engine);
     checkScalar('value', dst.dtype, value);
     return this.engine.add(fillWork(dst, value), after) as GraphNode<undefined>;
   }
@@ -227,7 +227,7 @@ export class Graph implements ConditionScope {
   addHostFunction(fn: bigint, userData: bigint | Memory = 0n, options: NodeOptions = {}): GraphNode<undefined> {
     const after = this.#checkAdd(options);
     if (typeof fn !== 'bigint' || fn <= 0n || fn >= 2n ** 64n) typeError('fn', 'a CUhostFn pointer as a non-zero bigint', fn);
-    if (isInstance<Memory>(userData, Memory)) checkMemoryOf('userData', userData, this.device);
+    if (isInstance<Memory>(userData, Memory)) checkMemoryOf('userData', userData, this.device.engine);
     else if (typeof userData !== 'bigint' || userData < 0n || userData >= 2n ** 64n)
       typeError('userData', 'a pointer as a bigint, or memory', userData);
     return this.engine.add(hostFunctionWork(fn, userData), after) as GraphNode<undefined>;

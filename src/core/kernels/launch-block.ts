@@ -68,7 +68,7 @@ export class LaunchBlock {
       i8: new Int8Array(block), u8: new Uint8Array(block), i16: new Int16Array(block),
       u16: new Uint16Array(block), i32: new Int32Array(block), u32: this.#header,
       f32: new Float32Array(block), f64: new Float64Array(block), i64: new BigInt64Array(block),
-      u64: new BigUint64Array(block), half: halfBits, bhalf: bfloat16Bits, isMemory: brandOf(Memory), isCondition: brandOf(GraphCondition), usableOn, conditionLo, conditionHi, device,
+      u64: new BigUint64Array(block), half: halfBits, bhalf: bfloat16Bits, isMemory: brandOf(Memory), isCondition: brandOf(GraphCondition), usableOn, conditionLo, conditionHi, device, deviceEngine: device.engine,
       bad: (i: number, v: unknown) => badArgument(signature, device, i, v),
       wrongCount: (a: unknown) => wrongArgCount(signature, a),
       structBytes: (i: number, v: unknown, size: number) => {

@@ -168,7 +168,7 @@ function pointer(at: number, bad: string, dtype: DType | undefined): string[] {
   const memory = `typeof v === 'object' && v !== null && isMemory(v)${dtype ? ` && v.dtype === '${dtype}'` : ''}`;
   const address = dtype ? '' : `else if (typeof v === 'bigint' && v >= 0n && v < 2n ** 64n) u64[${at / 8}] = v; `;
   return [
-    `if (${memory}) { if (!usableOn(v, device, lane)) ${bad}; u32[${at / 4}] = v.lo; u32[${at / 4 + 1}] = v.hi; }`,
+    `if (${memory}) { if (!usableOn(v, deviceEngine, lane)) ${bad}; u32[${at / 4}] = v.lo; u32[${at / 4 + 1}] = v.hi; }`,
     `${address}else ${bad};`,
   ];
 }

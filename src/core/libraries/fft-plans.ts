@@ -20,13 +20,13 @@ class PlanResource extends Allocation {
     device: Device,
     readonly destroy: () => void,
   ) {
-    super(device, 0n);
+    super(device.engine, 0n);
   }
 
   protected free(): void {
     const streams = this.streams();
     if (streams.length === 0) this.destroy();
-    else this.device.engine.completionPoints.after(streams, undefined, () => this.destroy());
+    else this.device.completionPoints.after(streams, undefined, () => this.destroy());
   }
 }
 

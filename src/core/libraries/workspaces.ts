@@ -29,7 +29,7 @@ export class Workspaces {
     if (array && array.byteLength >= bytes) return array;
     if (!array) this.#sweep();
     array?.close();
-    array = allocateDeviceArray(stream.engine, stream.device, 'u8', bytes);
+    array = allocateDeviceArray(stream.engine, stream.device.engine, 'u8', bytes);
     this.#arrays.set(stream, array);
     return array;
   }

@@ -96,7 +96,7 @@ export class DeviceAllocation extends Allocation {
    * a kernel kept empties instead of reaching freed memory.
    */
   hostBuffer(): ArrayBuffer {
-    return (this.#buffer ??= ownBuffer(this.device.engine.backend.viewHost(this.ptr, this.bytes)));
+    return (this.#buffer ??= ownBuffer(this.device.backend.viewHost(this.ptr, this.bytes)));
   }
 
   protected free(): void {
@@ -109,7 +109,7 @@ export class DeviceAllocation extends Allocation {
     // MemoryLane-ordered free: behind the work of the one stream that used it (in its queue, behind
     // queued work too), or on a completion point's stream behind all of them.
     if (only && !only.closed) only.run(freeOn(only));
-    else this.device.engine.completionPoints.after(streams, (lane) => lane.run(freeOn(lane)), () => {});
+    else this.device.completionPoints.after(streams, (lane) => lane.run(freeOn(lane)), () => {});
   }
 }
 
@@ -133,7 +133,7 @@ export class HostAllocation extends Allocation {
   protected free(idle: boolean): void {
     const streams = this.streams();
     if (idle || streams.length === 0) this.#free();
-    else this.device.engine.completionPoints.after(streams, undefined, () => this.#free());
+    else this.device.completionPoints.after(streams, undefined, () => this.#free());
   }
 
   /**
@@ -145,8 +145,8 @@ export class HostAllocation extends Allocation {
   #free(): void {
     const buffer = this.buffer.deref();
     if (buffer) addon.detachBuffer(buffer);
-    if (this.cachedSize) this.device.engine.pinnedCache.give(this.ptr, this.cachedSize);
-    else this.device.engine.pinnedCache.keepLarge(this.ptr, this.bytes);
+    if (this.cachedSize) this.device.pinnedCache.give(this.ptr, this.cachedSize);
+    else this.device.pinnedCache.keepLarge(this.ptr, this.bytes);
   }
 }
 
@@ -169,9 +169,9 @@ export class RegisteredAllocation extends Allocation {
   protected free(): void {
     if (this.userBytes === 0) return; // nothing was locked (another array may be at its address)
     const streams = this.streams();
-    const unlock = () => this.device.engine.completionPoints.whenQuiet(() => this.device.engine.backend.unregisterHost(this.device.engine.native, this.ptr), streams);
+    const unlock = () => this.device.completionPoints.whenQuiet(() => this.device.backend.unregisterHost(this.device.native, this.ptr), streams);
     if (streams.length === 0) unlock();
-    else this.device.engine.completionPoints.after(streams, undefined, unlock);
+    else this.device.completionPoints.after(streams, undefined, unlock);
   }
 }
 

@@ -13,13 +13,13 @@ export function checkMemoryOf(name: string, memory: unknown, device: MemoryDevic
   if (memory.closed) typeError(name, `open memory`, received(`a closed ${memory.constructor.name}`));
   const moved = movedAway(memory);
   if (moved) typeError(name, 'memory whose array is attached', received(moved));
-  if (memory instanceof DeviceArray && memory.device !== device && !peerOf(memory, peer, device))
-    rangeError(name, `memory of ${device}`, received(`memory of ${memory.device}`));
+  if (memory instanceof DeviceArray && memory.allocation.device !== device && !peerOf(memory, peer, device))
+    rangeError(name, `memory of ${device}`, received(`memory of ${memory.allocation.device}`));
 }
 
 /** Whether `memory`, of another device, is the peer side of a copy whose other side `peer` is of `device`. */
 function peerOf(memory: DeviceArray, peer: unknown, device: MemoryDevice): boolean {
-  return peer instanceof DeviceArray && peer.device === device && memory.device.engine.backend === device.engine.backend;
+  return peer instanceof DeviceArray && peer.allocation.device === device && memory.allocation.device.backend === device.backend;
 }
 
 /**

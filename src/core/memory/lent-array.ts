@@ -48,7 +48,7 @@ export class LentArray<D extends DType = DType> {
     checkConstructorToken(token, 'a LentArray', 'download(select, name, { lend })');
     this.dtype = memory.dtype;
     this.length = length;
-    const buffer = ownBuffer(memory.allocation.device.engine.backend.viewHost(memory.ptr, length * DTYPES[memory.dtype].size));
+    const buffer = ownBuffer(memory.allocation.device.backend.viewHost(memory.ptr, length * DTYPES[memory.dtype].size));
     (buffer as ArrayBuffer & { [shown]?: HostArray<D> })[shown] = memory;
     this.#data = new DTYPES[memory.dtype].Array(buffer, 0, length);
     this.#memory = memory;

@@ -260,7 +260,7 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
     markUntransferable('data', data);
     const ptr = addon.hostAddress(data);
     const bytes = byteLengthOf(data); // its slot's: a getter of the user's may say anything
-    if (bytes > 0) device.engine.backend.registerHost(device.engine.native, ptr, bytes);
+    if (bytes > 0) device.backend.registerHost(device.native, ptr, bytes);
     const allocation = new RegisteredAllocation(device, ptr, data);
     const array = new HostArray(CONSTRUCTOR_TOKEN, allocation, dtype, data, 0);
     collected.register(array, allocation, allocation);
@@ -269,8 +269,8 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
 
   /** A cached or kept block when one is free, else a new allocation; zeroed either way. */
   static #block(device: MemoryDevice, bytes: number, cached: boolean): { ptr: bigint; buffer: ArrayBuffer } {
-    const reused = cached ? device.engine.pinnedCache.take(bytes) : device.engine.pinnedCache.takeLarge(bytes);
-    const block = reused === undefined ? device.engine.backend.allocHost(device.engine.native, bytes) : { ptr: reused, buffer: device.engine.backend.viewHost(reused, bytes) };
+    const reused = cached ? device.pinnedCache.take(bytes) : device.pinnedCache.takeLarge(bytes);
+    const block = reused === undefined ? device.backend.allocHost(device.native, bytes) : { ptr: reused, buffer: device.backend.viewHost(reused, bytes) };
     ownBuffer(block.buffer);
     new Uint8Array(block.buffer).fill(0);
     return block;

@@ -1,5 +1,5 @@
 // What memory needs of the streams that use it and of the device that owns it, declared here so
-// that memory depends on neither: a stream's engine (queue/stream-engine.ts) and the Device (with its engine) provide them.
+// that memory depends on neither: a stream's engine (queue/stream-engine.ts) and a device's engine (device/device-engine.ts) provide them.
 import type { Backend, NativeDevice } from '../native/types.js';
 import type { PinnedCache } from './pinned-cache.js';
 
@@ -22,17 +22,13 @@ export interface MemoryLane {
   run(command: () => void): void;
 }
 
-/** The device that owns memory, as memory uses it. */
+/** The device that owns memory, as memory uses it: a device's engine (device/device-engine.ts). */
 export interface MemoryDevice {
   readonly kind: 'cuda' | 'host';
-  /** The device's engine (device/device-engine.ts), as memory uses it. */
-  readonly engine: MemoryDeviceEngine;
+  /** The public Device whose engine this is: what `memory.device` gives. */
+  readonly face: object;
   /** `device 0`, `the host device`: how messages name it. */
   toString(): string;
-}
-
-/** A device's engine, as memory uses it. */
-export interface MemoryDeviceEngine {
   readonly backend: Backend;
   readonly native: NativeDevice;
   /** Pinned blocks kept for reuse (pinned-cache.ts). */
