@@ -23,7 +23,7 @@ export { expectCompletion } from './core/native/completions.js';
  * workspace and with its own.
  */
 export function libraryWorkspace(stream: Stream): DeviceArray<'u8'> | undefined {
-  return workspacesOf(stream.device).of(stream);
+  return workspacesOf(stream.device.engine).of(stream.engine);
 }
 
 /**
@@ -71,14 +71,15 @@ export function standInLaunch(signature: Signature, args: (array: DeviceArray<'f
     name: 'stand-in', maxThreadsPerBlock: 1024, maxBlockX: 1024, maxBlockY: 1024, maxBlockZ: 64, maxGridX: 2 ** 31 - 1,
     maxGridY: 65535, maxGridZ: 65535, sharedMemoryPerBlockOptin: 232448, cooperativeLaunch: 1, clusterLaunch: 1,
   };
-  const device = { properties, checkUsable() {}, fail(error: unknown) { throw error; } } as unknown as Device;
+  const engine = { checkUsable() {}, fail(error: unknown) { throw error; }, toString: () => 'the stand-in device' };
+  const device = { properties, engine, toString: () => 'the stand-in device' } as unknown as Device;
   const native = { paramInfo: () => null, bind: () => () => {} };
   const module = { device, engine: { closed: false, usedOn() {} } } as unknown as Module;
   const kernel = makeKernel(module, 'k', native as never, signature);
   const faults = { fail(error: unknown): never { throw error; } };
   const lane = { id: 1, immediate: true, recorder: undefined, lo: 1, hi: 0, faults, checkOpen() {}, noteSubmitted() {} };
   const stream = { device, engine: lane } as unknown as Stream;
-  const allocation = { device, ptr: 0x7f00_0000_1000n, freed: false, portable: false, use() {} };
+  const allocation = { device: engine, ptr: 0x7f00_0000_1000n, freed: false, portable: false, use() {} };
   const array = wrapDeviceArray(allocation as never, 'f32', 0, 16);
   return { kernel, stream, config: new LaunchConfig({ grid: 1, block: 32 }), args: args(array) };
 }

@@ -4,6 +4,7 @@ import { checkOptions } from '../core/base/options.js';
 import { checkTimeout } from '../core/queue/user-data.js';
 import { operate } from './pipeline/operate.js';
 import { PipelineError, type Work } from './pipeline/work.js';
+import { timeHostSpan } from './timeline/timeline.js';
 
 /** Options for {@link host}. */
 export interface HostOptions {
@@ -47,7 +48,8 @@ export function host<T, B, R>(fn: (work: Work<T, B, R>) => unknown, options: Hos
           } catch (error) {
             subscriber.error(new PipelineError('host', work.index, error));
           }
-          work.lane.pool.timeline?.host(work.lane.index, work.index, 'host', start, 0, requested);
+          const timeline = work.lane.pool.timeline;
+          if (timeline) timeHostSpan(timeline, work.lane.index, work.index, 'host', start, 0, requested);
         }, stepOptions);
         subscriber.next(work);
       }),

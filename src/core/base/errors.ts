@@ -372,6 +372,11 @@ export function isInstance<T>(value: unknown, Class: { readonly prototype: T }):
   }
 }
 
+/**
+ * The elements of `array`, read once each into a plain array, a hole read as undefined: where
+ * `slice` keeps holes and `every`, `some`, `forEach` and `map` skip them, a check of the copy
+ * refuses `[2, , 3]` as it refuses `[2, undefined, 3]`.
+ */
 export function elementsOf(array: readonly unknown[]): unknown[] {
   const length = array.length;
   const elements = new Array<unknown>(length);

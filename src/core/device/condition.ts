@@ -20,29 +20,19 @@ export interface ConditionScope {
 
 let serial = 0;
 
-/**
- * Made by a graph or a capture, the `index`th of its graph.
- */
+/** A new condition of `scope` (a graph or a capture's), the `index`th of its graph, at `initial`. */
 export let makeGraphCondition: (scope: ConditionScope, initial: unknown, index: number) => GraphCondition;
 
-/**
- * Notes the conditional node that uses it.
- */
+/** Notes that the conditional node `node` uses `condition`. */
 export let useCondition: (condition: GraphCondition, node: string) => void;
 
 /**
- * What a kernel's launch block holds for it until a native graph gives it a handle.
- */
-export let conditionToken: (condition: GraphCondition) => bigint;
-
-/**
- * The low 32 bits of its token, as the packer writes them.
+ * The low 32 bits of `condition`'s token (what a kernel's launch block holds for it until a native
+ * graph gives it a handle), as the packer writes them.
  */
 export let conditionLo: (condition: GraphCondition) => number;
 
-/**
- * The high 32 bits of its token.
- */
+/** The high 32 bits of `condition`'s token. */
 export let conditionHi: (condition: GraphCondition) => number;
 
 /**
@@ -105,7 +95,6 @@ export class GraphCondition {
   static {
     makeGraphCondition = (scope, initial, index) => GraphCondition.#make(scope, initial, index);
     useCondition = (condition, node) => condition.#use(node);
-    conditionToken = (condition) => condition.#token;
     conditionLo = (condition) => condition.#lo;
     conditionHi = (condition) => condition.#hi;
   }
@@ -168,7 +157,8 @@ function where(scope: ConditionScope, other?: ConditionScope): string {
 
 
 /**
- * Made by a launch whose conditional nodes run as host steps, at the initial value.
+ * The value of `condition` in one launch whose conditional nodes run as host steps, at its
+ * initial value.
  */
 export let conditionValueOf: (condition: GraphCondition) => ConditionValue;
 

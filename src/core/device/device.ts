@@ -292,7 +292,7 @@ export class Device {
     this.engine.checkUsable();
     return registerHostArray(this.engine, dtype, data as never) as HostArray<DTypeOfArray<A>>;
   }
-  static { /*@@friend*/
+  static {
     deviceOver = (backend) => Device.#over(backend);
   }
 }

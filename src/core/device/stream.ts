@@ -3,7 +3,7 @@
 // its work goes through its engine (queue/stream-engine.ts), each concern in a file of its own (stream-commands,
 // -steps, -waits, spin-wait.ts); kernels/ adds `launch` and graphs/ `capture`.
 import { EventEmitter } from 'eventemitter3';
-import { brand, isInstance, typeError, type CudaError } from '../base/errors.js';
+import { brand, isInstance, rangeError, received, typeError, type CudaError } from '../base/errors.js';
 import { checkDType, type DType } from '../base/dtype.js';
 import type { NativeStream } from '../native/types.js';
 import { checkDeviceLength, type DeviceArray, type Memory } from '../memory/memory.js';
@@ -22,6 +22,12 @@ import { flushedOn, queryOn, synchronizedOn } from './stream-waits.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 
 const NON_BLOCKING = 0x1;
+
+/** Checks that the argument `stream` is a Stream of `device`: a TypeError, or a RangeError naming both devices. */
+export function checkStreamOf(stream: unknown, device: Device): asserts stream is Stream {
+  if (!isInstance(stream, Stream)) typeError('stream', 'a Stream', stream);
+  if (stream.device !== device) rangeError('stream', `a stream of ${device}`, received(`a stream of ${stream.device}`));
+}
 
 /**
  * A new stream of `device`: what {@link Device.createStream} makes (the constructor is private to

@@ -26,12 +26,13 @@ import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from 
 const unclosed = new FinalizationRegistry<HeldResources>((held) => held.release());
 
 /**
- * Use {@link Graph.instantiate}; `held` is already counted for it.
+ * The executable of `graph` over `nodes` and `segments`, which {@link Graph.instantiate} makes;
+ * `held` is already counted for it.
  */
 export let makeGraphExec: (graph: Graph, nodes: readonly GraphNode[], segments: Segment[], held: HeldResources) => GraphExec;
 
 /**
- * Gives the nodes `works` (of the graph's shape: the caller checked) for the launches
+ * Gives the nodes of `exec` `works` (of the graph's shape: the caller checked) for the launches
  * made from now on.
  */
 export let setExecWorks: (exec: GraphExec, works: readonly NodeWork[]) => void;

@@ -18,9 +18,7 @@ export type { NodeWork } from './node-work.js';
  */
 export type GraphNodeKind = 'kernel' | 'copy' | 'fill' | 'hostFunction' | 'record' | 'wait' | 'empty' | 'library' | 'conditional' | 'setCondition';
 
-/**
- * Made by Graph.
- */
+/** The node `index` of `graph`, which runs `work` after `dependencies`: what Graph's `add…` methods return. */
 export let makeGraphNode: (graph: Graph, index: number, work: NodeWork, dependencies: readonly GraphNode[]) => GraphNode;
 
 /**
@@ -242,7 +240,7 @@ export function replayOn(stream: Stream, work: NodeWork, conditions?: HostCondit
     case 'hostFunction': return lane.run(() => native.hostFunction(work.fn, work.userData));
     case 'record': return lane.run(() => native.record(work.event));
     case 'wait': return lane.run(() => native.waitEvent(work.event));
-    case 'library': return work.call.enqueue(stream);
+    case 'library': return work.call.enqueue(stream.engine);
     case 'empty':
   }
 }

@@ -66,9 +66,7 @@ export interface LoopOptions {
 
 export type { GraphStep, Segment } from './graph-builder.js';
 
-/**
- * Use {@link Device.createGraph} or {@link Stream.capture}.
- */
+/** An empty graph of `device`: what {@link Device.createGraph} and {@link Stream.capture} start from. */
 export let makeGraph: (device: Device) => Graph;
 
 /**

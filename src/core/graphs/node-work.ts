@@ -5,12 +5,12 @@ import { DTYPES } from '../base/dtype.js';
 import { scalarBits } from '../base/scalar.js';
 import type { Allocation } from '../memory/allocation.js';
 import { Memory } from '../memory/memory.js';
-import type { RecordedEvent } from '../device/recorder.js';
+import type { RecordedEvent, Recorder } from '../device/recorder.js';
+import type { StreamEngine } from '../queue/stream-engine.js';
 import type { Kernel } from '../kernels/kernel.js';
 import type { Module } from '../kernels/module.js';
 import type { LaunchConfig } from '../kernels/launch-config.js';
 import type { NativeEvent, NativeGraph, NativeGraphExec } from '../native/types.js';
-import type { Stream } from '../device/stream.js';
 import { addAllocations, type ConditionalType, type LoopBound, type ParsedTest } from './conditions.js';
 import type { GraphCondition } from '../device/condition.js';
 import type { DType } from '../base/dtype.js';
@@ -217,8 +217,8 @@ export interface LibraryCall {
   shapeChange(was: LibraryCall): string;
   /** Whether `other`, of the same shape, differs in what an executable holds (addresses, scalars). */
   differs(other: LibraryCall): boolean;
-  /** Enqueues the call on `stream` as an eager call does (the host device's replay, say). */
-  enqueue(stream: Stream): void;
+  /** Enqueues the call on `lane` as an eager call does (the host device's replay, say). */
+  enqueue(lane: StreamEngine<Recorder>): void;
   /**
    * CUDA: adds the call to `graph` after the nodes `deps`, returning its index.
    * @throws GraphError (`forbidden`, naming the call) when the library refuses to be captured.

@@ -81,20 +81,16 @@ function onlyLaunchOptions(options: object): boolean {
   return true;
 }
 
-/**
- * Checks the device's limits once per device.
- */
+/** Checks `config` against `device`'s limits, once per device. */
 export let checkConfigFor: (config: LaunchConfig, device: Device) => void;
 
 /**
- * Whether plain `options` describe exactly this configuration, so that a launch with
- * them can reuse it (and the checks it passed) instead of building a new one.
+ * Whether plain `options` describe exactly `config`, so that a launch with them can reuse it
+ * (and the checks it passed) instead of building a new one.
  */
 export let configMatches: (config: LaunchConfig, options: unknown) => boolean;
 
-/**
- * The first 11 words of the native launch header.
- */
+/** The configuration words of `config`'s launch headers (`configWords` of the launch block's layout). */
 export let configHeader: (config: LaunchConfig) => Uint32Array;
 
 /**

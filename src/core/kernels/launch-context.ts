@@ -33,9 +33,7 @@ function describeArgument(value: unknown): string {
   return typeof value;
 }
 
-/**
- * Made by the launch itself.
- */
+/** The context of one launch of `kernel`, which the launch makes for its hooks and specializations. */
 export let makeLaunchContext: <S extends Signature>(kernel: Kernel<S>, config: LaunchConfig, stream: Stream, args: readonly unknown[], defines?: Defines, copied?: boolean) => LaunchContext<S>;
 
 /**

@@ -22,9 +22,7 @@ export interface TemplateKernelOptions<S extends Signature> {
   readonly cpu?: CpuKernel<S>;
 }
 
-/**
- * See Device.template.
- */
+/** The template of `source` on `device`: what {@link Device.template} makes. */
 export let makeTemplate: (device: Device, source: string, options?: CompileOptions) => Template;
 
 /**

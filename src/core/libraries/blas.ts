@@ -6,7 +6,7 @@ import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from 
 import { checkOptions } from '../base/options.js';
 import { Device as DeviceClass, type Device } from '../device/device.js';
 import type { DeviceArray } from '../memory/memory.js';
-import type { Stream } from '../device/stream.js';
+import { checkStreamOf, type Stream } from '../device/stream.js';
 import { requireLibrary } from './availability.js';
 import { RecordedCall, allocationsOf, readyNow, submit, type Readiness, type Library } from './call.js';
 import { statusError } from './errors.js';
@@ -23,9 +23,9 @@ const GRAPH_WORKSPACE_BYTES = 4 << 20;
 const perDevice = new WeakMap<Device, Blas>();
 
 /**
- * @internal (its type names the native table, which the published types leave out) A Blas of
- * `device` whose calls go to `native`, ready at once, with workspaces of
- * `workBytes`: rxcuda/internal's stand-in, whose native call does nothing (bench/study/library-path).
+ * A Blas of `device` whose calls go to `native`, ready at once, with workspaces of `workBytes`:
+ * rxcuda/internal's stand-in, whose native call does nothing (bench/study/library-path).
+ * @internal Its type names the native table, which the published types leave out.
  */
 export let blasOver: (device: Device, native: NativeBlas, workBytes: number) => Blas;
 
@@ -63,7 +63,7 @@ export class Blas {
     this.device = device;
     const blas = this;
     this.#library = {
-      name: 'cuBLAS', device, kind: CUBLAS, call: 'cublasGemmEx',
+      name: 'cuBLAS', device: device.engine, kind: CUBLAS, call: 'cublasGemmEx',
       streamAt: G.streamLo, workAt: G.workLo, workBytesAt: G.workBytes,
       get native() {
         return blas.#native!;
@@ -112,7 +112,10 @@ export class Blas {
     if (this.#last.is(stream, a, b, c, options)) {
       checkOptions('options', options, GEMM_KEYS);
       stream.engine.checkOpen();
-    } else checkGemm(this.device, stream, a, b, c, options, block, this.#last);
+    } else {
+      checkStreamOf(stream, this.device);
+      checkGemm(this.device.engine, stream, stream.engine, a, b, c, options, block, this.#last);
+    }
     const readiness = this.#readiness ?? this.#open();
     const capture = stream.engine.recorder;
     if (capture) {
@@ -120,7 +123,7 @@ export class Blas {
       const call = new RecordedCall(this.#library, name, shape, block, readiness, gemmName, this.device.kind === 'cuda' ? GRAPH_WORKSPACE_BYTES : 0);
       return capture.library(call, allocationsOf(a, b, c));
     }
-    submit(this.#library, stream, block, readiness, gemmName);
+    submit(this.#library, stream.engine, block, readiness, gemmName);
     a.allocation.use(stream.engine);
     b.allocation.use(stream.engine);
     c.allocation.use(stream.engine);

@@ -4,8 +4,9 @@
 // plan being made off the main thread); recorded instead while the stream captures.
 import { GraphError } from '../base/errors.js';
 import type { Allocation } from '../memory/allocation.js';
-import type { Device } from '../device/device.js';
-import type { Stream } from '../device/stream.js';
+import type { DeviceEngine } from '../device/device-engine.js';
+import type { Recorder } from '../device/recorder.js';
+import type { StreamEngine } from '../queue/stream-engine.js';
 import type { LibraryCall } from '../graphs/node-work.js';
 import type { NativeGraph, NativeGraphExec } from '../native/types.js';
 import { LibraryError, statusError, statusName, type LibraryName } from './errors.js';
@@ -30,7 +31,7 @@ export function readyNow(): Readiness {
 /** @internal Where the stream and the workspace go in a library's blocks, and how it runs one. */
 export interface Library {
   readonly name: LibraryName;
-  readonly device: Device;
+  readonly device: DeviceEngine;
   /** 0 for cuBLAS, 1 for cuFFT (addLibraryNode's kind). */
   readonly kind: number;
   readonly native: NativeBlas | NativeFft;
@@ -49,7 +50,7 @@ export interface Library {
 }
 
 /**
- * @internal Enqueues the call `block` describes (all but its stream and workspace) on `stream`:
+ * @internal Enqueues the call `block` describes (all but its stream and workspace) on `lane`:
  * at once when the stream is direct and the library ready, else in the stream's queue (`block` is
  * copied then), behind the library's readiness. A status the library answers at once is thrown as a
  * LibraryError (`describe` names the call); a queued call's goes where the stream's queued
@@ -57,12 +58,11 @@ export interface Library {
  * value's call enqueued as given) goes at once also while the lane records: that recording is
  * what is being launched.
  */
-export function submit(library: Library, stream: Stream, block: Float64Array, readiness: Readiness, describe: (block: Float64Array) => string, replayed = false): void {
+export function submit(library: Library, lane: StreamEngine<Recorder>, block: Float64Array, readiness: Readiness, describe: (block: Float64Array) => string, replayed = false): void {
   if (readiness.failure) throw readiness.failure;
-  const lane = stream.engine;
   writeAddress(block, library.streamAt, lane.lo, lane.hi);
   if (readiness.pending === undefined && (replayed ? lane.unqueued : lane.immediate)) {
-    withWorkspace(library, stream, block, readiness);
+    withWorkspace(library, lane, block, readiness);
     lane.noteSubmitted();
     let status = 0;
     try {
@@ -79,19 +79,19 @@ export function submit(library: Library, stream: Stream, block: Float64Array, re
   if (pending) lane.run(() => (resume) => void pending.then(resume, resume));
   lane.run(() => {
     if (readiness.failure) throw readiness.failure;
-    withWorkspace(library, stream, copy, readiness);
+    withWorkspace(library, lane, copy, readiness);
     const status = library.run(copy);
     if (status !== 0) throw statusError(library.name, status, library.call, describe(copy));
   });
 }
 
-/** Writes the stream's workspace (grown to the size its readiness gives) into the block; none on the host device. */
-function withWorkspace(library: Library, stream: Stream, block: Float64Array, readiness: Readiness): void {
+/** Writes the lane's workspace (grown to the size its readiness gives) into the block; none on the host device. */
+function withWorkspace(library: Library, lane: StreamEngine, block: Float64Array, readiness: Readiness): void {
   if (readiness.workBytes === 0) {
     block[library.workBytesAt] = 0;
     return;
   }
-  const workspace = workspacesOf(library.device).on(stream, readiness.workBytes);
+  const workspace = workspacesOf(library.device).on(lane, readiness.workBytes);
   writeAddress(block, library.workAt, workspace.lo, workspace.hi);
   block[library.workBytesAt] = workspace.byteLength;
 }
@@ -157,8 +157,8 @@ export class RecordedCall implements LibraryCall {
     return false;
   }
 
-  enqueue(stream: Stream): void {
-    submit(this.#library, stream, this.#block, this.#readiness, this.#describe, true);
+  enqueue(lane: StreamEngine<Recorder>): void {
+    submit(this.#library, lane, this.#block, this.#readiness, this.#describe, true);
   }
 
   addTo(graph: NativeGraph, deps: Uint32Array): number {

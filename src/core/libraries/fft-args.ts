@@ -5,8 +5,8 @@
 import { isArray, isInstance, rangeError, received, typeError } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
 import { DeviceArray } from '../memory/memory.js';
-import type { Device } from '../device/device.js';
-import { Stream } from '../device/stream.js';
+import type { DeviceEngine } from '../device/device-engine.js';
+import type { StreamEngine } from '../queue/stream-engine.js';
 import { F, KIND, P, PRECISION, writeAddress } from './native.js';
 
 /** Element types of FFT data: f32 (complex as interleaved f32 pairs) and f64. */
@@ -57,12 +57,12 @@ function dimensions(value: unknown, description: Float64Array): number {
   return points;
 }
 
-function data(name: string, value: unknown, device: Device, dtype: string | undefined, complex: boolean): DeviceArray {
+function data(name: string, value: unknown, device: DeviceEngine, dtype: string | undefined, complex: boolean): DeviceArray {
   const what = dtype ? `a DeviceArray of ${dtype}, as \`input\` is` : 'a DeviceArray of f32 or f64';
   if (!isInstance(value, DeviceArray)) typeError(name, what, value);
   if (value.closed) typeError(name, 'an open DeviceArray', received('a closed DeviceArray'));
   if (dtype ? value.dtype !== dtype : value.dtype !== 'f32' && value.dtype !== 'f64') typeError(name, what, received(`a DeviceArray of ${value.dtype}`));
-  if (value.device !== device) rangeError(name, `memory of ${device}`, received(`memory of ${value.device}`));
+  if (value.allocation.device !== device) rangeError(name, `memory of ${device}`, received(`memory of ${value.device}`));
   // cuFFT reads complex elements whole: aligned to their size (which divides 2^32: the low word says).
   const align = complex ? 2 * (value.dtype === 'f64' ? 8 : 4) : 1;
   if (value.lo % align !== 0) rangeError(name, `aligned to ${align} bytes (a complex ${value.dtype})`, received(`memory ${value.lo % align} bytes past`));
@@ -97,17 +97,16 @@ export function fftChange(was: Float64Array, now: Float64Array): string {
 }
 
 /**
- * @internal Checks a transform of `kind` on `stream` of `device`; writes its plan's description
+ * @internal Checks a transform of `kind` on `stream` (its lane `lane`, a stream of `device` already
+ * checked); writes its plan's description
  * into `description` and its arrays and direction into `block`, and remembers it in `checked`.
  * Nothing is enqueued.
  * @throws TypeError/RangeError naming the bad argument.
  */
 export function checkFft(
-  device: Device, kind: FftKind, stream: unknown, input: unknown, output: unknown, options: unknown,
+  device: DeviceEngine, kind: FftKind, stream: object, lane: StreamEngine, input: unknown, output: unknown, options: unknown,
   description: Float64Array, block: Float64Array, checked: LastFft<unknown>,
 ): void {
-  if (!isInstance(stream, Stream)) typeError('stream', 'a Stream', stream);
-  if (stream.device !== device) rangeError('stream', `a stream of ${device}`, received(`a stream of ${stream.device}`));
   const inputs = data('input', input, device, undefined, kind !== 'r2c');
   const outputs = data('output', output, device, inputs.dtype, kind !== 'c2r');
   if (typeof options !== 'object' || options === null) typeError('options', 'an options object with the shape', options);
@@ -146,7 +145,7 @@ export function checkFft(
   const inPlace = from === to && kind === 'c2c';
   if (!inPlace && from < to + outputs.byteLength && to < from + inputs.byteLength)
     rangeError('output', kind === 'c2c' ? 'memory apart from `input`, or `input` itself' : 'memory apart from `input`', received('memory that overlaps it'));
-  stream.engine.checkOpen();
+  lane.checkOpen();
   checked.remember(kind, stream, inputs, outputs, description, typeof shape === 'number', givenBatch, givenDirection);
   writeAddress(block, F.inLo, inputs.lo, inputs.hi);
   writeAddress(block, F.outLo, outputs.lo, outputs.hi);
@@ -195,7 +194,7 @@ export class LastFft<Plan> {
   }
 
   /** Remembers a call that {@link checkFft} accepted, with the options it read; its plan comes after. */
-  remember(kind: FftKind, stream: Stream, input: DeviceArray, output: DeviceArray, description: Float64Array, one: boolean, batch: unknown, direction: unknown): void {
+  remember(kind: FftKind, stream: object, input: DeviceArray, output: DeviceArray, description: Float64Array, one: boolean, batch: unknown, direction: unknown): void {
     [this.#kind, this.#stream, this.#input, this.#output, this.#batch, this.#direction] = [kind, stream, input, output, batch, direction];
     this.#one = one;
     this.#rank = description[P.rank]!;

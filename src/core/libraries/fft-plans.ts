@@ -3,7 +3,7 @@
 // has left the cache, the streams that used it have finished with it and the graphs whose nodes
 // run it have released it (a plan is held as memory is: see Allocation).
 import { Allocation } from '../memory/allocation.js';
-import type { Device } from '../device/device.js';
+import type { DeviceEngine } from '../device/device-engine.js';
 import type { Readiness } from './call.js';
 import { statusError } from './errors.js';
 import { fftName } from './fft-args.js';
@@ -17,10 +17,10 @@ class PlanResource extends Allocation {
   readonly portable = false;
 
   constructor(
-    device: Device,
+    device: DeviceEngine,
     readonly destroy: () => void,
   ) {
-    super(device.engine, 0n);
+    super(device, 0n);
   }
 
   protected free(): void {
@@ -43,12 +43,12 @@ export interface PlanEntry extends Readiness {
 
 /** @internal The plans of one device. */
 export class PlanCache {
-  readonly #device: Device;
+  readonly #device: DeviceEngine;
   readonly #native: NativeFft;
   /** In order of use, the latest last. */
   readonly #entries = new Map<string, PlanEntry>();
 
-  constructor(device: Device, native: NativeFft) {
+  constructor(device: DeviceEngine, native: NativeFft) {
     this.#device = device;
     this.#native = native;
   }

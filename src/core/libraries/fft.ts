@@ -6,7 +6,7 @@ import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from 
 import { checkOptions } from '../base/options.js';
 import { Device as DeviceClass, type Device } from '../device/device.js';
 import type { DeviceArray } from '../memory/memory.js';
-import type { Stream } from '../device/stream.js';
+import { checkStreamOf, type Stream } from '../device/stream.js';
 import { requireLibrary } from './availability.js';
 import { RecordedCall, allocationsOf, submit, type Library } from './call.js';
 import { C2C_KEYS, FFT_KEYS, LastFft, checkFft, fftChange, type C2cOptions, type FftDType, type FftKind, type FftOptions } from './fft-args.js';
@@ -16,9 +16,9 @@ import { CUFFT, F, P, libraries, type NativeFft } from './native.js';
 const perDevice = new WeakMap<Device, Fft>();
 
 /**
- * @internal (its type names the native table, which the published types leave out) An Fft of
- * `device` whose plans and calls go to `native`: rxcuda/internal's stand-in,
- * whose native calls do nothing (bench/study/library-path).
+ * An Fft of `device` whose plans and calls go to `native`: rxcuda/internal's stand-in, whose
+ * native calls do nothing (bench/study/library-path).
+ * @internal Its type names the native table, which the published types leave out.
  */
 export let fftOver: (device: Device, native: NativeFft) => Fft;
 
@@ -61,7 +61,7 @@ export class Fft {
     this.device = device;
     const fft = this;
     this.#library = {
-      name: 'cuFFT', device, kind: CUFFT, call: 'cufftExec',
+      name: 'cuFFT', device: device.engine, kind: CUFFT, call: 'cufftExec',
       streamAt: F.streamLo, workAt: F.workLo, workBytesAt: F.workBytes,
       get native() {
         return fft.#native!;
@@ -152,13 +152,14 @@ export class Fft {
       checkOptions('options', options, kind === 'c2c' ? C2C_KEYS : FFT_KEYS);
       stream.engine.checkOpen();
     } else {
-      checkFft(this.device, kind, stream, input, output, options, this.#description, block, this.#lastCall);
+      checkStreamOf(stream, this.device);
+      checkFft(this.device.engine, kind, stream, stream.engine, input, output, options, this.#description, block, this.#lastCall);
       plan = this.#lastCall.plan = this.#plan(this.#description);
       block[F.plan] = plan.slot;
     }
     const capture = stream.engine.recorder;
     if (capture) return capture.library(new RecordedCall(this.#library, plan.name, plan.shapes[block[F.direction]!]!, block, plan, plan.describe), allocationsOf(input, output, undefined, plan.resource));
-    submit(this.#library, stream, block, plan, plan.describe);
+    submit(this.#library, stream.engine, block, plan, plan.describe);
     input.allocation.use(stream.engine);
     output.allocation.use(stream.engine);
     plan.resource.use(stream.engine);
@@ -168,7 +169,7 @@ export class Fft {
     const fft = new Fft(CONSTRUCTOR_TOKEN, device);
     fft.#native = native;
     fft.#library.runOwn = native.bind(fft.#block);
-    fft.#plans = new PlanCache(device, native);
+    fft.#plans = new PlanCache(device.engine, native);
     return fft;
   }
 
@@ -186,7 +187,7 @@ export class Fft {
     if (this.device.kind === 'cuda') requireLibrary('cuFFT');
     this.#native = this.device.kind === 'cuda' ? new libraries.CudaFft(this.device.engine.native) : new libraries.HostFft(this.device.engine.native);
     this.#library.runOwn = this.#native.bind(this.#block);
-    return new PlanCache(this.device, this.#native);
+    return new PlanCache(this.device.engine, this.#native);
   }
   static {
     fftOver = (device, native) => Fft.#over(device, native);

@@ -5,8 +5,8 @@
 import { isInstance, rangeError, received, typeError } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
 import { DeviceArray } from '../memory/memory.js';
-import type { Device } from '../device/device.js';
-import { Stream } from '../device/stream.js';
+import type { DeviceEngine } from '../device/device-engine.js';
+import type { StreamEngine } from '../queue/stream-engine.js';
 import { ELEMENT, G, writeAddress } from './native.js';
 
 /** Element types GEMM takes: f16 and bf16 (summed in f32), f32, and f64. */
@@ -83,11 +83,11 @@ function either(dtypes: readonly string[]): string {
 }
 
 /** Checks one operand: an open DeviceArray of `device`, of one of `dtypes` (`as` says why). */
-function operand(name: string, value: unknown, device: Device, dtypes: readonly string[], as: string): DeviceArray {
+function operand(name: string, value: unknown, device: DeviceEngine, dtypes: readonly string[], as: string): DeviceArray {
   if (!isInstance(value, DeviceArray)) typeError(name, `a DeviceArray of ${either(dtypes)}${as}`, value);
   if (value.closed) typeError(name, 'an open DeviceArray', received('a closed DeviceArray'));
   if (!dtypes.includes(value.dtype)) typeError(name, `a DeviceArray of ${either(dtypes)}${as}`, received(`a DeviceArray of ${value.dtype}`));
-  if (value.device !== device) rangeError(name, `memory of ${device}`, received(`memory of ${value.device}`));
+  if (value.allocation.device !== device) rangeError(name, `memory of ${device}`, received(`memory of ${value.device}`));
   return value;
 }
 
@@ -142,15 +142,14 @@ function checkShape(given: GivenGemm): CheckedGemm {
 }
 
 /**
- * @internal Checks a GEMM on `stream` of `device`, writes it into `block` (all but the stream and
+ * @internal Checks a GEMM on `stream` (its lane `lane`, a stream of `device` already checked),
+ * writes it into `block` (all but the stream and
  * the workspace) and remembers it in `last`; options of the values `last` checked before are not
  * checked again (a pipeline's values over pooled arrays: the same shape, other arrays). Nothing
  * is enqueued.
  * @throws TypeError/RangeError naming the bad argument.
  */
-export function checkGemm(device: Device, stream: unknown, a: unknown, b: unknown, c: unknown, options: unknown, block: Float64Array, last: LastGemm): void {
-  if (!isInstance(stream, Stream)) typeError('stream', 'a Stream', stream);
-  if (stream.device !== device) rangeError('stream', `a stream of ${device}`, received(`a stream of ${stream.device}`));
+export function checkGemm(device: DeviceEngine, stream: object, lane: StreamEngine, a: unknown, b: unknown, c: unknown, options: unknown, block: Float64Array, last: LastGemm): void {
   const A = operand('a', a, device, TYPES, '');
   const type = A.dtype as GemmDType;
   const B = operand('b', b, device, SAME[type], ', as `a` is');
@@ -174,7 +173,7 @@ export function checkGemm(device: Device, stream: unknown, a: unknown, b: unknow
   fits('c', C, 'C is m × n', s.m, s.n, s.ldc, s.batch, s.strideC);
   apart('c', C, 'a', A);
   apart('c', C, 'b', B);
-  stream.engine.checkOpen();
+  lane.checkOpen();
   last.call(stream, A, B, C);
 
   // Column-major for cuBLAS: Cᵀ (n × m) = op(B)ᵀ (n × k) · op(A)ᵀ (k × m).
@@ -253,7 +252,7 @@ export class LastGemm {
   }
 
   /** Remembers the call whose block is written now, with the options remembered. */
-  call(stream: Stream, a: DeviceArray, b: DeviceArray, c: DeviceArray): void {
+  call(stream: object, a: DeviceArray, b: DeviceArray, c: DeviceArray): void {
     this.#stream = stream;
     this.#a = a;
     this.#b = b;

@@ -3,52 +3,57 @@
 // shared by the stream's calls, which its order keeps apart. Nothing is allocated per call once a
 // stream's workspace is large enough.
 import { DeviceArray, allocateDeviceArray } from '../memory/memory.js';
-import type { Device } from '../device/device.js';
-import type { Stream } from '../device/stream.js';
+import type { DeviceEngine } from '../device/device-engine.js';
+import type { StreamEngine } from '../queue/stream-engine.js';
 
-/** @internal The workspaces of one device's streams. */
+/** @internal The workspaces of one device's streams, by their lanes. */
 export class Workspaces {
-  readonly #arrays = new Map<Stream, DeviceArray<'u8'>>();
+  readonly #arrays = new Map<StreamEngine, DeviceArray<'u8'>>();
+  readonly #device: DeviceEngine;
+
+  constructor(device: DeviceEngine) {
+    this.#device = device;
+  }
 
   /** Streams that have a workspace (for tests). */
   get size(): number {
     return this.#arrays.size;
   }
 
-  /** The workspace of `stream`'s calls now, if it has one (rxcuda/internal's, for the studies). */
-  of(stream: Stream): DeviceArray<'u8'> | undefined {
-    return this.#arrays.get(stream);
+  /** The workspace of the calls on `lane` now, if it has one (rxcuda/internal's, for the studies). */
+  of(lane: StreamEngine): DeviceArray<'u8'> | undefined {
+    return this.#arrays.get(lane);
   }
 
   /**
-   * A workspace of at least `bytes` for work enqueued on `stream` from now on. A smaller one is
+   * A workspace of at least `bytes` for work enqueued on `lane` from now on. A smaller one is
    * freed behind the work that used it (stream-ordered) and a larger one allocated.
    */
-  on(stream: Stream, bytes: number): DeviceArray<'u8'> {
-    let array = this.#arrays.get(stream);
+  on(lane: StreamEngine, bytes: number): DeviceArray<'u8'> {
+    let array = this.#arrays.get(lane);
     if (array && array.byteLength >= bytes) return array;
     if (!array) this.#sweep();
     array?.close();
-    array = allocateDeviceArray(stream.engine, stream.device.engine, 'u8', bytes);
-    this.#arrays.set(stream, array);
+    array = allocateDeviceArray(lane, this.#device, 'u8', bytes);
+    this.#arrays.set(lane, array);
     return array;
   }
 
   /** Frees the workspaces of streams closed since (behind their last work), when a new stream comes. */
   #sweep(): void {
-    for (const [stream, array] of this.#arrays)
-      if (stream.closed) {
+    for (const [lane, array] of this.#arrays)
+      if (lane.closed) {
         array.close();
-        this.#arrays.delete(stream);
+        this.#arrays.delete(lane);
       }
   }
 }
 
-const perDevice = new WeakMap<Device, Workspaces>();
+const perDevice = new WeakMap<DeviceEngine, Workspaces>();
 
 /** @internal The workspaces of `device`'s streams, shared by its libraries. */
-export function workspacesOf(device: Device): Workspaces {
+export function workspacesOf(device: DeviceEngine): Workspaces {
   let workspaces = perDevice.get(device);
-  if (!workspaces) perDevice.set(device, (workspaces = new Workspaces()));
+  if (!workspaces) perDevice.set(device, (workspaces = new Workspaces(device)));
   return workspaces;
 }

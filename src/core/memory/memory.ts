@@ -26,13 +26,14 @@ export let closeIdle: (memory: Memory) => void;
 export let movedAway: (memory: Memory) => string | undefined;
 
 /**
- * Checks begin/end of a view of open memory and returns its byte offset and length.
+ * Checks `begin` and `end` of a view of `memory`, which must be open, and returns the view's byte
+ * offset and length.
  */
-export let memoryRange: (memory: Memory, begin: number, end: number) => [number, number];
+let memoryRange: (memory: Memory, begin: number, end: number) => [number, number];
 
 /**
- * Whether `device`'s work may address this memory now (open, and the device's own or
- * pinned), noting that `lane` uses it: the launch packer's check of a pointer argument.
+ * Whether `device`'s work may address `memory` now (open, and the device's own or pinned),
+ * noting that `lane` uses it: the launch packer's check of a pointer argument.
  */
 export let usableOn: (memory: Memory, device: MemoryDevice, lane: MemoryLane | undefined) => boolean;
 

@@ -18,24 +18,16 @@ export interface JetStreamCountsSnapshot {
   readonly duplicates: number;
 }
 
-/**
- * A message arrived (`again`: delivered before).
- */
+/** Counts a message that arrived (`again`: delivered before). */
 export let countPull: (counts: JetStreamCounts, again: boolean) => void;
 
-/**
- * A message was settled.
- */
+/** Counts a message settled `how`. */
 export let countSettled: (counts: JetStreamCounts, how: 'acked' | 'naked' | 'deadLettered') => void;
 
-/**
- * A dead letter of a message the worker did not hold was stored.
- */
+/** Counts a dead letter stored for a message the worker did not hold. */
 export let countDeadLetter: (counts: JetStreamCounts) => void;
 
-/**
- * The server dropped a result as a duplicate.
- */
+/** Counts a result the server dropped as a duplicate. */
 export let countDuplicate: (counts: JetStreamCounts) => void;
 
 /**

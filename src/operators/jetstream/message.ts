@@ -5,10 +5,14 @@ import type { MsgHdrs } from '@nats-io/transport-node';
 import type { HostArray } from '../../core/index.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../../core/base/constructor-token.js';
 
-/**
- * Made by fromJetStream.
- */
+/** The message fromJetStream gives for `message`, its payload in `frame`; `published` hears of its results' acknowledgements. */
 export let makeJetStreamMessage: (message: JsMsg, frame: HostArray<'u8'>, length: number, published: (duplicate: boolean) => void) => JetStreamMessage;
+
+/**
+ * Tells `message` that the server acknowledged the sink's publish of one of its results
+ * (`duplicate`: as a duplicate).
+ */
+export let notePublished: (message: JetStreamMessage, duplicate: boolean) => void;
 
 /**
  * One message of a durable consumer, as a worker's pipeline gets it (`work.value`): the payload,
@@ -42,7 +46,7 @@ export class JetStreamMessage {
   readonly timestampNanos: number;
   /** Its payload's length in bytes, as it came from the server. */
   readonly size: number;
-  readonly #published: (duplicate: boolean) => void;
+  readonly #onPublished: (duplicate: boolean) => void;
 
   static #make(message: JsMsg, frame: HostArray<'u8'>, length: number, published: (duplicate: boolean) => void): JetStreamMessage {
     return new JetStreamMessage(CONSTRUCTOR_TOKEN, message, frame, length, published);
@@ -61,7 +65,7 @@ export class JetStreamMessage {
     this.headers = message.headers;
     this.timestampNanos = info.timestampNanos;
     this.size = message.data.length;
-    this.#published = published;
+    this.#onPublished = published;
   }
 
   /** Whether it was delivered before (to this worker or another) and not acked then. */
@@ -77,11 +81,13 @@ export class JetStreamMessage {
     return `${this.stream}:${this.sequence}`;
   }
 
-  /** @internal The sink's publish of a result of this message was acknowledged by the server. */
-  published(duplicate: boolean): void {
-    this.#published(duplicate);
+  #published(duplicate: boolean): void {
+    this.#onPublished(duplicate);
   }
   static {
     makeJetStreamMessage = (message, frame, length, published) => JetStreamMessage.#make(message, frame, length, published);
+  }
+  static {
+    notePublished = (message, duplicate) => message.#published(duplicate);
   }
 }

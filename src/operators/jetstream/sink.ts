@@ -8,7 +8,7 @@ import { HostArray } from '../../core/index.js';
 import { PipelineError, type Work } from '../index.js';
 import { checkOptions, checkNumber, checkSubject, typeError } from './args.js';
 import { BOUND, MAX_TIMER_MS } from './options.js';
-import { JetStreamMessage } from './message.js';
+import { JetStreamMessage, notePublished } from './message.js';
 
 /** What {@link toJetStream} publishes: bytes, any TypedArray or DataView (as bytes), or pinned memory. */
 export type ResultData = ArrayBufferView | HostArray;
@@ -110,7 +110,7 @@ export function toJetStream<T, B, R>(
           published.then(
             (ack) => {
               if (subscriber.closed) return;
-              if (work.value instanceof JetStreamMessage) work.value.published(ack.duplicate);
+              if (work.value instanceof JetStreamMessage) notePublished(work.value, ack.duplicate);
               subscriber.next(work);
               settle();
             },

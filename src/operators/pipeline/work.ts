@@ -9,7 +9,7 @@ import type { LaneEngine } from './pool-engine.js';
 import type { PipelineError } from './pipeline-error.js';
 import { checkSlotName, type NamedArray } from './slots.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../../core/base/constructor-token.js';
-import { timeDeviceSpan } from '../timeline/timeline.js';
+import { timeDeviceSpan, timeHostSpan } from '../timeline/timeline.js';
 
 export { PipelineError } from './pipeline-error.js';
 
@@ -30,52 +30,53 @@ const RELEASED: (Memory | undefined)[] = [];
 class ValueBuffers {}
 
 /**
- * Made by onStreams, lanesFrom and framesFrom; `done(work)` once its work is done and its memory given back.
+ * The value `value`, the `index`th of its source, on `lane` (what onStreams, lanesFrom and framesFrom
+ * make); `done(work)` is called once its work is done and its memory given back.
  */
 export let makeWork: <T>(value: T, index: number, lane: Lane, done: (work: AnyWork) => void) => Work<T>;
 
 /**
- * Settles a failure of this value: returns what to error the pipeline with, or
+ * Settles a failure of the value `work`: returns what to error the pipeline with, or
  * undefined when the pool's `onDeviceFault` function took it (see PoolEngine.faultOf).
  */
 export let settleFailure: (work: AnyWork, failure: PipelineError) => unknown;
 
 /**
- * A pinned staging array from the lanes' pool, returned with the rest.
+ * A pinned staging array from the lanes' pool, kept by `work` and returned with the rest of its memory.
  */
 export let stagingArray: <D extends DType>(work: AnyWork, dtype: D, length: number) => HostArray<D>;
 
 /**
- * Pooled memory that goes back to the lane with the rest (a producer's frame).
+ * Gives `work` pooled memory to keep, which goes back to the lane with the rest (a producer's frame).
  */
 export let adoptMemory: (work: AnyWork, memory: Memory) => void;
 
 /**
- * Takes pooled memory out of this value's keeping, for lending it to the subscriber,
+ * Takes pooled memory out of `work`'s keeping, for lending it to the subscriber,
  * who gives it back to the lane (returned, for a LentArray).
  */
 export let lendMemory: (work: AnyWork, memory: Memory) => LaneEngine;
 
 /**
- * Whether the pool has a timeline. Operators on a hot path (launch, upload,
+ * Whether the pool of `work` has a timeline. Operators on a hot path (launch, upload,
  * download) enqueue at once without it, and only through {@link stageWork} with it, so that an
  * untimed value costs no closure per stage.
  */
 export let isTimed: (work: AnyWork) => boolean;
 
 /**
- * Enqueues a stage's device work, timed when the pool has a timeline (with the bytes
+ * Enqueues a stage of `work`'s device work, timed when the pool has a timeline (with the bytes
  * it moves, for its rate).
  */
 export let stageWork: (work: AnyWork, name: string, enqueue: () => void, bytes?: number) => void;
 
 /**
- * Records host work of this value that ran from `start` (performance.now()) until now.
+ * Records host work of `work` that ran from `start` (performance.now()) until now.
  */
 export let hostSpan: (work: AnyWork, name: string, start: number, bytes?: number) => void;
 
 /**
- * Has `done(this, error, arg)` called once the value's device work given so far has
+ * Has `done(work, error, arg)` called once the value's device work given so far has
  * finished (see Stream.afterValue), on the main thread: the work itself is what its lane's
  * notification carries, so that waiting costs no closure. A second operator waiting while the
  * first still does (none does today) gets a waiter of its own.
@@ -83,7 +84,7 @@ export let hostSpan: (work: AnyWork, name: string, start: number, bytes?: number
 export let waitForValue: (work: AnyWork, done: (work: AnyWork, error: CudaError | undefined, arg: unknown) => void, arg: unknown) => void;
 
 /**
- * An operator keeps the value (and its resources) until it releases it, which it does
+ * An operator keeps the value `work` (and its resources) until it releases it, which it does
  * from the completion point it has just enqueued on the value's stream, behind all of the
  * value's work so far: called after that enqueue, as a completion point that could not be
  * enqueued holds nothing.
@@ -91,15 +92,16 @@ export let waitForValue: (work: AnyWork, done: (work: AnyWork, error: CudaError 
 export let holdValue: (work: AnyWork) => void;
 
 /**
- * Releases the value once the device work enqueued on the lane so far has finished;
- * the last to release it returns the pooled resources and frees the value's place in flight. When a holder's
- * completion point is the last thing enqueued, it releases at once: that holder releases later
- * than this would, and no second notification is needed for the same place in the stream.
+ * Releases the value `work` once the device work enqueued on its lane so far has finished; the
+ * last to release it returns the pooled resources and frees the value's place in flight. When a
+ * holder's completion point is the last thing enqueued, it releases at once: that holder releases
+ * later than this call would, and no second notification is needed for the same place in the
+ * stream.
  */
 export let releaseValueWhenDone: (work: AnyWork) => void;
 
 /**
- * Releases the value now: the value's device work is known to be done.
+ * Releases the value `work` now: its device work is known to be done.
  */
 export let releaseValue: (work: AnyWork) => void;
 
@@ -131,7 +133,7 @@ export class Work<T, B = {}, R = {}> {
   #failed = false;
   /** The stream's command count just after a holder's completion point, which covers all before it. */
   #coveredAt = -1;
-  /** The operator waiting for the value's completion (see waitFor), and what it gave with it. */
+  /** The operator waiting for the value's completion (see waitForValue), and what it gave with it. */
   #waiting: ((work: AnyWork, error: CudaError | undefined, arg: unknown) => void) | undefined;
   #waitArg: unknown;
 
@@ -239,7 +241,8 @@ export class Work<T, B = {}, R = {}> {
   }
 
   #hostSpan(name: string, start: number, bytes = 0): void {
-    this.lane.pool.timeline?.host(this.lane.index, this.index, name, start, bytes);
+    const timeline = this.lane.pool.timeline;
+    if (timeline) timeHostSpan(timeline, this.lane.index, this.index, name, start, bytes);
   }
 
   #waitFor(done: (work: AnyWork, error: CudaError | undefined, arg: unknown) => void, arg: unknown): void {

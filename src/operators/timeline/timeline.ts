@@ -40,9 +40,16 @@ interface Base {
 }
 
 /**
- * Times the work `enqueue` puts on `stream` as one span, which moves `bytes`.
+ * Times the work `enqueue` puts on `stream` as one span of `timeline`, which moves `bytes`.
  */
 export let timeDeviceSpan: (timeline: Timeline, stream: Stream, lane: number, index: number, stage: string, enqueue: () => void, bytes?: number) => void;
+
+/**
+ * Records in `timeline` host work that ran from `start` (performance.now()) until now, moving
+ * `bytes`, asked for at `requested` (a host step is asked for when it is queued, and starts when
+ * its stream gets there).
+ */
+export let timeHostSpan: (timeline: Timeline, lane: number, index: number, stage: string, start: number, bytes?: number, requested?: number) => void;
 
 /**
  * Collects spans of a pipeline: pass it to {@link onStreams} (`{ timeline }`); each operator then
@@ -66,7 +73,7 @@ export class Timeline {
   readonly #bases = new Map<Device, Base>();
   readonly #pending: DeviceSpan[] = [];
   readonly #timed: TimedSpan[] = [];
-  readonly #host: { readonly span: Span; readonly requested: number }[] = [];
+  readonly #hostSpans: { readonly span: Span; readonly requested: number }[] = [];
 
   #device(stream: Stream, lane: number, index: number, stage: string, enqueue: () => void, bytes = 0): void {
     const called = performance.now() - this.#origin;
@@ -76,14 +83,9 @@ export class Timeline {
     this.#pending.push({ lane, index, stage, start, end: stream.record({ timing: true }), bytes, called });
   }
 
-  /**
-   * @internal Records host work that ran from `start` (performance.now()) until now, moving
-   * `bytes`, asked for at `requested` (a host step is asked for when it is queued, and starts when
-   * its stream gets there).
-   */
-  host(lane: number, index: number, stage: string, start: number, bytes = 0, requested = start): void {
+  #host(lane: number, index: number, stage: string, start: number, bytes = 0, requested = start): void {
     const now = performance.now();
-    this.#host.push({ span: { lane, index, stage, kind: 'host', start: start - this.#origin, duration: now - start, bytes }, requested: requested - this.#origin });
+    this.#hostSpans.push({ span: { lane, index, stage, kind: 'host', start: start - this.#origin, duration: now - start, bytes }, requested: requested - this.#origin });
   }
 
   /**
@@ -113,7 +115,7 @@ export class Timeline {
     this.#pending.push(...still);
     // Device spans are placed with what is known of their device's clock now, which only gets better.
     const device = this.#timed.map(({ base, fromBase, requested, ...span }) => ({ span: { ...span, kind: 'device' as const, start: base.at + fromBase }, requested }));
-    return [...this.#host, ...device].sort((a, b) => a.span.start - b.span.start);
+    return [...this.#hostSpans, ...device].sort((a, b) => a.span.start - b.span.start);
   }
 
   /**
@@ -223,6 +225,9 @@ export class Timeline {
   }
   static {
     timeDeviceSpan = (timeline, stream, lane, index, stage, enqueue, bytes) => timeline.#device(stream, lane, index, stage, enqueue, bytes);
+  }
+  static {
+    timeHostSpan = (timeline, lane, index, stage, start, bytes, requested) => timeline.#host(lane, index, stage, start, bytes, requested);
   }
 }
 
