@@ -163,7 +163,7 @@ function control<T, B, R>(
         });
       let queue: Promise<unknown> = Promise.resolve();
       const outer = operate(name, source, subscriber, (work, expectEmission) => {
-        const memory = checkConditionMemory(memoryOf(work), work.stream.device);
+        const memory = checkConditionMemory(memoryOf(work), work.stream.device.engine);
         const recorder = work.stream.engine.recorder;
         const device = work.stream.device;
         // A replayed value's recording, or (nested) the body another operator records for it.

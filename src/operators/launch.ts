@@ -152,7 +152,7 @@ function argumentsGivenOnce<S extends Signature>(
   const of: ((work: AnyWork) => unknown)[] = [];
   list.forEach((arg, i) => {
     if (typeof arg === 'function') at.push(i), of.push(arg as (work: AnyWork) => unknown);
-    else checkArgument(signature, kernel.device, i, arg); // what would fail every value fails now
+    else checkArgument(signature, kernel.device.engine, i, arg); // what would fail every value fails now
   });
   let filling = 0;
   return (work, subscriber) => {

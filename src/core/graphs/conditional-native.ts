@@ -196,7 +196,7 @@ export interface Built {
  */
 export function buildNatives(device: Device, graph: object, works: readonly NodeWork[], deps: readonly (readonly number[])[], segments: readonly { readonly first: number; readonly end: number }[], add: (native: NativeGraph, work: NodeWork, deps: Uint32Array) => number): Built {
   const kernels = conditionKernelsOf(device);
-  const loops = countBoundedLoops(works) > 0 && kernels ? new LoopReports(device, kernels) : undefined;
+  const loops = countBoundedLoops(works) > 0 && kernels ? new LoopReports(device.engine, kernels) : undefined;
   const built: Built = { natives: [], builds: [], layouts: [], loops, counted: [] };
   try {
     for (const segment of segments) {

@@ -6,7 +6,7 @@ import type { DType } from '../base/dtype.js';
 import { checkMemoryOf } from '../memory/checks.js';
 import type { Allocation } from '../memory/allocation.js';
 import type { Memory } from '../memory/memory.js';
-import type { Device } from '../device/device.js';
+import type { DeviceEngine } from '../device/device-engine.js';
 
 /** The kinds of conditional node: `if` holds one body or two (if/else), `switch` one per case. */
 export type ConditionalType = 'if' | 'while' | 'switch';
@@ -65,8 +65,8 @@ export function checkMaxIterations(value: unknown): number | undefined {
 }
 
 /** Checks memory a condition is set from: open, of this device, of an element type the setter reads. */
-export function checkConditionMemory(memory: unknown, device: Device): Memory {
-  checkMemoryOf('memory', memory as Memory, device.engine);
+export function checkConditionMemory(memory: unknown, device: DeviceEngine): Memory {
+  checkMemoryOf('memory', memory as Memory, device);
   const m = memory as Memory;
   if (!CONDITION_DTYPES.includes(m.dtype)) typeError('memory', `memory of ${CONDITION_DTYPES.join(', ')}`, received(`memory of ${m.dtype}`));
   if (m.length < 1) rangeError('memory', 'memory of one element at least (its first is read)', received('empty memory'));

@@ -191,7 +191,7 @@ export class GraphBuilder<N extends BuiltNode = BuiltNode, G = unknown> {
   setConditionWork(condition: GraphCondition, memory: Memory, test: ConditionTest): NodeWork {
     if (!isInstance<GraphCondition>(condition, GraphCondition)) typeError('condition', 'a GraphCondition', condition);
     checkConditionArgs([condition], this.scope);
-    const source = checkConditionMemory(memory, this.device);
+    const source = checkConditionMemory(memory, this.device.engine);
     const parsed = parseTest(test);
     this.root.#builtins = true;
     return setConditionWork(condition, source, parsed);

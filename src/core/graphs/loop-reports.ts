@@ -6,18 +6,17 @@
 // and clears the entry it expects: each launch's report is its own, however many launches the
 // device runs before the main thread checks (up to the ring's size).
 import { LoopLimitError } from '../base/loop-limit-error.js';
-import type { Device } from '../device/device.js';
-import type { HostArray } from '../memory/memory.js';
+import type { DeviceEngine } from '../device/device-engine.js';
+import { allocateHostArray, hostElements, type HostArray } from '../memory/memory.js';
 import type { StreamEngine } from '../queue/stream-engine.js';
 import type { ConditionKernels } from './condition-kernels.js';
-import { hostElements } from '../memory/memory.js';
 
 /** Launches of one executable that may run on the device before the first of them is checked. */
 export const REPORT_RING = 1024;
 
 /** A CUDA executable's bounded loops and their reports. */
 export class LoopReports {
-  readonly #device: Device;
+  readonly #device: DeviceEngine;
   readonly #kernels: ConditionKernels;
   readonly #loops: { slot: number; name: string; maxIterations: number }[] = [];
   readonly #ring: HostArray<'u32'>;
@@ -28,10 +27,11 @@ export class LoopReports {
   #closed = false;
   readonly #lanes = new Set<StreamEngine>();
 
-  constructor(device: Device, kernels: ConditionKernels) {
+  constructor(device: DeviceEngine, kernels: ConditionKernels) {
     this.#device = device;
     this.#kernels = kernels;
-    this.#ring = device.allocHost('u32', REPORT_RING);
+    device.checkUsable();
+    this.#ring = allocateHostArray(device, 'u32', REPORT_RING);
     this.#ring.data.fill(0);
     this.#exec = kernels.slots.take();
     this.#owner = kernels.slots.owner();
@@ -87,6 +87,6 @@ export class LoopReports {
     const lanes = [...this.#lanes];
     this.#lanes.clear();
     if (lanes.length === 0) give();
-    else this.#device.engine.completionPoints.after(lanes, undefined, give); // a launch in flight still counts and writes
+    else this.#device.completionPoints.after(lanes, undefined, give); // a launch in flight still counts and writes
   }
 }

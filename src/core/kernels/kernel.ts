@@ -216,7 +216,7 @@ export class KernelEngine<S extends Signature = Signature> {
     this.#origin = options.origin as Kernel | undefined;
     this.#contextFree = !this.#alwaysInContext && (this.#origin === undefined || this.#origin.engine.#hooked === 0);
     checkCompiledParams(signature, native.paramInfo());
-    this.block = new LaunchBlock(native, signature, module.device, {
+    this.block = new LaunchBlock(native, signature, module.device.engine, {
       usedOn: (lane) => module.engine.usedOn(lane),
       checkConfig: (config) => this.checkConfig(config),
       record: (recorder, config, args, block) => recorder.kernel(kernel as unknown as Kernel, config, args, block),

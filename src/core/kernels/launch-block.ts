@@ -8,7 +8,7 @@ import { GraphCondition, conditionHi, conditionLo } from '../device/condition.js
 import { Memory, usableOn } from '../memory/memory.js';
 import type { KernelLauncher, NativeKernel } from '../native/types.js';
 import type { StreamEngine } from '../queue/stream-engine.js';
-import type { Device } from '../device/device.js';
+import type { DeviceEngine } from '../device/device-engine.js';
 import type { Recorder } from '../device/recorder.js';
 import type { Signature } from './kernel-types.js';
 import { LaunchConfig, type LaunchOptions, configMatches, configHeader } from './launch-config.js';
@@ -58,7 +58,7 @@ export class LaunchBlock {
   #config: LaunchConfig | undefined;
   #laneId = 0;
 
-  constructor(native: NativeKernel, signature: Signature, device: Device, owner: BlockOwner) {
+  constructor(native: NativeKernel, signature: Signature, device: DeviceEngine, owner: BlockOwner) {
     this.#owner = owner;
     const { offsets, end } = offsetsOf(signature);
     const block = new ArrayBuffer(HEADER_BYTES + Math.ceil(end / 16) * 16);
@@ -68,7 +68,7 @@ export class LaunchBlock {
       i8: new Int8Array(block), u8: new Uint8Array(block), i16: new Int16Array(block),
       u16: new Uint16Array(block), i32: new Int32Array(block), u32: this.#header,
       f32: new Float32Array(block), f64: new Float64Array(block), i64: new BigInt64Array(block),
-      u64: new BigUint64Array(block), half: halfBits, bhalf: bfloat16Bits, isMemory: brandOf(Memory), isCondition: brandOf(GraphCondition), usableOn, conditionLo, conditionHi, device, deviceEngine: device.engine,
+      u64: new BigUint64Array(block), half: halfBits, bhalf: bfloat16Bits, isMemory: brandOf(Memory), isCondition: brandOf(GraphCondition), usableOn, conditionLo, conditionHi, device,
       bad: (i: number, v: unknown) => badArgument(signature, device, i, v),
       wrongCount: (a: unknown) => wrongArgCount(signature, a),
       structBytes: (i: number, v: unknown, size: number) => {

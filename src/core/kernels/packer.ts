@@ -7,7 +7,7 @@ import { elementsOf, isArray, isInstance, rangeError, received, typeError } from
 import { Memory, movedAway } from '../memory/memory.js';
 import { checkScalar } from '../base/scalar.js';
 import { isTypedPointer, pointee } from './kernel-types.js';
-import type { Device } from '../device/device.js';
+import type { DeviceEngine } from '../device/device-engine.js';
 import type { StreamEngine } from '../queue/stream-engine.js';
 import type { ParamType, Signature, StructParam } from './kernel-types.js';
 import { GraphCondition } from '../device/condition.js';
@@ -99,7 +99,7 @@ function readStruct(p: unknown): StructParam | undefined {
 }
 
 /** The error for argument i that failed the packer's inline check. */
-export function badArgument(signature: Signature, device: Device, i: number, value: unknown): never {
+export function badArgument(signature: Signature, device: DeviceEngine, i: number, value: unknown): never {
   const p = signature[i]!;
   const name = `args[${i}]`;
   if (p === 'ptr' || isTypedPointer(p)) {
@@ -109,7 +109,7 @@ export function badArgument(signature: Signature, device: Device, i: number, val
       const moved = movedAway(value);
       if (moved) typeError(name, 'memory whose array is attached', received(moved));
       if (dtype && value.dtype !== dtype) typeError(name, `memory of ${dtype} (${p})`, received(`a ${value.constructor.name} of ${value.dtype}`));
-      rangeError(name, `memory of ${device}`, received(`memory of ${value.device}`));
+      rangeError(name, `memory of ${device}`, received(`memory of ${value.allocation.device}`));
     }
     if (dtype) typeError(name, `a DeviceArray or HostArray of ${dtype} (${p}; a raw address needs 'ptr')`, value);
     typeError(name, 'a DeviceArray, a HostArray or a device address as a bigint (ptr)', value);
@@ -136,7 +136,7 @@ export function bytesOfStruct(value: unknown): Uint8Array | undefined {
  * argument given once, before any launch is made. Memory is checked for being open and of the
  * pointer's element type, not for its device (the kernel may launch on the lanes of several).
  */
-export function checkArgument(signature: Signature, device: Device, i: number, value: unknown): void {
+export function checkArgument(signature: Signature, device: DeviceEngine, i: number, value: unknown): void {
   const p = signature[i]!;
   if (p === 'ptr' || isTypedPointer(p)) {
     const fits = isInstance<Memory>(value, Memory)
@@ -168,7 +168,7 @@ function pointer(at: number, bad: string, dtype: DType | undefined): string[] {
   const memory = `typeof v === 'object' && v !== null && isMemory(v)${dtype ? ` && v.dtype === '${dtype}'` : ''}`;
   const address = dtype ? '' : `else if (typeof v === 'bigint' && v >= 0n && v < 2n ** 64n) u64[${at / 8}] = v; `;
   return [
-    `if (${memory}) { if (!usableOn(v, deviceEngine, lane)) ${bad}; u32[${at / 4}] = v.lo; u32[${at / 4 + 1}] = v.hi; }`,
+    `if (${memory}) { if (!usableOn(v, device, lane)) ${bad}; u32[${at / 4}] = v.lo; u32[${at / 4 + 1}] = v.hi; }`,
     `${address}else ${bad};`,
   ];
 }
@@ -177,7 +177,7 @@ function pointer(at: number, bad: string, dtype: DType | undefined): string[] {
  * What the packer throws for `error`: the error itself when it is one of the packer's own, else
  * (a check threw, on a revoked proxy) the error that names the argument which made it throw.
  */
-function unexpected(signature: Signature, device: Device, args: unknown, error: unknown): never {
+function unexpected(signature: Signature, device: DeviceEngine, args: unknown, error: unknown): never {
   if (!isArray(args)) typeError('args', 'an array of kernel arguments', args);
   for (let i = 0; i < signature.length; i++) {
     let value: unknown;
@@ -244,7 +244,7 @@ export function buildPacker(signature: Signature, offsets: number[], views: Reco
   });
   // The checks use Array.isArray and instanceof, which throw on a revoked proxy: such a throw is
   // turned into the error that names the argument, off the fast path.
-  views = { ...views, unexpected: (a: unknown, error: unknown) => unexpected(signature, views.device as Device, a, error) };
+  views = { ...views, unexpected: (a: unknown, error: unknown) => unexpected(signature, views.device as DeviceEngine, a, error) };
   const names = Object.keys(views);
   // The source is assembled from fixed templates, numbers and element type names checked against
   // DTYPES: no user text reaches it.
