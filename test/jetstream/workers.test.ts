@@ -53,8 +53,10 @@ describeWithTool('nats-server', 'fromJetStream workers (processes on one durable
     const ACK_WAIT = 2000;
     streams = await createStreams(nats.servers, { ackWait: ACK_WAIT });
     await publishInputs(streams.js, COUNT, BYTES);
-    // Idle for longer than ack_wait: the survivors wait for the victim's messages to come back.
-    workers = [0, 1, 2].map(() => startWorker({ servers: nats.servers, lanes: 2, frameBytes: BYTES, idle: ACK_WAIT + 3000 }));
+    // Idle for longer than ack_wait: the survivors wait for the victim's messages to come back. The
+    // victim keeps 16 values in flight, so that it holds some whenever the kill comes (with the
+    // default of 4 it held 2 to 4, and now and then none, between two pulls).
+    workers = [0, 1, 2].map((i) => startWorker({ servers: nats.servers, lanes: 2, ...(i === 0 ? { inFlight: 16 } : {}), frameBytes: BYTES, idle: ACK_WAIT + 3000 }));
     const [victim, ...survivors] = workers as [WorkerProcess, ...WorkerProcess[]];
     await until(() => acked() >= COUNT / 4, 60_000, 'a quarter of the messages acked');
     victim.child.kill('SIGKILL');
