@@ -19,7 +19,7 @@ import type { LoopReports } from './loop-reports.js';
 import { BodyStreams, HostConditions } from './conditional-host.js';
 import { checkConditionUses, childOf, withChild } from './conditional-checks.js';
 import { onDoneCommand, watchByNotification } from '../queue/host-steps.js';
-import { Stream } from '../device/stream.js';
+import { Stream, checkStreamOf } from '../device/stream.js';
 import type { Device } from '../device/device.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 
@@ -134,8 +134,7 @@ export class GraphExec {
     if (this.#closed) this.#checkOpen();
     if (stream !== this.#lastStream || this.#lastStream === undefined) {
       // Checked once per stream launched on: a Stream's device never changes.
-      if (!isInstance(stream, Stream)) typeError('stream', 'a Stream', stream);
-      if (stream.device !== this.device) rangeError('stream', `a stream of ${this.device}`, received(`a stream of ${stream.device}`));
+      checkStreamOf(stream, this.device);
     }
     const lane = stream.engine;
     lane.checkOpen(); // the device's too
