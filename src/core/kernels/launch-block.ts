@@ -130,7 +130,7 @@ export class LaunchBlock {
   packed(config: LaunchConfig, args: readonly unknown[], lane?: StreamEngine): Uint8Array {
     this.#pack(args, lane);
     const block = this.#bytes.slice();
-    new Uint32Array(block.buffer, 0, configHeader(config).length).set(configHeader(config));
+    new Uint32Array(block.buffer).set(configHeader(config));
     return block;
   }
 
