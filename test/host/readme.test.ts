@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gpu } from '../support/gpu.js';
 import { codeBlocks, printed, type CodeBlock } from '../support/markdown.js';
+import { findTool, toolSkip, type ToolName } from '../support/tools.js';
 
 // The blocks are type-checked and compiled by TypeScript, a development dependency: a machine that
 // runs the suite from built files alone (a GPU machine given dist/) may lack it, and says so.
@@ -79,8 +80,21 @@ function typeCheck(files: string[]): Map<string, string[]> {
 
 function run(key: string, options: { forceHost: boolean }) {
   const args = options.forceHost ? ['--import', forceHost, script(key)] : [script(key)];
-  // The working directory is the scratch folder: files a block writes land there.
-  return spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+  // The working directory is the scratch folder: files a block writes land there. A tool the block
+  // starts by name is found where the suite found it.
+  const folders = toolsStarted(blocks.find((b) => b.key === key)!.code).flatMap((t) => findTool(t).path?.replace(/\/[^/]+$/, '') ?? []);
+  const env = { ...process.env, PATH: [...folders, process.env.PATH ?? ''].join(':') };
+  return spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8', timeout: 120_000, env });
+}
+
+/** The system tools (support/tools.ts) a block starts: `spawn('nats-server', …)`. */
+function toolsStarted(code: string): ToolName[] {
+  return [...code.matchAll(/spawn\('([a-z-]+)'/g)].map((m) => m[1]!).filter((name): name is ToolName => name === 'nats-server');
+}
+
+/** Whether a block's runs skip here, for a tool it starts that is missing, and the words their title gets. */
+function blockToolSkip(code: string): { readonly skip: boolean; readonly note: string } {
+  return toolsStarted(code).map(toolSkip).find((t) => t.skip) ?? { skip: false, note: '' };
 }
 
 /**
@@ -187,14 +201,16 @@ describe.skipIf(noTypeScript !== '')(`README.md and docs/*.md${noTypeScript ? ` 
       expect(consumer7?.errors.get(source(block.key))).toEqual([]);
     });
 
-    it(`${name} runs on the host device and prints what it says`, () => {
+    const tools = blockToolSkip(block.code);
+
+    it.skipIf(tools.skip)(`${name} runs on the host device and prints what it says${tools.note}`, () => {
       const result = run(block.key, { forceHost: true });
       expect(result.stderr, result.stdout).toBe('');
       expect(result.status).toBe(0);
       for (const text of printed(block.code)) expect(result.stdout).toContain(text);
     });
 
-    it.skipIf(!gpu.available)(`${name} runs on the default device${gpu.available ? ` (${gpu.description})` : ` (skipped: ${gpu.reason})`}`, () => {
+    it.skipIf(!gpu.available || tools.skip)(`${name} runs on the default device${gpu.available ? ` (${gpu.description})${tools.note}` : ` (skipped: ${gpu.reason})`}`, () => {
       const result = run(block.key, { forceHost: false });
       expect(result.stderr, result.stdout).toBe('');
       expect(result.status).toBe(0);

@@ -12,8 +12,9 @@
 // a failed query) falls back to a completion point behind the same event (with a word watch, one
 // recorded when it gives up), which reports errors, and the lane's next values are notified
 // instead (values that outlast `spin` would each pay for both a watch and a notification): 32 of them, twice as many
-// after each further give-up (up to 1024), then a watch again; a watch that sees its value starts
-// the count at 32 again.
+// after each further give-up (up to 1024), then one watch again, the lane's next values notified
+// while it lasts (with several values in flight, they would all be watched and all give up); a
+// watch that sees its value starts the count at 32 again, and the lane watches every value.
 import { cancelCompletion, expectCompletionWith } from '../native/completions.js';
 import { DISABLE_TIMING, type NativeEvent } from '../native/types.js';
 import { settling } from '../queue/scheduler.js';
@@ -73,10 +74,18 @@ export class ValueWatches {
   /** Values still to notify instead of watching, and how many after the next give-up. */
   #skip = 0;
   #nextSkip = FIRST_SKIP;
+  /** Since a give-up (until a watch sees its value), the one value watched at a time, if any. */
+  #afterGiveUp = false;
+  #probe: Watched | undefined;
   /** One handler for every completion of the lane, given its entry as data. */
   readonly #ended = (status: number, entry: Watched) => {
     const watched = entry.event !== undefined || entry.onWord; // not notified
-    if (watched && status === 0) this.#nextSkip = FIRST_SKIP; // a watch that saw its value
+    if (entry === this.#probe) this.#probe = undefined;
+    if (watched && status === 0) {
+      // A watch that saw its value.
+      this.#nextSkip = FIRST_SKIP;
+      this.#afterGiveUp = false;
+    }
     if (status === 0 || !watched) return this.end(entry, status);
     this.#gaveUp();
     this.#fallBack(entry);
@@ -96,7 +105,8 @@ export class ValueWatches {
     const entry = this.#spareEntries.pop() ?? new Watched();
     entry.waiter = waiter;
     entry.mark = this.#lane.given + 1;
-    const notified = this.#skip > 0;
+    const notified = this.#skip > 0 || this.#probe !== undefined;
+    if (!notified && this.#afterGiveUp) this.#probe = entry;
     entry.spin = notified ? 0 : spin;
     this.#order.push(entry);
     try {
@@ -104,6 +114,7 @@ export class ValueWatches {
     } catch (error) {
       // Refused before it was given (a recording lane's refusal): nothing will end it.
       if (this.#order[this.#order.length - 1] === entry) this.#order.pop();
+      if (this.#probe === entry) this.#probe = undefined;
       entry.waiter = undefined;
       this.#spareEntries.push(entry);
       throw error;
@@ -170,6 +181,7 @@ export class ValueWatches {
   /** A watch gave up: the lane's next values are notified (see the top of this file). */
   #gaveUp(): void {
     this.#lane.valueCompletions.gaveUp++;
+    this.#afterGiveUp = true;
     this.#skip = this.#nextSkip;
     this.#nextSkip = Math.min(this.#nextSkip * 2, MAX_SKIP);
   }
@@ -205,6 +217,7 @@ export class ValueWatches {
    * it and every entry after it that has ended too, once those before it have settled.
    */
   end(entry: Watched, status: number, error?: unknown): void {
+    if (entry === this.#probe) this.#probe = undefined; // a watch that could not start, or dropped
     entry.ended = true;
     entry.status = status;
     entry.error = error;
