@@ -1,7 +1,8 @@
 // The folder plan (docs/architecture.md) held against the code: imports point one way, from the
 // reactive layer down to the addon's binding, with no circle between folders, type imports
 // included; so do the native code's includes; files and folders stay small.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { circles, moduleGraph, type ModuleFile } from './module-graph.js';
@@ -127,8 +128,18 @@ describe('the module graph', () => {
     const imports = (path: string) => files.find((f) => f.path === path)?.imports ?? [];
     expect(imports('core/index.ts')).toContain('core/device/index.ts'); // export * from
     expect(imports('core/device/stream.ts')).toContain('core/native/types.ts'); // import type
-    expect(imports('core/kernels/device-members.ts')).toContain('core/device/recorder.ts'); // declare module
     expect(files.length).toBeGreaterThan(50);
+  });
+
+  it('reads a module augmentation as an import of the module it augments', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rxcuda-layout-'));
+    try {
+      writeFileSync(join(dir, 'b.ts'), 'export interface B { readonly x: number }\n');
+      writeFileSync(join(dir, 'a.ts'), "declare module './b.js' {\n  interface B { readonly y: number }\n}\nexport {};\n");
+      expect(moduleGraph(dir).find((f) => f.path === 'a.ts')?.imports).toEqual(['b.ts']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

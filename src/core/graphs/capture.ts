@@ -8,7 +8,7 @@ import type { Allocation } from '../memory/allocation.js';
 import type { Memory } from '../memory/memory.js';
 import type { Device } from '../device/device.js';
 import type { RecordedEvent, Recorder } from '../device/recorder.js';
-import type { Kernel } from '../kernels/kernel.js';
+import type { Kernel, LaunchRecorder } from '../kernels/kernel.js';
 import type { LaunchConfig } from '../kernels/launch-config.js';
 import { Graph, type LoopOptions, makeGraph } from './graph.js';
 import type { GraphNode, NodeWork } from './graph-node.js';
@@ -17,7 +17,7 @@ import { bodyReturnedPromise, type ConditionTest, type ConditionalType } from '.
 import { loadConditionKernels } from './condition-kernels.js';
 import { isThenable } from '../base/thenable.js';
 import { copyWork, fillWork, hostFunctionWork, kernelWork } from './node-work.js';
-import type { LibraryCall } from './node-work.js';
+import type { LibraryCall, LibraryRecorder } from './node-work.js';
 
 /**
  * Whether a capture's function runs in the current async context (captures do not nest). The
@@ -30,7 +30,7 @@ const running = new AsyncLocalStorage<{ active: boolean }>();
  * What a stream records its work into (see device/recorder.ts): a capture, or the
  * `replay` operator's recording of one value. Both turn the work into graph nodes' work.
  */
-export abstract class GraphRecorder implements Recorder {
+export abstract class GraphRecorder implements Recorder, LaunchRecorder, LibraryRecorder {
   kernel(kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void {
     if (kernel.engine.takesConditions) checkConditionsRecorded(args, this.conditionScope());
     this.add(kernelWork(kernel, config, elementsOf(args), block.slice())); // a plain copy: what the graph holds

@@ -228,9 +228,16 @@ export interface LibraryCall {
   setIn(exec: NativeGraphExec, index: number): void;
 }
 
-declare module '../device/recorder.js' {
-  interface Recorder {
-    /** A library call (cuBLAS, cuFFT), checked, with the memory it uses. */
-    library(call: LibraryCall, memory: readonly Allocation[]): void;
-  }
+/**
+ * What a recorder adds to device/recorder.ts's Recorder for library calls (the recorder file lists
+ * it): every recorder a lane holds is a GraphRecorder (capture.ts), which implements it.
+ */
+export interface LibraryRecorder {
+  /** A library call (cuBLAS, cuFFT), checked, with the memory it uses. */
+  library(call: LibraryCall, memory: readonly Allocation[]): void;
+}
+
+/** Records a library call into a recording lane's `recorder` (see {@link LibraryRecorder}). */
+export function recordLibraryCall(recorder: Recorder, call: LibraryCall, memory: readonly Allocation[]): void {
+  (recorder as Recorder & LibraryRecorder).library(call, memory);
 }

@@ -81,16 +81,6 @@ declare module '../device/stream.js' {
   }
 }
 
-declare module '../device/recorder.js' {
-  interface Recorder {
-    /**
-     * A kernel launch, with its checked arguments and their packed block: the launch's own, which
-     * change with the next launch (copy what you keep).
-     */
-    kernel(kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void;
-  }
-}
-
 Device.prototype.loadModule = function loadModule(this: Device, image: ModuleImage): Promise<Module> {
   return refusal(() => this.engine.checkUsable()) ?? loadModuleImage(this, image);
 };

@@ -9,6 +9,7 @@ import { checkOptions } from '../base/options.js';
 import type { KernelAttributes, NativeKernel } from '../native/types.js';
 import type { Device } from '../device/device.js';
 import type { Stream } from '../device/stream.js';
+import type { Recorder } from '../device/recorder.js';
 import type { StreamEngine } from '../queue/stream-engine.js';
 import type { Pause } from '../queue/scheduler.js';
 import { CodelessKernel } from './codeless-kernel.js';
@@ -26,6 +27,18 @@ export type { StructParam, ParamType, Signature, ArgOf, KernelArgs, BlockSizeSug
 
 // Read by every launch: a module constant, not an imported binding (whose reads cost a check each).
 const global = globalHooks;
+
+/**
+ * What a recorder adds to device/recorder.ts's Recorder for kernel launches (the recorder file
+ * lists it): every recorder a lane holds is a GraphRecorder (graphs/capture.ts), which implements it.
+ */
+export interface LaunchRecorder {
+  /**
+   * A kernel launch, with its checked arguments and their packed block: the launch's own, which
+   * change with the next launch (copy what you keep).
+   */
+  kernel(kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void;
+}
 
 /** What a launch from the `launch` operator adds to a plain one. */
 export interface LaunchExtras {
@@ -219,7 +232,7 @@ export class KernelEngine<S extends Signature = Signature> {
     this.block = new LaunchBlock(native, signature, module.device.engine, {
       usedOn: (lane) => module.engine.usedOn(lane),
       checkConfig: (config) => this.checkConfig(config),
-      record: (recorder, config, args, block) => recorder.kernel(kernel as unknown as Kernel, config, args, block),
+      record: (recorder, config, args, block) => (recorder as Recorder & LaunchRecorder).kernel(kernel as unknown as Kernel, config, args, block),
     });
   }
 

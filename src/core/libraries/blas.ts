@@ -7,6 +7,7 @@ import { checkOptions } from '../base/options.js';
 import { Device as DeviceClass, type Device } from '../device/device.js';
 import type { DeviceArray } from '../memory/memory.js';
 import { checkStreamOf, type Stream } from '../device/stream.js';
+import { recordLibraryCall } from '../graphs/node-work.js';
 import { requireLibrary } from './availability.js';
 import { RecordedCall, allocationsOf, readyNow, submit, type Readiness, type Library } from './call.js';
 import { statusError } from './errors.js';
@@ -121,7 +122,7 @@ export class Blas {
     if (capture) {
       const { name, shape } = this.#recorded.of(block);
       const call = new RecordedCall(this.#library, name, shape, block, readiness, gemmName, this.device.kind === 'cuda' ? GRAPH_WORKSPACE_BYTES : 0);
-      return capture.library(call, allocationsOf(a, b, c));
+      return recordLibraryCall(capture, call, allocationsOf(a, b, c));
     }
     submit(this.#library, stream.engine, block, readiness, gemmName);
     a.allocation.use(stream.engine);

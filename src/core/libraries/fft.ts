@@ -7,6 +7,7 @@ import { checkOptions } from '../base/options.js';
 import { Device as DeviceClass, type Device } from '../device/device.js';
 import type { DeviceArray } from '../memory/memory.js';
 import { checkStreamOf, type Stream } from '../device/stream.js';
+import { recordLibraryCall } from '../graphs/node-work.js';
 import { requireLibrary } from './availability.js';
 import { RecordedCall, allocationsOf, submit, type Library } from './call.js';
 import { C2C_KEYS, FFT_KEYS, LastFft, checkFft, fftChange, type C2cOptions, type FftDType, type FftKind, type FftOptions } from './fft-args.js';
@@ -158,7 +159,7 @@ export class Fft {
       block[F.plan] = plan.slot;
     }
     const capture = stream.engine.recorder;
-    if (capture) return capture.library(new RecordedCall(this.#library, plan.name, plan.shapes[block[F.direction]!]!, block, plan, plan.describe), allocationsOf(input, output, undefined, plan.resource));
+    if (capture) return recordLibraryCall(capture, new RecordedCall(this.#library, plan.name, plan.shapes[block[F.direction]!]!, block, plan, plan.describe), allocationsOf(input, output, undefined, plan.resource));
     submit(this.#library, stream.engine, block, plan, plan.describe);
     input.allocation.use(stream.engine);
     output.allocation.use(stream.engine);
