@@ -36,16 +36,19 @@ export type FailureRoute = (error: unknown) => boolean;
 /**
  * The failure route in force: a synchronous scope, like `AsyncLocalStorage.run` for the length
  * of one call and no further. Its one owner is the pipeline's operator runner
- * (`operators/pipeline/operate.ts`), which runs each value's operator under the route to its
- * subscriber; a step of the pipeline starts the route anew (`renew`), and a queued command runs
- * under the route it was given under. Everything else only reads it: a host step or a queued
- * command captures it when it is enqueued. The route is made only when something captures it:
- * most values' work captures none, and a route made for each value and operator was garbage.
+ * (`operators/pipeline/operate.ts`), which enters it around each value's operator with the route
+ * to its subscriber and leaves it when the operator returns or throws; a step of the pipeline
+ * starts the route anew (`renew`), and a queued command runs under the route it was given under.
+ * Everything else only reads it: a host step or a queued command captures it when it is enqueued.
+ * The route is made only when something captures it: most values' work captures none, and a
+ * route made for each value and operator was garbage.
  */
 class FailureScope {
   #route: FailureRoute | undefined;
   #make: ((arg: never) => FailureRoute) | undefined;
   #arg: unknown;
+  /** The scopes around the one in force, three entries each (route, make, arg), innermost last. */
+  readonly #outer: unknown[] = [];
 
   /** The route in force now, made on first use within its scope. */
   current(): FailureRoute | undefined {
@@ -62,24 +65,23 @@ class FailureScope {
   }
 
   /**
-   * Calls `enqueue(arg)` with failures of what it enqueues (on any stream) sent to the route
-   * `make(arg)`, made only if something enqueued captures it; the scope around is back when it
-   * returns or throws.
+   * Until the matching {@link FailureScope.leave}: failures of what is enqueued (on any stream)
+   * go to the route `make(arg)`, made only if something enqueued captures it. The caller leaves
+   * in a `finally`, so that the scope around is back however it ends.
    */
-  run<A, T>(make: (arg: A) => FailureRoute, arg: A, enqueue: (arg: A) => T): T {
-    const outer = this.#route;
-    const outerMake = this.#make;
-    const outerArg = this.#arg;
+  enter<A>(make: (arg: A) => FailureRoute, arg: A): void {
+    this.#outer.push(this.#route, this.#make, this.#arg);
     this.#route = undefined;
     this.#make = make as (arg: never) => FailureRoute;
     this.#arg = arg;
-    try {
-      return enqueue(arg);
-    } finally {
-      this.#route = outer;
-      this.#make = outerMake;
-      this.#arg = outerArg;
-    }
+  }
+
+  /** Ends the innermost {@link FailureScope.enter}: the scope around it is in force again. */
+  leave(): void {
+    const outer = this.#outer;
+    this.#arg = outer.pop();
+    this.#make = outer.pop() as ((arg: never) => FailureRoute) | undefined;
+    this.#route = outer.pop() as FailureRoute | undefined;
   }
 }
 
@@ -89,9 +91,14 @@ export const failureScope = new FailureScope();
 /** The route given as it is. */
 const given = (to: FailureRoute): FailureRoute => to;
 
-/** Runs `enqueue` under the route `to` as it is (see {@link FailureScope.run}). */
+/** Runs `enqueue` under the route `to` as it is (see {@link FailureScope.enter}). */
 function routingFailures<T>(to: FailureRoute, enqueue: () => T): T {
-  return failureScope.run(given, to, enqueue);
+  failureScope.enter(given, to);
+  try {
+    return enqueue();
+  } finally {
+    failureScope.leave();
+  }
 }
 
 /**

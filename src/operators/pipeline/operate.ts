@@ -55,13 +55,12 @@ export function operateNamed<W extends AnyWork, O>(
     if (failure !== undefined) subscriber.error(failure);
     return true;
   };
-  // Made only when what `next` enqueues captures it (see failureScope.run), naming the operator
+  // Made only when what `next` enqueues captures it (see failureScope.enter), naming the operator
   // that enqueued it.
   const routeOf = (work: W) => {
     const name = naming.name;
     return (error: unknown) => fail(work, error, name);
   };
-  const run = (work: W) => next(work, expectEmission);
   return source.subscribe({
     next: (work) => {
       if (!isInstance(work, Work)) {
@@ -69,7 +68,12 @@ export function operateNamed<W extends AnyWork, O>(
         return subscriber.error(new ArgumentTypeError(`Expected the values of ${naming.first} to be ${what}, got ${describe(work)}`));
       }
       try {
-        failureScope.run(routeOf, work, run);
+        failureScope.enter(routeOf, work);
+        try {
+          next(work, expectEmission);
+        } finally {
+          failureScope.leave();
+        }
       } catch (error) {
         fail(work, error, naming.name);
       }
