@@ -51,7 +51,7 @@ describe('LaunchConfig', () => {
   });
 
   it('checks the device limits', () => {
-    const device = fakeDevice();
+    const device = fakeDevice().engine;
     expect(() => checkConfigFor(new LaunchConfig({ grid: 1, block: 2048 }), device)).toThrow(new RangeError('Expected `block` to be 1..1024 threads, got 2048'));
     expect(() => checkConfigFor(new LaunchConfig({ grid: 1, block: [1, 1, 128] }), device)).toThrow(RangeError);
     expect(() => checkConfigFor(new LaunchConfig({ grid: [1, 70000], block: 1 }), device)).toThrow(/`grid`/);

@@ -16,7 +16,7 @@ export const properties = {
 
 export function fakeDevice(ordinal = 0): Device {
   const device = { ordinal, properties, toString: () => `device ${ordinal}` };
-  const engine = { face: device, checkUsable() {}, fail(e: unknown) { throw e; }, toString: () => `device ${ordinal}` };
+  const engine = { face: device, properties, checkUsable() {}, fail(e: unknown) { throw e; }, toString: () => `device ${ordinal}` };
   return Object.assign(device, { engine }) as unknown as Device;
 }
 

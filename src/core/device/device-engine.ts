@@ -2,7 +2,7 @@
 // device and its backend, the sticky error its lanes share, its open lanes, the completion points
 // that follow them, the pinned blocks kept for reuse, and what it knows of its peers; it makes the
 // lanes and events of rxcuda's own. Memory, streams, kernels and graphs work on it.
-import type { Backend, NativeDevice } from '../native/types.js';
+import type { Backend, DeviceProperties, NativeDevice } from '../native/types.js';
 import { PinnedCache } from '../memory/pinned-cache.js';
 import { Faults } from '../queue/faults.js';
 import { completionCommand } from '../queue/host-steps.js';
@@ -16,6 +16,8 @@ export class DeviceEngine {
   /** The native classes of the device's backend. */
   readonly backend: Backend;
   readonly native: NativeDevice;
+  /** Facts about the device, read once (the public Device's `properties`). */
+  readonly properties: DeviceProperties;
   /** The device's sticky error, shared by its lanes. */
   readonly faults: Faults;
   /** The lanes of every stream of the device not closed yet, rxcuda's own included. */
@@ -42,6 +44,7 @@ export class DeviceEngine {
     this.face = face;
     this.backend = backend;
     this.native = new backend.Device(ordinal);
+    this.properties = Object.freeze(this.native.properties());
     this.faults = new Faults(this.native.poison?.bind(this.native), () => this.openLanes.all(), backend.kind === 'cuda');
     this.#newLane = newLane;
   }

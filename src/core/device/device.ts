@@ -52,7 +52,7 @@ export class Device {
     this.ordinal = ordinal;
     this.hostIndex = hostIndex;
     this.engine = new DeviceEngine(this, ordinal, backend, () => createStream(this, { nonBlocking: true }).engine);
-    this.properties = Object.freeze(this.engine.native.properties());
+    this.properties = this.engine.properties;
   }
 
   /**

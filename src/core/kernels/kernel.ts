@@ -266,8 +266,8 @@ export class KernelEngine<S extends Signature = Signature> {
    * @throws RangeError naming the option.
    */
   checkConfig(config: LaunchConfig): void {
-    checkConfigFor(config, this.module.device); // a kernel of specializations: by the one it launches
-    if (config.sharedMem !== 0 && !this.specializations) checkDynamicShared(config, this.kernel.name, this.module.device, this.kernel.attributes);
+    checkConfigFor(config, this.module.device.engine); // a kernel of specializations: by the one it launches
+    if (config.sharedMem !== 0 && !this.specializations) checkDynamicShared(config, this.kernel.name, this.module.device.engine, this.kernel.attributes);
   }
 
   /** Registers `hook` on the kernel this one stands for (see {@link Kernel.onLaunch}). */

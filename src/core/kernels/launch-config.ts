@@ -2,7 +2,7 @@
 // checked once and kept as the header words the native launch reads.
 import { brand, describe, elementsOf, isArray, isInstance, rangeError, typeError } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
-import type { Device } from '../device/device.js';
+import type { DeviceEngine } from '../device/device-engine.js';
 import type { KernelAttributes } from '../native/facts.js';
 import { LAUNCH_BLOCK } from '../native/launch-block.js';
 
@@ -82,7 +82,7 @@ function onlyLaunchOptions(options: object): boolean {
 }
 
 /** Checks `config` against `device`'s limits, once per device. */
-export let checkConfigFor: (config: LaunchConfig, device: Device) => void;
+export let checkConfigFor: (config: LaunchConfig, device: DeviceEngine) => void;
 
 /**
  * Whether plain `options` describe exactly `config`, so that a launch with them can reuse it
@@ -109,7 +109,7 @@ export class LaunchConfig {
   /** Whether the kernel is launched cooperatively. */
   readonly cooperative: boolean;
   readonly #header: Uint32Array;
-  #checkedFor: Device | undefined;
+  #checkedFor: DeviceEngine | undefined;
   static {
     brand(this, (value) => #checkedFor in value);
   }
@@ -173,7 +173,7 @@ export class LaunchConfig {
     return this.block[0] * this.block[1] * this.block[2];
   }
 
-  #checkFor(device: Device): void {
+  #checkFor(device: DeviceEngine): void {
     if (this.#checkedFor === device) return;
     const p = device.properties;
     const threads = this.threadsPerBlock;
@@ -207,7 +207,7 @@ export class LaunchConfig {
  * the host device, 48 KiB or what it was raised to.
  * @throws RangeError naming `sharedMem`.
  */
-export function checkDynamicShared(config: LaunchConfig, name: string, device: Device, attributes: KernelAttributes): void {
+export function checkDynamicShared(config: LaunchConfig, name: string, device: DeviceEngine, attributes: KernelAttributes): void {
   const p = device.properties;
   const allowed = device.kind === 'host' ? Math.max(p.sharedMemoryPerBlock, attributes.maxDynamicSharedSizeBytes) : attributes.maxDynamicSharedSizeBytes;
   if (config.sharedMem <= allowed) return;
