@@ -34,7 +34,9 @@ function frames(stack) {
 /** The walk from the outermost frame in, with its distinct files and its U-turns. */
 function summary(stack, from) {
   const walk = frames(stack).reverse();
-  const start = from ? Math.max(0, walk.findIndex(from)) : 0;
+  // The innermost match: with one value in flight, the previous value's completion pulls the
+  // launch in, through the same files further out.
+  const start = from ? Math.max(0, walk.findLastIndex(from)) : 0;
   const path = walk.slice(start);
   const seen = new Set();
   const uTurns = [];

@@ -9,12 +9,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gpu } from '../support/gpu.js';
 import { codeBlocks, printed, type CodeBlock } from '../support/markdown.js';
-import { findTool, toolSkip, type ToolName } from '../support/tools.js';
+import { toolPath, toolSkip, type ToolName } from '../support/tools.js';
 
 // The blocks are type-checked and compiled by TypeScript, a development dependency: a machine that
 // runs the suite from built files alone (a GPU machine given dist/) may lack it, and says so.
@@ -81,9 +81,20 @@ function typeCheck(files: string[]): Map<string, string[]> {
 function run(key: string, options: { forceHost: boolean }) {
   const args = options.forceHost ? ['--import', forceHost, script(key)] : [script(key)];
   // The working directory is the scratch folder: files a block writes land there. A tool the block
-  // starts by name is found where the suite found it.
-  const folders = toolsStarted(blocks.find((b) => b.key === key)!.code).flatMap((t) => findTool(t).path?.replace(/\/[^/]+$/, '') ?? []);
-  const env = { ...process.env, PATH: [...folders, process.env.PATH ?? ''].join(':') };
+  // starts by name is the one the suite found (support/tools.ts: NATS_SERVER, say, whatever its
+  // file's name), through a folder of links named as the block names them, first on the PATH.
+  const tools = toolsStarted(blocks.find((b) => b.key === key)!.code);
+  const env = { ...process.env };
+  if (tools.length > 0) {
+    const links = join(dir, 'tools');
+    mkdirSync(links, { recursive: true });
+    for (const tool of tools) {
+      const link = join(links, tool);
+      rmSync(link, { force: true });
+      symlinkSync(resolve(toolPath(tool)), link); // throws, saying how to install it, where it is expected and missing
+    }
+    env.PATH = [links, ...(process.env.PATH ? [process.env.PATH] : [])].join(delimiter);
+  }
   return spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8', timeout: 120_000, env });
 }
 

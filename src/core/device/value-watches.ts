@@ -14,7 +14,8 @@
 // instead (values that outlast `spin` would each pay for both a watch and a notification): 32 of them, twice as many
 // after each further give-up (up to 1024), then one watch again, the lane's next values notified
 // while it lasts (with several values in flight, they would all be watched and all give up); a
-// watch that sees its value starts the count at 32 again, and the lane watches every value.
+// watch that sees its value starts the count at 32 again, and once the values being notified are
+// done the lane watches every value.
 import { cancelCompletion, expectCompletionWith } from '../native/completions.js';
 import { DISABLE_TIMING, type NativeEvent } from '../native/types.js';
 import { settling } from '../queue/scheduler.js';
@@ -120,7 +121,7 @@ export class ValueWatches {
       throw error;
     }
     if (notified) {
-      this.#skip--;
+      if (this.#skip > 0) this.#skip--; // not while only a watch in progress has it notified
       this.#lane.valueCompletions.notified++;
     } else this.#lane.valueCompletions.watched++;
   }

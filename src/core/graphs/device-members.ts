@@ -8,9 +8,8 @@ import { checkCases, type ConditionTest, type ConditionalType } from './conditio
 import type { ConditionOptions, LoopOptions } from './graph.js';
 import { refusal } from '../base/thenable.js';
 import { Device } from '../device/device.js';
-import type { Recorder } from '../device/recorder.js';
 import { Stream } from '../device/stream.js';
-import { Capture, checkNotNested, runCapture } from './capture.js';
+import { Capture, checkNotNested, runCapture, type GraphRecorder } from './capture.js';
 import { Graph, makeGraph } from './graph.js';
 
 declare module '../device/device.js' {
@@ -166,18 +165,19 @@ Stream.prototype.capture = function capture(this: Stream, fn: (stream: Stream) =
 };
 
 /**
- * Records the work given to `stream` into `recorder` until {@link endRecording} (the `replay`
+ * Records the work given to `stream` into `recorder` (a GraphRecorder: it takes what kernels/ and
+ * libraries/ hand over too, see device/recorder.ts) until {@link endRecording} (the `replay`
  * operator's recording of one value).
  * @throws GraphError (`capturing`) while the stream captures.
  */
-export function recordInto(stream: Stream, recorder: Recorder): void {
+export function recordInto(stream: Stream, recorder: GraphRecorder): void {
   const lane = stream.engine;
   if (lane.recorder) alreadyCapturing();
   lane.recorder = recorder;
 }
 
 /** Ends {@link recordInto}'s recording into `recorder` (nothing, when another took its place). */
-export function endRecording(stream: Stream, recorder: Recorder): void {
+export function endRecording(stream: Stream, recorder: GraphRecorder): void {
   if (stream.engine.recorder === recorder) stream.engine.recorder = undefined;
 }
 

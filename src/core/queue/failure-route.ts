@@ -57,7 +57,7 @@ class FailureScope {
   }
 
   /**
-   * Within {@link FailureScope.run}, makes the next capture make its route again: for a run of
+   * Within {@link FailureScope.enter}, makes the next capture make its route again: for a run of
    * operators under one scope, whose route names the operator enqueuing when it is made.
    */
   renew(): void {

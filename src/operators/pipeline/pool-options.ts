@@ -46,8 +46,8 @@ export interface LanePoolOptions {
    * pay for in throughput (docs/performance.md, "Small values", gives the figures). A watch
    * that gives up (a value that outlasted `spin`, counted from when it was given to its lane) makes
    * the lane notify its next 32 values instead, twice as many after each further give-up (up to
-   * 1024), then one watch at a time until one sees its value, so that long values pay for a watch
-   * or a notification, not both. On the host device it changes nothing.
+   * 1024), each count followed by one watch at a time until one sees its value, so that long
+   * values pay for a watch or a notification, not both. On the host device it changes nothing.
    * @default 1000 ({@link DEFAULT_POOL_SPIN})
    */
   readonly spin?: number;
