@@ -31,12 +31,10 @@ function frames(stack) {
   return out;
 }
 
-/** The walk from the outermost frame in, with its distinct files and its U-turns. */
+/** The walk from the outermost frame in (or from the frame after the innermost that `from` matches), with its distinct files and its U-turns. */
 function summary(stack, from) {
   const walk = frames(stack).reverse();
-  // The innermost match: with one value in flight, the previous value's completion pulls the
-  // launch in, through the same files further out.
-  const start = from ? Math.max(0, walk.findLastIndex(from)) : 0;
+  const start = from ? Math.max(0, walk.findLastIndex(from) + 1) : 0;
   const path = walk.slice(start);
   const seen = new Set();
   const uTurns = [];
@@ -77,8 +75,9 @@ await lastValueFrom(
 );
 const result = {
   build: root,
-  // From the operator runner down (above it: the previous value's completion pulling this one in).
-  launch: summary(launchStack, (f) => f === 'operators/pipeline/operate.ts'),
+  // From where RxJS hands the value to the launch operator's runner, down: further out, the
+  // previous value's completion pulled this one in, through some of the same files.
+  launch: summary(launchStack, (f) => f === 'rxjs'),
   // From the first rxcuda frame (the completion's dispatch) to the next operator.
   completion: summary(completionStack),
 };
