@@ -71,7 +71,7 @@ export function standInLaunch(signature: Signature, args: (array: DeviceArray<'f
     name: 'stand-in', maxThreadsPerBlock: 1024, maxBlockX: 1024, maxBlockY: 1024, maxBlockZ: 64, maxGridX: 2 ** 31 - 1,
     maxGridY: 65535, maxGridZ: 65535, sharedMemoryPerBlockOptin: 232448, cooperativeLaunch: 1, clusterLaunch: 1,
   };
-  const engine = { checkUsable() {}, fail(error: unknown) { throw error; }, toString: () => 'the stand-in device' };
+  const engine = { properties, checkUsable() {}, fail(error: unknown) { throw error; }, toString: () => 'the stand-in device' };
   const device = { properties, engine, toString: () => 'the stand-in device' } as unknown as Device;
   const native = { paramInfo: () => null, bind: () => () => {} };
   const module = { device, engine: { closed: false, usedOn() {} } } as unknown as Module;
