@@ -14,9 +14,11 @@
 //     next round's kernel behind the step, against the same path made natively (the callback
 //     launches the next round's kernel and notification from C++).
 // The latency cases alternate with their baselines in 20 short rounds, so drift weighs on both.
-import { Device } from 'rxcuda';
-import { expectCompletion, notifyAlone } from 'rxcuda/internal';
-import { baseline, median, percentile, report } from './support.mjs';
+import { baseline, median, percentile, report, rxcudaUnderTest } from './support.mjs';
+
+// This checkout's rxcuda, or with RXCUDA_BENCH_DIST=<folder> another build's (see support.mjs).
+const { Device } = await rxcudaUnderTest();
+const { expectCompletion, notifyAlone } = await rxcudaUnderTest(undefined, './internal');
 
 const COUNT = 2000;
 const ROUNDS = 20;
