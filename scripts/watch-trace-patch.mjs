@@ -1,6 +1,6 @@
 // Adds a trace to device/value-watches.ts for scripts/gpu-watch-trace.sh: each value's decision,
 // its watch's start and its end, with the lane's number, the time and the lane's count state
-// (values still to notify, the next count, the probe, whether a give-up came last), appended to
+// (values still to notify, the next count, the probe's mark), appended to
 // <out>/watch-trace-<pid>.jsonl every 100 ms and at exit.
 import { readFileSync, writeFileSync } from 'node:fs';
 
@@ -33,9 +33,9 @@ function trace(lane: object, ...row: unknown[]): void {
 `;
 replace(`/** How values are watched`, `${header}\n/** How values are watched`);
 replace(`    const watched = entry.event !== undefined || entry.onWord; // not notified\n`,
-  `    const watched = entry.event !== undefined || entry.onWord; // not notified\n    trace(this.#lane, 'ended', entry.mark, status, watched, this.#skip, this.#nextSkip, this.#probe?.mark ?? 0, this.#afterGiveUp);\n`);
+  `    const watched = entry.event !== undefined || entry.onWord; // not notified\n    trace(this.#lane, 'ended', entry.mark, status, watched, this.#skip, this.#nextSkip, this.#probe?.mark ?? 0);\n`);
 replace(`    entry.spin = notified ? 0 : spin;\n`,
-  `    entry.spin = notified ? 0 : spin;\n    trace(this.#lane, notified ? 'notify' : 'watch', entry.mark, this.#skip, this.#nextSkip, this.#probe?.mark ?? 0, this.#afterGiveUp);\n`);
+  `    entry.spin = notified ? 0 : spin;\n    trace(this.#lane, notified ? 'notify' : 'watch', entry.mark, this.#skip, this.#nextSkip, this.#probe?.mark ?? 0);\n`);
 replace(`    if (entry.spin === 0) return notifyRefusingCapture`,
   `    trace(lane, 'start', entry.mark, entry.spin);\n    if (entry.spin === 0) return notifyRefusingCapture`);
 replace(`  end(entry: Watched, status: number, error?: unknown): void {\n`,

@@ -75,18 +75,16 @@ export class ValueWatches {
   /** Values still to notify instead of watching, and how many after the next give-up. */
   #skip = 0;
   #nextSkip = FIRST_SKIP;
-  /** Since a give-up (until a watch sees its value), the one value watched at a time, if any. */
-  #afterGiveUp = false;
+  /**
+   * Since a give-up (the next count is past the first, until a watch sees its value), the one
+   * value watched at a time, if any.
+   */
   #probe: Watched | undefined;
   /** One handler for every completion of the lane, given its entry as data. */
   readonly #ended = (status: number, entry: Watched) => {
     const watched = entry.event !== undefined || entry.onWord; // not notified
     if (entry === this.#probe) this.#probe = undefined;
-    if (watched && status === 0) {
-      // A watch that saw its value.
-      this.#nextSkip = FIRST_SKIP;
-      this.#afterGiveUp = false;
-    }
+    if (watched && status === 0) this.#nextSkip = FIRST_SKIP; // a watch that saw its value
     if (status === 0 || !watched) return this.end(entry, status);
     this.#gaveUp();
     this.#fallBack(entry);
@@ -107,7 +105,7 @@ export class ValueWatches {
     entry.waiter = waiter;
     entry.mark = this.#lane.given + 1;
     const notified = this.#skip > 0 || this.#probe !== undefined;
-    if (!notified && this.#afterGiveUp) this.#probe = entry;
+    if (!notified && this.#nextSkip > FIRST_SKIP) this.#probe = entry; // since a give-up
     entry.spin = notified ? 0 : spin;
     this.#order.push(entry);
     try {
@@ -182,7 +180,6 @@ export class ValueWatches {
   /** A watch gave up: the lane's next values are notified (see the top of this file). */
   #gaveUp(): void {
     this.#lane.valueCompletions.gaveUp++;
-    this.#afterGiveUp = true;
     this.#skip = this.#nextSkip;
     this.#nextSkip = Math.min(this.#nextSkip * 2, MAX_SKIP);
   }
