@@ -91,7 +91,7 @@ async function builtinLoopKernels() {
     index = pathToFileURL(existsSync(manifest) ? join(folder, JSON.parse(readFileSync(manifest, 'utf8')).exports['.'].default) : join(folder, 'src/index.js')).href;
   }
   const { conditionKernelsOf, LOOP_SLOTS } = await import(new URL('./core/graphs/condition-kernels.js', index).href);
-  const kernels = conditionKernelsOf(device);
+  const kernels = conditionKernelsOf(device.engine) ?? conditionKernelsOf(device); // keyed by the device's engine, or by the device in builds before 2026-12
   if (!kernels) throw new Error('rxcuda\'s built-in condition kernels are not loaded on this device');
   return { guard: kernels.loopGuard.handle, reset: kernels.loopReset.handle, slot: LOOP_SLOTS - 2 }; // and LOOP_SLOTS - 1 for its launch count
 }

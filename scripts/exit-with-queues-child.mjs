@@ -78,7 +78,7 @@ function fillQueues(Device, backend, streamCount, commands, exitFrom, code, onEx
 const workerSource = `
   const { parentPort, workerData } = require('node:worker_threads');
   const fillQueues = ${fillQueues.toString()};
-  import('${core}device/device.js').then(({ Device }) => {
+  import('${core}api/device.js').then(({ Device }) => {
     setInterval(() => {}, 1 << 30);
     const { backend, commands, exitFrom } = workerData;
     const queued = fillQueues(Device, backend, 8, commands, exitFrom, 7);
@@ -96,7 +96,7 @@ const queuedOrGone = (w) =>
     w.once('exit', resolve);
   });
 
-const { Device } = await import(`${core}device/device.js`);
+const { Device } = await import(`${core}api/device.js`);
 const { addon } = await import(`${core}native/addon.js`);
 
 if (mode === 'main') {

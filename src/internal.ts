@@ -1,15 +1,15 @@
 // rxcuda/internal: the one entry point below the public API, for rxcuda's own benchmarks. It
 // gives what they measure apart from the public API, and promises no stability: nothing here is
 // for users.
-import { Device, deviceOver } from './core/device/device.js';
-import { Stream } from './core/device/stream.js';
+import { Device, deviceOver } from './core/api/device.js';
+import { Stream } from './core/api/stream.js';
 import { DeviceArray, wrapDeviceArray } from './core/memory/memory.js';
-import { blasOver } from './core/libraries/blas.js';
-import { fftOver } from './core/libraries/fft.js';
+import { blasOver } from './core/api/blas.js';
+import { fftOver } from './core/api/fft.js';
 import { workspacesOf } from './core/libraries/workspaces.js';
-import { Kernel, type Signature, makeKernel } from './core/kernels/kernel.js';
+import { Kernel, type Signature, makeKernel } from './core/api/kernel.js';
 import { LaunchConfig } from './core/kernels/launch-config.js';
-import type { Module } from './core/kernels/module.js';
+import type { Module } from './core/api/module.js';
 import type { Backend } from './core/native/types.js';
 
 import { addon } from './core/native/addon.js';

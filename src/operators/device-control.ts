@@ -4,7 +4,7 @@ import { LoopLimitError } from '../core/base/loop-limit-error.js';
 import { checkOptions } from '../core/base/options.js';
 import type { HostArray, Memory } from '../core/memory/memory.js';
 import { checkConditionMemory, checkMaxIterations, conditionValue, parseTest, type ConditionTest, type ConditionalType, type ParsedTest } from '../core/graphs/conditions.js';
-import { loadConditionKernels } from '../core/graphs/condition-kernels.js';
+import { loadConditionKernelsOn } from '../core/api/graph.js';
 import { BodyRecording, ValueScope } from '../core/graphs/body-recording.js';
 import type { GraphRecorder } from '../core/graphs/capture.js';
 import { conditionalWork, setConditionWork } from '../core/graphs/node-work.js';
@@ -171,7 +171,7 @@ function control<T, B, R>(
         if (recording) {
           // Under replay: a value that needs the built-in kernels before they are loaded goes
           // as given (replayer.ts), its conditional node run as a host step, with the same results.
-          void loadConditionKernels(device).catch(() => {});
+          void loadConditionKernelsOn(device).catch(() => {});
           recordOnDevice(name, type, bodies.length, work, memory, test, maxIterations, recording, (b) => {
             running = work;
             emitted = false;
@@ -235,7 +235,7 @@ function recordOnDevice(
   run: (b: number) => boolean,
 ): void {
   const lane = work.stream.engine;
-  const condition = ValueScope.of(work, work.stream.device).condition();
+  const condition = ValueScope.of(work).condition();
   recorder.node(setConditionWork(condition, memory, test));
   const bodies = Array.from({ length: count }, (_, b) => {
     const body = new BodyRecording(`${name}'s ${count === 1 ? 'body' : `branch ${b}`}`);

@@ -1,5 +1,5 @@
 import type { OperatorFunction } from 'rxjs';
-import type { Stream } from '../core/device/stream.js';
+import type { Stream } from '../core/api/stream.js';
 import { typeError } from '../core/base/errors.js';
 import { stepOperator } from './pipeline/step-run.js';
 import type { Work } from './pipeline/work.js';

@@ -1,8 +1,8 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import { Device } from '../core/device/device.js';
+import { Device } from '../core/api/device.js';
 import { elementsOf, isArray, isInstance, typeError } from '../core/base/errors.js';
 import { checkOptions } from '../core/base/options.js';
-import type { Stream } from '../core/device/stream.js';
+import type { Stream } from '../core/api/stream.js';
 import { attached, operate } from './pipeline/operate.js';
 import { checkBounded } from './pipeline/pool-options.js';
 import { MAX_BRANCHES } from './pipeline/side-streams.js';

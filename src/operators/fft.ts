@@ -1,7 +1,8 @@
 import type { OperatorFunction } from 'rxjs';
 import { typeError } from '../core/base/errors.js';
 import type { DeviceArray } from '../core/memory/memory.js';
-import { Fft, type C2cOptions, type FftDType, type FftKind } from '../core/libraries/index.js';
+import { Fft } from '../core/api/fft.js';
+import type { C2cOptions, FftDType, FftKind } from '../core/libraries/fft-args.js';
 import { stepOperator } from './pipeline/step-run.js';
 import type { Work } from './pipeline/work.js';
 import type { NamedIn, With } from './pipeline/slots.js';

@@ -1,7 +1,8 @@
 import type { OperatorFunction } from 'rxjs';
 import { typeError } from '../core/base/errors.js';
 import type { DeviceArray } from '../core/memory/memory.js';
-import { Blas, type GemmDType, type GemmOptions, type GemmOutput } from '../core/libraries/index.js';
+import { Blas } from '../core/api/blas.js';
+import type { GemmDType, GemmOptions, GemmOutput } from '../core/libraries/gemm-args.js';
 import { stepOperator } from './pipeline/step-run.js';
 import type { Work } from './pipeline/work.js';
 import type { NamedIn, With } from './pipeline/slots.js';

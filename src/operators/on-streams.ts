@@ -1,5 +1,5 @@
 import { Observable, type OperatorFunction, type Subscription } from 'rxjs';
-import { Device } from '../core/device/device.js';
+import { Device } from '../core/api/device.js';
 import { checkDType, type DType } from '../core/base/dtype.js';
 import { checkCount, isArray, isInstance, typeError } from '../core/base/errors.js';
 import { checkOptions } from '../core/base/options.js';

@@ -36,7 +36,7 @@ describeBackends('Conditional graph nodes', (getDevice, backend) => {
   // the host backend a host device of its own, which no other test uses.
   it('refuses to instantiate a graph needing the built-in condition kernels before graph.ready(), on every device, then runs it', async () => {
     const device = backend === 'host' ? Device.hosts(2)[1]! : getDevice();
-    expect(conditionKernelsReady(device)).toBe(false);
+    expect(conditionKernelsReady(device.engine)).toBe(false);
     const { tick } = await conditionKernels(device);
     const s = device.createStream();
     const [x, out, k] = [s.alloc('u32', 1), s.alloc('u32', 1), s.alloc('u32', 1)];
@@ -56,7 +56,7 @@ describeBackends('Conditional graph nodes', (getDevice, backend) => {
     }
     await setting.ready();
     await looping.ready();
-    expect(conditionKernelsReady(device)).toBe(true);
+    expect(conditionKernelsReady(device.engine)).toBe(true);
     const [setExec, loopExec] = [setting.instantiate(), looping.instantiate()];
     setExec.launch(s);
     loopExec.launch(s);

@@ -8,7 +8,7 @@ import {
   DEVICE_CONTROL_EAGER_WARNING, GraphError, LoopLimitError, PipelineError, branchOnDevice, download, enqueue, host, launch, loopOnDevice,
   onStreams, replay, upload, type Device, type DeviceArray, type Kernel, type Work,
 } from '../../src/index.js';
-import { loadConditionKernels } from '../../src/core/graphs/condition-kernels.js';
+import { loadConditionKernelsOn } from '../../src/core/api/graph.js';
 import { describeBackends } from '../support/backends.js';
 import { lanePools } from '../support/streams.js';
 
@@ -97,7 +97,7 @@ describeBackends('loopOnDevice and branchOnDevice', (getDevice, backend) => {
     device = getDevice();
     kernels = await kernelsOf(device);
     // The device's built-in condition kernels ready, so that replayed values take the device's road.
-    await loadConditionKernels(device);
+    await loadConditionKernelsOn(device);
   });
 
   /** Counts down each value's k from `start(i)` on its stream: as `mode` says. */

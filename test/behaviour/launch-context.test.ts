@@ -8,7 +8,7 @@ import {
 } from '../../src/index.js';
 import { describeBackends } from '../support/backends.js';
 import { testKernels } from '../support/kernels.js';
-import { makeLaunchContext } from '../../src/core/kernels/launch-context.js';
+import { makeLaunchContext } from '../../src/core/api/launch-context.js';
 
 type Store = Kernel<readonly ['ptr', 'u32']>;
 const one = { grid: 1, block: 1 };

@@ -23,14 +23,14 @@ const child = `
   import { createRequire } from 'node:module';
   // A host function that holds its stream until a word is non-zero (test/native/helpers.cpp).
   const { waitForWord } = createRequire(import.meta.url)('${testAddon}');
-  const { Device } = await import('${core}device/device.js');
+  const { Device } = await import('${core}api/device.js');
   const { addon } = await import('${core}native/addon.js');
   const before = addon.completionCounts();
   const levels = [100, 1000, 10000];
   const exits = {};
   const worker = (flag, pending, exitInside) => new Worker(\`
     const { parentPort, workerData } = require('node:worker_threads');
-    import('${core}device/device.js').then(({ Device }) => {
+    import('${core}api/device.js').then(({ Device }) => {
       const device = Device.host();
       const blocked = device.createStream();
       blocked.launchHostFunction(workerData.waitForWord, workerData.flag);

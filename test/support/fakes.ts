@@ -3,7 +3,7 @@
 // block exactly as the native launch would read it.
 import type { DType, Signature } from '../../src/index.js';
 import type { Device, Module, Stream } from '../../src/index.js';
-import { makeKernel } from '../../src/core/kernels/kernel.js';
+import { makeKernel } from '../../src/core/api/kernel.js';
 import { wrapDeviceArray, wrapHostArray } from '../../src/core/memory/memory.js';
 
 export const properties = {

@@ -6,7 +6,6 @@
 // executable keeps for each launch. Here, below kernels/, because a kernel takes it as an argument.
 import { brand, GraphError, isInstance, rangeError, typeError } from '../base/errors.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
-import type { Device } from './device.js';
 
 /** The scopes a condition lives in: a graph or the body of one of its conditional nodes. */
 export interface ConditionScope {
@@ -15,7 +14,6 @@ export interface ConditionScope {
   /** The graph or body this one is a body of, if it is one. */
   readonly parent: ConditionScope | undefined;
   readonly closed: boolean;
-  readonly device: Device;
 }
 
 let serial = 0;

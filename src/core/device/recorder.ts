@@ -1,9 +1,9 @@
 // What a stream's work goes into instead of the driver while it records: a capture into a graph,
 // or the `replay` operator's recording of one value (graphs/ implements both). Declared here, where
-// the stream hands its work over. Two layers above hand over work this folder cannot name, each
-// through an interface of its own that every recorder implements (graphs/capture.ts's
+// the stream hands its work over. Kernel launches and library calls are work this folder cannot
+// name: graphs/ declares an interface for each, which every recorder implements (graphs/capture.ts's
 // GraphRecorder, the one kind a lane holds):
-//   kernels/kernel.ts      LaunchRecorder   kernel(kernel, config, args, block): a launch
+//   graphs/node-work.ts    LaunchRecorder   kernel(kernel, config, args, block): a launch
 //   graphs/node-work.ts    LibraryRecorder  library(call, memory): a cuBLAS or cuFFT call
 import type { Memory } from '../memory/memory.js';
 import type { NativeEvent } from '../native/types.js';

@@ -3,7 +3,6 @@
 // order, each node after the one before. A body holds kernels, copies, fills and library calls;
 // a host step, an event, a wait for the stream or a native host function there is refused.
 import { GraphError } from '../base/errors.js';
-import type { Device } from '../device/device.js';
 import { GraphCondition, type ConditionScope, makeGraphCondition } from '../device/condition.js';
 import { GraphRecorder } from './capture.js';
 import type { BodyWorks, NodeWork } from './node-work.js';
@@ -19,17 +18,14 @@ export class ValueScope implements ConditionScope {
   readonly root: ConditionScope = this;
   readonly parent = undefined;
   readonly closed = false;
-  readonly device: Device;
   #made = 0;
 
-  private constructor(device: Device) {
-    this.device = device;
-  }
+  private constructor() {}
 
   /** The scope of `value`'s conditions. */
-  static of(value: object, device: Device): ValueScope {
+  static of(value: object): ValueScope {
     let scope = scopes.get(value);
-    if (scope === undefined) scopes.set(value, (scope = new ValueScope(device)));
+    if (scope === undefined) scopes.set(value, (scope = new ValueScope()));
     return scope;
   }
 

@@ -3,21 +3,18 @@
 // the next. Work that a graph cannot hold (a wait for the stream, an allocation) ends the capture
 // with a GraphError that says what it was.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { GraphError, elementsOf } from '../base/errors.js';
+import { GraphError, elementsOf, typeError } from '../base/errors.js';
 import type { Allocation } from '../memory/allocation.js';
 import type { Memory } from '../memory/memory.js';
-import type { Device } from '../device/device.js';
 import type { RecordedEvent, Recorder } from '../device/recorder.js';
-import type { Kernel, LaunchRecorder } from '../kernels/kernel.js';
+import type { StreamEngine } from '../queue/stream-engine.js';
 import type { LaunchConfig } from '../kernels/launch-config.js';
-import { Graph, type LoopOptions, makeGraph } from './graph.js';
-import type { GraphNode, NodeWork } from './graph-node.js';
 import { checkConditionArgs, checkConditionOfNode, type ConditionScope, type GraphCondition } from '../device/condition.js';
-import { bodyReturnedPromise, type ConditionTest, type ConditionalType } from './conditions.js';
-import { loadConditionKernels } from './condition-kernels.js';
-import { isThenable } from '../base/thenable.js';
+import { bodyReturnedPromise, type ConditionTest, type ConditionalType, type LoopOptions } from './conditions.js';
+import { isThenable, refusal } from '../base/thenable.js';
 import { copyWork, fillWork, hostFunctionWork, kernelWork } from './node-work.js';
-import type { LibraryCall, LibraryRecorder } from './node-work.js';
+import type { LaunchRecorder, LibraryCall, LibraryRecorder, NodeKernel, NodeWork } from './node-work.js';
+import type { BuiltNode, GraphBuilder } from './graph-builder.js';
 
 /**
  * Whether a capture's function runs in the current async context (captures do not nest). The
@@ -31,7 +28,7 @@ const running = new AsyncLocalStorage<{ active: boolean }>();
  * `replay` operator's recording of one value. Both turn the work into graph nodes' work.
  */
 export abstract class GraphRecorder implements Recorder, LaunchRecorder, LibraryRecorder {
-  kernel(kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void {
+  kernel(kernel: NodeKernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void {
     if (kernel.engine.takesConditions) checkConditionsRecorded(args, this.conditionScope());
     this.add(kernelWork(kernel, config, elementsOf(args), block.slice())); // a plain copy: what the graph holds
   }
@@ -73,16 +70,22 @@ export abstract class GraphRecorder implements Recorder, LaunchRecorder, Library
   abstract beforeRun(): void;
 }
 
-/** Where a capture records now: the graph, or the body of a conditional node being recorded. */
-interface Scope {
-  readonly graph: Graph;
-  /** The node captured last here since the last step: the next one depends on it. */
-  last: GraphNode | undefined;
+/** A graph a capture records into, and each body of it (a public Graph is one). */
+export interface CapturedGraph extends ConditionScope {
+  readonly engine: GraphBuilder<BuiltNode, CapturedGraph>;
+  close(): void;
 }
 
-/** What a capturing stream records into. */
-export class Capture extends GraphRecorder {
-  readonly graph: Graph;
+/** Where a capture records now: the graph, or the body of a conditional node being recorded. */
+interface Scope {
+  readonly graph: CapturedGraph;
+  /** The node captured last here since the last step: the next one depends on it. */
+  last: BuiltNode | undefined;
+}
+
+/** What a capturing stream records into: `graph`, made empty for it. */
+export class Capture<G extends CapturedGraph = CapturedGraph> extends GraphRecorder {
+  readonly graph: G;
   #scope: Scope;
   #failure: GraphError | undefined;
   /** Library calls' libraries still being made ready: the graph is handed over once they are. */
@@ -93,13 +96,13 @@ export class Capture extends GraphRecorder {
    */
   readonly strays: Promise<unknown>[] = [];
 
-  constructor(device: Device) {
+  constructor(graph: G) {
     super();
-    this.graph = makeGraph(device);
+    this.graph = graph;
     this.#scope = { graph: this.graph, last: undefined };
   }
 
-  override kernel(kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void {
+  override kernel(kernel: NodeKernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void {
     this.#check();
     this.#refusing(() => super.kernel(kernel, config, args, block));
   }
@@ -118,7 +121,7 @@ export class Capture extends GraphRecorder {
   setCondition(condition: GraphCondition, memory: Memory, test: ConditionTest): void {
     this.#check();
     this.add(this.#refusing(() => this.#scope.graph.engine.setConditionWork(condition, memory, test)));
-    this.pending.push(loadConditionKernels(this.graph.device));
+    this.pending.push(this.graph.engine.loadBuiltins());
   }
 
   /**
@@ -150,7 +153,7 @@ export class Capture extends GraphRecorder {
     this.#check();
     const node = this.#refusing(() => scope.graph.engine.addConditional(type, condition, bodies, bound, scope.last ? [scope.last] : []));
     scope.last = node;
-    if (bound) this.pending.push(loadConditionKernels(this.graph.device));
+    if (bound) this.pending.push(this.graph.engine.loadBuiltins());
   }
 
   /** Runs `check`; a GraphError it throws ends the capture, as a forbidden call does. */
@@ -223,7 +226,7 @@ export class Capture extends GraphRecorder {
  * Refuses a capture started inside another capture's function.
  * @throws GraphError (`nested`).
  */
-export function checkNotNested(): void {
+function checkNotNested(): void {
   if (running.getStore()?.active)
     throw new GraphError('nested', 'Captures cannot nest: this capture was started inside the function of another one');
 }
@@ -233,7 +236,7 @@ export function checkNotNested(): void {
  * rejects with what `body` threw or what ended the capture (the graph is closed then). `end` runs
  * when `body` has settled, whatever it did.
  */
-export async function runCapture(capture: Capture, body: () => unknown, end: () => void): Promise<Graph> {
+async function runCapture<G extends CapturedGraph>(capture: Capture<G>, body: () => unknown, end: () => void): Promise<G> {
   const scope = { active: true };
   try {
     await running.run(scope, body);
@@ -266,4 +269,58 @@ export async function runCapture(capture: Capture, body: () => unknown, end: () 
 function checkConditionsRecorded(args: readonly unknown[], scope: ConditionScope | undefined): void {
   if (scope) return checkConditionArgs(args, scope);
   throw new GraphError('condition', "A kernel that takes a condition is recorded by replay or a pipeline's body, where no graph made it: launch it inside stream.capture (a pipeline loops with loopOnDevice)");
+}
+
+function alreadyCapturing(): never {
+  throw new GraphError('capturing', 'The stream is already capturing: end that capture first');
+}
+
+/**
+ * What {@link Stream.capture} does once `fn` is checked: records what `lane` is given while `body`
+ * runs into the graph `makeGraph` makes (made once the capture may start).
+ * @throws GraphError (`capturing`, `nested`); the Promise rejects with a TypeError for a closed
+ * lane, or with what `body` threw or what ended the capture.
+ */
+export function captureOn<G extends CapturedGraph>(lane: StreamEngine<Recorder>, makeGraph: () => G, body: () => unknown): Promise<G> {
+  const refused = refusal(() => lane.checkOpen());
+  if (refused) return refused;
+  if (lane.recorder) alreadyCapturing();
+  checkNotNested();
+  const capture = new Capture(makeGraph());
+  lane.recorder = capture;
+  return runCapture(capture, body, () => (lane.recorder = undefined));
+}
+
+/**
+ * Records the work given to `lane` into `recorder` (a GraphRecorder: it takes what kernels and
+ * libraries hand over too, see device/recorder.ts) until {@link endRecording} (the `replay`
+ * operator's recording of one value).
+ * @throws GraphError (`capturing`) while the lane captures.
+ */
+export function recordInto(lane: StreamEngine<Recorder>, recorder: GraphRecorder): void {
+  if (lane.recorder) alreadyCapturing();
+  lane.recorder = recorder;
+}
+
+/** Ends {@link recordInto}'s recording into `recorder` (nothing, when another took its place). */
+export function endRecording(lane: StreamEngine<Recorder>, recorder: GraphRecorder): void {
+  if (lane.recorder === recorder) lane.recorder = undefined;
+}
+
+/**
+ * The capture that the conditional member `method` of a stream records into (see
+ * {@link Stream.ifThen}).
+ * @throws TypeError for a closed lane; GraphError (`condition`) when it is not capturing.
+ */
+export function captureOf(lane: StreamEngine<Recorder>, method: string): Capture {
+  lane.checkOpen();
+  if (!(lane.recorder instanceof Capture))
+    throw new GraphError('condition', `stream.${method}() records into the graph being captured: call it inside stream.capture()`);
+  return lane.recorder;
+}
+
+/** A conditional node's body function, checked, to call with `stream`. */
+export function checkBody<S>(stream: S, name: string, fn: unknown): () => unknown {
+  if (typeof fn !== 'function') typeError(name, 'a function', fn);
+  return () => (fn as (stream: S) => unknown)(stream);
 }

@@ -4,10 +4,10 @@
 // start, by which a stopped loop is reported for the launch that ran it). They call
 // cudaGraphSetConditional, so the module is linked with the device runtime. The host device runs
 // the same logic in TypeScript (conditional-host.ts) and needs none of them.
-import type { Device } from '../device/device.js';
-import type { Kernel } from '../kernels/kernel.js';
-import { compileModule } from '../kernels/device-members.js';
-import type { Module } from '../kernels/module.js';
+import type { DeviceEngine } from '../device/device-engine.js';
+import type { CompileOptions } from '../compiler/program.js';
+import type { Signature } from '../kernels/kernel-types.js';
+import type { NodeKernel } from './node-work.js';
 
 /** Loops whose counters the module holds at once, per device. */
 export const LOOP_SLOTS = 65536;
@@ -73,12 +73,23 @@ extern "C" __global__ void rxcuda_loop_guard(cudaGraphConditionalHandle loop, cu
 }
 `;
 
+/** Loaded code, as the condition kernels take it from a module (a public Module is one). */
+export interface KernelSource {
+  kernel<S extends Signature>(name: string, signature: S): NodeKernel<S>;
+}
+
+/**
+ * Compiles CUDA C++ for one device and loads it there: {@link Device.compile}, handed down by the
+ * public classes.
+ */
+export type KernelCompiler = (source: string, options: CompileOptions) => Promise<KernelSource>;
+
 /** The kernels, loaded on one device. */
 export interface ConditionKernels {
-  readonly setCondition: Kernel<readonly ['condition', 'ptr', 'u32', 'u32', 'f64']>;
-  readonly loopReset: Kernel<readonly ['u32']>;
-  readonly loopGuard: Kernel<readonly ['condition', 'condition', 'u32', 'u32', 'ptr', 'u32', 'u32', 'u32']>;
-  readonly launchBegin: Kernel<readonly ['u32', 'u32']>;
+  readonly setCondition: NodeKernel<readonly ['condition', 'ptr', 'u32', 'u32', 'f64']>;
+  readonly loopReset: NodeKernel<readonly ['u32']>;
+  readonly loopGuard: NodeKernel<readonly ['condition', 'condition', 'u32', 'u32', 'ptr', 'u32', 'u32', 'u32']>;
+  readonly launchBegin: NodeKernel<readonly ['u32', 'u32']>;
   /** Counter slots free for executables' bounded loops, and for the executables' launch counts. */
   readonly slots: LoopSlots;
 }
@@ -106,31 +117,34 @@ export class LoopSlots {
   }
 }
 
-const loading = new Map<Device, Promise<ConditionKernels>>();
-const loaded = new Map<Device, ConditionKernels>();
+const loading = new Map<DeviceEngine, Promise<ConditionKernels>>();
+const loaded = new Map<DeviceEngine, ConditionKernels>();
 /** Host devices whose kernels were asked for: they need none, but are ready as a GPU is, once asked. */
-const readyHosts = new WeakSet<Device>();
+const readyHosts = new WeakSet<DeviceEngine>();
 
 /**
  * Whether the device's kernels are loaded. The host device needs none, but answers as a GPU does
  * (ready once {@link loadConditionKernels} has resolved), so that code that forgets to wait fails
  * on it as it would on a GPU.
  */
-export function conditionKernelsReady(device: Device): boolean {
+export function conditionKernelsReady(device: DeviceEngine): boolean {
   return device.kind === 'host' ? readyHosts.has(device) : loaded.has(device);
 }
 
 /** The device's kernels, once loaded (see {@link loadConditionKernels}). */
-export function conditionKernelsOf(device: Device): ConditionKernels | undefined {
+export function conditionKernelsOf(device: DeviceEngine): ConditionKernels | undefined {
   return loaded.get(device);
 }
 
-/** Compiles and loads the device's kernels, once; on the host device resolves at once. */
-export function loadConditionKernels(device: Device): Promise<unknown> {
+/**
+ * Compiles the device's kernels with `compile` and loads them, once; on the host device resolves
+ * at once.
+ */
+export function loadConditionKernels(device: DeviceEngine, compile: KernelCompiler): Promise<unknown> {
   if (device.kind === 'host') return Promise.resolve().then(() => void readyHosts.add(device));
   let promise = loading.get(device);
   if (promise === undefined) {
-    promise = compileModule(device, SOURCE, { name: 'rxcuda-conditions.cu' }).then((module: Module) => {
+    promise = compile(SOURCE, { name: 'rxcuda-conditions.cu' }).then((module) => {
       const kernels: ConditionKernels = {
         setCondition: module.kernel('rxcuda_set_condition', ['condition', 'ptr', 'u32', 'u32', 'f64'] as const),
         loopReset: module.kernel('rxcuda_loop_reset', ['u32'] as const),

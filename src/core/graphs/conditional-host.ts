@@ -8,33 +8,53 @@
 import { LoopLimitError } from '../base/loop-limit-error.js';
 import { DTYPES } from '../base/dtype.js';
 import { ConditionValue, type GraphCondition, conditionValueOf } from '../device/condition.js';
-import type { Device } from '../device/device.js';
-import type { Stream } from '../device/stream.js';
+import type { Recorder } from '../device/recorder.js';
+import type { StreamEngine } from '../queue/stream-engine.js';
 import type { DeviceAllocation } from '../memory/allocation.js';
 import type { HostArray } from '../memory/memory.js';
 import { hostStep } from '../queue/host-steps.js';
 import { conditionValue } from './conditions.js';
 import type { NodeWork } from './node-work.js';
 
+/** What a body's run needs of a stream (a public Stream is one). */
+export interface BodyStream {
+  readonly engine: StreamEngine<Recorder>;
+  synchronized(): Promise<void>;
+  close(): void;
+}
+
+/** What body streams need of their device (a public Device is one). */
+export interface BodyDevice<S extends BodyStream> {
+  readonly kind: 'cuda' | 'host';
+  createStream(): S;
+  allocHost(dtype: 'u64', length: number): HostArray<'u64'>;
+}
+
+/** A body stream, and the pinned word it reads a GPU's element through, made on first use. */
+interface BodyEntry<S extends BodyStream> {
+  readonly stream: S;
+  word: HostArray<'u64'> | undefined;
+}
+
 /**
  * The streams an executable's conditional nodes run their bodies on, each with a pinned word for
  * reading a GPU's element: taken by a run of a body and given back after it, so that concurrent
  * launches, and nested bodies, each run on a stream of their own.
  */
-export class BodyStreams {
-  readonly device: Device;
-  readonly #free: { stream: Stream; word: HostArray<'u64'> | undefined }[] = [];
+export class BodyStreams<S extends BodyStream = BodyStream> {
+  readonly device: BodyDevice<S>;
+  readonly #free: BodyEntry<S>[] = [];
   #closed = false;
 
-  constructor(device: Device) {
+  constructor(device: BodyDevice<S>) {
     this.device = device;
   }
 
-  take(): { stream: Stream; word: HostArray<'u64'> | undefined } {
+  take(): BodyEntry<S> {
     return this.#free.pop() ?? { stream: this.device.createStream(), word: undefined };
   }
 
-  give(entry: { stream: Stream; word: HostArray<'u64'> | undefined }): void {
+  give(entry: BodyEntry<S>): void {
     if (this.#closed) return release(entry);
     this.#free.push(entry);
   }
@@ -46,18 +66,18 @@ export class BodyStreams {
   }
 }
 
-function release(entry: { stream: Stream; word: HostArray<'u64'> | undefined }): void {
+function release(entry: BodyEntry<BodyStream>): void {
   entry.stream.close();
   entry.word?.close();
 }
 
 /** One launch's conditions (its conditional nodes run as host steps): their values, and its bodies' streams. */
-export class HostConditions {
-  readonly streams: BodyStreams;
+export class HostConditions<S extends BodyStream = BodyStream> {
+  readonly streams: BodyStreams<S>;
   /** By the conditions' names, which pair an updated graph's conditions with the first one's. */
   readonly #values = new Map<string, ConditionValue>();
 
-  constructor(streams: BodyStreams) {
+  constructor(streams: BodyStreams<S>) {
     this.streams = streams;
   }
 
@@ -97,10 +117,10 @@ export class HostConditions {
 }
 
 /** What replaying one node takes: the stream, the node, and the launch's conditions. */
-export type Replay = (stream: Stream, work: NodeWork, conditions: HostConditions) => void;
+export type Replay<S extends BodyStream> = (stream: S, work: NodeWork, conditions: HostConditions<S>) => void;
 
 /** Enqueues a setter: a host step that reads the element when the stream reaches it. */
-export function replaySetCondition(stream: Stream, work: Extract<NodeWork, { kind: 'setCondition' }>, conditions: HostConditions): void {
+export function replaySetCondition(stream: BodyStream, work: Extract<NodeWork, { kind: 'setCondition' }>, conditions: HostConditions<BodyStream>): void {
   const lane = stream.engine;
   const value = conditions.valueOf(work.condition);
   const run = () => conditions.read(work).then((element) => value.set(conditionValue(element, work.test)));
@@ -108,13 +128,13 @@ export function replaySetCondition(stream: Stream, work: Extract<NodeWork, { kin
 }
 
 /** Enqueues a conditional node: a host step that runs its bodies as the condition says. */
-export function replayConditional(stream: Stream, work: Extract<NodeWork, { kind: 'conditional' }>, conditions: HostConditions, replay: Replay): void {
+export function replayConditional<S extends BodyStream>(stream: S, work: Extract<NodeWork, { kind: 'conditional' }>, conditions: HostConditions<S>, replay: Replay<S>): void {
   const lane = stream.engine;
   const name = work.loop?.name ?? `${work.type} node (${work.condition.name})`;
   lane.run(hostStep(lane, () => runConditional(work, conditions, replay), { kind: 'hostLaunch', name }));
 }
 
-async function runConditional(work: Extract<NodeWork, { kind: 'conditional' }>, conditions: HostConditions, replay: Replay): Promise<void> {
+async function runConditional<S extends BodyStream>(work: Extract<NodeWork, { kind: 'conditional' }>, conditions: HostConditions<S>, replay: Replay<S>): Promise<void> {
   const value = conditions.valueOf(work.condition);
   const run = async (b: number) => {
     const body = work.bodies[b];

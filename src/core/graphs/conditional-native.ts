@@ -5,7 +5,7 @@
 // not the graph's. A condition's handle is made for the native graph its node goes in, when a node
 // first needs it; kernels' launch blocks hold its token until then, and get the handle here.
 import { GraphError } from '../base/errors.js';
-import type { Device } from '../device/device.js';
+import type { DeviceEngine } from '../device/device-engine.js';
 import { LoopReports } from './loop-reports.js';
 import type { GraphCondition } from '../device/condition.js';
 import type { NativeGraph, NativeGraphExec } from '../native/types.js';
@@ -13,11 +13,10 @@ import { addon } from '../native/addon.js';
 import { countBoundedLoops } from './conditional-checks.js';
 import { HEADER_BYTES } from '../kernels/packer.js';
 import { offsetsOf } from '../kernels/launch-block.js';
-import type { Kernel } from '../kernels/kernel.js';
 import { LaunchConfig } from '../kernels/launch-config.js';
 import { CONDITION_DTYPES } from './conditions.js';
 import { conditionKernelsOf, type ConditionKernels } from './condition-kernels.js';
-import type { BodyWorks, NodeWork } from './node-work.js';
+import type { BodyWorks, NodeKernel, NodeWork } from './node-work.js';
 
 /** Where a node is in the native graph: its index, and for a conditional node its bodies' nodes. */
 export interface NativeLayout {
@@ -71,7 +70,7 @@ function handleOf(build: NativeBuild, condition: GraphCondition): bigint {
 }
 
 /** A kernel node's launch block with its conditions' handles in place of their tokens. */
-export function nativeBlock(build: NativeBuild, kernel: Kernel, block: Uint8Array, args: readonly unknown[]): Uint8Array {
+export function nativeBlock(build: NativeBuild, kernel: NodeKernel, block: Uint8Array, args: readonly unknown[]): Uint8Array {
   const signature = kernel.signature;
   if (!signature.includes('condition')) return block;
   const patched = block.slice();
@@ -84,11 +83,11 @@ export function nativeBlock(build: NativeBuild, kernel: Kernel, block: Uint8Arra
 }
 
 /** Adds a built-in kernel node with `args` (conditions among them as `handles` names them). */
-function addBuiltin(build: NativeBuild, kernel: Kernel, args: readonly unknown[], deps: Uint32Array, handles: readonly unknown[] = args): number {
+function addBuiltin(build: NativeBuild, kernel: NodeKernel, args: readonly unknown[], deps: Uint32Array, handles: readonly unknown[] = args): number {
   return build.native.addKernel(kernel.engine.native, builtinBlock(build, kernel, args, handles), deps);
 }
 
-function builtinBlock(build: NativeBuild, kernel: Kernel, args: readonly unknown[], handles: readonly unknown[] = args): Uint8Array {
+function builtinBlock(build: NativeBuild, kernel: NodeKernel, args: readonly unknown[], handles: readonly unknown[] = args): Uint8Array {
   return nativeBlock(build, kernel, kernel.engine.packed(ONE_THREAD, args as never), handles);
 }
 
@@ -103,7 +102,7 @@ export function addToNativeGraph(build: NativeBuild, work: NodeWork, deps: Uint3
     case 'kernel':
       return { index: build.native.addKernel(work.kernel.engine.native, nativeBlock(build, work.kernel, work.block, work.args), deps) };
     case 'setCondition':
-      return { index: addBuiltin(build, kernelsOf(build).setCondition as unknown as Kernel, setterArgs(work), deps) };
+      return { index: addBuiltin(build, kernelsOf(build).setCondition, setterArgs(work), deps) };
     case 'conditional':
       return addConditional(build, work, deps, add);
     default:
@@ -124,7 +123,7 @@ function addConditional(build: NativeBuild, work: Extract<NodeWork, { kind: 'con
   // A bounded loop: reset its counter, then WHILE { guard; IF (within the bound) { body } }.
   const kernels = kernelsOf(build);
   const { slot, guardArgs } = build.newLoop(work.loop.name, work.loop.maxIterations);
-  const reset = addBuiltin(build, kernels.loopReset as unknown as Kernel, [slot], deps);
+  const reset = addBuiltin(build, kernels.loopReset, [slot], deps);
   const index = native.addConditional(handle, TYPES.while, 1, Uint32Array.of(reset));
   const loopBody = native.bodyGraph(index, 0);
   retarget(build, loopBody);
@@ -132,7 +131,7 @@ function addConditional(build: NativeBuild, work: Extract<NodeWork, { kind: 'con
   // The guard's second condition is the inner IF's: packed as the loop's, then given its handle.
   const args = [work.condition, work.condition, ...guardArgs];
   build.handles.set(INNER, inner);
-  const guard = addBuiltin(build, kernels.loopGuard as unknown as Kernel, args, new Uint32Array(0), [work.condition, INNER]);
+  const guard = addBuiltin(build, kernels.loopGuard, args, new Uint32Array(0), [work.condition, INNER]);
   build.handles.delete(INNER);
   const within = native.addConditional(inner, TYPES.if, 1, Uint32Array.of(guard));
   const body = addBody(build, work.bodies[0]!, native.bodyGraph(within, 0), add);
@@ -173,7 +172,7 @@ export function updateNative(exec: NativeGraphExec, layout: NativeLayout, was: N
   if (!needs(was, now)) return;
   if (now.kind === 'kernel') return exec.setKernel(layout.index, now.kernel.engine.native, nativeBlock(build, now.kernel, now.block, now.args));
   if (now.kind === 'setCondition') {
-    const kernel = kernelsOf(build).setCondition as unknown as Kernel;
+    const kernel = kernelsOf(build).setCondition;
     return exec.setKernel(layout.index, kernel.engine.native, builtinBlock(build, kernel, setterArgs(now)));
   }
   set(exec, layout.index, now);
@@ -194,9 +193,9 @@ export interface Built {
  * dependencies, as indices of the graph's nodes), giving bounded loops their counters; `add` adds
  * the plain kinds of node.
  */
-export function buildNatives(device: Device, graph: object, works: readonly NodeWork[], deps: readonly (readonly number[])[], segments: readonly { readonly first: number; readonly end: number }[], add: (native: NativeGraph, work: NodeWork, deps: Uint32Array) => number): Built {
+export function buildNatives(device: DeviceEngine, graph: object, works: readonly NodeWork[], deps: readonly (readonly number[])[], segments: readonly { readonly first: number; readonly end: number }[], add: (native: NativeGraph, work: NodeWork, deps: Uint32Array) => number): Built {
   const kernels = conditionKernelsOf(device);
-  const loops = countBoundedLoops(works) > 0 && kernels ? new LoopReports(device.engine, kernels) : undefined;
+  const loops = countBoundedLoops(works) > 0 && kernels ? new LoopReports(device, kernels) : undefined;
   const built: Built = { natives: [], builds: [], layouts: [], loops, counted: [] };
   try {
     for (const segment of segments) {
@@ -207,7 +206,7 @@ export function buildNatives(device: Device, graph: object, works: readonly Node
         continue;
       }
       // The executable keeps the native graph: its updates name the graph's nodes.
-      const native = new addon.Graph(device.engine.native);
+      const native = new addon.Graph(device.native);
       const build: NativeBuild = {
         native, target: 0, kernels, graphIds: new Map([[graph, 0]]), handles: new Map(), byName: new Map(), sealed: false,
         newLoop: (name, maxIterations) => loops!.add(name, maxIterations),
@@ -215,7 +214,7 @@ export function buildNatives(device: Device, graph: object, works: readonly Node
       try {
         // A segment with bounded loops counts its launches first: every node of it follows.
         const counted = loops !== undefined && countBoundedLoops(works.slice(segment.first, segment.end)) > 0;
-        const begin = counted ? addBuiltin(build, kernels!.launchBegin as unknown as Kernel, loops.beginArgs, new Uint32Array(0)) : -1;
+        const begin = counted ? addBuiltin(build, kernels!.launchBegin, loops.beginArgs, new Uint32Array(0)) : -1;
         built.counted.push(counted);
         for (let i = segment.first; i < segment.end; i++) {
           retarget(build, 0);

@@ -98,3 +98,28 @@ export function checkCases<F>(cases: readonly F[]): readonly F[] {
   if (list.length === 0) rangeError('cases', 'one case at least', received('no cases'));
   return list as F[];
 }
+
+/** Options for {@link Graph.condition} and {@link Stream.condition}. */
+export interface ConditionOptions {
+  /**
+   * The value the condition takes at the start of each launch, an unsigned 32-bit integer.
+   * @default 0
+   */
+  readonly initial?: number;
+}
+
+/** Options for a `while` loop ({@link Graph.addWhile}, {@link Stream.whileLoop}). */
+export interface LoopOptions {
+  /**
+   * The most iterations the loop runs, enforced on the device: a loop whose condition still asks
+   * for more after them is stopped, the graph goes on, and a {@link LoopLimitError} is reported
+   * after the launch. A whole number from 1 to 2^31 - 1.
+   * @default no bound
+   */
+  readonly maxIterations?: number;
+  /**
+   * What messages call the loop.
+   * @default 'while loop <n>', the nth of its graph from 0
+   */
+  readonly name?: string;
+}

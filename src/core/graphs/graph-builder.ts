@@ -4,12 +4,12 @@
 // user gives and delegates here; a capture and the replay operator record through it directly.
 import { GraphError, isInstance, received, typeError } from '../base/errors.js';
 import type { Memory } from '../memory/memory.js';
-import type { Device } from '../device/device.js';
+import type { DeviceEngine } from '../device/device-engine.js';
 import type { RecordedEvent } from '../device/recorder.js';
 import { GraphCondition, checkConditionArgs, checkConditionOfNode, type ConditionScope, makeGraphCondition, useCondition } from '../device/condition.js';
 import { HeldResources, conditionalWork, eventWork, holdWork, setConditionWork, type BodyWorks, type NodeWork } from './node-work.js';
 import { BODY_REFUSALS, checkConditionMemory, checkMaxIterations, parseTest, type ConditionTest, type ConditionalType, type LoopBound } from './conditions.js';
-import { conditionKernelsReady } from './condition-kernels.js';
+import { conditionKernelsReady, loadConditionKernels, type KernelCompiler } from './condition-kernels.js';
 
 /** A JavaScript step between two segments. */
 export interface GraphStep {
@@ -45,13 +45,15 @@ export interface BuilderFaces<N extends BuiltNode, G> {
   makeNode(index: number, work: NodeWork, after: readonly N[]): N;
   makeBody(): G;
   builderOf(graph: G): GraphBuilder<N, G>;
+  /** Compiles code for the graph's device (the condition kernels). */
+  readonly compile: KernelCompiler;
 }
 
 const unclosed = new FinalizationRegistry<HeldResources>((held) => held.release());
 
 /** The engine of one graph or body: see the file's opening comment. */
 export class GraphBuilder<N extends BuiltNode = BuiltNode, G = unknown> {
-  readonly device: Device;
+  readonly device: DeviceEngine;
   readonly nodes: N[] = [];
   /** The segments, the open one last. */
   readonly segments: Segment[] = [{ first: 0, end: 0, step: undefined }];
@@ -72,7 +74,7 @@ export class GraphBuilder<N extends BuiltNode = BuiltNode, G = unknown> {
   /** Whether its nodes need the built-in condition kernels (on CUDA: a setter, a bounded loop). */
   #builtins = false;
 
-  constructor(device: Device, faces: BuilderFaces<N, G>, parent?: GraphBuilder<N, G>) {
+  constructor(device: DeviceEngine, faces: BuilderFaces<N, G>, parent?: GraphBuilder<N, G>) {
     this.device = device;
     this.#faces = faces;
     this.parent = parent;
@@ -94,6 +96,11 @@ export class GraphBuilder<N extends BuiltNode = BuiltNode, G = unknown> {
   /** Whether instantiating needs the built-in condition kernels, and they are not loaded yet. */
   get needsBuiltins(): boolean {
     return this.root.#builtins && !conditionKernelsReady(this.device);
+  }
+
+  /** Compiles and loads the built-in condition kernels of the graph's device, once per device. */
+  loadBuiltins(): Promise<unknown> {
+    return loadConditionKernels(this.device, this.#faces.compile);
   }
 
   /** Whether the graph has nodes that need the built-in condition kernels. */
@@ -191,7 +198,7 @@ export class GraphBuilder<N extends BuiltNode = BuiltNode, G = unknown> {
   setConditionWork(condition: GraphCondition, memory: Memory, test: ConditionTest): NodeWork {
     if (!isInstance<GraphCondition>(condition, GraphCondition)) typeError('condition', 'a GraphCondition', condition);
     checkConditionArgs([condition], this.scope);
-    const source = checkConditionMemory(memory, this.device.engine);
+    const source = checkConditionMemory(memory, this.device);
     const parsed = parseTest(test);
     this.root.#builtins = true;
     return setConditionWork(condition, source, parsed);

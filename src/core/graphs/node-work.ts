@@ -7,19 +7,60 @@ import type { Allocation } from '../memory/allocation.js';
 import { Memory } from '../memory/memory.js';
 import type { RecordedEvent, Recorder } from '../device/recorder.js';
 import type { StreamEngine } from '../queue/stream-engine.js';
-import type { Kernel } from '../kernels/kernel.js';
-import type { Module } from '../kernels/module.js';
 import type { LaunchConfig } from '../kernels/launch-config.js';
-import type { NativeEvent, NativeGraph, NativeGraphExec } from '../native/types.js';
+import type { Signature } from '../kernels/kernel-types.js';
+import type { MemoryLane } from '../memory/owner.js';
+import type { NativeEvent, NativeGraph, NativeGraphExec, NativeKernel } from '../native/types.js';
 import { addAllocations, type ConditionalType, type LoopBound, type ParsedTest } from './conditions.js';
 import type { GraphCondition } from '../device/condition.js';
 import type { DType } from '../base/dtype.js';
+
+/**
+ * What a graph holds of a kernel's module: a use, while the graph or an executable needs the
+ * module loaded (a public Module is one).
+ */
+export interface NodeModule {
+  readonly engine: {
+    hold(): void;
+    letGo(): void;
+    /** Notes that `lane` runs the module's kernels (a module outlives its work). */
+    usedOn(lane: MemoryLane): void;
+  };
+}
+
+/** What a graph node needs of the kernel it launches (a public Kernel is one). */
+export interface NodeKernel<S extends Signature = Signature> {
+  readonly name: string;
+  readonly signature: S;
+  readonly module: NodeModule;
+  readonly engine: {
+    readonly native: NativeKernel;
+    /** Whether its signature has a `'condition'` parameter. */
+    readonly takesConditions: boolean;
+    /** The launch block of checked `args` under `config`. */
+    packed(config: LaunchConfig, args: never): Uint8Array;
+    /** Refuses a configuration the kernel cannot launch with. */
+    checkConfig(config: LaunchConfig): void;
+  };
+}
+
+/**
+ * What a recorder adds to device/recorder.ts's Recorder for kernel launches (the recorder file
+ * lists it): every recorder a lane holds is a GraphRecorder (capture.ts), which implements it.
+ */
+export interface LaunchRecorder {
+  /**
+   * A kernel launch, with its checked arguments and their packed block: the launch's own, which
+   * change with the next launch (copy what you keep).
+   */
+  kernel(kernel: NodeKernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void;
+}
 
 /** What a node does, with the addresses and packed arguments it uses. */
 export type NodeWork =
   | {
       readonly kind: 'kernel';
-      readonly kernel: Kernel;
+      readonly kernel: NodeKernel;
       readonly config: LaunchConfig;
       /** The arguments as given (a private copy), for the host device's CPU implementation. */
       readonly args: readonly unknown[];
@@ -98,7 +139,7 @@ export function holdWork(work: NodeWork, letGo: (() => void)[]): void {
 }
 
 /** The modules of the kernels among `works`, in bodies too, each once. */
-export function modulesOf(works: readonly NodeWork[], into = new Set<Module>()): Set<Module> {
+export function modulesOf(works: readonly NodeWork[], into = new Set<NodeModule>()): Set<NodeModule> {
   for (const work of works) {
     if (work.kind === 'kernel') into.add(work.kernel.module);
     else if (work.kind === 'conditional') for (const body of work.bodies) modulesOf(body.works, into);
@@ -127,7 +168,7 @@ export function sameHolds(was: NodeWork, now: NodeWork): boolean {
   return was.kind !== 'kernel' || (now.kind === 'kernel' && now.kernel.module === was.kernel.module);
 }
 
-function sameModules(a: Set<Module>, b: Set<Module>): boolean {
+function sameModules(a: Set<NodeModule>, b: Set<NodeModule>): boolean {
   if (a.size !== b.size) return false;
   for (const module of a) if (!b.has(module)) return false;
   return true;
@@ -141,7 +182,7 @@ function memoryOf(args: readonly unknown[]): Allocation[] {
 }
 
 /** A kernel node's work, from checked arguments and their packed block. */
-export function kernelWork(kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): NodeWork {
+export function kernelWork(kernel: NodeKernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): NodeWork {
   return { kind: 'kernel', kernel, config, args: Object.freeze(args), block, memory: memoryOf(args) };
 }
 

@@ -1,13 +1,8 @@
-// The GPU's own libraries in stream order: cuBLAS (matrix products) and cuFFT (Fourier
-// transforms) as stream commands, loaded at run time on a GPU and replaced by CPU references on
-// the host device, with `device.blas` and `device.fft` added to Device. This folder owns the
-// libraries' bindings, argument checks, plans, workspaces and graph nodes; it imports from base,
-// native, memory, device, queue and graphs (graphs/node-work.ts's LibraryCall is the interface its graph
-// nodes implement), and nothing imports from it but src/core/index.ts and the operators.
-import './device-members.js';
-
-export { Blas, BLAS_WORKSPACE_BYTES } from './blas.js';
-export { Fft } from './fft.js';
+// The GPU's own libraries below Blas and Fft (core/api/): cuBLAS (matrix products) and cuFFT
+// (Fourier transforms) loaded at run time on a GPU and replaced by CPU references on the host
+// device. This folder owns the libraries' bindings, argument checks, plans, workspaces and graph
+// nodes (graphs/node-work.ts's LibraryCall is the interface they implement); it imports from
+// base, native, memory, device, queue and graphs.
 export { MAX_PLANS } from './fft-plans.js';
 export { LibraryError, type LibraryName } from './errors.js';
 export { libraryInfo } from './availability.js';

@@ -1,7 +1,7 @@
 // Starting one subscriber's values on a pool's lanes within the pool's in-flight bound: values a
 // source pushes (onStreams) or values pulled from a source one at a time (lanesFrom, framesFrom).
 import type { Subscriber } from 'rxjs';
-import type { Device } from '../../core/device/device.js';
+import type { Device } from '../../core/api/device.js';
 import { received, typeError } from '../../core/base/errors.js';
 import type { Memory } from '../../core/memory/memory.js';
 import { isThenable } from '../../core/base/thenable.js';

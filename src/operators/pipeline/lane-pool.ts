@@ -3,8 +3,8 @@
 // in flight. The pool is a thin face over its options (pool-options.ts) and its engine
 // (pool-engine.ts: its lanes, places in flight and buffers).
 import type { DType } from '../../core/base/dtype.js';
-import type { Device } from '../../core/device/device.js';
-import type { Stream } from '../../core/device/stream.js';
+import type { Device } from '../../core/api/device.js';
+import type { Stream } from '../../core/api/stream.js';
 import type { DeviceArray, HostArray } from '../../core/memory/memory.js';
 import { readPoolOptions, type DeviceFaultPolicy, type LanePoolOptions } from './pool-options.js';
 import { PoolEngine, type LaneEngine, type LanePoolStats } from './pool-engine.js';

@@ -4,7 +4,7 @@
 // back the buffers it gave where it can: a replayed value then finds an executable of its lane
 // that holds its memory already (the buffers of a lane come round again), at any number of lanes.
 import { DTYPES, type DType } from '../../core/base/dtype.js';
-import type { Device } from '../../core/device/device.js';
+import type { Device } from '../../core/api/device.js';
 import { HostArray, type Memory, closeIdle } from '../../core/memory/memory.js';
 
 const DTYPE_CODES = Object.fromEntries(Object.keys(DTYPES).map((dtype, i) => [dtype, i])) as Record<DType, number>;

@@ -2,9 +2,9 @@
 // side streams and values in flight, the pool's buffers (pool-buffers.ts) and its places in flight,
 // counted per device, with the turns in which pipelines sharing the pool take freed places.
 import { checkDType, type DType } from '../../core/base/dtype.js';
-import type { Device } from '../../core/device/device.js';
-import type { Event } from '../../core/device/event.js';
-import type { Stream } from '../../core/device/stream.js';
+import type { Device } from '../../core/api/device.js';
+import type { Event } from '../../core/api/event.js';
+import type { Stream } from '../../core/api/stream.js';
 import { checkDeviceLength, checkHostLength, type DeviceArray, type HostArray, type Memory } from '../../core/memory/memory.js';
 import type { PipelineError } from './pipeline-error.js';
 import { Buffers } from './pool-buffers.js';

@@ -1,6 +1,6 @@
 // What a LanePool is made with: its devices and options, checked once when it is made, and the
 // check that options given beside a pool to an operator are the pool's own.
-import { Device } from '../../core/device/device.js';
+import { Device } from '../../core/api/device.js';
 import { checkSpin } from '../../core/device/spin-wait.js';
 import { describe, elementsOf, isArray, isInstance, rangeError, received, typeError } from '../../core/base/errors.js';
 import { checkOptions } from '../../core/base/options.js';

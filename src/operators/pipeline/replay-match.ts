@@ -5,13 +5,13 @@
 // work, and launch it as it is. The first operation no kept executable holds starts a recording
 // of the value's own, beginning with what matched so far.
 import type { Memory } from '../../core/memory/memory.js';
-import type { Kernel } from '../../core/kernels/kernel.js';
+import type { Kernel } from '../../core/api/kernel.js';
 import type { LaunchConfig } from '../../core/kernels/launch-config.js';
 import { GraphRecorder } from '../../core/graphs/capture.js';
-import type { GraphExec } from '../../core/graphs/graph-exec.js';
-import type { NodeWork } from '../../core/graphs/graph-node.js';
+import type { GraphExec } from '../../core/api/graph-exec.js';
+import type { NodeWork } from '../../core/api/graph-node.js';
 import { HEADER_BYTES } from '../../core/kernels/packer.js';
-import type { Stream } from '../../core/device/stream.js';
+import type { Stream } from '../../core/api/stream.js';
 
 /** An executable of a reference graph, with the work it holds now, and when it was last used. */
 export interface Held {

@@ -5,16 +5,16 @@
 // A value whose work is, operation by operation, the work an executable holds already (the same
 // kernels, arguments and memory: the pool's buffers come round again) launches it as it is,
 // keeping nothing of its own (replay-match.ts).
-import { Graph, makeGraph } from '../../core/graphs/graph.js';
-import { replayOn, shapeDifference, type NodeWork } from '../../core/graphs/graph-node.js';
-import { endRecording, recordInto } from '../../core/graphs/device-members.js';
+import { Graph, loadConditionKernelsOn, makeGraph } from '../../core/api/graph.js';
+import { replayOn, shapeDifference, type NodeWork } from '../../core/api/graph-node.js';
+import { endRecording, recordInto } from '../../core/graphs/capture.js';
 import { needsConditionKernels, pendingLibraries } from '../../core/graphs/node-work.js';
-import { conditionKernelsReady, loadConditionKernels } from '../../core/graphs/condition-kernels.js';
+import { conditionKernelsReady } from '../../core/graphs/condition-kernels.js';
 import { GraphError } from '../../core/base/errors.js';
-import type { Stream } from '../../core/device/stream.js';
+import type { Stream } from '../../core/api/stream.js';
 import { ValueRecording, type Held, type RecordingOwner } from './replay-match.js';
 import { BodyStreams, HostConditions } from '../../core/graphs/conditional-host.js';
-import { setExecWorks } from '../../core/graphs/graph-exec.js';
+import { setExecWorks } from '../../core/api/graph-exec.js';
 
 /** The first difference between two values' device work, in words; undefined when none. */
 export function workDifference(reference: readonly NodeWork[], works: readonly NodeWork[]): string | undefined {
@@ -52,7 +52,7 @@ export class Replayer implements RecordingOwner {
   readonly #execs = new Map<Stream, Held[][]>();
   readonly #recordings = new Map<Stream, ValueRecording>();
   /** Per lane stream, where the conditional nodes of work enqueued as given run their bodies. */
-  readonly #bodyStreams = new Map<Stream, BodyStreams>();
+  readonly #bodyStreams = new Map<Stream, BodyStreams<Stream>>();
   #clock = 0;
   readonly #onEager: (difference: string) => void;
   /** Values launched from a graph, and values enqueued as given. */
@@ -71,11 +71,11 @@ export class Replayer implements RecordingOwner {
     let recording = this.#recordings.get(stream);
     if (!recording || recording.active) this.#recordings.set(stream, (recording = new ValueRecording(this, stream)));
     recording.active = true;
-    recordInto(stream, recording);
+    recordInto(stream.engine, recording);
     try {
       body(arg);
     } finally {
-      endRecording(stream, recording);
+      endRecording(stream.engine, recording);
       try {
         recording.flush();
       } finally {
@@ -89,8 +89,8 @@ export class Replayer implements RecordingOwner {
     // A library call whose plan is still being made goes as given, quietly: the next value's is
     // captured. So does a conditional node while the device's built-in condition kernels compile.
     if (pendingLibraries(works)) return this.#eager(stream, works);
-    if (needsConditionKernels(works) && !conditionKernelsReady(stream.device)) {
-      void loadConditionKernels(stream.device).catch(() => {}); // a failed compile fails the graphs that need it
+    if (needsConditionKernels(works) && !conditionKernelsReady(stream.device.engine)) {
+      void loadConditionKernelsOn(stream.device).catch(() => {}); // a failed compile fails the graphs that need it
       return this.#eager(stream, works);
     }
     const reference = this.#references[position];
@@ -117,7 +117,7 @@ export class Replayer implements RecordingOwner {
 
   #eager(stream: Stream, works: readonly NodeWork[]): void {
     this.eager++;
-    let conditions: HostConditions | undefined;
+    let conditions: HostConditions<Stream> | undefined;
     if (works.some((work) => work.kind === 'conditional' || work.kind === 'setCondition')) {
       let streams = this.#bodyStreams.get(stream);
       if (!streams) this.#bodyStreams.set(stream, (streams = new BodyStreams(stream.device)));

@@ -1,8 +1,8 @@
 // A lane's side streams, for `fanOut`: made on first use on each device and kept for the lane's
 // life, with the event values fork from; what a call could not finish making goes again.
-import type { Device } from '../../core/device/device.js';
-import type { Event } from '../../core/device/event.js';
-import type { Stream } from '../../core/device/stream.js';
+import type { Device } from '../../core/api/device.js';
+import type { Event } from '../../core/api/event.js';
+import type { Stream } from '../../core/api/stream.js';
 
 /**
  * The most branches of a `fanOut`: each is a side stream (and an event) of every lane that runs

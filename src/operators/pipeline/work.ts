@@ -2,7 +2,7 @@
 // device resources attached to it, and the count of operators still holding it.
 import type { DType } from '../../core/base/dtype.js';
 import type { DeviceArray, HostArray, Memory } from '../../core/memory/memory.js';
-import { Stream } from '../../core/device/stream.js';
+import { Stream } from '../../core/api/stream.js';
 import { isInstance, typeError, type CudaError } from '../../core/base/errors.js';
 import type { Lane } from './lane-pool.js';
 import type { LaneEngine } from './pool-engine.js';

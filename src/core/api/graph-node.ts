@@ -1,16 +1,16 @@
 // Graph nodes: what each one does, how it goes into a native CUDA graph and an executable's
 // update, and how the host device replays it (a command list, in order).
 import type { NativeGraph, NativeGraphExec } from '../native/types.js';
-import type { Stream } from '../device/stream.js';
-import type { Kernel, Signature } from '../kernels/kernel.js';
+import type { Stream } from './stream.js';
+import type { Kernel, Signature } from './kernel.js';
 import type { LaunchConfig } from '../kernels/launch-config.js';
 import type { Graph } from './graph.js';
-import type { NodeWork } from './node-work.js';
+import type { NodeWork } from '../graphs/node-work.js';
 import { brand } from '../base/errors.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
-import { replayConditional, replaySetCondition, type HostConditions } from './conditional-host.js';
+import { replayConditional, replaySetCondition, type HostConditions } from '../graphs/conditional-host.js';
 
-export type { NodeWork } from './node-work.js';
+export type { NodeWork } from '../graphs/node-work.js';
 
 /**
  * What a graph node does (`library`: a cuBLAS or cuFFT call; `conditional`: an if, if/else, while
@@ -66,7 +66,7 @@ export class GraphNode<S extends Signature | undefined = Signature | undefined> 
 
   /** The kernel a kernel node launches (undefined for other kinds). */
   get kernel(): Kernel | undefined {
-    return this.work.kind === 'kernel' ? this.work.kernel : undefined;
+    return this.work.kind === 'kernel' ? kernelOf(this.work) : undefined;
   }
 
   /** The launch configuration of a kernel node (undefined for other kinds). */
@@ -202,6 +202,14 @@ export function needsUpdate(was: NodeWork, now: NodeWork): boolean {
 }
 
 /**
+ * The kernel a kernel node's work launches: a public Kernel, the only kind Graph.addKernel and a
+ * recording stream take (graphs/ names it by what a node needs of it, NodeKernel).
+ */
+function kernelOf(work: Extract<NodeWork, { kind: 'kernel' }>): Kernel {
+  return work.kernel as Kernel;
+}
+
+/**
  * Whether two launch blocks hold the same bytes. Compared byte by byte: blocks are a few dozen
  * bytes, and views to compare them by words would cost more than the loop (two allocations).
  */
@@ -225,12 +233,13 @@ export function setInNative(exec: NativeGraphExec, index: number, work: NodeWork
 /**
  * Enqueues `work` on a stream of the host device, as a replay of its graph runs it; `conditions`
  * are the launch's, for conditional nodes, setters and the kernels that take conditions.
+ * @internal Its type takes a Stream as a body stream, by the engine the published types leave out.
  */
-export function replayOn(stream: Stream, work: NodeWork, conditions?: HostConditions): void {
+export function replayOn(stream: Stream, work: NodeWork, conditions?: HostConditions<Stream>): void {
   const lane = stream.engine;
   const native = lane.native;
   switch (work.kind) {
-    case 'kernel': return work.kernel.engine.replayOn(stream, work.config, work.block, conditions ? conditions.args(work.args, work.kernel.signature) : work.args);
+    case 'kernel': return kernelOf(work).engine.replayOn(stream, work.config, work.block, conditions ? conditions.args(work.args, work.kernel.signature) : work.args);
     case 'conditional': return replayConditional(stream, work, conditions!, replayOn);
     case 'setCondition': return replaySetCondition(stream, work, conditions!);
     case 'copy': return lane.run(() => native.copy(work.dst, work.src, work.bytes));

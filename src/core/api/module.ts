@@ -6,13 +6,14 @@ import type { NativeModule } from '../native/types.js';
 import { brand, CudaError, rangeError, typeError, received } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
 import { refusal } from '../base/thenable.js';
-import type { HostChecked } from '../compiler/host-check.js';
+import { checkOnHost, type HostChecked } from '../compiler/host-check.js';
+import { COMPILE_OPTIONS, checkCompileOptions, compileProgram, type CompileOptions } from '../compiler/program.js';
 import type { PtxParam } from '../compiler/ptx.js';
 import { Kernel, makeKernel } from './kernel.js';
-import type { Signature } from './kernel-types.js';
-import { readSignature } from './packer.js';
-import { CpuLauncher, type CpuKernel } from './cpu-kernel.js';
-import type { Device } from '../device/device.js';
+import type { Signature } from '../kernels/kernel-types.js';
+import { readSignature } from '../kernels/packer.js';
+import { CpuLauncher, type CpuKernel } from '../kernels/cpu-kernel.js';
+import type { Device } from './device.js';
 import type { MemoryLane } from '../memory/owner.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 import { UsedLanes } from '../memory/used-lanes.js';
@@ -94,6 +95,21 @@ export let loadModuleImage: (device: Device, image: ModuleImage, names?: Readonl
  * each an entry of the compiled code and declared as it is there, when the source was `checked`.
  */
 export let moduleForHost: (device: Device, checked?: HostChecked) => Module;
+
+/** See {@link Device.compile}: `source` compiled for `device` and loaded there. */
+export async function compileModule(device: Device, source: string, options?: CompileOptions): Promise<Module> {
+  if (typeof source !== 'string' || source.length === 0) typeError('source', 'CUDA C++ source text', source);
+  checkOptions('options', options, COMPILE_OPTIONS);
+  checkCompileOptions(options ?? {});
+  device.engine.checkUsable();
+  if (device.kind === 'host') return moduleForHost(device, await checkOnHost(source, options ?? {}));
+  const { image, deviceRuntime, names, log, fromCache } = await compileProgram(source, device.arch, options ?? {});
+  // On another device of the same architecture the image loads as it is; else it is compiled
+  // for that device (a given `arch` is kept: a PTX image, say, loads on any newer device).
+  const reload = (other: Device): Promise<Module> =>
+    other.arch === device.arch || options?.arch !== undefined ? loadModuleImage(other, image, names, log, fromCache, deviceRuntime, reload) : compileModule(other, source, options);
+  return loadModuleImage(device, image, names, log, fromCache, deviceRuntime, reload);
+}
 
 /**
  * A loaded module. Get one with {@link Device.loadModule} or {@link Device.compile}. Its kernels

@@ -7,38 +7,27 @@
 import { brand, checkCount, isArray, rangeError, received, typeError } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
 import type { KernelAttributes, NativeKernel } from '../native/types.js';
-import type { Device } from '../device/device.js';
-import type { Stream } from '../device/stream.js';
+import type { Device } from './device.js';
+import type { Stream } from './stream.js';
 import type { Recorder } from '../device/recorder.js';
+import type { LaunchRecorder } from '../graphs/node-work.js';
 import type { StreamEngine } from '../queue/stream-engine.js';
 import type { Pause } from '../queue/scheduler.js';
-import { CodelessKernel } from './codeless-kernel.js';
-import type { BlockSizeSuggestion, CompiledSpecialization, KernelArgs, Signature } from './kernel-types.js';
-import { LaunchBlock } from './launch-block.js';
-import { checkDynamicShared, type LaunchConfig, type LaunchOptions, checkConfigFor } from './launch-config.js';
+import { CodelessKernel } from '../kernels/codeless-kernel.js';
+import type { BlockSizeSuggestion, CompiledSpecialization, KernelArgs, Signature } from '../kernels/kernel-types.js';
+import { LaunchBlock } from '../kernels/launch-block.js';
+import { checkDynamicShared, type LaunchConfig, type LaunchOptions, checkConfigFor } from '../kernels/launch-config.js';
 import { LaunchContext, makeLaunchContext } from './launch-context.js';
 import { globalHooks, LaunchHooks, type Disposer, type LaunchHook } from './launch-hooks.js';
 import type { Module, ModuleEngine } from './module.js';
-import { checkCompiledParams, checkSignature } from './packer.js';
+import { checkCompiledParams, checkSignature } from '../kernels/packer.js';
 import { Specializations } from './specialization.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 
-export type { StructParam, ParamType, Signature, ArgOf, KernelArgs, BlockSizeSuggestion } from './kernel-types.js';
+export type { StructParam, ParamType, Signature, ArgOf, KernelArgs, BlockSizeSuggestion } from '../kernels/kernel-types.js';
 
 // Read by every launch: a module constant, not an imported binding (whose reads cost a check each).
 const global = globalHooks;
-
-/**
- * What a recorder adds to device/recorder.ts's Recorder for kernel launches (the recorder file
- * lists it): every recorder a lane holds is a GraphRecorder (graphs/capture.ts), which implements it.
- */
-export interface LaunchRecorder {
-  /**
-   * A kernel launch, with its checked arguments and their packed block: the launch's own, which
-   * change with the next launch (copy what you keep).
-   */
-  kernel(kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void;
-}
 
 /** What a launch from the `launch` operator adds to a plain one. */
 export interface LaunchExtras {

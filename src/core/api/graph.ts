@@ -14,20 +14,21 @@ import { checkScalar } from '../base/scalar.js';
 import { checkCopy, checkMemoryOf } from '../memory/checks.js';
 import { Memory } from '../memory/memory.js';
 import { HOST_LAUNCH_OPTIONS, checkTimeout, copyUserData, type HostLaunchOptions, type UserData } from '../queue/user-data.js';
-import type { Device } from '../device/device.js';
-import { Event } from '../device/event.js';
-import { Kernel, type KernelArgs, type Signature } from '../kernels/kernel.js';
+import type { Device } from './device.js';
+import { Event } from './event.js';
+import { Kernel, type KernelArgs, type Signature } from './kernel.js';
 import { LaunchConfig, type LaunchOptions } from '../kernels/launch-config.js';
 import { GraphNode, makeGraphNode } from './graph-node.js';
 import { GraphExec, makeGraphExec } from './graph-exec.js';
-import { copyWork, fillWork, hostFunctionWork, kernelWork } from './node-work.js';
-import { GraphBuilder, type BuilderFaces } from './graph-builder.js';
+import { copyWork, fillWork, hostFunctionWork, kernelWork } from '../graphs/node-work.js';
+import { GraphBuilder, type BuilderFaces } from '../graphs/graph-builder.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 import { GraphError } from '../base/errors.js';
 import { isThenable } from '../base/thenable.js';
 import { GraphCondition, checkConditionArgs, checkConditionOfNode, type ConditionScope } from '../device/condition.js';
-import { bodyReturnedPromise, checkCases, type ConditionTest, type ConditionalType, type LoopBound } from './conditions.js';
-import { loadConditionKernels } from './condition-kernels.js';
+import { bodyReturnedPromise, checkCases, type ConditionTest, type ConditionalType, type LoopBound } from '../graphs/conditions.js';
+import { loadConditionKernels } from '../graphs/condition-kernels.js';
+import { compileModule } from './module.js';
 
 /** Options for a node added to a {@link Graph}. */
 export interface NodeOptions {
@@ -39,32 +40,17 @@ export interface NodeOptions {
   readonly after?: readonly GraphNode[];
 }
 
-/** Options for {@link Graph.condition} and {@link Stream.condition}. */
-export interface ConditionOptions {
-  /**
-   * The value the condition takes at the start of each launch, an unsigned 32-bit integer.
-   * @default 0
-   */
-  readonly initial?: number;
-}
+import type { ConditionOptions, LoopOptions } from '../graphs/conditions.js';
+export type { ConditionOptions, LoopOptions } from '../graphs/conditions.js';
+export type { GraphStep, Segment } from '../graphs/graph-builder.js';
 
-/** Options for a `while` loop ({@link Graph.addWhile}, {@link Stream.whileLoop}). */
-export interface LoopOptions {
-  /**
-   * The most iterations the loop runs, enforced on the device: a loop whose condition still asks
-   * for more after them is stopped, the graph goes on, and a {@link LoopLimitError} is reported
-   * after the launch. A whole number from 1 to 2^31 - 1.
-   * @default no bound
-   */
-  readonly maxIterations?: number;
-  /**
-   * What messages call the loop.
-   * @default 'while loop <n>', the nth of its graph from 0
-   */
-  readonly name?: string;
+/**
+ * Compiles and loads `device`'s built-in condition kernels, once per device (see
+ * graphs/condition-kernels.ts): for the operators that record conditional work without a Graph.
+ */
+export function loadConditionKernelsOn(device: Device): Promise<unknown> {
+  return loadConditionKernels(device.engine, (source, options) => compileModule(device, source, options));
 }
-
-export type { GraphStep, Segment } from './graph-builder.js';
 
 /** An empty graph of `device`: what {@link Device.createGraph} and {@link Stream.capture} start from. */
 export let makeGraph: (device: Device) => Graph;
@@ -108,8 +94,9 @@ export class Graph implements ConditionScope {
       makeNode: (index, work, after) => makeGraphNode(this, index, work, after),
       makeBody: () => new Graph(CONSTRUCTOR_TOKEN, device, this),
       builderOf: (graph) => graph.engine,
+      compile: (source, options) => compileModule(device, source, options),
     };
-    this.engine = new GraphBuilder(device, faces, parent?.engine);
+    this.engine = new GraphBuilder(device.engine, faces, parent?.engine);
   }
 
   static #create(device: Device): Graph {
@@ -372,7 +359,7 @@ export class Graph implements ConditionScope {
    * using exec = graph.instantiate();
    */
   async ready(): Promise<void> {
-    if (this.engine.usesBuiltins) await loadConditionKernels(this.device);
+    if (this.engine.usesBuiltins) await this.engine.loadBuiltins();
   }
 
   #addConditional(type: ConditionalType, condition: GraphCondition, fns: readonly ((body: Graph) => void)[], loop: LoopBound | undefined, after: readonly GraphNode[]): GraphNode<undefined> {

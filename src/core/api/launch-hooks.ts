@@ -2,10 +2,10 @@
 // in three scopes (global, per kernel, per pipeline), which may replace the launch's arguments or
 // kernel. With no hook registered, a launch never reaches this file.
 import { ArgumentRangeError, ArgumentTypeError, RxcudaError, describe, elementsOf, isArray, nameOf, typeError } from '../base/errors.js';
-import { enterLaunch, leaveLaunch } from './current-launch.js';
+import { enterLaunch, leaveLaunch } from '../kernels/current-launch.js';
 import { LaunchContext } from './launch-context.js';
 import type { Kernel, KernelArgs, Signature } from './kernel.js';
-import { describeParam } from './packer.js';
+import { describeParam } from '../kernels/packer.js';
 
 /** What a hook may return instead of nothing: replacement arguments, or a replacement kernel. */
 export interface LaunchOverride<S extends Signature = Signature> {

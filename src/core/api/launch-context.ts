@@ -5,12 +5,12 @@
 import { bytesOf } from '../base/buffers.js';
 import { RxcudaError, elementsOf } from '../base/errors.js';
 import type { DType } from '../base/dtype.js';
-import { current } from './current-launch.js';
+import { current } from '../kernels/current-launch.js';
 import type { Kernel } from './kernel.js';
-import type { KernelArgs, Signature } from './kernel-types.js';
-import type { LaunchConfig } from './launch-config.js';
+import type { KernelArgs, Signature } from '../kernels/kernel-types.js';
+import type { LaunchConfig } from '../kernels/launch-config.js';
 import { Memory } from '../memory/memory.js';
-import type { Stream } from '../device/stream.js';
+import type { Stream } from './stream.js';
 
 import type { Defines } from '../compiler/program.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';

@@ -4,15 +4,15 @@
 import { isInstance, typeError } from '../base/errors.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 import { checkOptions } from '../base/options.js';
-import { Device as DeviceClass, type Device } from '../device/device.js';
+import { Device as DeviceClass, type Device } from './device.js';
 import type { DeviceArray } from '../memory/memory.js';
-import { checkStreamOf, type Stream } from '../device/stream.js';
+import { checkStreamOf, type Stream } from './stream.js';
 import { recordLibraryCall } from '../graphs/node-work.js';
-import { requireLibrary } from './availability.js';
-import { RecordedCall, allocationsOf, submit, type Library } from './call.js';
-import { C2C_KEYS, FFT_KEYS, LastFft, checkFft, fftChange, type C2cOptions, type FftDType, type FftKind, type FftOptions } from './fft-args.js';
-import { PlanCache, type PlanEntry } from './fft-plans.js';
-import { CUFFT, F, P, libraries, type NativeFft } from './native.js';
+import { requireLibrary } from '../libraries/availability.js';
+import { RecordedCall, allocationsOf, submit, type Library } from '../libraries/call.js';
+import { C2C_KEYS, FFT_KEYS, LastFft, checkFft, fftChange, type C2cOptions, type FftDType, type FftKind, type FftOptions } from '../libraries/fft-args.js';
+import { PlanCache, type PlanEntry } from '../libraries/fft-plans.js';
+import { CUFFT, F, P, libraries, type NativeFft } from '../libraries/native.js';
 
 const perDevice = new WeakMap<Device, Fft>();
 

@@ -5,9 +5,9 @@ import { brand, CudaError, isInstance, rangeError, typeError, received } from '.
 import { checkOptions } from '../base/options.js';
 import type { StreamEngine } from '../queue/stream-engine.js';
 import { guardedWait } from '../queue/self-wait.js';
-import type { Recorder } from './recorder.js';
+import type { Recorder } from '../device/recorder.js';
 import type { Device } from './device.js';
-import { EventEngine } from './event-engine.js';
+import { EventEngine } from '../device/event-engine.js';
 import type { Stream } from './stream.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 

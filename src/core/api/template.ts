@@ -2,12 +2,12 @@
 // its own; each launch compiles (once per distinct set of defines) or finds its specialization.
 import { typeError, received } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
-import type { CpuKernel } from './cpu-kernel.js';
-import type { Device } from '../device/device.js';
+import type { CpuKernel } from '../kernels/cpu-kernel.js';
+import type { Device } from './device.js';
 import { Kernel, type Signature, makeKernel } from './kernel.js';
 import { Module, moduleForHost } from './module.js';
 import { COMPILE_OPTIONS, checkCompileOptions, type CompileOptions } from '../compiler/program.js';
-import { CodelessKernel } from './codeless-kernel.js';
+import { CodelessKernel } from '../kernels/codeless-kernel.js';
 import { Specializations, type Specializer } from './specialization.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 

@@ -1,19 +1,25 @@
+// Over 400 lines: Device's whole public surface, each member documented with an example.
 // CUDA devices and the host device: enumeration, properties, the sticky error, and the factories
-// for streams, events and pinned memory. kernels/ adds compile, loadModule and template; graphs/
-// adds createGraph (see the files named `device-*.ts` there).
-//
-// Device, Stream and Event name one another (a device makes streams and events, and each of them
-// names its device, as the public API types it): the one import circle of this folder.
+// for streams, events and pinned memory, modules and templates, graphs, and the device's libraries.
+// Each member checks its arguments and hands the work to an engine below (device/, kernels/,
+// graphs/, libraries/).
 import { brand, CudaError, checkCount, isInstance, rangeError, received, typeError } from '../base/errors.js';
 import { checkDType, dtypeOfArray, type DType, type DTypeOfArray } from '../base/dtype.js';
 import { addon, cudaBackend, driverUnavailable } from '../native/addon.js';
 import type { Backend, DeviceProperties, DriverInfo } from '../native/types.js';
 import { hostBackend } from '../host/backend.js';
 import { HostArray, Memory, checkHostLength, allocateHostArray, registerHostArray } from '../memory/memory.js';
-import { DeviceEngine } from './device-engine.js';
+import { DeviceEngine } from '../device/device-engine.js';
 import { Event, type EventOptions, createEvent } from './event.js';
 import { Stream, createStream } from './stream.js';
-import type { StreamOptions } from './stream-options.js';
+import type { StreamOptions } from '../device/stream-options.js';
+import { refusal } from '../base/thenable.js';
+import type { CompileOptions } from '../compiler/program.js';
+import { Module, compileModule, loadModuleImage, type ModuleImage } from './module.js';
+import { Template, makeTemplate } from './template.js';
+import { Graph, makeGraph } from './graph.js';
+import { Blas } from './blas.js';
+import { Fft } from './fft.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 
 /** The most host devices {@link Device.hosts} makes: each costs memory and native state. */
@@ -292,6 +298,100 @@ export class Device {
     this.engine.checkUsable();
     return registerHostArray(this.engine, dtype, data as never) as HostArray<DTypeOfArray<A>>;
   }
+
+  /**
+   * Loads a module from a cubin, fatbin or PTX image (PTX may be given as a string). The driver's
+   * load waits for the device's running work, and holds the driver meanwhile, so it runs on a
+   * worker thread once the work given to the device so far has completed: the main thread never
+   * waits for the device.
+   * @throws TypeError (synchronously) for an empty or non-image argument, and on the host device,
+   * which runs no images (compile kernels with CPU implementations there); the Promise rejects
+   * with a CudaError when the driver rejects the image, or with the one that broke the device.
+   * @example
+   * const ptx = await readFile('kernels/saxpy.ptx', 'utf8'); // or a cubin or fatbin as bytes
+   * using module = await device.loadModule(ptx);
+   * const saxpy = module.kernel('saxpy', ['u32', 'f32', 'ptr<f32>', 'ptr<f32>']);
+   */
+  loadModule(image: ModuleImage): Promise<Module> {
+    return refusal(() => this.engine.checkUsable()) ?? loadModuleImage(this, image);
+  }
+
+  /**
+   * Compiles CUDA C++ with NVRTC (on a worker thread) for this device and loads the result (on a
+   * worker thread too). Compiled code is cached on disk, keyed by source, options, NVRTC version
+   * and architecture. On the host device the kernels run through CPU implementations
+   * (`module.kernel(name, signature, { cpu })`, which CUDA devices ignore), and the source is
+   * compiled too, where a CUDA compiler is found (see {@link hostCompiler}), so that what a GPU
+   * would refuse is refused there: a source that does not compile, a kernel name that is not an
+   * entry of the code, a signature its parameters contradict.
+   * A source that sets a graph condition from device code (`cudaGraphSetConditional`) is
+   * compiled with `-rdc=true` and linked with the CUDA device runtime, libcudadevrt.a, before it
+   * loads (see `CompiledProgram`); the host device only compiles it.
+   * Never throws: the Promise rejects, with a TypeError or RangeError for bad source or options,
+   * the CudaError that broke the device, or an NvrtcError with the compiler's log when
+   * compilation fails (on the host device too).
+   * @example
+   * using module = await device.compile(source, { defines: { BLOCK: 256 }, std: 'c++17' });
+   * const scale = module.kernel('scale', ['u32', 'f32', 'ptr<f32>'], {
+   *   cpu: (_config, [n, a, x]) => { for (let i = 0; i < n; i++) x[i] = Math.fround(a * x[i]!); },
+   * });
+   */
+  compile(source: string, options?: CompileOptions): Promise<Module> {
+    return compileModule(this, source, options);
+  }
+
+  /**
+   * CUDA C++ whose kernels are compiled per specialization, from each launch's context: see
+   * {@link Template}. Nothing is compiled until a launch needs it.
+   * @example
+   * const template = device.template(source);
+   * const sum = template.kernel('block_sum', ['ptr<f32>', 'ptr<f32>', 'u32'], {
+   *   specialize: (launch) => ({ BLOCK_THREADS: launch.block[0] }),
+   * });
+   * @param source CUDA C++ source text.
+   * @param options compile options shared by every specialization (see {@link Device.compile}).
+   * @throws TypeError for empty source or bad options, RangeError for an unknown `std`.
+   */
+  template(source: string, options?: CompileOptions): Template {
+    this.engine.checkUsable();
+    return makeTemplate(this, source, options);
+  }
+
+  /**
+   * An empty graph, to build node by node (see {@link Graph}); {@link Stream.capture} records one
+   * from a stream's work instead.
+   * @example
+   * using graph = device.createGraph();
+   * const zeroed = graph.addFill(x, 0);
+   * graph.addKernel(scale, { grid: 4, block: 256 }, [n, 2, x], { after: [zeroed] });
+   * using exec = graph.instantiate();
+   * exec.launch(stream);
+   */
+  createGraph(): Graph {
+    this.engine.checkUsable();
+    return makeGraph(this);
+  }
+
+  /**
+   * cuBLAS of this device, in stream order (the CPU reference on the host device); the same as
+   * `Blas.for(device)`. Nothing is loaded until its first call.
+   * @example
+   * device.blas.gemm(stream, a, b, c, { m, n, k });
+   */
+  get blas(): Blas {
+    return Blas.for(this);
+  }
+
+  /**
+   * cuFFT of this device, in stream order (the CPU reference on the host device); the same as
+   * `Fft.for(device)`. Nothing is loaded until its first call.
+   * @example
+   * device.fft.r2c(stream, samples, spectra, { shape: 4096, batch: 64 });
+   */
+  get fft(): Fft {
+    return Fft.for(this);
+  }
+
   static {
     deviceOver = (backend) => Device.#over(backend);
   }

@@ -1,7 +1,9 @@
+// Over 400 lines: Stream's whole public surface, each member documented with an example.
 // Streams: ordered lanes of device work. Every method enqueues and returns at once; completion
-// comes back from the completion queue, never by blocking or polling. The class is the public face:
-// its work goes through its engine (queue/stream-engine.ts), each concern in a file of its own (stream-commands,
-// -steps, -waits, spin-wait.ts); kernels/ adds `launch` and graphs/ `capture`.
+// comes back from the completion queue, never by blocking or polling. Each member checks what it
+// is given and hands the work to an engine below: the stream's queue (queue/stream-engine.ts),
+// each concern in a file of its own (device/stream-commands, -steps, -waits, spin-wait.ts), a
+// kernel's launch block (kernels/), a capture and its conditional nodes (graphs/capture.ts).
 import { EventEmitter } from 'eventemitter3';
 import { brand, isInstance, rangeError, received, typeError, type CudaError } from '../base/errors.js';
 import { checkDType, type DType } from '../base/dtype.js';
@@ -13,13 +15,21 @@ import { letStepTimersGo } from '../queue/step-timers.js';
 import type { HostLaunchOptions, UserData } from '../queue/user-data.js';
 import { Device } from './device.js';
 import { Event, recordOn, waitOn, type EventOptions } from './event.js';
-import type { Recorder } from './recorder.js';
-import { SpinningWaits } from './spin-wait.js';
-import { readStreamOptions, type StreamEvents, type StreamOptions } from './stream-options.js';
-import { allocOn, copyOn, fillOn, hostFunctionOn } from './stream-commands.js';
-import { ValueWatches, hostLaunchOn, onDoneOn, valueDoneOn, valueWatchOn } from './stream-steps.js';
-import { flushedOn, queryOn, synchronizedOn } from './stream-waits.js';
+import type { Recorder } from '../device/recorder.js';
+import { SpinningWaits } from '../device/spin-wait.js';
+import { readStreamOptions, type StreamEvents, type StreamOptions } from '../device/stream-options.js';
+import { allocOn, copyOn, fillOn, hostFunctionOn } from '../device/stream-commands.js';
+import { ValueWatches, hostLaunchOn, onDoneOn, valueDoneOn, valueWatchOn } from '../device/stream-steps.js';
+import { flushedOn, queryOn, synchronizedOn } from '../device/stream-waits.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
+import { checkOptions } from '../base/options.js';
+import type { GraphCondition } from '../device/condition.js';
+import type { KernelArgs, Signature } from '../kernels/kernel-types.js';
+import type { LaunchConfig, LaunchOptions } from '../kernels/launch-config.js';
+import { captureOf, captureOn, checkBody } from '../graphs/capture.js';
+import { checkCases, type ConditionOptions, type ConditionTest, type LoopOptions } from '../graphs/conditions.js';
+import { Kernel } from './kernel.js';
+import { Graph, makeGraph } from './graph.js';
 
 const NON_BLOCKING = 0x1;
 
@@ -157,6 +167,20 @@ export class Stream extends EventEmitter<StreamEvents> {
    */
   fill<D extends DType>(dst: Memory<D>, value: D extends 'i64' | 'u64' ? number | bigint : number): void {
     fillOn(this.engine, this.device.engine, dst, value);
+  }
+
+  /**
+   * Launches `kernel` with a grid, a block and arguments that match its signature. Everything is
+   * checked before anything is enqueued; the launch itself is one native call.
+   * @throws TypeError/RangeError naming the bad argument; CudaError when the driver refuses.
+   * @example
+   * stream.launch(saxpy, { grid: Math.ceil(n / 256), block: 256 }, [n, 2, x, y]);
+   */
+  launch<S extends Signature>(kernel: Kernel<S>, config: LaunchConfig | LaunchOptions, args: KernelArgs<S>): void {
+    if (!isInstance(kernel, Kernel)) typeError('kernel', 'a Kernel', kernel);
+    // Options (hooks) it has none of, rather than leave them unread: hooks are a kernel's, global or a pipeline's.
+    if (arguments.length > 3) typeError('options', 'absent (hooks go to kernel.onLaunch, onLaunch or the launch operator)', arguments[3]);
+    (kernel as Kernel<S>).engine.launchOn(this, config, args);
   }
 
   /**
@@ -311,6 +335,146 @@ export class Stream extends EventEmitter<StreamEvents> {
    */
   synchronized(options: { readonly spin?: number } = {}): Promise<void> {
     return synchronizedOn(this.engine, this.#spins, options, this.#reached);
+  }
+
+  /**
+   * Records the work given to this stream while `fn` runs (until its Promise settles, for an
+   * async `fn`) into a {@link Graph}, instead of enqueuing it: kernel launches, copies, fills,
+   * event records and waits, native host functions, and host steps. A host step (`hostLaunch`)
+   * becomes a JavaScript step of the graph: the device never waits for JavaScript, so each launch
+   * of the graph runs the step between the two parts of the graph it splits.
+   *
+   * Work that a graph cannot hold ends the capture: `synchronized`, `onDone`, `query`, `alloc`,
+   * `close`, or launching an executable on the stream. The call throws a GraphError
+   * (`forbidden`) that says what it was, every later call of the capture throws it too, and the
+   * returned Promise rejects with it. The stream stays usable once `fn` has settled.
+   *
+   * Only what is given to this Stream object is captured: other CUDA code enqueuing on
+   * {@link Stream.handle} meanwhile goes to the device as usual, as does rxcuda's own bookkeeping.
+   * @param fn called with this stream; may be async.
+   * @returns the captured graph, which the caller closes.
+   * @throws TypeError for a non-function; GraphError (`capturing`) when the stream is already
+   * capturing, (`nested`) when called inside another capture's function. The Promise rejects
+   * with a TypeError for a closed stream, or the CudaError that broke the device.
+   * @example
+   * ```ts
+   * using graph = await stream.capture((s) => {
+   *   s.launch(scale, config, [n, 2, x]);
+   *   s.hostLaunch(() => console.log('between the kernels'));
+   *   s.launch(scale, config, [n, 3, x]);
+   * });
+   * using exec = graph.instantiate();
+   * for (let i = 0; i < 1000; i++) exec.launch(stream);
+   * ```
+   */
+  capture(fn: (stream: this) => unknown): Promise<Graph> {
+    if (typeof fn !== 'function') typeError('fn', 'a function', fn);
+    return captureOn(this.engine, () => makeGraph(this.device), () => fn(this));
+  }
+
+  /**
+   * While capturing: a new condition of the graph (or of the body being recorded), for one
+   * conditional node recorded there to read, and for kernels there or in the bodies below to
+   * set: a kernel whose signature declares a `'condition'` parameter takes it (see
+   * {@link GraphCondition}).
+   * @throws GraphError (`condition`) when the stream is not capturing; RangeError for an
+   * `initial` that is not an unsigned 32-bit integer.
+   * @example
+   * const graph = await stream.capture((s) => {
+   *   const more = s.condition({ initial: 1 });
+   *   s.whileLoop(more, () => s.launch(relax, config, [grid, more]), { maxIterations: 10_000 });
+   * });
+   */
+  condition(options: ConditionOptions = {}): GraphCondition {
+    const capture = captureOf(this.engine, 'condition');
+    checkOptions('options', options, ['initial']);
+    return capture.condition(options.initial);
+  }
+
+  /**
+   * While capturing: records a node that sets `condition` from the first element of `memory`
+   * when it runs: to the element itself (`'value'`, the default: a switch's case), or to 1 or 0
+   * by a comparison (`'!= 0'`, `'> 0.5'`). Integer elements and f32/f64 ones are read.
+   * @throws GraphError (`condition`) when the stream is not capturing, or for a condition of
+   * another graph or part of it; TypeError for other memory; as {@link Stream.launch} otherwise.
+   * @example
+   * s.setCondition(more, residualAbove, '!= 0'); // at the end of a while loop's body
+   */
+  setCondition(condition: GraphCondition, memory: Memory, test: ConditionTest = 'value'): void {
+    captureOf(this.engine, 'setCondition').setCondition(condition, memory, test);
+  }
+
+  /**
+   * While capturing: a new condition, set from the first element of `memory` here (see
+   * {@link Stream.setCondition}).
+   * @example
+   * const ok = s.conditionFrom(converged, '!= 0');
+   * s.ifElse(ok, () => s.launch(finish, config, [grid]), () => s.launch(warn, config, [grid]));
+   */
+  conditionFrom(memory: Memory, test: ConditionTest = 'value', options: ConditionOptions = {}): GraphCondition {
+    const capture = captureOf(this.engine, 'conditionFrom');
+    checkOptions('options', options, ['initial']);
+    const condition = capture.condition(options.initial);
+    capture.setCondition(condition, memory, test);
+    return condition;
+  }
+
+  /**
+   * While capturing: records a conditional node that runs what `then` gives the stream when
+   * `condition` is not zero. `then` runs at once, synchronously, with this stream, and what it gives the stream is
+   * recorded into the node's body: kernels, copies, fills, library calls and further conditional
+   * nodes. A host step, an event record or wait or a native host function there ends the capture
+   * with a GraphError (`body`) that names it.
+   * @throws GraphError (`condition`) when the stream is not capturing, or for a condition of
+   * another graph or part of it, or one another node reads.
+   * @example
+   * s.ifThen(s.conditionFrom(count, '> 1000'), () => s.launch(compact, config, [x]));
+   */
+  ifThen(condition: GraphCondition, then: (stream: this) => unknown): void {
+    const bodies = [checkBody(this, 'then', then)];
+    captureOf(this.engine, 'ifThen').conditional('if', condition, bodies, undefined);
+  }
+
+  /**
+   * While capturing: a conditional node that runs what `then` records when `condition` is not
+   * zero, else what `otherwise` records (see {@link Stream.ifThen}).
+   * @example
+   * s.ifElse(ok, () => s.launch(finish, config, [x]), () => s.fill(x, 0));
+   */
+  ifElse(condition: GraphCondition, then: (stream: this) => unknown, otherwise: (stream: this) => unknown): void {
+    const bodies = [checkBody(this, 'then', then), checkBody(this, 'otherwise', otherwise)];
+    captureOf(this.engine, 'ifElse').conditional('if', condition, bodies, undefined);
+  }
+
+  /**
+   * While capturing: a conditional node that runs what `body` records again and again while
+   * `condition` is not zero (checked before each iteration, the first included): a kernel in the
+   * body sets it, or {@link Stream.setCondition} does. With `maxIterations`, a loop that would
+   * run more is stopped on the device, the graph goes on, and a {@link LoopLimitError} is
+   * reported after the launch, through the stream's `error` event (or a pipeline's error).
+   * @throws RangeError for a `maxIterations` that is not a whole number from 1 to 2^31 - 1; as
+   * {@link Stream.ifThen} otherwise.
+   * @example
+   * const more = s.condition({ initial: 1 });
+   * s.whileLoop(more, () => s.launch(relax, config, [grid, next, more]), { maxIterations: 10_000 });
+   */
+  whileLoop(condition: GraphCondition, body: (stream: this) => unknown, options: LoopOptions = {}): void {
+    checkOptions('options', options, ['maxIterations', 'name']);
+    const bodies = [checkBody(this, 'body', body)];
+    captureOf(this.engine, 'whileLoop').conditional('while', condition, bodies, options);
+  }
+
+  /**
+   * While capturing: a conditional node that runs what `cases[n]` records when `condition` is
+   * `n`, and nothing when it is `cases.length` or more (see {@link Stream.ifThen}).
+   * @throws RangeError for no cases; as {@link Stream.ifThen} otherwise.
+   * @example
+   * const which = s.conditionFrom(classOf);
+   * s.switchOn(which, [() => s.launch(a, config, [x]), () => s.launch(b, config, [x])]);
+   */
+  switchOn(condition: GraphCondition, cases: readonly ((stream: this) => unknown)[]): void {
+    const bodies = checkCases(cases).map((fn, i) => checkBody(this, `cases[${i}]`, fn));
+    captureOf(this.engine, 'switchOn').conditional('switch', condition, bodies, undefined);
   }
 
   /**

@@ -4,15 +4,15 @@
 import { isInstance, typeError } from '../base/errors.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 import { checkOptions } from '../base/options.js';
-import { Device as DeviceClass, type Device } from '../device/device.js';
+import { Device as DeviceClass, type Device } from './device.js';
 import type { DeviceArray } from '../memory/memory.js';
-import { checkStreamOf, type Stream } from '../device/stream.js';
+import { checkStreamOf, type Stream } from './stream.js';
 import { recordLibraryCall } from '../graphs/node-work.js';
-import { requireLibrary } from './availability.js';
-import { RecordedCall, allocationsOf, readyNow, submit, type Readiness, type Library } from './call.js';
-import { statusError } from './errors.js';
-import { GEMM_KEYS, GemmShape, LastGemm, checkGemm, gemmChange, gemmName, type GemmDType, type GemmOptions, type GemmOutput } from './gemm-args.js';
-import { CUBLAS, G, libraries, type NativeBlas } from './native.js';
+import { requireLibrary } from '../libraries/availability.js';
+import { RecordedCall, allocationsOf, readyNow, submit, type Readiness, type Library } from '../libraries/call.js';
+import { statusError } from '../libraries/errors.js';
+import { GEMM_KEYS, GemmShape, LastGemm, checkGemm, gemmChange, gemmName, type GemmDType, type GemmOptions, type GemmOutput } from '../libraries/gemm-args.js';
+import { CUBLAS, G, libraries, type NativeBlas } from '../libraries/native.js';
 
 /**
  * Bytes of the workspace each stream's cuBLAS calls share on a GPU (cuBLAS's advice for Hopper),

@@ -6,21 +6,20 @@
 import { brand, GraphError, elementsOf, isArray, isInstance, rangeError, received, typeError } from '../base/errors.js';
 import type { NativeGraphExec } from '../native/types.js';
 import type { Allocation } from '../memory/allocation.js';
-import type { Module } from '../kernels/module.js';
 import type { KernelArgs, Signature } from '../kernels/kernel-types.js';
 import { LaunchConfig, type LaunchOptions } from '../kernels/launch-config.js';
 import { hostStep } from '../queue/host-steps.js';
 import { settling } from '../queue/scheduler.js';
 import { GraphNode, addToNative, needsUpdate, replayOn, setInNative, shapeDifference, type NodeWork } from './graph-node.js';
 import { Graph, type GraphStep, type Segment } from './graph.js';
-import { allocationsOf, holdWork, kernelWork, modulesOf, sameHolds, type HeldResources } from './node-work.js';
-import { buildNatives, updateNative, type Built, type NativeBuild, type NativeLayout } from './conditional-native.js';
-import type { LoopReports } from './loop-reports.js';
-import { BodyStreams, HostConditions } from './conditional-host.js';
-import { checkConditionUses, childOf, withChild } from './conditional-checks.js';
+import { allocationsOf, holdWork, kernelWork, modulesOf, sameHolds, type HeldResources, type NodeModule } from '../graphs/node-work.js';
+import { buildNatives, updateNative, type Built, type NativeBuild, type NativeLayout } from '../graphs/conditional-native.js';
+import type { LoopReports } from '../graphs/loop-reports.js';
+import { BodyStreams, HostConditions } from '../graphs/conditional-host.js';
+import { checkConditionUses, childOf, withChild } from '../graphs/conditional-checks.js';
 import { onDoneCommand, watchByNotification } from '../queue/host-steps.js';
-import { Stream, checkStreamOf } from '../device/stream.js';
-import type { Device } from '../device/device.js';
+import { Stream, checkStreamOf } from './stream.js';
+import type { Device } from './device.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 
 const unclosed = new FinalizationRegistry<HeldResources>((held) => held.release());
@@ -58,7 +57,7 @@ export class GraphExec {
   readonly #loops: LoopReports | undefined;
   readonly #counted: readonly boolean[];
   /** The streams its conditional nodes' bodies run on (the host device). */
-  readonly #bodyStreams: BodyStreams | undefined;
+  readonly #bodyStreams: BodyStreams<Stream> | undefined;
   /** Each node's parameters for the next launch; replaced, never changed, by updates. */
   #works: readonly NodeWork[];
   /** Each node's parameters as the native executables hold them. */
@@ -70,7 +69,7 @@ export class GraphExec {
   #memory: readonly Allocation[] | undefined;
   /** The registered arrays' allocations among them, checked at each launch (see user-arrays.ts). */
   #registered: readonly Allocation[] | undefined;
-  readonly #modules: readonly Module[];
+  readonly #modules: readonly NodeModule[];
   readonly #held: HeldResources;
   /** Launches given to streams that have not reached the driver yet. */
   #queued = 0;
@@ -110,7 +109,7 @@ export class GraphExec {
     checkConditionUses(works, segments);
     if (graph.device.kind !== 'cuda') return new GraphExec(CONSTRUCTOR_TOKEN, graph, works, segments, undefined, held);
     const deps = nodes.map((node) => node.dependencies.map((d) => d.index));
-    const built = buildNatives(graph.device, graph, works, deps, segments, addToNative);
+    const built = buildNatives(graph.device.engine, graph, works, deps, segments, addToNative);
     return new GraphExec(CONSTRUCTOR_TOKEN, graph, works, segments, built, held);
   }
 
@@ -291,7 +290,7 @@ export class GraphExec {
     this.close();
   }
 
-  #launchSegment(stream: Stream, segment: number, works: readonly NodeWork[], conditions: HostConditions | undefined): void {
+  #launchSegment(stream: Stream, segment: number, works: readonly NodeWork[], conditions: HostConditions<Stream> | undefined): void {
     const { first, end } = this.#segments[segment]!;
     const native = this.#natives?.[segment];
     if (!native) {

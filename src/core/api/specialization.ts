@@ -4,12 +4,12 @@
 // blocking the main thread.
 import { checkDefines } from '../compiler/program.js';
 import { reportFailure } from '../queue/failure-route.js';
-import { withLaunch } from './current-launch.js';
+import { withLaunch } from '../kernels/current-launch.js';
 import type { LaunchContext } from './launch-context.js';
 import type { Defines } from '../compiler/program.js';
 import { LaunchHookError } from './launch-hooks.js';
 import type { Kernel } from './kernel.js';
-import type { Signature } from './kernel-types.js';
+import type { Signature } from '../kernels/kernel-types.js';
 import { isThenable } from '../base/thenable.js';
 
 /**
