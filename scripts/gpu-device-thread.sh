@@ -16,7 +16,7 @@ part() { [[ $parts == *",$1,"* ]]; }
 # VARIANTS=default,one,old (the default: all) picks small-frames' builds and thread counts.
 variants=",${VARIANTS:-default,one,old},"
 variant() { [[ $variants == *",$1,"* ]]; }
-for v in ${VARIANTS//,/ }; do
+for v in ${variants//,/ }; do
   [[ $v == default || $v == one || $v == old ]] || { echo "gpu-device-thread.sh: VARIANTS names $v: default, one or old" >&2; exit 2; }
 done
 part tests && step 'test/gpu' 420 npx vitest run test/gpu
