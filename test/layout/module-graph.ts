@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
-/** A file of src/ (its path relative to src/, e.g. `core/device/stream.ts`) and the files it names. */
+/** A file of src/ (its path relative to src/, e.g. `core/api/stream.ts`) and the files it names. */
 export interface ModuleFile {
   readonly path: string;
   /** The folder, relative to src/: `core/device`, `operators`, or '' for src/ itself. */

@@ -398,7 +398,8 @@ export class Device {
 }
 
 // Memory names the device that owns it: added here, where Device is known (memory itself knows
-// its device only as its engine, the MemoryDevice of memory/owner.ts).
+// its device only as its engine, the MemoryDevice of memory/owner.ts, and lists this member at
+// its top). Memory stays below the engines that take it: the one member added from above.
 declare module '../memory/memory.js' {
   interface Memory<D extends DType = DType> {
     /** The device whose context owns this memory. */

@@ -4,9 +4,8 @@
 // add… methods) or captured from a stream (Stream.capture); instantiate() makes the executable
 // that launches it. JavaScript steps split a graph into segments: the device never waits for
 // JavaScript, so a step runs between two native graph launches, as a host step of the scheduler.
-//
-// Graph, GraphNode and GraphExec name one another (a graph makes its nodes and executables, and
-// each of them names its graph, as the public API types it): the one import circle of this folder.
+// Its engine is its builder (graphs/graph-builder.ts), which it hands its nodes, its bodies and
+// the compiler of the condition kernels when it makes it.
 import type { DType } from '../base/dtype.js';
 import { brand, elementsOf, isArray, isInstance, nameOf, rangeError, received, typeError } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';

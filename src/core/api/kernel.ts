@@ -1,9 +1,9 @@
 // Kernels with declared signatures, and below each its engine with the launch fast path (the
 // public Kernel checks and delegates to it): each launch writes its arguments
-// into a preallocated block (launch-block.ts) and makes one native call; one that needs a context
-// (hooks, a CPU implementation, a specializer) builds it first. A module makes its kernels, and a
-// kernel launches through contexts, hooks and specializations, each of which names the kernel (as
-// the public API types it): the one import circle of this folder.
+// into a preallocated block (kernels/launch-block.ts) and makes one native call; one that needs a
+// context (hooks, a CPU implementation, a specializer) builds it first. The engine stays in this
+// file: it hands user code public objects (a launch's context holds this Kernel and the Stream;
+// the kernel on another device is a Kernel).
 import { brand, checkCount, isArray, rangeError, received, typeError } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
 import type { KernelAttributes, NativeKernel } from '../native/types.js';

@@ -1,5 +1,7 @@
 // Device arrays (stream-ordered pool memory) and pinned host arrays: what kernels and copies
 // address. Their allocations (allocation.ts) free them behind the work that used them.
+// One member is added from above: `Memory.device`, the public Device (core/api/device.ts), which
+// memory knows only as the device's engine (MemoryDevice, owner.ts).
 import { bufferOf, byteLengthOf, byteOffsetOf, lengthOf, typedArrayName } from '../base/buffers.js';
 import { DTYPES, type DType, type TypedArrayOf } from '../base/dtype.js';
 import { constants } from 'node:buffer';
