@@ -15,6 +15,9 @@ old=${RXCUDA_BENCH_DIST:-$PWD/.bench-old}
 [[ -d $old ]] || { echo "gpu-before-after.sh: no earlier build in $old" | tee -a "$summary"; exit 2; }
 frames=(node bench/small-frames.mjs --rounds "${ROUNDS:-3}" --frames "${FRAMES:-8000}" --bytes "${BYTES:-1024}" --lanes "${LANES:-4}")
 benches=" ${BENCHES:-completion small-frames} "
+for b in $benches; do
+  [[ $b == completion || $b == small-frames ]] || { echo "gpu-before-after.sh: BENCHES names $b: completion or small-frames" >&2; exit 2; }
+done
 for run in ${PROCESSES:-1 2 3 4}; do
   if [[ $benches == *" completion "* ]]; then
     step "completion, this build, $run" 120 env -u RXCUDA_BENCH_DIST OUT="$out/json" node bench/completion.mjs

@@ -25,4 +25,4 @@ export { GraphExec } from './api/graph-exec.js';
 export { GraphNode, type GraphNodeKind } from './api/graph-node.js';
 export { Blas, BLAS_WORKSPACE_BYTES } from './api/blas.js';
 export { Fft } from './api/fft.js';
-export { Builtins, type BuiltinDType } from './api/builtins.js';
+export { Builtins, type BuiltinDType } from './builtins/builtins.js';

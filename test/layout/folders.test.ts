@@ -22,6 +22,7 @@ const LAYERS = [
   'core/graphs',
   'core/libraries',
   'core/api',
+  'core/builtins',
   'core',
   'operators/timeline',
   'operators/pipeline',

@@ -84,7 +84,7 @@ describe('the packed package (npm pack, installed with --ignore-scripts)', { tim
     const declarations = files(join(installed, 'dist')).filter((f) => f.endsWith('.d.ts'));
     expect(declarations.length).toBeGreaterThan(10);
     for (const file of declarations) expect(readFileSync(join(installed, 'dist', file), 'utf8')).not.toContain('@internal');
-    writeFileSync(join(app, 'all.ts'), `export * from 'rxcuda';\n`);
+    writeFileSync(join(app, 'all.ts'), `export * from 'rxcuda';\nexport * as internal from 'rxcuda/internal';\n`);
     const run = spawnSync(process.execPath, [tsc, '--noEmit', '--strict', '--skipLibCheck', 'false', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022', '--lib', 'ES2023,ESNext.Disposable', '--types', 'node', 'all.ts'], { cwd: app, encoding: 'utf8' });
     const errors = [...run.stdout.matchAll(/^node_modules\/rxcuda\/(\S+?)\(\d+,\d+\): error TS\d+: (.*)$/gm)].map((m) => `${m[1]}: ${m[2]}`);
     expect(errors).toEqual([]);

@@ -175,7 +175,7 @@ export function optionsParameters(): OptionsParameter[] {
 
 /**
  * Every callable of the public API, by id: `rxcuda: upload` (a function), `rxcuda: Stream#launch`
- * (a public method, module augmentations included), `rxcuda: Blas.for` (a static one),
+ * (a public method), `rxcuda: Blas.for` (a static one),
  * `rxcuda: LanePool.constructor` (a public constructor).
  */
 export function publicCallables(): Set<string> {

@@ -28,6 +28,7 @@ import { GraphCondition, checkConditionArgs, checkConditionOfNode, type Conditio
 import { bodyReturnedPromise, checkCases, type ConditionTest, type ConditionalType, type LoopBound } from '../graphs/conditions.js';
 import { loadConditionKernels } from '../graphs/condition-kernels.js';
 import { compileModule } from './module.js';
+import type { ConditionOptions, LoopOptions } from '../graphs/conditions.js';
 
 /** Options for a node added to a {@link Graph}. */
 export interface NodeOptions {
@@ -39,7 +40,6 @@ export interface NodeOptions {
   readonly after?: readonly GraphNode[];
 }
 
-import type { ConditionOptions, LoopOptions } from '../graphs/conditions.js';
 export type { ConditionOptions, LoopOptions } from '../graphs/conditions.js';
 export type { GraphStep, Segment } from '../graphs/graph-builder.js';
 

@@ -221,7 +221,7 @@ export class KernelEngine<S extends Signature = Signature> {
     this.block = new LaunchBlock(native, signature, module.device.engine, {
       usedOn: (lane) => module.engine.usedOn(lane),
       checkConfig: (config) => this.checkConfig(config),
-      record: (recorder, config, args, block) => (recorder as Recorder & LaunchRecorder).kernel(kernel as unknown as Kernel, config, args, block),
+      record: (recorder, config, args, block) => (recorder as Recorder & LaunchRecorder).kernel(kernel, config, args, block),
     });
   }
 

@@ -48,7 +48,7 @@ export class SpinningWaits {
   readonly #watching = new Set<() => void>();
   /**
    * Events of settled waits, recorded again by later ones (a completion point still waiting for
-   * an earlier record keeps its own native event: see event.ts).
+   * an earlier record keeps its own native event: see api/event.ts).
    */
   readonly #points: SpinPoint[] = [];
 

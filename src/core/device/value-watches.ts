@@ -31,7 +31,7 @@ import { laneWord } from './spin-wait.js';
 export type WatchRoad = 'events' | 'words';
 let watchKind: WatchRoad = 'events';
 
-/** @internal Sets the kind of the watches that start from now on (see rxcuda/internal). */
+/** Sets the kind of the watches that start from now on (see rxcuda/internal). */
 export function setWatchRoad(value: WatchRoad): void {
   // The message names the argument `road`, as the function's name does.
   if (value !== 'events' && value !== 'words') typeError('road', "'events' or 'words'", value);

@@ -79,8 +79,8 @@ export interface KernelSource {
 }
 
 /**
- * Compiles CUDA C++ for one device and loads it there: {@link Device.compile}, handed down by the
- * public classes.
+ * Compiles CUDA C++ for one device and loads it there: what {@link Device.compile} does
+ * (`compileModule` in api/module.ts), handed down by the public classes.
  */
 export type KernelCompiler = (source: string, options: CompileOptions) => Promise<KernelSource>;
 
@@ -137,8 +137,10 @@ export function conditionKernelsOf(device: DeviceEngine): ConditionKernels | und
 }
 
 /**
- * Compiles the device's kernels with `compile` and loads them, once; on the host device resolves
- * at once.
+ * Compiles the device's kernels with `compile` and loads them, once per device: a later call
+ * while they load or once they have loaded is given the same Promise, and its `compile` is not
+ * called (a failed compile is tried again, with the next call's). On the host device resolves at
+ * once.
  */
 export function loadConditionKernels(device: DeviceEngine, compile: KernelCompiler): Promise<unknown> {
   if (device.kind === 'host') return Promise.resolve().then(() => void readyHosts.add(device));

@@ -37,6 +37,8 @@ export interface NodeKernel<S extends Signature = Signature> {
     readonly native: NativeKernel;
     /** Whether its signature has a `'condition'` parameter. */
     readonly takesConditions: boolean;
+    /** Whether a struct is among its parameters: only then can the same arguments pack other bytes. */
+    readonly packsStructs: boolean;
     /** The launch block of checked `args` under `config`. */
     packed(config: LaunchConfig, args: never): Uint8Array;
     /** Refuses a configuration the kernel cannot launch with. */

@@ -1,4 +1,4 @@
-// The launch current for the code acting on its behalf (see currentLaunch in launch-context.ts):
+// The launch current for the code acting on its behalf (see currentLaunch in api/launch-context.ts):
 // for synchronous code (hooks) a variable, which costs nothing to set around a hook; for
 // asynchronous code that began inside one (a specializer or CPU implementation that awaits) an
 // AsyncLocalStorage, which carries the launch across `await`.

@@ -5,11 +5,10 @@
 // work, and launch it as it is. The first operation no kept executable holds starts a recording
 // of the value's own, beginning with what matched so far.
 import type { Memory } from '../../core/memory/memory.js';
-import type { Kernel } from '../../core/api/kernel.js';
 import type { LaunchConfig } from '../../core/kernels/launch-config.js';
 import { GraphRecorder } from '../../core/graphs/capture.js';
 import type { GraphExec } from '../../core/api/graph-exec.js';
-import type { NodeWork } from '../../core/api/graph-node.js';
+import type { NodeKernel, NodeWork } from '../../core/graphs/node-work.js';
 import { HEADER_BYTES } from '../../core/kernels/packer.js';
 import type { Stream } from '../../core/api/stream.js';
 
@@ -31,7 +30,7 @@ export interface RecordingOwner {
 }
 
 /** Whether a kept node's work is this launch. */
-function isLaunch(work: NodeWork, kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): boolean {
+function isLaunch(work: NodeWork, kernel: NodeKernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): boolean {
   if (work.kind !== 'kernel' || work.kernel !== kernel || work.config !== config) return false;
   const given = work.args;
   if (given.length !== args.length) return false;
@@ -87,7 +86,7 @@ export class ValueRecording extends GraphRecorder {
     this.#stream = stream;
   }
 
-  override kernel(kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void {
+  override kernel(kernel: NodeKernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array): void {
     if (this.#state !== RECORDING) {
       this.#begin();
       let still = 0;

@@ -6,13 +6,13 @@ import type { TypedArrayOf } from '../base/dtype.js';
 import { checkCount, isInstance, rangeError, received, typeError } from '../base/errors.js';
 import type { LaunchConfig } from '../kernels/launch-config.js';
 import { Memory } from '../memory/memory.js';
-import { Device as DeviceClass, type Device } from './device.js';
-import type { Kernel } from './kernel.js';
+import { Device as DeviceClass, type Device } from '../api/device.js';
+import type { Kernel } from '../api/kernel.js';
 import type { ParamType } from '../kernels/kernel-types.js';
-import { compileModule } from './module.js';
-import type { Module } from './module.js';
+import { compileModule } from '../api/module.js';
+import type { Module } from '../api/module.js';
 import { checkScalar } from '../base/scalar.js';
-import { Stream as StreamClass, type Stream } from './stream.js';
+import { Stream as StreamClass, type Stream } from '../api/stream.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 
 /** Element types the built-in kernels take. */
