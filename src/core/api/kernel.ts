@@ -19,7 +19,8 @@ import { LaunchBlock } from '../kernels/launch-block.js';
 import { checkDynamicShared, type LaunchConfig, type LaunchOptions, checkConfigFor } from '../kernels/launch-config.js';
 import { LaunchContext, makeLaunchContext } from './launch-context.js';
 import { globalHooks, LaunchHooks, type Disposer, type LaunchHook } from './launch-hooks.js';
-import type { Module, ModuleEngine } from './module.js';
+import type { Module } from './module.js';
+import type { ModuleEngine } from '../kernels/module-engine.js';
 import { checkCompiledParams, checkSignature } from '../kernels/packer.js';
 import { Specializations } from './specialization.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
@@ -179,7 +180,7 @@ export class KernelEngine<S extends Signature = Signature> {
   /** Its module (the kernel's), read by every launch. */
   readonly module: Module;
   /** Its module's engine, whose `closed` every launch reads. */
-  readonly #module: ModuleEngine;
+  readonly #module: ModuleEngine<Module, Device>;
   /** The native kernel (a graph's kernel nodes name it). */
   readonly native: NativeKernel;
   /** Whether a struct is among its parameters: only then can the same arguments (`Object.is`) pack other bytes. */

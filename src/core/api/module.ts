@@ -1,9 +1,10 @@
-// Modules: cubin, fatbin or PTX images loaded on a device, and the kernels looked up in them; below
-// each, its engine: the loaded image, the lanes that used it and its code on other devices.
+// Modules: cubin, fatbin or PTX images loaded on a device, and the kernels looked up in them. Each
+// module's engine (kernels/module-engine.ts) keeps its loaded image, the lanes that used it, what
+// holds it and its code on other devices.
 import { isArrayBuffer, plainView, typedArrayName } from '../base/buffers.js';
 import { addon } from '../native/addon.js';
 import type { NativeModule } from '../native/types.js';
-import { brand, CudaError, rangeError, typeError, received } from '../base/errors.js';
+import { brand, CudaError, typeError, received } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
 import { refusal } from '../base/thenable.js';
 import { checkOnHost, type HostChecked } from '../compiler/host-check.js';
@@ -14,30 +15,8 @@ import type { Signature } from '../kernels/kernel-types.js';
 import { readSignature } from '../kernels/packer.js';
 import { CpuLauncher, type CpuKernel } from '../kernels/cpu-kernel.js';
 import type { Device } from './device.js';
-import type { MemoryLane } from '../memory/owner.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
-import { UsedLanes } from '../memory/used-lanes.js';
-
-/**
- * Unloads a module once the work given to the device so far (the launches from it included) has
- * finished, on a worker thread: the driver's unload waits for the whole device.
- */
-function unload(device: Device, native: NativeModule | undefined, streams: UsedLanes): void {
-  const used = [...streams];
-  streams.clear();
-  if (native) device.engine.completionPoints.whenQuiet(() => native.unload(), used);
-}
-
-// A module nobody closed is unloaded the same way when it is collected.
-const unloadWhenCollected = new FinalizationRegistry<{ device: Device; native: NativeModule; streams: UsedLanes }>(
-  ({ device, native, streams }) => {
-    try {
-      unload(device, native, streams);
-    } catch {
-      // The device is gone (process teardown): the context takes its modules with it.
-    }
-  },
-);
+import { ModuleEngine, type Reload as EngineReload } from '../kernels/module-engine.js';
 
 /** A module image: PTX text, or cubin / fatbin / PTX bytes. */
 export type ModuleImage = string | Uint8Array | ArrayBuffer;
@@ -78,7 +57,7 @@ function deviceRuntimeLibrary(): string {
 }
 
 /** Loads a module's code on another device (its image again, or compiled for that device). */
-export type Reload = (device: Device) => Module | Promise<Module>;
+export type Reload = EngineReload<Module, Device>;
 
 /**
  * What {@link Device.loadModule} and {@link Device.compile} do (the constructor is private, so
@@ -120,7 +99,7 @@ export class Module {
   /** The device it is loaded on. */
   readonly device: Device;
   /** @internal Its loaded image, the lanes that used it, and its code on other devices. */
-  readonly engine: ModuleEngine;
+  readonly engine: ModuleEngine<Module, Device>;
   /** What the compiler printed while compiling it (warnings), or '' for loaded images. */
   readonly log: string;
   /** Whether the compiled code came from the on-disk cache. */
@@ -136,8 +115,7 @@ export class Module {
     checkConstructorToken(token, 'a Module', 'device.compile() or device.loadModule()');
     this.#entries = entries;
     this.device = device;
-    this.engine = new ModuleEngine(this, native, reload);
-    if (native) unloadWhenCollected.register(this, { device, native, streams: this.engine.streams }, this);
+    this.engine = new ModuleEngine<Module, Device>(this, native, reload, (other) => moduleForHost(other));
     this.#names = names;
     this.log = log;
     this.fromCache = fromCache;
@@ -244,8 +222,6 @@ export class Module {
    * module.close(); // unloaded once the launch has finished
    */
   close(): void {
-    if (this.engine.closed) return;
-    unloadWhenCollected.unregister(this);
     this.engine.close();
   }
 
@@ -263,91 +239,5 @@ export class Module {
   static {
     loadModuleImage = (device, image, names, log, fromCache, deviceRuntime, reload) => Module.#load(device, image, names, log, fromCache, deviceRuntime, reload);
     moduleForHost = (device, checked) => Module.#forHost(device, checked);
-  }
-}
-
-/** What only rxcuda uses of a module: its loaded image, the lanes that used it, its code elsewhere. */
-export class ModuleEngine {
-  /** The module it serves. */
-  readonly module: Module;
-  /** The loaded image; none on the host device. */
-  readonly native: NativeModule | undefined;
-  /** The lanes that launched its kernels: its unload waits for them. */
-  readonly streams = new UsedLanes();
-  /** True once the module's `close()` was called. */
-  closed = false;
-  readonly #reload: Reload | undefined;
-  /** The module's code on other devices, loaded (or loading) on first use there. */
-  readonly #elsewhere = new Map<Device, Module | Promise<Module>>();
-  /** Graphs and executables whose kernel nodes use it: the unload waits until they release it. */
-  #held = 0;
-
-  constructor(module: Module, native: NativeModule | undefined, reload: Reload | undefined) {
-    this.module = module;
-    this.native = native;
-    this.#reload = reload;
-  }
-
-  /**
-   * A module with no code on `device`, for kernels whose code is elsewhere (a template's kernels
-   * and a kernel's counterpart still loading: kernels of specializations, which never ask it to
-   * load on another device).
-   */
-  placeholder(device: Device): Module {
-    return moduleForHost(device);
-  }
-
-  /**
-   * The module's code on `device`: itself on its own device, else loaded there on the first ask
-   * and kept (a load that failed is tried again on the next ask); closed with this one.
-   * @throws RangeError for a device of another backend, or a module that cannot be reloaded.
-   */
-  on(device: Device): Module | Promise<Module> {
-    const own = this.module.device;
-    if (device === own) return this.module;
-    const known = this.#elsewhere.get(device);
-    if (known) return known;
-    if (device.engine.backend !== own.engine.backend || !this.#reload)
-      rangeError('stream', `a stream of a ${own.kind} device`, received(`a stream of ${device}`));
-    const loaded = this.#reload(device);
-    this.#elsewhere.set(device, loaded);
-    if (loaded instanceof Promise)
-      loaded.then(
-        (module) => {
-          this.#elsewhere.set(device, module);
-          if (this.closed) module.close();
-        },
-        () => this.#elsewhere.delete(device),
-      );
-    return loaded;
-  }
-
-  /**
-   * Notes a lane that launched kernels of this module, so `close()` waits for it; it is released
-   * once its stream has closed and its work is done, so that a module kept for the process does
-   * not keep every stream that ever launched one of its kernels (nor what they hold).
-   */
-  usedOn(lane: MemoryLane): void {
-    if (!this.streams.add(lane) || lane.closed) return;
-    const streams = new WeakRef(this.streams); // the lane does not keep the module alive
-    lane.whenDrained(() => streams.deref()?.delete(lane));
-  }
-
-  /** Marks the module closed: unloaded now unless held, its code on other devices closed too. */
-  close(): void {
-    this.closed = true;
-    if (this.#held === 0) unload(this.module.device, this.native, this.streams);
-    for (const other of this.#elsewhere.values()) if (!(other instanceof Promise)) other.close();
-    this.#elsewhere.clear();
-  }
-
-  /** Keeps the module loaded, even once closed, until {@link letGo}. */
-  hold(): void {
-    this.#held++;
-  }
-
-  /** Ends one {@link hold}; a close asked meanwhile unloads now. */
-  letGo(): void {
-    if (--this.#held === 0 && this.closed) unload(this.module.device, this.native, this.streams);
   }
 }
