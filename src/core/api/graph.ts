@@ -4,8 +4,8 @@
 // add… methods) or captured from a stream (Stream.capture); instantiate() makes the executable
 // that launches it. JavaScript steps split a graph into segments: the device never waits for
 // JavaScript, so a step runs between two native graph launches, as a host step of the scheduler.
-// Its engine is its builder (graphs/graph-builder.ts), which it hands its nodes, its bodies and
-// the compiler of the condition kernels when it makes it.
+// Its engine is its builder (graphs/graph-builder.ts), which it hands how to make its nodes and
+// bodies when it makes it.
 import type { DType } from '../base/dtype.js';
 import { brand, elementsOf, isArray, isInstance, nameOf, rangeError, received, typeError } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
@@ -45,7 +45,8 @@ export type { GraphStep, Segment } from '../graphs/graph-builder.js';
 
 /**
  * Compiles and loads `device`'s built-in condition kernels, once per device (see
- * graphs/condition-kernels.ts): for the operators that record conditional work without a Graph.
+ * graphs/condition-kernels.ts): for a graph's `ready()`, a capture, and the operators that record
+ * conditional work without a Graph.
  */
 export function loadConditionKernelsOn(device: Device): Promise<unknown> {
   return loadConditionKernels(device.engine, (source, options) => compileModule(device, source, options));
@@ -93,7 +94,6 @@ export class Graph implements ConditionScope {
       makeNode: (index, work, after) => makeGraphNode(this, index, work, after),
       makeBody: () => new Graph(CONSTRUCTOR_TOKEN, device, this),
       builderOf: (graph) => graph.engine,
-      compile: (source, options) => compileModule(device, source, options),
     };
     this.engine = new GraphBuilder(device.engine, faces, parent?.engine);
   }
@@ -131,7 +131,7 @@ export class Graph implements ConditionScope {
     const visit = (nodes: readonly GraphNode[]) => {
       for (const node of nodes) {
         const work = node.work;
-        if (work.kind === 'kernel' && work.kernel === (kernel as unknown as Kernel)) found.push(node);
+        if (work.kind === 'kernel' && work.kernel === kernel) found.push(node);
         else if (work.kind === 'conditional') for (const body of work.bodies) visit((body.graph as Graph).engine.nodes);
       }
     };
@@ -170,7 +170,7 @@ export class Graph implements ConditionScope {
     const given = elementsOf(args); // a plain copy, read once: what is packed is what the graph holds
     const block = kernel.engine.packed(checked, given as KernelArgs<S>);
     checkConditionArgs(given, this);
-    return this.engine.add(kernelWork(kernel as unknown as Kernel, checked, given, block), after) as GraphNode<S>;
+    return this.engine.add(kernelWork(kernel, checked, given, block), after) as GraphNode<S>;
   }
 
   /**
@@ -358,7 +358,7 @@ export class Graph implements ConditionScope {
    * using exec = graph.instantiate();
    */
   async ready(): Promise<void> {
-    if (this.engine.usesBuiltins) await this.engine.loadBuiltins();
+    if (this.engine.usesBuiltins) await loadConditionKernelsOn(this.device);
   }
 
   #addConditional(type: ConditionalType, condition: GraphCondition, fns: readonly ((body: Graph) => void)[], loop: LoopBound | undefined, after: readonly GraphNode[]): GraphNode<undefined> {

@@ -29,7 +29,7 @@ import type { LaunchConfig, LaunchOptions } from '../kernels/launch-config.js';
 import { captureOf, captureOn, checkBody } from '../graphs/capture.js';
 import { checkCases, type ConditionOptions, type ConditionTest, type LoopOptions } from '../graphs/conditions.js';
 import { Kernel } from './kernel.js';
-import { Graph, makeGraph } from './graph.js';
+import { Graph, loadConditionKernelsOn, makeGraph } from './graph.js';
 
 const NON_BLOCKING = 0x1;
 
@@ -369,7 +369,7 @@ export class Stream extends EventEmitter<StreamEvents> {
    */
   capture(fn: (stream: this) => unknown): Promise<Graph> {
     if (typeof fn !== 'function') typeError('fn', 'a function', fn);
-    return captureOn(this.engine, () => makeGraph(this.device), () => fn(this));
+    return captureOn(this.engine, () => makeGraph(this.device), () => loadConditionKernelsOn(this.device), () => fn(this));
   }
 
   /**

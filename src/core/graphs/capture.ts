@@ -83,9 +83,13 @@ interface Scope {
   last: BuiltNode | undefined;
 }
 
-/** What a capturing stream records into: `graph`, made empty for it. */
+/**
+ * What a capturing stream records into: `graph`, made empty for it; `loadBuiltins` loads the
+ * device's condition kernels, which a setter or a bounded loop recorded here needs.
+ */
 export class Capture<G extends CapturedGraph = CapturedGraph> extends GraphRecorder {
   readonly graph: G;
+  readonly #loadBuiltins: () => Promise<unknown>;
   #scope: Scope;
   #failure: GraphError | undefined;
   /** Library calls' libraries still being made ready: the graph is handed over once they are. */
@@ -96,9 +100,10 @@ export class Capture<G extends CapturedGraph = CapturedGraph> extends GraphRecor
    */
   readonly strays: Promise<unknown>[] = [];
 
-  constructor(graph: G) {
+  constructor(graph: G, loadBuiltins: () => Promise<unknown>) {
     super();
     this.graph = graph;
+    this.#loadBuiltins = loadBuiltins;
     this.#scope = { graph: this.graph, last: undefined };
   }
 
@@ -121,7 +126,7 @@ export class Capture<G extends CapturedGraph = CapturedGraph> extends GraphRecor
   setCondition(condition: GraphCondition, memory: Memory, test: ConditionTest): void {
     this.#check();
     this.add(this.#refusing(() => this.#scope.graph.engine.setConditionWork(condition, memory, test)));
-    this.pending.push(this.graph.engine.loadBuiltins());
+    this.pending.push(this.#loadBuiltins());
   }
 
   /**
@@ -153,7 +158,7 @@ export class Capture<G extends CapturedGraph = CapturedGraph> extends GraphRecor
     this.#check();
     const node = this.#refusing(() => scope.graph.engine.addConditional(type, condition, bodies, bound, scope.last ? [scope.last] : []));
     scope.last = node;
-    if (bound) this.pending.push(this.graph.engine.loadBuiltins());
+    if (bound) this.pending.push(this.#loadBuiltins());
   }
 
   /** Runs `check`; a GraphError it throws ends the capture, as a forbidden call does. */
@@ -277,16 +282,17 @@ function alreadyCapturing(): never {
 
 /**
  * What {@link Stream.capture} does once `fn` is checked: records what `lane` is given while `body`
- * runs into the graph `makeGraph` makes (made once the capture may start).
+ * runs into the graph `makeGraph` makes (made once the capture may start); `loadBuiltins` loads
+ * the device's condition kernels, once the capture records a node that needs them.
  * @throws GraphError (`capturing`, `nested`); the Promise rejects with a TypeError for a closed
  * lane, or with what `body` threw or what ended the capture.
  */
-export function captureOn<G extends CapturedGraph>(lane: StreamEngine<Recorder>, makeGraph: () => G, body: () => unknown): Promise<G> {
+export function captureOn<G extends CapturedGraph>(lane: StreamEngine<Recorder>, makeGraph: () => G, loadBuiltins: () => Promise<unknown>, body: () => unknown): Promise<G> {
   const refused = refusal(() => lane.checkOpen());
   if (refused) return refused;
   if (lane.recorder) alreadyCapturing();
   checkNotNested();
-  const capture = new Capture(makeGraph());
+  const capture = new Capture(makeGraph(), loadBuiltins);
   lane.recorder = capture;
   return runCapture(capture, body, () => (lane.recorder = undefined));
 }

@@ -9,7 +9,7 @@ import type { RecordedEvent } from '../device/recorder.js';
 import { GraphCondition, checkConditionArgs, checkConditionOfNode, type ConditionScope, makeGraphCondition, useCondition } from '../device/condition.js';
 import { HeldResources, conditionalWork, eventWork, holdWork, setConditionWork, type BodyWorks, type NodeWork } from './node-work.js';
 import { BODY_REFUSALS, checkConditionMemory, checkMaxIterations, parseTest, type ConditionTest, type ConditionalType, type LoopBound } from './conditions.js';
-import { conditionKernelsReady, loadConditionKernels, type KernelCompiler } from './condition-kernels.js';
+import { conditionKernelsReady } from './condition-kernels.js';
 
 /** A JavaScript step between two segments. */
 export interface GraphStep {
@@ -45,8 +45,6 @@ export interface BuilderFaces<N extends BuiltNode, G> {
   makeNode(index: number, work: NodeWork, after: readonly N[]): N;
   makeBody(): G;
   builderOf(graph: G): GraphBuilder<N, G>;
-  /** Compiles code for the graph's device (the condition kernels). */
-  readonly compile: KernelCompiler;
 }
 
 const unclosed = new FinalizationRegistry<HeldResources>((held) => held.release());
@@ -96,11 +94,6 @@ export class GraphBuilder<N extends BuiltNode = BuiltNode, G = unknown> {
   /** Whether instantiating needs the built-in condition kernels, and they are not loaded yet. */
   get needsBuiltins(): boolean {
     return this.root.#builtins && !conditionKernelsReady(this.device);
-  }
-
-  /** Compiles and loads the built-in condition kernels of the graph's device, once per device. */
-  loadBuiltins(): Promise<unknown> {
-    return loadConditionKernels(this.device, this.#faces.compile);
   }
 
   /** Whether the graph has nodes that need the built-in condition kernels. */
