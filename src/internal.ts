@@ -3,7 +3,7 @@
 // for users.
 import { Device, deviceOver } from './core/api/device.js';
 import { Stream } from './core/api/stream.js';
-import { DeviceArray, wrapDeviceArray } from './core/memory/memory.js';
+import { DeviceArray, wrapDeviceArray } from './core/api/memory.js';
 import { blasOver } from './core/api/blas.js';
 import { fftOver } from './core/api/fft.js';
 import { workspacesOf } from './core/libraries/workspaces.js';
@@ -23,7 +23,7 @@ export { expectCompletion } from './core/native/completions.js';
  * workspace and with its own.
  */
 export function libraryWorkspace(stream: Stream): DeviceArray<'u8'> | undefined {
-  return workspacesOf(stream.device.engine).of(stream.engine);
+  return workspacesOf(stream.device.engine).of(stream.engine) as DeviceArray<'u8'> | undefined; // made by api/memory.ts's DeviceArray
 }
 
 /**

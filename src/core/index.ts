@@ -13,9 +13,10 @@ export * from './libraries/index.js';
 
 export { Device } from './api/device.js';
 export { Stream } from './api/stream.js';
+export { Memory, DeviceArray, HostArray } from './api/memory.js';
 export { Event, type EventOptions } from './api/event.js';
 export { Module, type ModuleImage } from './api/module.js';
-export { Kernel } from './api/kernel.js';
+export { Kernel, type ArgOf, type KernelArgs } from './api/kernel.js';
 export { Template, type TemplateKernelOptions } from './api/template.js';
 export { LaunchContext, NoCurrentLaunchError, currentLaunch } from './api/launch-context.js';
 export { LaunchHookError, onLaunch, type Disposer, type LaunchHook, type LaunchOverride } from './api/launch-hooks.js';

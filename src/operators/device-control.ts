@@ -2,7 +2,8 @@ import { Observable, type OperatorFunction, type Subscription } from 'rxjs';
 import { elementsOf, isArray, rangeError, received, typeError } from '../core/base/errors.js';
 import { LoopLimitError } from '../core/base/loop-limit-error.js';
 import { checkOptions } from '../core/base/options.js';
-import type { HostArray, Memory } from '../core/memory/memory.js';
+import type { HostArray, Memory } from '../core/api/memory.js';
+import type { MemoryView } from '../core/memory/memory-view.js';
 import { checkConditionMemory, checkMaxIterations, conditionValue, parseTest, type ConditionTest, type ConditionalType, type ParsedTest } from '../core/graphs/conditions.js';
 import { loadConditionKernelsOn } from '../core/api/graph.js';
 import { BodyRecording, ValueScope } from '../core/graphs/body-recording.js';
@@ -228,7 +229,7 @@ function recordOnDevice(
   type: ConditionalType,
   count: number,
   work: Work<unknown, unknown, unknown>,
-  memory: Memory,
+  memory: MemoryView,
   test: ParsedTest,
   maxIterations: number | undefined,
   recorder: GraphRecorder,
@@ -258,7 +259,7 @@ async function runOnHost<T, B, R>(
   type: ConditionalType,
   count: number,
   work: Work<T, B, R>,
-  memory: Memory,
+  memory: MemoryView,
   test: ParsedTest,
   maxIterations: number | undefined,
   runBody: (b: number, work: Work<T, B, R>) => Promise<void>,

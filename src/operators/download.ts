@@ -7,7 +7,7 @@ import { bufferOf, lengthOf, typedArrayName } from '../core/base/buffers.js';
 import { checkOptions } from '../core/base/options.js';
 import { checkMemoryOf } from '../core/memory/checks.js';
 import { markUntransferable } from '../core/memory/user-arrays.js';
-import type { HostArray, Memory } from '../core/memory/memory.js';
+import type { HostArray, Memory } from '../core/api/memory.js';
 import { WhenDone, operate } from './pipeline/operate.js';
 import type { AnyWork, Work } from './pipeline/work.js';
 import { checkSlotName, type With } from './pipeline/slots.js';

@@ -1,6 +1,6 @@
 import type { OperatorFunction } from 'rxjs';
 import { typeError } from '../core/base/errors.js';
-import type { DeviceArray } from '../core/memory/memory.js';
+import type { DeviceArray } from '../core/api/memory.js';
 import { Fft } from '../core/api/fft.js';
 import type { C2cOptions, FftDType, FftKind } from '../core/libraries/fft-args.js';
 import { stepOperator } from './pipeline/step-run.js';

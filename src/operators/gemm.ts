@@ -1,6 +1,6 @@
 import type { OperatorFunction } from 'rxjs';
 import { typeError } from '../core/base/errors.js';
-import type { DeviceArray } from '../core/memory/memory.js';
+import type { DeviceArray } from '../core/api/memory.js';
 import { Blas } from '../core/api/blas.js';
 import type { GemmDType, GemmOptions, GemmOutput } from '../core/libraries/gemm-args.js';
 import { stepOperator } from './pipeline/step-run.js';

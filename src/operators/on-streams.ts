@@ -3,7 +3,7 @@ import { Device } from '../core/api/device.js';
 import { checkDType, type DType } from '../core/base/dtype.js';
 import { checkCount, isArray, isInstance, typeError } from '../core/base/errors.js';
 import { checkOptions } from '../core/base/options.js';
-import { checkHostLength, type HostArray } from '../core/memory/memory.js';
+import { checkHostLength, type HostArray } from '../core/api/memory.js';
 import { isThenable } from '../core/base/thenable.js';
 import { checkOpenPool, dispatcher, type LaneTarget } from './pipeline/dispatcher.js';
 import { LanePool, type LanePoolOptions } from './pipeline/lane-pool.js';

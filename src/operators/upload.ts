@@ -2,7 +2,7 @@ import type { OperatorFunction } from 'rxjs';
 import { byteLengthOf, lengthOf } from '../core/base/buffers.js';
 import { dtypeOfArray, type DType } from '../core/base/dtype.js';
 import { typeError } from '../core/base/errors.js';
-import { HostArray, type DeviceArray } from '../core/memory/memory.js';
+import { HostArray, type DeviceArray } from '../core/api/memory.js';
 import { stageIn } from '../core/device/stream-commands.js';
 import { markUntransferable } from '../core/memory/user-arrays.js';
 import { MAIN_THREAD_COPY_BYTES } from '../core/memory/host-copy.js';

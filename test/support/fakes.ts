@@ -4,7 +4,7 @@
 import type { DType, Signature } from '../../src/index.js';
 import type { Device, Module, Stream } from '../../src/index.js';
 import { makeKernel } from '../../src/core/api/kernel.js';
-import { wrapDeviceArray, wrapHostArray } from '../../src/core/memory/memory.js';
+import { wrapDeviceArray, wrapHostArray } from '../../src/core/api/memory.js';
 
 export const properties = {
   name: 'Fake GPU', totalMemory: 2 ** 34, major: 9, minor: 0, multiprocessors: 4,

@@ -5,7 +5,7 @@ import { isInstance, typeError } from '../base/errors.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 import { checkOptions } from '../base/options.js';
 import { Device as DeviceClass, type Device } from './device.js';
-import type { DeviceArray } from '../memory/memory.js';
+import type { DeviceArray } from './memory.js';
 import { checkStreamOf, type Stream } from './stream.js';
 import { recordLibraryCall } from '../graphs/node-work.js';
 import { requireLibrary } from '../libraries/availability.js';

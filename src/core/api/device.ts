@@ -8,7 +8,7 @@ import { checkDType, dtypeOfArray, type DType, type DTypeOfArray } from '../base
 import { addon, cudaBackend, driverUnavailable } from '../native/addon.js';
 import type { Backend, DeviceProperties, DriverInfo } from '../native/types.js';
 import { hostBackend } from '../host/backend.js';
-import { HostArray, Memory, checkHostLength, allocateHostArray, registerHostArray } from '../memory/memory.js';
+import { HostArray, checkHostLength, allocateHostArray, registerHostArray } from './memory.js';
 import { DeviceEngine } from '../device/device-engine.js';
 import { Event, type EventOptions, createEvent } from './event.js';
 import { Stream, createStream } from './stream.js';
@@ -396,15 +396,3 @@ export class Device {
     deviceOver = (backend) => Device.#over(backend);
   }
 }
-
-// Memory names the device that owns it: added here, where Device is known (memory itself knows
-// its device only as its engine, the MemoryDevice of memory/owner.ts, and lists this member at
-// its top). Memory stays below the engines that take it: the one member added from above.
-declare module '../memory/memory.js' {
-  interface Memory<D extends DType = DType> {
-    /** The device whose context owns this memory. */
-    readonly device: Device;
-  }
-}
-
-Object.defineProperty(Memory.prototype, 'device', { get: function (this: Memory): Device { return this.allocation.device.face as Device; }, configurable: true });

@@ -6,7 +6,8 @@
 import { brand, GraphError, elementsOf, isArray, isInstance, rangeError, received, typeError } from '../base/errors.js';
 import type { NativeGraphExec } from '../native/types.js';
 import type { Allocation } from '../memory/allocation.js';
-import type { KernelArgs, Signature } from '../kernels/kernel-types.js';
+import type { Signature } from '../kernels/kernel-types.js';
+import type { KernelArgs } from './kernel.js';
 import { LaunchConfig, type LaunchOptions } from '../kernels/launch-config.js';
 import { hostStep } from '../queue/host-steps.js';
 import { settling } from '../queue/scheduler.js';

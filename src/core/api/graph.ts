@@ -11,7 +11,7 @@ import { brand, elementsOf, isArray, isInstance, nameOf, rangeError, received, t
 import { checkOptions } from '../base/options.js';
 import { checkScalar } from '../base/scalar.js';
 import { checkCopy, checkMemoryOf } from '../memory/checks.js';
-import { Memory } from '../memory/memory.js';
+import { Memory } from './memory.js';
 import { HOST_LAUNCH_OPTIONS, checkTimeout, copyUserData, type HostLaunchOptions, type UserData } from '../queue/user-data.js';
 import type { Device } from './device.js';
 import { Event } from './event.js';

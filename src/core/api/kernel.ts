@@ -14,7 +14,10 @@ import type { LaunchRecorder } from '../graphs/node-work.js';
 import type { StreamEngine } from '../queue/stream-engine.js';
 import type { Pause } from '../queue/scheduler.js';
 import { CodelessKernel } from '../kernels/codeless-kernel.js';
-import type { BlockSizeSuggestion, CompiledSpecialization, KernelArgs, Signature } from '../kernels/kernel-types.js';
+import type { BlockSizeSuggestion, CompiledSpecialization, Signature, TypedPointer } from '../kernels/kernel-types.js';
+import type { DType } from '../base/dtype.js';
+import type { Memory } from './memory.js';
+import type { GraphCondition } from '../device/condition.js';
 import { LaunchBlock } from '../kernels/launch-block.js';
 import { checkDynamicShared, type LaunchConfig, type LaunchOptions, checkConfigFor } from '../kernels/launch-config.js';
 import { LaunchContext, makeLaunchContext } from './launch-context.js';
@@ -25,7 +28,26 @@ import { checkCompiledParams, checkSignature } from '../kernels/packer.js';
 import { Specializations } from './specialization.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 
-export type { StructParam, ParamType, Signature, ArgOf, KernelArgs, BlockSizeSuggestion } from '../kernels/kernel-types.js';
+export type { StructParam, ParamType, Signature, BlockSizeSuggestion } from '../kernels/kernel-types.js';
+
+/**
+ * The JavaScript value each parameter type takes: a number (or bigint for 64-bit integers), memory
+ * of the element type for `'ptr<D>'`, any memory or an address for `'ptr'`, bytes for a struct.
+ */
+export type ArgOf<P> = P extends 'i64' | 'u64'
+  ? number | bigint
+  : P extends DType
+    ? number
+    : P extends TypedPointer<infer D>
+      ? Memory<D>
+      : P extends 'ptr'
+        ? Memory | bigint
+        : P extends 'condition'
+          ? GraphCondition
+          : ArrayBuffer | ArrayBufferView;
+
+/** Arguments of a kernel with signature S, one per parameter. */
+export type KernelArgs<S extends Signature> = { readonly [K in keyof S]: ArgOf<S[K]> };
 
 // Read by every launch: a module constant, not an imported binding (whose reads cost a check each).
 const global = globalHooks;

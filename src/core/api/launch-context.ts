@@ -6,10 +6,10 @@ import { bytesOf } from '../base/buffers.js';
 import { RxcudaError, elementsOf } from '../base/errors.js';
 import type { DType } from '../base/dtype.js';
 import { current } from '../kernels/current-launch.js';
-import type { Kernel } from './kernel.js';
-import type { KernelArgs, Signature } from '../kernels/kernel-types.js';
+import type { Kernel, KernelArgs } from './kernel.js';
+import type { Signature } from '../kernels/kernel-types.js';
 import type { LaunchConfig } from '../kernels/launch-config.js';
-import { Memory } from '../memory/memory.js';
+import { Memory } from './memory.js';
 import type { Stream } from './stream.js';
 
 import type { Defines } from '../compiler/program.js';

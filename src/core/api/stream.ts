@@ -8,7 +8,7 @@ import { EventEmitter } from 'eventemitter3';
 import { brand, isInstance, rangeError, received, typeError, type CudaError } from '../base/errors.js';
 import { checkDType, type DType } from '../base/dtype.js';
 import type { NativeStream } from '../native/types.js';
-import { checkDeviceLength, type DeviceArray, type Memory } from '../memory/memory.js';
+import { allocateDeviceArray, checkDeviceLength, type DeviceArray, type Memory } from './memory.js';
 import { watchByNotification, type ValueWaiter } from '../queue/host-steps.js';
 import { StreamEngine } from '../queue/stream-engine.js';
 import { letStepTimersGo } from '../queue/step-timers.js';
@@ -24,11 +24,11 @@ import { flushedOn, queryOn, synchronizedOn } from '../device/stream-waits.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 import { checkOptions } from '../base/options.js';
 import type { GraphCondition } from '../device/condition.js';
-import type { KernelArgs, Signature } from '../kernels/kernel-types.js';
+import type { Signature } from '../kernels/kernel-types.js';
 import type { LaunchConfig, LaunchOptions } from '../kernels/launch-config.js';
 import { captureOf, captureOn, checkBody } from '../graphs/capture.js';
 import { checkCases, type ConditionOptions, type ConditionTest, type LoopOptions } from '../graphs/conditions.js';
-import { Kernel } from './kernel.js';
+import { Kernel, type KernelArgs } from './kernel.js';
 import { Graph, loadConditionKernelsOn, makeGraph } from './graph.js';
 
 const NON_BLOCKING = 0x1;
@@ -133,7 +133,7 @@ export class Stream extends EventEmitter<StreamEvents> {
   alloc<D extends DType>(dtype: D, length: number): DeviceArray<D> {
     checkDType('dtype', dtype);
     checkDeviceLength(dtype, length);
-    return allocOn(this.engine, this.device.engine, dtype, length);
+    return allocOn(this.engine, () => allocateDeviceArray(this.engine, this.device.engine, dtype, length));
   }
 
   /**

@@ -5,7 +5,7 @@
 import type { TypedArrayOf } from '../base/dtype.js';
 import { checkCount, isInstance, rangeError, received, typeError } from '../base/errors.js';
 import type { LaunchConfig } from '../kernels/launch-config.js';
-import { Memory } from '../memory/memory.js';
+import { Memory } from '../api/memory.js';
 import { Device as DeviceClass, type Device } from '../api/device.js';
 import type { Kernel } from '../api/kernel.js';
 import type { ParamType } from '../kernels/kernel-types.js';

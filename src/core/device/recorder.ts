@@ -5,7 +5,7 @@
 // GraphRecorder, the one kind a lane holds):
 //   graphs/node-work.ts    LaunchRecorder   kernel(kernel, config, args, block): a launch
 //   graphs/node-work.ts    LibraryRecorder  library(call, memory): a cuBLAS or cuFFT call
-import type { Memory } from '../memory/memory.js';
+import type { MemoryView } from '../memory/memory-view.js';
 import type { NativeEvent } from '../native/types.js';
 import type { EngineRecorder } from '../queue/stream-engine.js';
 
@@ -22,9 +22,9 @@ export interface RecordedEvent {
  * before an allocation on the stream; `beforeRun` before rxcuda's own commands.
  */
 export interface Recorder extends EngineRecorder {
-  copy(dst: Memory, src: Memory): void;
-  fill(dst: Memory, value: number | bigint): void;
-  hostFunction(fn: bigint, userData: bigint | Memory): void;
+  copy(dst: MemoryView, src: MemoryView): void;
+  fill(dst: MemoryView, value: number | bigint): void;
+  hostFunction(fn: bigint, userData: bigint | MemoryView): void;
   record(event: RecordedEvent): boolean;
   wait(event: RecordedEvent): boolean;
   step(run: () => unknown, name: string, timeout: number | undefined): boolean;

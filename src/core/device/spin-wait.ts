@@ -7,7 +7,7 @@
 import { checkCount, rangeError } from '../base/errors.js';
 import { addon } from '../native/addon.js';
 import { expectCompletion } from '../native/completions.js';
-import { HostArray, allocateHostArray, hostElements } from '../memory/memory.js';
+import { memoryClasses, type HostMemoryView } from '../memory/memory-view.js';
 import type { MemoryDevice } from '../memory/owner.js';
 import { settling, type Command } from '../queue/scheduler.js';
 import type { StreamEngine, EngineEvent } from '../queue/stream-engine.js';
@@ -39,7 +39,7 @@ export function wordReached(word: number, value: number): boolean {
 export class SpinningWaits {
   readonly #lane: StreamEngine;
   readonly #device: DeviceEngine;
-  #word: HostArray<'u32'> | undefined;
+  #word: HostMemoryView<'u32'> | undefined;
   #last = 0;
   /** Waits not settled yet: the watcher may still read the word, which stays until they settle. */
   #active = 0;
@@ -66,7 +66,7 @@ export class SpinningWaits {
     return settling(() => {
       const lane = this.#lane;
       let done = false;
-      let word: HostArray<'u32'> | undefined;
+      let word: HostMemoryView<'u32'> | undefined;
       let point: SpinPoint | undefined;
       const reached = (status: number, error?: unknown) => {
         if (done) return;
@@ -95,7 +95,7 @@ export class SpinningWaits {
       // wait, and its give-up does wake it, for the fallback.
       const turn = () => {
         if (!this.#watching.has(fallBack)) return;
-        const seen = hostElements(seenWord)[0]; // undefined once freed
+        const seen = memoryClasses.elements(seenWord)[0]; // undefined once freed
         if (seen !== undefined && wordReached(seen, value)) reached(0);
         else setImmediate(turn);
       };
@@ -138,8 +138,8 @@ export class SpinningWaits {
 }
 
 /** A pinned word of `lane`'s that its stream writes: freed behind the lane's work once closed. */
-export function laneWord(device: MemoryDevice, lane: StreamEngine): HostArray<'u32'> {
-  const word = allocateHostArray(device, 'u32', 1);
+export function laneWord(device: MemoryDevice, lane: StreamEngine): HostMemoryView<'u32'> {
+  const word = memoryClasses.allocateHost(device, 'u32', 1);
   word.allocation.use(lane);
   return word;
 }

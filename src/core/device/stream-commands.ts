@@ -1,30 +1,34 @@
 // The device work a stream is given besides kernels and events: copies, fills, native host
 // functions and allocations, checked, then recorded while the stream records or handed to its lane.
 import { byteLengthOf } from '../base/buffers.js';
-import { DTYPES, type DType } from '../base/dtype.js';
-import { isInstance, typeError } from '../base/errors.js';
+import { DTYPES } from '../base/dtype.js';
+import { typeError } from '../base/errors.js';
 import { checkScalar, scalarBits } from '../base/scalar.js';
 import { checkCopy, checkMemoryOf, checkStillInPlace, inPlaceWhenRun } from '../memory/checks.js';
 import { MAIN_THREAD_COPY_BYTES, copyHost, copySmall, type CopyRoad } from '../memory/host-copy.js';
-import { DeviceArray, Memory, type HostArray, allocateDeviceArray } from '../memory/memory.js';
+import { isDeviceMemory, isMemory, type HostMemoryView, type MemoryView } from '../memory/memory-view.js';
 import type { StreamEngine } from '../queue/stream-engine.js';
 import type { Command, Resume } from '../queue/scheduler.js';
 import type { MemoryDevice } from '../memory/owner.js';
 import type { Recorder } from './recorder.js';
+import type { DeviceEngine, Peer } from './device-engine.js';
 
-/** See {@link Stream.alloc}; `dtype` and `length` checked by the caller. */
-export function allocOn<D extends DType>(lane: StreamEngine<Recorder>, device: MemoryDevice, dtype: D, length: number): DeviceArray<D> {
+/**
+ * See {@link Stream.alloc}: the array `allocate` makes in `lane`'s order, once the lane is open and
+ * not recording; a failure to allocate is the lane's fault.
+ */
+export function allocOn<A>(lane: StreamEngine<Recorder>, allocate: () => A): A {
   lane.checkOpen();
   lane.recorder?.allocation();
   try {
-    return allocateDeviceArray(lane, device, dtype, length);
+    return allocate();
   } catch (error) {
     lane.faults.fail(error);
   }
 }
 
 /** See {@link Stream.copy}. */
-export function copyOn(lane: StreamEngine<Recorder>, device: MemoryDevice, dst: Memory, src: Memory): void {
+export function copyOn(lane: StreamEngine<Recorder>, device: MemoryDevice, dst: MemoryView, src: MemoryView): void {
   checkCopy(dst, src, device, true);
   lane.checkOpen();
   if (lane.recorder) return lane.recorder.copy(dst, src);
@@ -35,13 +39,13 @@ export function copyOn(lane: StreamEngine<Recorder>, device: MemoryDevice, dst: 
 }
 
 /** A copy of one device's (or pinned) memory, as its command runs it. */
-function copyNow(lane: StreamEngine, dst: Memory, src: Memory): void {
+function copyNow(lane: StreamEngine, dst: MemoryView, src: MemoryView): void {
   checkStillInPlace(dst, src);
   lane.native.copy(dst.ptr, src.ptr, dst.byteLength);
 }
 
 /** See {@link Stream.fill}. */
-export function fillOn(lane: StreamEngine<Recorder>, device: MemoryDevice, dst: Memory, value: number | bigint): void {
+export function fillOn(lane: StreamEngine<Recorder>, device: MemoryDevice, dst: MemoryView, value: number | bigint): void {
   checkMemoryOf('dst', dst, device);
   checkScalar('value', dst.dtype, value as never);
   lane.checkOpen();
@@ -53,9 +57,9 @@ export function fillOn(lane: StreamEngine<Recorder>, device: MemoryDevice, dst: 
 }
 
 /** See {@link Stream.launchHostFunction}. */
-export function hostFunctionOn(lane: StreamEngine<Recorder>, device: MemoryDevice, fn: bigint, userData: bigint | Memory): void {
+export function hostFunctionOn(lane: StreamEngine<Recorder>, device: MemoryDevice, fn: bigint, userData: bigint | MemoryView): void {
   if (typeof fn !== 'bigint' || fn <= 0n || fn >= 2n ** 64n) typeError('fn', 'a CUhostFn pointer as a non-zero bigint', fn);
-  const memory = isInstance<Memory>(userData, Memory) ? userData : undefined;
+  const memory = isMemory(userData) ? userData : undefined;
   if (memory) checkMemoryOf('userData', memory, device);
   else if (typeof userData !== 'bigint' || userData < 0n || userData >= 2n ** 64n)
     typeError('userData', 'a pointer as a bigint, or memory', userData);
@@ -67,8 +71,8 @@ export function hostFunctionOn(lane: StreamEngine<Recorder>, device: MemoryDevic
 }
 
 /** Whether a copy from `src` to `dst` goes between two devices' memory. */
-function betweenDevices(dst: Memory, src: Memory): boolean {
-  return dst instanceof DeviceArray && src instanceof DeviceArray && dst.device !== src.device;
+function betweenDevices(dst: MemoryView, src: MemoryView): boolean {
+  return isDeviceMemory(dst) && isDeviceMemory(src) && dst.allocation.device !== src.allocation.device;
 }
 
 /**
@@ -76,11 +80,13 @@ function betweenDevices(dst: Memory, src: Memory): boolean {
  * `lane`: on CUDA a peer copy (direct where the devices have peer access, else staged by the
  * driver through host memory); between host devices, which share one memory, a plain copy.
  */
-function peerCopy(lane: StreamEngine, dst: Memory, src: Memory): Command {
+function peerCopy(lane: StreamEngine, dst: MemoryView, src: MemoryView): Command {
   const [to, from, bytes] = [dst.ptr, src.ptr, dst.byteLength];
-  const [dstDevice, srcDevice] = [dst.device, src.device];
-  if (!dstDevice.canAccessPeer(srcDevice)) dstDevice.engine.peers.warnStaged(dstDevice, srcDevice);
-  return () => lane.native.copyPeer(to, dstDevice.engine.native, from, srcDevice.engine.native, bytes);
+  // Memory's device is a device's engine, whose face (the public Device) peer access is kept by.
+  const [dstEngine, srcEngine] = [dst.allocation.device as DeviceEngine, src.allocation.device as DeviceEngine];
+  const [dstDevice, srcDevice] = [dstEngine.face as Peer, srcEngine.face as Peer];
+  if (!dstEngine.peers.between(dstDevice, srcDevice, (error) => dstEngine.fail(error))) dstEngine.peers.warnStaged(dstDevice, srcDevice);
+  return () => lane.native.copyPeer(to, dstEngine.native, from, srcEngine.native, bytes);
 }
 
 /**
@@ -90,13 +96,13 @@ function peerCopy(lane: StreamEngine, dst: Memory, src: Memory): Command {
  * the device) until the bytes are there. `onWorkers` hears that native threads have copied them
  (a small copy, made at once, is not heard of).
  */
-export function stageIn(stream: { readonly engine: StreamEngine }, staging: HostArray, data: ArrayBufferView, onWorkers?: () => void): void {
+export function stageIn(stream: { readonly engine: StreamEngine }, staging: HostMemoryView, data: ArrayBufferView, onWorkers?: () => void): void {
   if (byteLengthOf(data) <= MAIN_THREAD_COPY_BYTES) return copySmall(staging.data, data); // done now: nothing waits
   stageOffThread(stream.engine, staging, data, onWorkers);
 }
 
 /** {@link stageIn} of a large copy: a function of its own, so that a small one allocates no context. */
-function stageOffThread(lane: StreamEngine, staging: HostArray, data: ArrayBufferView, onWorkers: (() => void) | undefined): void {
+function stageOffThread(lane: StreamEngine, staging: HostMemoryView, data: ArrayBufferView, onWorkers: (() => void) | undefined): void {
   let resume: Resume | undefined;
   let copied = false;
   let road: CopyRoad | undefined; // still undefined when a small copy is done at once

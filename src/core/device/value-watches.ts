@@ -22,7 +22,7 @@ import { settling } from '../queue/scheduler.js';
 import { notifyRefusingCapture, refusedUnderCapture, settleValue, type ValueWaiter } from '../queue/host-steps.js';
 import type { StreamEngine, EngineMark } from '../queue/stream-engine.js';
 import { typeError, type CudaError } from '../base/errors.js';
-import type { HostArray } from '../memory/memory.js';
+import type { HostMemoryView } from '../memory/memory-view.js';
 import type { DeviceEngine } from './device-engine.js';
 import { laneWord } from './spin-wait.js';
 
@@ -70,7 +70,7 @@ export class ValueWatches {
   readonly #spareEvents: NativeEvent[] = [];
   #closed = false;
   /** The word the stream writes behind each value under a word watch, and its last value. */
-  #word: HostArray<'u32'> | undefined;
+  #word: HostMemoryView<'u32'> | undefined;
   #written = 0;
   /** Values still to notify instead of watching, and how many after the next give-up. */
   #skip = 0;

@@ -5,7 +5,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { GraphError, elementsOf, typeError } from '../base/errors.js';
 import type { Allocation } from '../memory/allocation.js';
-import type { Memory } from '../memory/memory.js';
+import type { MemoryView } from '../memory/memory-view.js';
 import type { RecordedEvent, Recorder } from '../device/recorder.js';
 import type { StreamEngine } from '../queue/stream-engine.js';
 import type { LaunchConfig } from '../kernels/launch-config.js';
@@ -38,15 +38,15 @@ export abstract class GraphRecorder implements Recorder, LaunchRecorder, Library
     return undefined;
   }
 
-  copy(dst: Memory, src: Memory): void {
+  copy(dst: MemoryView, src: MemoryView): void {
     this.add(copyWork(dst, src));
   }
 
-  fill(dst: Memory, value: number | bigint): void {
+  fill(dst: MemoryView, value: number | bigint): void {
     this.add(fillWork(dst, value));
   }
 
-  hostFunction(fn: bigint, userData: bigint | Memory): void {
+  hostFunction(fn: bigint, userData: bigint | MemoryView): void {
     this.add(hostFunctionWork(fn, userData));
   }
 
@@ -123,7 +123,7 @@ export class Capture<G extends CapturedGraph = CapturedGraph> extends GraphRecor
   }
 
   /** Records a node that sets `condition` from the first element of `memory`. */
-  setCondition(condition: GraphCondition, memory: Memory, test: ConditionTest): void {
+  setCondition(condition: GraphCondition, memory: MemoryView, test: ConditionTest): void {
     this.#check();
     this.add(this.#refusing(() => this.#scope.graph.engine.setConditionWork(condition, memory, test)));
     this.pending.push(this.#loadBuiltins());

@@ -11,7 +11,7 @@ import { ConditionValue, type GraphCondition, conditionValueOf } from '../device
 import type { Recorder } from '../device/recorder.js';
 import type { StreamEngine } from '../queue/stream-engine.js';
 import type { DeviceAllocation } from '../memory/allocation.js';
-import type { HostArray } from '../memory/memory.js';
+import type { HostMemoryView } from '../memory/memory-view.js';
 import { hostStep } from '../queue/host-steps.js';
 import { conditionValue } from './conditions.js';
 import type { NodeWork } from './node-work.js';
@@ -27,13 +27,13 @@ export interface BodyStream {
 export interface BodyDevice<S extends BodyStream> {
   readonly kind: 'cuda' | 'host';
   createStream(): S;
-  allocHost(dtype: 'u64', length: number): HostArray<'u64'>;
+  allocHost(dtype: 'u64', length: number): HostMemoryView<'u64'>;
 }
 
 /** A body stream, and the pinned word it reads a GPU's element through, made on first use. */
 interface BodyEntry<S extends BodyStream> {
   readonly stream: S;
-  word: HostArray<'u64'> | undefined;
+  word: HostMemoryView<'u64'> | undefined;
 }
 
 /**

@@ -5,7 +5,7 @@ import { GraphError, elementsOf, isArray, rangeError, received, typeError } from
 import type { DType } from '../base/dtype.js';
 import { checkMemoryOf } from '../memory/checks.js';
 import type { Allocation } from '../memory/allocation.js';
-import type { Memory } from '../memory/memory.js';
+import type { MemoryView } from '../memory/memory-view.js';
 import type { DeviceEngine } from '../device/device-engine.js';
 
 /** The kinds of conditional node: `if` holds one body or two (if/else), `switch` one per case. */
@@ -65,9 +65,9 @@ export function checkMaxIterations(value: unknown): number | undefined {
 }
 
 /** Checks memory a condition is set from: open, of this device, of an element type the setter reads. */
-export function checkConditionMemory(memory: unknown, device: DeviceEngine): Memory {
-  checkMemoryOf('memory', memory as Memory, device);
-  const m = memory as Memory;
+export function checkConditionMemory(memory: unknown, device: DeviceEngine): MemoryView {
+  checkMemoryOf('memory', memory as MemoryView, device);
+  const m = memory as MemoryView;
   if (!CONDITION_DTYPES.includes(m.dtype)) typeError('memory', `memory of ${CONDITION_DTYPES.join(', ')}`, received(`memory of ${m.dtype}`));
   if (m.length < 1) rangeError('memory', 'memory of one element at least (its first is read)', received('empty memory'));
   return m;

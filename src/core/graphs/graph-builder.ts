@@ -3,7 +3,7 @@
 // nodes and the graph's count of conditions and loops, and adds checked work. Graph checks what a
 // user gives and delegates here; a capture and the replay operator record through it directly.
 import { GraphError, isInstance, received, typeError } from '../base/errors.js';
-import type { Memory } from '../memory/memory.js';
+import type { MemoryView } from '../memory/memory-view.js';
 import type { DeviceEngine } from '../device/device-engine.js';
 import type { RecordedEvent } from '../device/recorder.js';
 import { GraphCondition, checkConditionArgs, checkConditionOfNode, type ConditionScope, makeGraphCondition, useCondition } from '../device/condition.js';
@@ -188,7 +188,7 @@ export class GraphBuilder<N extends BuiltNode = BuiltNode, G = unknown> {
   }
 
   /** The work of a node that sets `condition` from `memory`, checked for a node here. */
-  setConditionWork(condition: GraphCondition, memory: Memory, test: ConditionTest): NodeWork {
+  setConditionWork(condition: GraphCondition, memory: MemoryView, test: ConditionTest): NodeWork {
     if (!isInstance<GraphCondition>(condition, GraphCondition)) typeError('condition', 'a GraphCondition', condition);
     checkConditionArgs([condition], this.scope);
     const source = checkConditionMemory(memory, this.device);

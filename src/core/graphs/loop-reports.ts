@@ -7,7 +7,7 @@
 // device runs before the main thread checks (up to the ring's size).
 import { LoopLimitError } from '../base/loop-limit-error.js';
 import type { DeviceEngine } from '../device/device-engine.js';
-import { allocateHostArray, hostElements, type HostArray } from '../memory/memory.js';
+import { memoryClasses, type HostMemoryView } from '../memory/memory-view.js';
 import type { StreamEngine } from '../queue/stream-engine.js';
 import type { ConditionKernels } from './condition-kernels.js';
 
@@ -19,7 +19,7 @@ export class LoopReports {
   readonly #device: DeviceEngine;
   readonly #kernels: ConditionKernels;
   readonly #loops: { slot: number; name: string; maxIterations: number }[] = [];
-  readonly #ring: HostArray<'u32'>;
+  readonly #ring: HostMemoryView<'u32'>;
   /** The executable's launch-count slot, and its number there. */
   readonly #exec: number;
   readonly #owner: number;
@@ -31,7 +31,7 @@ export class LoopReports {
     this.#device = device;
     this.#kernels = kernels;
     device.checkUsable();
-    this.#ring = allocateHostArray(device, 'u32', REPORT_RING);
+    this.#ring = memoryClasses.allocateHost(device, 'u32', REPORT_RING);
     this.#ring.data.fill(0);
     this.#exec = kernels.slots.take();
     this.#owner = kernels.slots.owner();
@@ -66,7 +66,7 @@ export class LoopReports {
   /** Throws a LoopLimitError when a loop of launch `n` was stopped, clearing the report. */
   check(n: number): void {
     if (this.#closed) return; // closed meanwhile: nobody waits for its reports
-    const words = hostElements(this.#ring);
+    const words = memoryClasses.elements(this.#ring);
     const at = n % REPORT_RING;
     const loop = words[at]!;
     if (loop === 0) return;

@@ -4,7 +4,7 @@
 import { DTYPES } from '../base/dtype.js';
 import { scalarBits } from '../base/scalar.js';
 import type { Allocation } from '../memory/allocation.js';
-import { Memory } from '../memory/memory.js';
+import { isMemory, type MemoryView } from '../memory/memory-view.js';
 import type { RecordedEvent, Recorder } from '../device/recorder.js';
 import type { StreamEngine } from '../queue/stream-engine.js';
 import type { LaunchConfig } from '../kernels/launch-config.js';
@@ -157,7 +157,7 @@ export function conditionalWork(type: ConditionalType, condition: GraphCondition
 }
 
 /** A node that sets `condition` from the first element of checked `source` by `test`. */
-export function setConditionWork(condition: GraphCondition, source: Memory, test: ParsedTest): NodeWork {
+export function setConditionWork(condition: GraphCondition, source: MemoryView, test: ParsedTest): NodeWork {
   return { kind: 'setCondition', condition, ptr: source.ptr, dtype: source.dtype, test, memory: [source.allocation] };
 }
 
@@ -179,7 +179,7 @@ function sameModules(a: Set<NodeModule>, b: Set<NodeModule>): boolean {
 /** The allocations among kernel arguments. */
 function memoryOf(args: readonly unknown[]): Allocation[] {
   const memory: Allocation[] = [];
-  for (const arg of args) if (arg instanceof Memory && !memory.includes(arg.allocation)) memory.push(arg.allocation);
+  for (const arg of args) if (isMemory(arg) && !memory.includes(arg.allocation)) memory.push(arg.allocation);
   return memory;
 }
 
@@ -189,21 +189,21 @@ export function kernelWork(kernel: NodeKernel, config: LaunchConfig, args: reado
 }
 
 /** A copy node's work, from checked memory. */
-export function copyWork(dst: Memory, src: Memory): NodeWork {
+export function copyWork(dst: MemoryView, src: MemoryView): NodeWork {
   const memory = dst.allocation === src.allocation ? [dst.allocation] : [dst.allocation, src.allocation];
   return { kind: 'copy', dst: dst.ptr, src: src.ptr, bytes: dst.byteLength, memory };
 }
 
 /** A fill node's work, from checked memory and value. */
-export function fillWork(dst: Memory, value: number | bigint): NodeWork {
+export function fillWork(dst: MemoryView, value: number | bigint): NodeWork {
   const [low, high] = scalarBits(dst.dtype, value as never);
   return { kind: 'fill', ptr: dst.ptr, size: DTYPES[dst.dtype].size, count: dst.length, low, high, memory: [dst.allocation] };
 }
 
 /** A host-function node's work, from a checked pointer and user data. */
-export function hostFunctionWork(fn: bigint, userData: bigint | Memory): NodeWork {
-  const memory = userData instanceof Memory ? [userData.allocation] : [];
-  return { kind: 'hostFunction', fn, userData: userData instanceof Memory ? userData.ptr : userData, memory };
+export function hostFunctionWork(fn: bigint, userData: bigint | MemoryView): NodeWork {
+  const memory = isMemory(userData) ? [userData.allocation] : [];
+  return { kind: 'hostFunction', fn, userData: isMemory(userData) ? userData.ptr : userData, memory };
 }
 
 /** An event node's work, holding the event's native event until `held` releases it. */

@@ -2,7 +2,7 @@
 // with pointer arguments turned into TypedArrays over the memory they point to.
 import type { KernelAttributes, KernelLauncher, NativeKernel } from '../native/types.js';
 import { DTYPES, bfloat16Bits, bfloat16Value, halfBits, halfValue, type DType, type TypedArrayOf } from '../base/dtype.js';
-import { HostArray, Memory, hostElements } from '../memory/memory.js';
+import { isHostMemory, isMemory, memoryClasses } from '../memory/memory-view.js';
 import type { DeviceAllocation } from '../memory/allocation.js';
 import type { LaunchConfig } from './launch-config.js';
 import type { Signature } from './kernel-types.js';
@@ -10,7 +10,7 @@ import type { TypedPointer } from './kernel-types.js';
 import type { StreamEngine } from '../queue/stream-engine.js';
 import { hostStep } from '../queue/host-steps.js';
 import { withLaunch } from './current-launch.js';
-import { CudaError, isInstance, received, typeError } from '../base/errors.js';
+import { CudaError, received, typeError } from '../base/errors.js';
 import { HEADER_BYTES, type CompiledParam } from './packer.js';
 import { isThenable } from '../base/thenable.js';
 import type { ConditionValue } from '../device/condition.js';
@@ -60,8 +60,8 @@ function asReceived(type: Signature[number] | undefined, value: unknown): unknow
 }
 
 function view(value: unknown): unknown {
-  if (value instanceof HostArray) return hostElements(value); // closed since the launch, its memory waits for this kernel
-  if (!(value instanceof Memory)) return value;
+  if (isHostMemory(value)) return memoryClasses.elements(value); // closed since the launch, its memory waits for this kernel
+  if (!isMemory(value)) return value;
   // Over the allocation's one buffer, which its free detaches (a kept view then empties).
   const allocation = value.allocation as DeviceAllocation;
   const Array = DTYPES[value.dtype as DType].Array;
@@ -172,7 +172,7 @@ export class CpuLauncher implements NativeKernel {
         const param = signature[i];
         if (param === 'condition') return; // the replay gave the condition's value in this launch
         if (param !== undefined && typeof param !== 'string') return void (given[i] = structAsPacked(block, HEADER_BYTES + offsets[i]!, param.struct, value));
-        if (!isInstance<Memory>(value, Memory)) return;
+        if (!isMemory(value)) return;
         const at = HEADER_BYTES + offsets[i]!;
         if (at % 8 !== 0 || words[at / 8] !== value.ptr)
           typeError(`args[${i}]`, 'the value it was when checked (read once)', received('another value on a second read'));

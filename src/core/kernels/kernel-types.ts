@@ -1,9 +1,8 @@
-// The types a kernel's signature is written in, and what each parameter type takes at a launch.
+// The types a kernel's signature is written in (what each parameter type takes at a launch, which
+// names the public Memory, is api/kernel.ts's ArgOf).
 // Typed pointer parameters (`'ptr<f32>'`) say what a pointer points to, so that a launch takes only
 // memory of that element type and a CPU implementation receives the matching TypedArray.
 import { isDType, type DType } from '../base/dtype.js';
-import type { Memory } from '../memory/memory.js';
-import type { GraphCondition } from '../device/condition.js';
 
 /** A struct passed by value: its size in bytes (and alignment, default 8), given as raw bytes. */
 export interface StructParam {
@@ -23,22 +22,6 @@ export type ParamType = DType | 'ptr' | TypedPointer | StructParam | 'condition'
 /** A kernel's parameter list, e.g. `['u32', 'f32', 'ptr<f32>', 'ptr<f32>']`. */
 export type Signature = readonly ParamType[];
 
-/**
- * The JavaScript value each parameter type takes: a number (or bigint for 64-bit integers), memory
- * of the element type for `'ptr<D>'`, any memory or an address for `'ptr'`, bytes for a struct.
- */
-export type ArgOf<P> = P extends 'i64' | 'u64'
-  ? number | bigint
-  : P extends DType
-    ? number
-    : P extends TypedPointer<infer D>
-      ? Memory<D>
-      : P extends 'ptr'
-        ? Memory | bigint
-        : P extends 'condition'
-          ? GraphCondition
-          : ArrayBuffer | ArrayBufferView;
-
 /** A specialization compiled so far, as {@link Kernel.specializations} lists it. */
 export interface CompiledSpecialization {
   /** The macros the specialization was compiled with. */
@@ -54,9 +37,6 @@ export interface BlockSizeSuggestion {
   /** The fewest blocks of `blockSize` that fill every multiprocessor. */
   readonly minGridSize: number;
 }
-
-/** Arguments of a kernel with signature S, one per parameter. */
-export type KernelArgs<S extends Signature> = { readonly [K in keyof S]: ArgOf<S[K]> };
 
 
 /**

@@ -5,7 +5,7 @@
 import { brandOf, elementsOf } from '../base/errors.js';
 import { bfloat16Bits, halfBits } from '../base/dtype.js';
 import { GraphCondition, conditionHi, conditionLo } from '../device/condition.js';
-import { Memory, usableOn } from '../memory/memory.js';
+import { memoryClasses, usableOn } from '../memory/memory-view.js';
 import type { KernelLauncher, NativeKernel } from '../native/types.js';
 import type { StreamEngine } from '../queue/stream-engine.js';
 import type { DeviceEngine } from '../device/device-engine.js';
@@ -68,7 +68,7 @@ export class LaunchBlock {
       i8: new Int8Array(block), u8: new Uint8Array(block), i16: new Int16Array(block),
       u16: new Uint16Array(block), i32: new Int32Array(block), u32: this.#header,
       f32: new Float32Array(block), f64: new Float64Array(block), i64: new BigInt64Array(block),
-      u64: new BigUint64Array(block), half: halfBits, bhalf: bfloat16Bits, isMemory: brandOf(Memory), isCondition: brandOf(GraphCondition), usableOn, conditionLo, conditionHi, device,
+      u64: new BigUint64Array(block), half: halfBits, bhalf: bfloat16Bits, isMemory: memoryClasses.isMemory, isCondition: brandOf(GraphCondition), usableOn, conditionLo, conditionHi, device,
       bad: (i: number, v: unknown) => badArgument(signature, device, i, v),
       wrongCount: (a: unknown) => wrongArgCount(signature, a),
       structBytes: (i: number, v: unknown, size: number) => {

@@ -4,7 +4,7 @@
 import { bytesOf } from '../base/buffers.js';
 import { DTYPES, isDType, type DType } from '../base/dtype.js';
 import { elementsOf, isArray, isInstance, rangeError, received, typeError } from '../base/errors.js';
-import { Memory, movedAway } from '../memory/memory.js';
+import { isMemory, movedAway } from '../memory/memory-view.js';
 import { checkScalar } from '../base/scalar.js';
 import { isTypedPointer, pointee } from './kernel-types.js';
 import type { DeviceEngine } from '../device/device-engine.js';
@@ -104,7 +104,7 @@ export function badArgument(signature: Signature, device: DeviceEngine, i: numbe
   const name = `args[${i}]`;
   if (p === 'ptr' || isTypedPointer(p)) {
     const dtype = p === 'ptr' ? undefined : pointee(p);
-    if (isInstance(value, Memory)) {
+    if (isMemory(value)) {
       if (value.closed) typeError(name, 'open memory', received(`a closed ${value.constructor.name}`));
       const moved = movedAway(value);
       if (moved) typeError(name, 'memory whose array is attached', received(moved));
@@ -139,7 +139,7 @@ export function bytesOfStruct(value: unknown): Uint8Array | undefined {
 export function checkArgument(signature: Signature, device: DeviceEngine, i: number, value: unknown): void {
   const p = signature[i]!;
   if (p === 'ptr' || isTypedPointer(p)) {
-    const fits = isInstance<Memory>(value, Memory)
+    const fits = isMemory(value)
       ? !value.closed && (p === 'ptr' || value.dtype === pointee(p))
       : p === 'ptr' && typeof value === 'bigint' && value >= 0n && value < 2n ** 64n;
     if (!fits) badArgument(signature, device, i, value);
@@ -183,7 +183,7 @@ function unexpected(signature: Signature, device: DeviceEngine, args: unknown, e
     let value: unknown;
     try {
       value = args[i];
-      void (value instanceof Memory);
+      if (typeof value === 'object' && value !== null) Object.getPrototypeOf(value); // throws for a revoked proxy
     } catch {
       badArgument(signature, device, i, value);
     }

@@ -2,9 +2,9 @@
 // before anything is enqueued. Complex data is interleaved (re, im) in arrays of f32 or f64;
 // sizes are row-major (the last dimension contiguous), batches packed one after another, as
 // cuFFT's basic layout has them.
-import { isArray, isInstance, rangeError, received, typeError } from '../base/errors.js';
+import { isArray, rangeError, received, typeError } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
-import { DeviceArray } from '../memory/memory.js';
+import { isDeviceMemory, type DeviceMemoryView } from '../memory/memory-view.js';
 import type { DeviceEngine } from '../device/device-engine.js';
 import type { StreamEngine } from '../queue/stream-engine.js';
 import { F, KIND, P, PRECISION, writeAddress } from './native.js';
@@ -57,19 +57,19 @@ function dimensions(value: unknown, description: Float64Array): number {
   return points;
 }
 
-function data(name: string, value: unknown, device: DeviceEngine, dtype: string | undefined, complex: boolean): DeviceArray {
+function data(name: string, value: unknown, device: DeviceEngine, dtype: string | undefined, complex: boolean): DeviceMemoryView {
   const what = dtype ? `a DeviceArray of ${dtype}, as \`input\` is` : 'a DeviceArray of f32 or f64';
-  if (!isInstance(value, DeviceArray)) typeError(name, what, value);
+  if (!isDeviceMemory(value)) typeError(name, what, value);
   if (value.closed) typeError(name, 'an open DeviceArray', received('a closed DeviceArray'));
   if (dtype ? value.dtype !== dtype : value.dtype !== 'f32' && value.dtype !== 'f64') typeError(name, what, received(`a DeviceArray of ${value.dtype}`));
-  if (value.allocation.device !== device) rangeError(name, `memory of ${device}`, received(`memory of ${value.device}`));
+  if (value.allocation.device !== device) rangeError(name, `memory of ${device}`, received(`memory of ${value.allocation.device}`));
   // cuFFT reads complex elements whole: aligned to their size (which divides 2^32: the low word says).
   const align = complex ? 2 * (value.dtype === 'f64' ? 8 : 4) : 1;
   if (value.lo % align !== 0) rangeError(name, `aligned to ${align} bytes (a complex ${value.dtype})`, received(`memory ${value.lo % align} bytes past`));
   return value;
 }
 
-function atLeast(name: string, array: DeviceArray, needed: number, what: string): void {
+function atLeast(name: string, array: DeviceMemoryView, needed: number, what: string): void {
   if (array.length < needed) rangeError(name, `at least ${needed} elements (${what})`, received(`a DeviceArray of ${array.length}`));
 }
 
@@ -162,8 +162,8 @@ export function checkFft(
 export class LastFft<Plan> {
   #kind: FftKind | undefined;
   #stream: unknown;
-  #input: DeviceArray | undefined;
-  #output: DeviceArray | undefined;
+  #input: DeviceMemoryView | undefined;
+  #output: DeviceMemoryView | undefined;
   /** The sizes as checked, given as one number (`#one`) or an array; the batch and direction as given. */
   readonly #sizes = [0, 0, 0];
   #rank = 0;
@@ -194,7 +194,7 @@ export class LastFft<Plan> {
   }
 
   /** Remembers a call that {@link checkFft} accepted, with the options it read; its plan comes after. */
-  remember(kind: FftKind, stream: object, input: DeviceArray, output: DeviceArray, description: Float64Array, one: boolean, batch: unknown, direction: unknown): void {
+  remember(kind: FftKind, stream: object, input: DeviceMemoryView, output: DeviceMemoryView, description: Float64Array, one: boolean, batch: unknown, direction: unknown): void {
     [this.#kind, this.#stream, this.#input, this.#output, this.#batch, this.#direction] = [kind, stream, input, output, batch, direction];
     this.#one = one;
     this.#rank = description[P.rank]!;

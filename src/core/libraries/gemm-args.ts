@@ -2,9 +2,9 @@
 // block as cuBLAS takes them. rxcuda's matrices are row-major; cuBLAS's are column-major, and a
 // row-major matrix read column-major is its transpose, so C = op(A)·op(B) is asked of cuBLAS as
 // Cᵀ = op(B)ᵀ·op(A)ᵀ: the operands swapped, m and n swapped, each keeping its own transpose flag.
-import { isInstance, rangeError, received, typeError } from '../base/errors.js';
+import { rangeError, received, typeError } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
-import { DeviceArray } from '../memory/memory.js';
+import { isDeviceMemory, type DeviceMemoryView } from '../memory/memory-view.js';
 import type { DeviceEngine } from '../device/device-engine.js';
 import type { StreamEngine } from '../queue/stream-engine.js';
 import { ELEMENT, G, writeAddress } from './native.js';
@@ -83,27 +83,27 @@ function either(dtypes: readonly string[]): string {
 }
 
 /** Checks one operand: an open DeviceArray of `device`, of one of `dtypes` (`as` says why). */
-function operand(name: string, value: unknown, device: DeviceEngine, dtypes: readonly string[], as: string): DeviceArray {
-  if (!isInstance(value, DeviceArray)) typeError(name, `a DeviceArray of ${either(dtypes)}${as}`, value);
+function operand(name: string, value: unknown, device: DeviceEngine, dtypes: readonly string[], as: string): DeviceMemoryView {
+  if (!isDeviceMemory(value)) typeError(name, `a DeviceArray of ${either(dtypes)}${as}`, value);
   if (value.closed) typeError(name, 'an open DeviceArray', received('a closed DeviceArray'));
   if (!dtypes.includes(value.dtype)) typeError(name, `a DeviceArray of ${either(dtypes)}${as}`, received(`a DeviceArray of ${value.dtype}`));
-  if (value.allocation.device !== device) rangeError(name, `memory of ${device}`, received(`memory of ${value.device}`));
+  if (value.allocation.device !== device) rangeError(name, `memory of ${device}`, received(`memory of ${value.allocation.device}`));
   return value;
 }
 
 /** Throws unless a matrix of `rows` × `cols` (row stride `ld`), `batch` times at `stride`, fits `array`. */
-function fits(name: string, array: DeviceArray, what: string, rows: number, cols: number, ld: number, batch: number, stride: number): void {
+function fits(name: string, array: DeviceMemoryView, what: string, rows: number, cols: number, ld: number, batch: number, stride: number): void {
   const needed = (batch - 1) * stride + (rows - 1) * ld + cols;
   if (array.length < needed)
     rangeError(name, `at least ${needed} elements (${what}: ${rows} × ${cols}${ld === cols ? '' : `, rows ${ld} apart`}${batch > 1 ? `, ${batch} of them ${stride} apart` : ''})`, received(`a DeviceArray of ${array.length}`));
 }
 
 /** The first byte's address as a number (exact: addresses are below 2^53), without BigInt work. */
-function start(array: DeviceArray): number {
+function start(array: DeviceMemoryView): number {
   return array.hi * 4294967296 + array.lo;
 }
 
-function apart(name: string, a: DeviceArray, other: string, b: DeviceArray): void {
+function apart(name: string, a: DeviceMemoryView, other: string, b: DeviceMemoryView): void {
   const [x, y] = [start(a), start(b)];
   if (x < y + b.byteLength && y < x + a.byteLength) rangeError(name, `memory apart from \`${other}\``, received('memory that overlaps it'));
 }
@@ -208,9 +208,9 @@ export function checkGemm(device: DeviceEngine, stream: object, lane: StreamEngi
  */
 export class LastGemm {
   #stream: unknown;
-  #a: DeviceArray | undefined;
-  #b: DeviceArray | undefined;
-  #c: DeviceArray | undefined;
+  #a: DeviceMemoryView | undefined;
+  #b: DeviceMemoryView | undefined;
+  #c: DeviceMemoryView | undefined;
   /** The block holds the call of #stream, #a, #b, #c with the options remembered. */
   #written = false;
   #checked: CheckedGemm | undefined;
@@ -252,7 +252,7 @@ export class LastGemm {
   }
 
   /** Remembers the call whose block is written now, with the options remembered. */
-  call(stream: object, a: DeviceArray, b: DeviceArray, c: DeviceArray): void {
+  call(stream: object, a: DeviceMemoryView, b: DeviceMemoryView, c: DeviceMemoryView): void {
     this.#stream = stream;
     this.#a = a;
     this.#b = b;

@@ -2,13 +2,13 @@
 // the stream-ordered pool (cuMemAllocAsync on that stream), grown when a call needs more, and
 // shared by the stream's calls, which its order keeps apart. Nothing is allocated per call once a
 // stream's workspace is large enough.
-import { DeviceArray, allocateDeviceArray } from '../memory/memory.js';
+import { memoryClasses, type DeviceMemoryView } from '../memory/memory-view.js';
 import type { DeviceEngine } from '../device/device-engine.js';
 import type { StreamEngine } from '../queue/stream-engine.js';
 
 /** @internal The workspaces of one device's streams, by their lanes. */
 export class Workspaces {
-  readonly #arrays = new Map<StreamEngine, DeviceArray<'u8'>>();
+  readonly #arrays = new Map<StreamEngine, DeviceMemoryView<'u8'>>();
   readonly #device: DeviceEngine;
 
   constructor(device: DeviceEngine) {
@@ -21,7 +21,7 @@ export class Workspaces {
   }
 
   /** The workspace of the calls on `lane` now, if it has one (rxcuda/internal's, for the studies). */
-  of(lane: StreamEngine): DeviceArray<'u8'> | undefined {
+  of(lane: StreamEngine): DeviceMemoryView<'u8'> | undefined {
     return this.#arrays.get(lane);
   }
 
@@ -29,12 +29,12 @@ export class Workspaces {
    * A workspace of at least `bytes` for work enqueued on `lane` from now on. A smaller one is
    * freed behind the work that used it (stream-ordered) and a larger one allocated.
    */
-  on(lane: StreamEngine, bytes: number): DeviceArray<'u8'> {
+  on(lane: StreamEngine, bytes: number): DeviceMemoryView<'u8'> {
     let array = this.#arrays.get(lane);
     if (array && array.byteLength >= bytes) return array;
     if (!array) this.#sweep();
     array?.close();
-    array = allocateDeviceArray(lane, this.#device, 'u8', bytes);
+    array = memoryClasses.allocateDevice(lane, this.#device, 'u8', bytes);
     this.#arrays.set(lane, array);
     return array;
   }

@@ -1,25 +1,25 @@
 // The checks every command that takes memory makes: open memory that the device can address,
 // and the two sides of a copy alike.
-import { isInstance, rangeError, received, typeError } from '../base/errors.js';
-import { DeviceArray, Memory, movedAway } from './memory.js';
+import { rangeError, received, typeError } from '../base/errors.js';
+import { isDeviceMemory, isMemory, movedAway, type DeviceMemoryView, type MemoryView } from './memory-view.js';
 import type { MemoryDevice } from './owner.js';
 
 /**
  * Checks that `memory` is open memory `device` can address.
  * @throws TypeError for non-memory or closed memory, RangeError for memory of another device.
  */
-export function checkMemoryOf(name: string, memory: unknown, device: MemoryDevice, peer?: unknown): asserts memory is Memory {
-  if (!isInstance(memory, Memory)) typeError(name, 'a DeviceArray or HostArray', memory);
+export function checkMemoryOf(name: string, memory: unknown, device: MemoryDevice, peer?: unknown): asserts memory is MemoryView {
+  if (!isMemory(memory)) typeError(name, 'a DeviceArray or HostArray', memory);
   if (memory.closed) typeError(name, `open memory`, received(`a closed ${memory.constructor.name}`));
   const moved = movedAway(memory);
   if (moved) typeError(name, 'memory whose array is attached', received(moved));
-  if (memory instanceof DeviceArray && memory.allocation.device !== device && !peerOf(memory, peer, device))
+  if (isDeviceMemory(memory) && memory.allocation.device !== device && !peerOf(memory, peer, device))
     rangeError(name, `memory of ${device}`, received(`memory of ${memory.allocation.device}`));
 }
 
 /** Whether `memory`, of another device, is the peer side of a copy whose other side `peer` is of `device`. */
-function peerOf(memory: DeviceArray, peer: unknown, device: MemoryDevice): boolean {
-  return peer instanceof DeviceArray && peer.allocation.device === device && memory.allocation.device.backend === device.backend;
+function peerOf(memory: DeviceMemoryView, peer: unknown, device: MemoryDevice): boolean {
+  return isDeviceMemory(peer) && peer.allocation.device === device && memory.allocation.device.backend === device.backend;
 }
 
 /**
@@ -28,7 +28,7 @@ function peerOf(memory: DeviceArray, peer: unknown, device: MemoryDevice): boole
  * there (moved away meanwhile by code that ignores its untransferable mark, the work is refused:
  * a TypeError to the stream's `error` event or the pipeline, and nothing reaches the driver).
  */
-export function inPlaceWhenRun<C extends () => unknown>(command: C, dst: Memory, src?: Memory): C {
+export function inPlaceWhenRun<C extends () => unknown>(command: C, dst: MemoryView, src?: MemoryView): C {
   if (dst.allocation.userArray === undefined && src?.allocation.userArray === undefined) return command;
   return (() => {
     checkStillInPlace(dst, src);
@@ -37,7 +37,7 @@ export function inPlaceWhenRun<C extends () => unknown>(command: C, dst: Memory,
 }
 
 /** The check {@link inPlaceWhenRun} makes, for a command that runs without a closure of its own. */
-export function checkStillInPlace(dst: Memory, src?: Memory): void {
+export function checkStillInPlace(dst: MemoryView, src?: MemoryView): void {
   if (dst.allocation.userArray !== undefined) checkMemoryOf('dst', dst, dst.allocation.device);
   if (src?.allocation.userArray !== undefined) checkMemoryOf('src', src, src.allocation.device);
 }
@@ -48,7 +48,7 @@ export function checkStillInPlace(dst: Memory, src?: Memory): void {
  * device memory of another device of its backend when the other is device memory of `device`
  * (a peer copy).
  */
-export function checkCopy(dst: unknown, src: unknown, device: MemoryDevice, acrossDevices = false): asserts dst is Memory {
+export function checkCopy(dst: unknown, src: unknown, device: MemoryDevice, acrossDevices = false): asserts dst is MemoryView {
   checkMemoryOf('dst', dst, device, acrossDevices ? src : undefined);
   checkMemoryOf('src', src, device, acrossDevices ? dst : undefined);
   if (src.dtype !== dst.dtype)
@@ -65,7 +65,7 @@ export function checkCopy(dst: unknown, src: unknown, device: MemoryDevice, acro
  * allocation's start.
  * @throws RangeError naming `src`.
  */
-export function checkApart(dst: Memory, src: Memory): void {
+export function checkApart(dst: MemoryView, src: MemoryView): void {
   if (src.allocation !== dst.allocation || dst.byteLength === 0) return;
   const [from, to] = [Number(src.ptr - src.allocation.ptr), Number(dst.ptr - dst.allocation.ptr)];
   const bytes = dst.byteLength;

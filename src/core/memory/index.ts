@@ -3,6 +3,5 @@
 // and pinned host memory off the main thread, and the user's arrays kept alive and untransferable
 // while native code uses them. It knows streams and devices only as the interfaces of owner.ts.
 // Imports base/, native/ and host/ (the host device's backend table).
-export { Memory, DeviceArray, HostArray } from './memory.js';
 export { LentArray } from './lent-array.js';
 export { MAIN_THREAD_COPY_BYTES, copyThreads, type CopyRoad } from './host-copy.js';

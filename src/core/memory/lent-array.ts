@@ -2,7 +2,7 @@
 // no JavaScript can read it (the memory goes on to hold other data).
 import { DTYPES, type DType, type TypedArrayOf } from '../base/dtype.js';
 import { RxcudaError } from '../base/errors.js';
-import type { HostArray } from './memory.js';
+import type { HostMemoryView, MemoryView } from './memory-view.js';
 import { addon } from '../native/addon.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 import { ownBuffer } from './own-buffers.js';
@@ -17,13 +17,13 @@ const shown = Symbol('rxcuda.lentMemory');
 
 /** Where lent memory goes back once returned (a lane of a pipeline's pool). */
 export interface LentArrayOwner {
-  give(memory: HostArray): void;
+  give(memory: MemoryView): void;
 }
 
 /**
  * Lends the first `length` elements of `memory`, which goes back to `owner` once, when returned.
  */
-export let makeLentArray: <D extends DType>(memory: HostArray<D>, length: number, owner: LentArrayOwner) => LentArray<D>;
+export let makeLentArray: <D extends DType>(memory: HostMemoryView<D>, length: number, owner: LentArrayOwner) => LentArray<D>;
 
 /**
  * A result read in place: `data` is a TypedArray over pinned memory that rxcuda lends until you
@@ -37,19 +37,19 @@ export class LentArray<D extends DType = DType> {
   /** Number of elements. */
   readonly length: number;
   #data: TypedArrayOf[D] | undefined;
-  readonly #memory: HostArray<D>;
+  readonly #memory: HostMemoryView<D>;
   #owner: LentArrayOwner | undefined;
 
-  static #make<D extends DType>(memory: HostArray<D>, length: number, owner: LentArrayOwner): LentArray<D> {
+  static #make<D extends DType>(memory: HostMemoryView<D>, length: number, owner: LentArrayOwner): LentArray<D> {
     return new LentArray(CONSTRUCTOR_TOKEN, memory, length, owner);
   }
 
-  private constructor(token: ConstructorToken, memory: HostArray<D>, length: number, owner: LentArrayOwner) {
+  private constructor(token: ConstructorToken, memory: HostMemoryView<D>, length: number, owner: LentArrayOwner) {
     checkConstructorToken(token, 'a LentArray', 'download(select, name, { lend })');
     this.dtype = memory.dtype;
     this.length = length;
     const buffer = ownBuffer(memory.allocation.device.backend.viewHost(memory.ptr, length * DTYPES[memory.dtype].size));
-    (buffer as ArrayBuffer & { [shown]?: HostArray<D> })[shown] = memory;
+    (buffer as ArrayBuffer & { [shown]?: HostMemoryView<D> })[shown] = memory;
     this.#data = new DTYPES[memory.dtype].Array(buffer, 0, length);
     this.#memory = memory;
     this.#owner = owner;

@@ -3,7 +3,7 @@
 import type { Subscriber } from 'rxjs';
 import type { Device } from '../../core/api/device.js';
 import { received, typeError } from '../../core/base/errors.js';
-import type { Memory } from '../../core/memory/memory.js';
+import type { Memory } from '../../core/api/memory.js';
 import { isThenable } from '../../core/base/thenable.js';
 import { LanePool, type LanePoolOptions } from './lane-pool.js';
 import { PipelineError, Work, type AnyWork, makeWork, adoptMemory, releaseValueWhenDone, releaseValue } from './work.js';

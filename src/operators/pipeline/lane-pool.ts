@@ -5,7 +5,7 @@
 import type { DType } from '../../core/base/dtype.js';
 import type { Device } from '../../core/api/device.js';
 import type { Stream } from '../../core/api/stream.js';
-import type { DeviceArray, HostArray } from '../../core/memory/memory.js';
+import type { DeviceArray, HostArray } from '../../core/api/memory.js';
 import { readPoolOptions, type DeviceFaultPolicy, type LanePoolOptions } from './pool-options.js';
 import { PoolEngine, type LaneEngine, type LanePoolStats } from './pool-engine.js';
 import type { Timeline } from '../timeline/timeline.js';

@@ -5,7 +5,7 @@
 // that holds its memory already (the buffers of a lane come round again), at any number of lanes.
 import { DTYPES, type DType } from '../../core/base/dtype.js';
 import type { Device } from '../../core/api/device.js';
-import { HostArray, type Memory, closeIdle } from '../../core/memory/memory.js';
+import { HostArray, type Memory, closeIdle } from '../../core/api/memory.js';
 
 const DTYPE_CODES = Object.fromEntries(Object.keys(DTYPES).map((dtype, i) => [dtype, i])) as Record<DType, number>;
 const KINDS = Object.keys(DTYPES).length * 2;

@@ -5,7 +5,7 @@ import { checkDType, type DType } from '../../core/base/dtype.js';
 import type { Device } from '../../core/api/device.js';
 import type { Event } from '../../core/api/event.js';
 import type { Stream } from '../../core/api/stream.js';
-import { checkDeviceLength, checkHostLength, type DeviceArray, type HostArray, type Memory } from '../../core/memory/memory.js';
+import { checkDeviceLength, checkHostLength, type DeviceArray, type HostArray, type Memory } from '../../core/api/memory.js';
 import type { PipelineError } from './pipeline-error.js';
 import { Buffers } from './pool-buffers.js';
 import { checkSameOptions, type LanePoolOptions, type PoolSettings } from './pool-options.js';

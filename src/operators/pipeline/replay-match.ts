@@ -4,7 +4,7 @@
 // round again, so a steady pipeline's values mostly find an executable holding exactly their
 // work, and launch it as it is. The first operation no kept executable holds starts a recording
 // of the value's own, beginning with what matched so far.
-import type { Memory } from '../../core/memory/memory.js';
+import type { Memory } from '../../core/api/memory.js';
 import type { LaunchConfig } from '../../core/kernels/launch-config.js';
 import { GraphRecorder } from '../../core/graphs/capture.js';
 import type { GraphExec } from '../../core/api/graph-exec.js';

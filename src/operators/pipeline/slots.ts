@@ -2,7 +2,7 @@
 // operators attach to a value travel in the type of its Work envelope, so that user code reads
 // `w.buffers.gray` as a DeviceArray<'u8'> and `w.results.gray` as a Uint8Array.
 import type { DType, TypedArrayOf } from '../../core/base/dtype.js';
-import type { DeviceArray } from '../../core/memory/memory.js';
+import type { DeviceArray } from '../../core/api/memory.js';
 import { typeError } from '../../core/base/errors.js';
 
 declare const slotName: unique symbol;

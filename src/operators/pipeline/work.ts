@@ -1,7 +1,7 @@
 // The envelope a value travels in through a GPU pipeline: the value, its lane (stream), the
 // device resources attached to it, and the count of operators still holding it.
 import type { DType } from '../../core/base/dtype.js';
-import type { DeviceArray, HostArray, Memory } from '../../core/memory/memory.js';
+import type { DeviceArray, HostArray, Memory } from '../../core/api/memory.js';
 import { Stream } from '../../core/api/stream.js';
 import { isInstance, typeError, type CudaError } from '../../core/base/errors.js';
 import type { Lane } from './lane-pool.js';

@@ -1,18 +1,20 @@
 // Device arrays (stream-ordered pool memory) and pinned host arrays: what kernels and copies
-// address. Their allocations (allocation.ts) free them behind the work that used them.
-// One member is added from above: `Memory.device`, the public Device (core/api/device.ts), which
-// memory knows only as the device's engine (MemoryDevice, owner.ts).
-import { bufferOf, byteLengthOf, byteOffsetOf, lengthOf, typedArrayName } from '../base/buffers.js';
+// address. Their allocations (memory/allocation.ts) free them behind the work that used them. The
+// engines below take them as the views of memory/memory-view.ts, and tell them apart and make them
+// through the checks and makers this file gives them as its classes are defined.
+import { bufferOf, byteLengthOf, byteOffsetOf, lengthOf } from '../base/buffers.js';
 import { DTYPES, type DType, type TypedArrayOf } from '../base/dtype.js';
 import { constants } from 'node:buffer';
 import { brand, checkCount, rangeError, received, typeError } from '../base/errors.js';
 import { addon } from '../native/addon.js';
-import { Allocation, DeviceAllocation, HostAllocation, RegisteredAllocation, collected } from './allocation.js';
-import type { MemoryDevice, MemoryLane } from './owner.js';
-import { CACHED_BYTES, sizeClass } from './pinned-cache.js';
+import { Allocation, DeviceAllocation, HostAllocation, RegisteredAllocation, collected } from '../memory/allocation.js';
+import type { MemoryDevice, MemoryLane } from '../memory/owner.js';
+import { CACHED_BYTES, sizeClass } from '../memory/pinned-cache.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
-import { markUntransferable, whyMovable } from './user-arrays.js';
-import { ownBuffer } from './own-buffers.js';
+import { markUntransferable } from '../memory/user-arrays.js';
+import { ownBuffer } from '../memory/own-buffers.js';
+import { defineMemoryClasses, movedAway, type HostMemoryView } from '../memory/memory-view.js';
+import type { Device } from './device.js';
 
 /**
  * `close()` for memory whose work is known to have finished (a lane pool's free
@@ -21,23 +23,15 @@ import { ownBuffer } from './own-buffers.js';
 export let closeIdle: (memory: Memory) => void;
 
 /**
- * For a registered array whose buffer was detached since (by code that ignores its
- * untransferable mark): how refusals name it (`a HostArray over a detached Uint32Array`); else
- * undefined.
- */
-export let movedAway: (memory: Memory) => string | undefined;
-
-/**
  * Checks `begin` and `end` of a view of `memory`, which must be open, and returns the view's byte
  * offset and length.
  */
 let memoryRange: (memory: Memory, begin: number, end: number) => [number, number];
 
-/**
- * Whether `device`'s work may address `memory` now (open, and the device's own or pinned),
- * noting that `lane` uses it: the launch packer's check of a pointer argument.
- */
-export let usableOn: (memory: Memory, device: MemoryDevice, lane: MemoryLane | undefined) => boolean;
+// Each class's own brand, which the engines ask through memory/memory-view.ts.
+let isMemory: (value: object) => value is Memory;
+let isDeviceArray: (value: object) => value is DeviceArray;
+let isHostArray: (value: object) => value is HostArray;
 
 /** Memory that kernels and copies can address: a device array or a pinned host array. */
 export abstract class Memory<D extends DType = DType> {
@@ -55,9 +49,6 @@ export abstract class Memory<D extends DType = DType> {
   readonly hi: number;
   /** @internal */
   readonly allocation: Allocation;
-  static {
-    brand(this, (value) => #memory in value);
-  }
   #memory(): void {}
 
   /** Memory is made by rxcuda: see {@link DeviceArray} and {@link HostArray}. */
@@ -72,24 +63,14 @@ export abstract class Memory<D extends DType = DType> {
     this.hi = Number(this.ptr >> 32n);
   }
 
+  /** The device whose context owns this memory. */
+  get device(): Device {
+    return this.allocation.device.face as Device;
+  }
+
   /** True once the memory has been closed (freeing may still be pending behind enqueued work). */
   get closed(): boolean {
     return this.allocation.freed;
-  }
-
-  #usableOn(device: MemoryDevice, lane: MemoryLane | undefined): boolean {
-    const allocation = this.allocation;
-    if (allocation.freed || (allocation.device !== device && !allocation.portable)) return false;
-    const user = allocation.userArray;
-    if (user !== undefined && byteLengthOf(user) < allocation.userBytes) return false; // moved away
-    if (lane !== undefined) allocation.use(lane);
-    return true;
-  }
-
-  #movedAway(): string | undefined {
-    const user = this.allocation.userArray;
-    if (user === undefined || byteLengthOf(user) >= this.allocation.userBytes) return undefined;
-    return `a ${this.constructor.name} over ${whyMovable(user) ?? `a ${typedArrayName(user) ?? 'DataView'} shorter than it was`}`;
   }
 
   #range(begin: number, end: number): [number, number] {
@@ -131,10 +112,10 @@ export abstract class Memory<D extends DType = DType> {
     this.close();
   }
   static {
+    isMemory = (value): value is Memory => #memory in value;
+    brand(this, isMemory);
     closeIdle = (memory) => memory.#closeIdle();
-    movedAway = (memory) => memory.#movedAway();
     memoryRange = (memory, begin, end) => memory.#range(begin, end);
-    usableOn = (memory, device, lane) => memory.#usableOn(device, lane);
   }
 }
 
@@ -187,6 +168,7 @@ export class DeviceArray<D extends DType = DType> extends Memory<D> {
     return new DeviceArray(CONSTRUCTOR_TOKEN, this.allocation, this.dtype, this.#byteOffset + offset, length, this.#root ?? this);
   }
   static {
+    isDeviceArray = (value): value is DeviceArray => #byteOffset in value;
     allocateDeviceArray = (lane, device, dtype, length) => DeviceArray.#allocate(lane, device, dtype, length);
     wrapDeviceArray = (allocation, dtype, byteOffset, length) => DeviceArray.#wrap(allocation, dtype, byteOffset, length);
   }
@@ -209,7 +191,7 @@ export let wrapHostArray: <D extends DType>(allocation: Allocation, dtype: D, da
 /**
  * A host array's `data`, closed or not: what work enqueued before `close()` still uses.
  */
-export let hostElements: <D extends DType = DType>(array: HostArray<D>) => TypedArrayOf[D];
+let hostElements: <D extends DType = DType>(array: HostArray<D>) => TypedArrayOf[D];
 
 /**
  * A typed array in pinned (page-locked) host memory, which the device can copy from and to
@@ -294,12 +276,23 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
     return new HostArray(CONSTRUCTOR_TOKEN, this.allocation, this.dtype, view, Number(this.ptr - this.allocation.ptr) + offset);
   }
   static {
+    isHostArray = (value): value is HostArray => #elements in value;
     allocateHostArray = (device, dtype, length) => HostArray.#allocate(device, dtype, length);
     registerHostArray = (device, dtype, data) => HostArray.#register(device, dtype, data);
     wrapHostArray = (allocation, dtype, data) => HostArray.#wrap(allocation, dtype, data);
     hostElements = (array) => array.#elements;
   }
 }
+
+// The engines' checks and makers of memory (memory/memory-view.ts).
+defineMemoryClasses({
+  isMemory,
+  isDevice: isDeviceArray,
+  isHost: isHostArray,
+  elements: <D extends DType>(array: HostMemoryView<D>) => hostElements(array as unknown as HostArray<D>),
+  allocateDevice: allocateDeviceArray,
+  allocateHost: allocateHostArray,
+});
 
 /** The refusal of closed memory's elements or views (``…, got a closed HostArray``). */
 function closedMemory(memory: Memory): never {
