@@ -1,6 +1,8 @@
 import type { OperatorFunction, Subscriber } from 'rxjs';
-import { Kernel, type ArgOf, type KernelArgs, type LaunchExtras, type Signature } from '../core/api/kernel.js';
-import { hooksOf, type LaunchHook, type LaunchHooks } from '../core/api/launch-hooks.js';
+import { Kernel, type ArgOf, type KernelArgs, type Signature } from '../core/api/kernel.js';
+import type { LaunchHook } from '../core/api/launch-hooks.js';
+import type { LaunchExtras } from '../core/kernels/kernel-engine.js';
+import { hooksOf, type LaunchHooks } from '../core/kernels/launch-hooks.js';
 import { isArray, isInstance, typeError } from '../core/base/errors.js';
 import { checkOptions } from '../core/base/options.js';
 import { LaunchConfig, type LaunchOptions } from '../core/kernels/launch-config.js';

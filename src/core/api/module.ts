@@ -17,6 +17,7 @@ import { CpuLauncher, type CpuKernel } from '../kernels/cpu-kernel.js';
 import type { Device } from './device.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 import { ModuleEngine, type Reload as EngineReload } from '../kernels/module-engine.js';
+import type { EngineKernel } from '../kernels/kernel-engine.js';
 
 /** A module image: PTX text, or cubin / fatbin / PTX bytes. */
 export type ModuleImage = string | Uint8Array | ArrayBuffer;
@@ -177,7 +178,7 @@ export class Module {
         typeError('options.cpu', `a CPU implementation of kernel '${name}' to run it on the host device`, undefined);
       return makeKernel(this, name, new CpuLauncher(cpu as CpuKernel, name, params, compiled), params, {
         contextual: true,
-        remake: (module, origin) => module.#remade(origin, name, params, options),
+        remake: (module: Module, origin) => module.#remade(origin, name, params, options),
       });
     }
     let native;
@@ -186,11 +187,11 @@ export class Module {
     } catch (error) {
       this.device.engine.fail(error);
     }
-    return makeKernel(this, name, native, params, { remake: (module, origin) => module.#remade(origin, name, params, options) });
+    return makeKernel(this, name, native, params, { remake: (module: Module, origin) => module.#remade(origin, name, params, options) });
   }
 
   /** `name` in this module (another device's), standing for `origin` there. */
-  #remade<S extends Signature>(origin: Kernel<S>, name: string, signature: S, options: { readonly cpu?: CpuKernel<S> }): Kernel<S> {
+  #remade<S extends Signature>(origin: EngineKernel, name: string, signature: S, options: { readonly cpu?: CpuKernel<S> }): Kernel<S> {
     if (!this.engine.native) return makeKernel(this, name, new CpuLauncher(options.cpu as CpuKernel, name, signature, this.#checkedParams(name)), signature, { contextual: true, origin });
     let native;
     try {

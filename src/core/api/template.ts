@@ -8,7 +8,10 @@ import { Kernel, type Signature, makeKernel } from './kernel.js';
 import { Module, moduleForHost } from './module.js';
 import { COMPILE_OPTIONS, checkCompileOptions, type CompileOptions } from '../compiler/program.js';
 import { CodelessKernel } from '../kernels/codeless-kernel.js';
-import { Specializations, type Specializer } from './specialization.js';
+import type { LaunchContext } from './launch-context.js';
+import type { Specializer } from './specialization.js';
+import { LaunchHookError } from './launch-hooks.js';
+import { Specializations } from '../kernels/specializations.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
 
 /** Options for {@link Template.kernel}. */
@@ -94,7 +97,9 @@ export class Template {
       else this.#modules.push(module);
       return kernel;
     };
-    return makeKernel(this.#placeholder, name, new CodelessKernel("A template's kernel has no compiled code of its own: its specializations do (kernel.specializations())"), signature, { specializations: new Specializations(options.specialize, make) });
+    return makeKernel(this.#placeholder, name, new CodelessKernel("A template's kernel has no compiled code of its own: its specializations do (kernel.specializations())"), signature, {
+      specializations: new Specializations<LaunchContext<S>>(options.specialize, make, (hook, context, cause) => new LaunchHookError(hook, context, cause)),
+    });
   }
 
   /**
