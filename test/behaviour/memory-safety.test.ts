@@ -207,3 +207,51 @@ describeBackends('views of device memory given to CPU kernels', (getDevice, back
     s.close();
   });
 });
+
+describeBackends('memory objects', (getDevice) => {
+  let device: Device;
+  let store: Store;
+  beforeAll(async () => {
+    device = getDevice();
+    ({ store } = await testKernels(device));
+  });
+  const stream = streamsPerTest(() => device);
+
+  it('are frozen: the address and length a launch or copy reads, and the prototype, stay as made', async () => {
+    const s = stream();
+    const x = s.alloc('u32', 4);
+    const h = device.allocHost('u32', 4);
+    for (const memory of [x, h, x.subarray(1, 3), h.subarray(1, 3)]) {
+      expect(Object.isFrozen(memory)).toBe(true);
+      expect(() => ((memory as { byteLength: number }).byteLength = 1 << 30)).toThrow(TypeError);
+      expect(() => ((memory as unknown as { lo: number }).lo = 0x1000)).toThrow(TypeError);
+      expect(() => Object.defineProperty(memory, 'closed', { value: false })).toThrow(TypeError);
+      expect(() => Object.setPrototypeOf(memory, Object.prototype)).toThrow(TypeError);
+      expect(memory.byteLength).toBe(memory.length * 4);
+    }
+    s.fill(x, 5);
+    s.copy(h, x);
+    await s.synchronized();
+    expect([...h.data]).toEqual([5, 5, 5, 5]);
+  });
+
+  it('refuses closed memory by its allocation, whatever its class prototype says of `closed`', async () => {
+    const s = stream();
+    const [x, h] = [s.alloc('u32', 4), device.allocHost('u32', 4)];
+    x.close();
+    h.close();
+    const closed = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Object.getPrototypeOf(x)), 'closed')!;
+    const memoryPrototype = Object.getPrototypeOf(Object.getPrototypeOf(x));
+    Object.defineProperty(memoryPrototype, 'closed', { get: () => false, configurable: true });
+    try {
+      expect(x.closed).toBe(false); // the lie
+      expect(() => s.fill(x, 1)).toThrow(/Expected `dst` to be open memory, got a closed DeviceArray/);
+      expect(() => s.copy(x, h)).toThrow(/to be open memory, got a closed/);
+      expect(() => s.launch(store, one, [h, 1])).toThrow(/Expected `args\[0\]` to be open memory, got a closed HostArray/);
+    } finally {
+      Object.defineProperty(memoryPrototype, 'closed', closed);
+    }
+    expect(x.closed).toBe(true);
+    await s.synchronized();
+  });
+});

@@ -171,7 +171,11 @@ const faces: KernelFaces = {
   context: (kernel: Kernel, config: LaunchConfig, stream: Stream, args: readonly unknown[], defines?: Defines, copied?: boolean) =>
     makeLaunchContext(kernel, config, stream, args, defines, copied),
   kernel: (module: Module, name: string, native: NativeKernel, signature: Signature, options: KernelOptions) => makeKernel(module, name, native, signature, options),
-  hookFailed: (hook: string, context: LaunchContext, cause: unknown) => new LaunchHookError(hook, context, cause),
+  hookFailed: function hookFailed(hook: string, context: LaunchContext, cause: unknown): Error {
+    const error = new LaunchHookError(hook, context, cause);
+    Error.captureStackTrace(error, hookFailed); // its stack starts where the hook ran, as it did before this maker
+    return error;
+  },
   record: (recorder: Recorder, kernel: Kernel, config: LaunchConfig, args: readonly unknown[], block: Uint8Array) =>
     (recorder as Recorder & LaunchRecorder).kernel(kernel, config, args, block), // every recorder a lane holds is a GraphRecorder
 };

@@ -33,7 +33,10 @@ let isMemory: (value: object) => value is Memory;
 let isDeviceArray: (value: object) => value is DeviceArray;
 let isHostArray: (value: object) => value is HostArray;
 
-/** Memory that kernels and copies can address: a device array or a pinned host array. */
+/**
+ * Memory that kernels and copies can address: a device array or a pinned host array. Each is
+ * frozen, as rxcuda made it: its fields (the address, the length) cannot be changed, nor others added.
+ */
 export abstract class Memory<D extends DType = DType> {
   /** The element type. */
   readonly dtype: D;
@@ -141,6 +144,7 @@ export class DeviceArray<D extends DType = DType> extends Memory<D> {
     super(token, allocation, dtype, byteOffset, length);
     this.#root = root;
     this.#byteOffset = byteOffset;
+    Object.freeze(this); // what launches and copies read of it (ptr, lo, hi, byteLength) stays as made
   }
 
   static #wrap<D extends DType>(allocation: Allocation, dtype: D, byteOffset: number, length: number): DeviceArray<D> {
@@ -210,6 +214,7 @@ export class HostArray<D extends DType = DType> extends Memory<D> {
     checkConstructorToken(token, 'a HostArray', 'device.allocHost() or device.registerHost()');
     super(token, allocation, dtype, byteOffset ?? byteOffsetOf(data), lengthOf(data));
     this.#elements = data;
+    Object.freeze(this); // what launches and copies read of it (ptr, lo, hi, byteLength) stays as made
   }
 
   /**

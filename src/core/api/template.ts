@@ -1,18 +1,26 @@
 // Templates: CUDA C++ compiled per specialization. A template's kernel has no compiled code of
-// its own; each launch compiles (once per distinct set of defines) or finds its specialization.
+// its own; each launch compiles (once per distinct set of defines) or finds its specialization,
+// whose defines its specializer computes from the launch's context (their engine is
+// kernels/specializations.ts).
 import { typeError, received } from '../base/errors.js';
 import { checkOptions } from '../base/options.js';
 import type { CpuKernel } from '../kernels/cpu-kernel.js';
 import type { Device } from './device.js';
 import { Kernel, type Signature, makeKernel } from './kernel.js';
 import { Module, moduleForHost } from './module.js';
-import { COMPILE_OPTIONS, checkCompileOptions, type CompileOptions } from '../compiler/program.js';
+import { COMPILE_OPTIONS, checkCompileOptions, type CompileOptions, type Defines } from '../compiler/program.js';
 import { CodelessKernel } from '../kernels/codeless-kernel.js';
 import type { LaunchContext } from './launch-context.js';
-import type { Specializer } from './specialization.js';
 import { LaunchHookError } from './launch-hooks.js';
 import { Specializations } from '../kernels/specializations.js';
 import { CONSTRUCTOR_TOKEN, checkConstructorToken, type ConstructorToken } from '../base/constructor-token.js';
+
+/**
+ * Computes a launch's compile-time defines from its context, e.g.
+ * `(launch) => ({ BLOCK_THREADS: launch.block[0] })`; it may be async (the context stays current
+ * across its awaits).
+ */
+export type Specializer<S extends Signature = Signature> = (context: LaunchContext<S>) => Defines | PromiseLike<Defines>;
 
 /** Options for {@link Template.kernel}. */
 export interface TemplateKernelOptions<S extends Signature> {

@@ -105,7 +105,7 @@ export function badArgument(signature: Signature, device: DeviceEngine, i: numbe
   if (p === 'ptr' || isTypedPointer(p)) {
     const dtype = p === 'ptr' ? undefined : pointee(p);
     if (isMemory(value)) {
-      if (value.closed) typeError(name, 'open memory', received(`a closed ${value.constructor.name}`));
+      if (value.allocation.freed) typeError(name, 'open memory', received(`a closed ${value.constructor.name}`));
       const moved = movedAway(value);
       if (moved) typeError(name, 'memory whose array is attached', received(moved));
       if (dtype && value.dtype !== dtype) typeError(name, `memory of ${dtype} (${p})`, received(`a ${value.constructor.name} of ${value.dtype}`));
@@ -140,7 +140,7 @@ export function checkArgument(signature: Signature, device: DeviceEngine, i: num
   const p = signature[i]!;
   if (p === 'ptr' || isTypedPointer(p)) {
     const fits = isMemory(value)
-      ? !value.closed && (p === 'ptr' || value.dtype === pointee(p))
+      ? !value.allocation.freed && (p === 'ptr' || value.dtype === pointee(p))
       : p === 'ptr' && typeof value === 'bigint' && value >= 0n && value < 2n ** 64n;
     if (!fits) badArgument(signature, device, i, value);
   } else if (p === 'condition') {
@@ -242,8 +242,8 @@ export function buildPacker(signature: Signature, offsets: number[], views: Reco
         lines.push(`u8.set(structBytes(${i}, v, ${p.struct}), ${at});`);
     }
   });
-  // The checks use Array.isArray and instanceof, which throw on a revoked proxy: such a throw is
-  // turned into the error that names the argument, off the fast path.
+  // Some checks (Array.isArray, a struct's bytes) throw on a revoked proxy: such a throw is turned
+  // into the error that names the argument, off the fast path.
   views = { ...views, unexpected: (a: unknown, error: unknown) => unexpected(signature, views.device as DeviceEngine, a, error) };
   const names = Object.keys(views);
   // The source is assembled from fixed templates, numbers and element type names checked against

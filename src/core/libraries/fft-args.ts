@@ -60,7 +60,7 @@ function dimensions(value: unknown, description: Float64Array): number {
 function data(name: string, value: unknown, device: DeviceEngine, dtype: string | undefined, complex: boolean): DeviceMemoryView {
   const what = dtype ? `a DeviceArray of ${dtype}, as \`input\` is` : 'a DeviceArray of f32 or f64';
   if (!isDeviceMemory(value)) typeError(name, what, value);
-  if (value.closed) typeError(name, 'an open DeviceArray', received('a closed DeviceArray'));
+  if (value.allocation.freed) typeError(name, 'an open DeviceArray', received('a closed DeviceArray'));
   if (dtype ? value.dtype !== dtype : value.dtype !== 'f32' && value.dtype !== 'f64') typeError(name, what, received(`a DeviceArray of ${value.dtype}`));
   if (value.allocation.device !== device) rangeError(name, `memory of ${device}`, received(`memory of ${value.allocation.device}`));
   // cuFFT reads complex elements whole: aligned to their size (which divides 2^32: the low word says).

@@ -85,7 +85,7 @@ function either(dtypes: readonly string[]): string {
 /** Checks one operand: an open DeviceArray of `device`, of one of `dtypes` (`as` says why). */
 function operand(name: string, value: unknown, device: DeviceEngine, dtypes: readonly string[], as: string): DeviceMemoryView {
   if (!isDeviceMemory(value)) typeError(name, `a DeviceArray of ${either(dtypes)}${as}`, value);
-  if (value.closed) typeError(name, 'an open DeviceArray', received('a closed DeviceArray'));
+  if (value.allocation.freed) typeError(name, 'an open DeviceArray', received('a closed DeviceArray'));
   if (!dtypes.includes(value.dtype)) typeError(name, `a DeviceArray of ${either(dtypes)}${as}`, received(`a DeviceArray of ${value.dtype}`));
   if (value.allocation.device !== device) rangeError(name, `memory of ${device}`, received(`memory of ${value.allocation.device}`));
   return value;

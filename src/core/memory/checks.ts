@@ -10,7 +10,7 @@ import type { MemoryDevice } from './owner.js';
  */
 export function checkMemoryOf(name: string, memory: unknown, device: MemoryDevice, peer?: unknown): asserts memory is MemoryView {
   if (!isMemory(memory)) typeError(name, 'a DeviceArray or HostArray', memory);
-  if (memory.closed) typeError(name, `open memory`, received(`a closed ${memory.constructor.name}`));
+  if (memory.allocation.freed) typeError(name, `open memory`, received(`a closed ${memory.constructor.name}`));
   const moved = movedAway(memory);
   if (moved) typeError(name, 'memory whose array is attached', received(moved));
   if (isDeviceMemory(memory) && memory.allocation.device !== device && !peerOf(memory, peer, device))

@@ -18,6 +18,7 @@ export interface MemoryView<D extends DType = DType> {
   /** Low and high 32 bits of `ptr`: what a launch packs. */
   readonly lo: number;
   readonly hi: number;
+  /** Its allocation, whose `freed` the checks read (not `closed`, a getter of the class's prototype). */
   readonly allocation: Allocation;
   readonly closed: boolean;
   close(): void;
@@ -36,8 +37,9 @@ export interface HostMemoryView<D extends DType = DType> extends MemoryView<D> {
 }
 
 /**
- * What the engines need of the memory classes: checks by their private brands (a Proxy, an object
- * made from a prototype or one whose prototype was swapped is none of them), and makers.
+ * What the engines need of the memory classes: checks by their private brands (a Proxy, or an
+ * object made from a class's prototype, is none of them; memory is frozen, so its prototype stays
+ * its class's), and makers.
  */
 export interface MemoryClasses {
   /** Whether `value` is a Memory; every launch's pointer arguments ask. */
@@ -72,8 +74,12 @@ export const memoryClasses: MemoryClasses = {
   allocateHost: undefinedYet,
 };
 
+let defined = false;
+
 /** Gives the engines the memory classes: api/memory.ts calls it once, as its classes are defined. */
 export function defineMemoryClasses(classes: MemoryClasses): void {
+  if (defined) throw new Error('rxcuda: the memory classes are defined once (core/api/memory.ts)');
+  defined = true;
   Object.assign(memoryClasses, classes);
 }
 
