@@ -118,8 +118,9 @@ describeBackends('pipelines that spin', (getDevice, backend) => {
   it.skipIf(backend !== 'cuda')('sees one lane\'s values finish while another lane\'s long value is still running', async () => {
     // Value 0 runs 30 ms on its lane; the other lane's short values finish meanwhile and are
     // emitted before it (the watcher queries each stream's oldest event: a stream's events
-    // complete in order, not every stream's), none of them given up on (each watch lasts 100 ms).
-    const lanes = newPool({ lanes: 2, inFlight: 4, spin: 100_000 });
+    // complete in order, not every stream's), none of them given up on (each watch lasts up to
+    // 10 s, as the suite's other files share the GPU: with 100 ms, a few were given up under load).
+    const lanes = newPool({ lanes: 2, inFlight: 4, spin: 10_000_000 });
     const seen: number[] = [];
     const n = await lastValueFrom(
       framesFrom(lanes, { dtype: 'u32', length: N, count: 24 }, (frame, i) => frame.data.set(pattern(i))).pipe(
