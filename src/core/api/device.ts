@@ -222,7 +222,7 @@ export class Device {
     if (!isInstance(peer, Device)) typeError('peer', 'a Device', peer);
     if (peer.engine.backend !== this.engine.backend) rangeError('peer', `a device of the ${this.kind} backend, as ${this} is`, received(String(peer)));
     if (peer === this) return true;
-    return this.engine.peers.between(this, peer, (error) => this.engine.fail(error));
+    return this.engine.reachesPeer(peer.engine);
   }
 
   /**

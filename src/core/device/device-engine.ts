@@ -34,13 +34,13 @@ export class DeviceEngine {
   readonly peers = new PeerAccess();
   readonly #newLane: () => StreamEngine;
   /** The public Device whose engine this is: what `memory.device` gives, and how messages name it. */
-  readonly face: object;
+  readonly face: Peer;
 
   /**
    * @param face the public Device this is the engine of.
    * @param newLane makes a lane of rxcuda's own: the lane of a new Stream, which Device makes.
    */
-  constructor(face: object, ordinal: number, backend: Backend, newLane: () => StreamEngine) {
+  constructor(face: Peer, ordinal: number, backend: Backend, newLane: () => StreamEngine) {
     this.face = face;
     this.backend = backend;
     this.native = new backend.Device(ordinal);
@@ -95,6 +95,14 @@ export class DeviceEngine {
   afterWork(lane: StreamEngine, done: (status: number, error?: unknown) => void): void {
     if (lane.tail) this.completionPoints.after([lane.tail], undefined, done);
     else lane.run(completionCommand(lane, done));
+  }
+
+  /**
+   * Whether this device reaches `peer`'s memory directly, asked of the driver once per pair (a
+   * driver error breaks this device): what Device.canAccessPeer answers, and a peer copy asks.
+   */
+  reachesPeer(peer: DeviceEngine): boolean {
+    return this.peers.between(this.face, peer.face, (error) => this.fail(error));
   }
 
   /** An event of rxcuda's own, made without the public checks. */

@@ -11,7 +11,7 @@ import type { StreamEngine } from '../queue/stream-engine.js';
 import type { Command, Resume } from '../queue/scheduler.js';
 import type { MemoryDevice } from '../memory/owner.js';
 import type { Recorder } from './recorder.js';
-import type { DeviceEngine, Peer } from './device-engine.js';
+import type { DeviceEngine } from './device-engine.js';
 
 /**
  * See {@link Stream.alloc}: the array `allocate` makes in `lane`'s order, once the lane is open and
@@ -82,10 +82,8 @@ function betweenDevices(dst: MemoryView, src: MemoryView): boolean {
  */
 function peerCopy(lane: StreamEngine, dst: MemoryView, src: MemoryView): Command {
   const [to, from, bytes] = [dst.ptr, src.ptr, dst.byteLength];
-  // Memory's device is a device's engine, whose face (the public Device) peer access is kept by.
-  const [dstEngine, srcEngine] = [dst.allocation.device as DeviceEngine, src.allocation.device as DeviceEngine];
-  const [dstDevice, srcDevice] = [dstEngine.face as Peer, srcEngine.face as Peer];
-  if (!dstEngine.peers.between(dstDevice, srcDevice, (error) => dstEngine.fail(error))) dstEngine.peers.warnStaged(dstDevice, srcDevice);
+  const [dstEngine, srcEngine] = [dst.allocation.device as DeviceEngine, src.allocation.device as DeviceEngine]; // memory's device is a device's engine
+  if (!dstEngine.reachesPeer(srcEngine)) dstEngine.peers.warnStaged(dstEngine.face, srcEngine.face);
   return () => lane.native.copyPeer(to, dstEngine.native, from, srcEngine.native, bytes);
 }
 

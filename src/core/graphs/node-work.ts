@@ -202,8 +202,8 @@ export function fillWork(dst: MemoryView, value: number | bigint): NodeWork {
 
 /** A host-function node's work, from a checked pointer and user data. */
 export function hostFunctionWork(fn: bigint, userData: bigint | MemoryView): NodeWork {
-  const memory = isMemory(userData) ? [userData.allocation] : [];
-  return { kind: 'hostFunction', fn, userData: isMemory(userData) ? userData.ptr : userData, memory };
+  if (!isMemory(userData)) return { kind: 'hostFunction', fn, userData, memory: [] };
+  return { kind: 'hostFunction', fn, userData: userData.ptr, memory: [userData.allocation] };
 }
 
 /** An event node's work, holding the event's native event until `held` releases it. */
